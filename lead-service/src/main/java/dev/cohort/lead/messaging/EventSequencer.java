@@ -1,0 +1,30 @@
+package dev.cohort.lead.messaging;
+
+import dev.cohort.core.protocol.Event;
+import dev.cohort.lead.service.EventService;
+import io.smallrye.common.annotation.Blocking;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/**
+ * Gives a per-team seq to events other services publish unsequenced ({@code seq = 0}, e.g. the scheduler's
+ * {@code cron_fired}): stores them (idempotently, by event id) and republishes them sequenced. Sequenced events
+ * are already stored and are skipped. One consumer group, so exactly one replica handles each team's partition.
+ */
+@ApplicationScoped
+public class EventSequencer {
+
+    @Inject
+    EventService events;
+
+    @Incoming("events-sequencer")
+    @Blocking
+    public void onEvent(ConsumerRecord<String, String> record) {
+        Event e = Event.parse(record.value());
+        if (e.seq() == 0) {
+            events.record(e);
+        }
+    }
+}

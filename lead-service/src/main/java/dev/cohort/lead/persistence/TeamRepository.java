@@ -1,0 +1,70 @@
+package dev.cohort.lead.persistence;
+
+import io.agroal.api.AgroalDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** Teams in {@code lead.teams}. */
+@ApplicationScoped
+public class TeamRepository {
+
+    @Inject
+    AgroalDataSource ds;
+
+    /** Inserts a team; false when the id is taken (one conditional statement, no read-then-write race). */
+    public boolean insert(String id, String workspace, String permissionMode) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO lead.teams (id, workspace, permission_mode) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING")) {
+            ps.setString(1, id);
+            ps.setString(2, workspace);
+            ps.setString(3, permissionMode);
+            return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot insert team " + id, e);
+        }
+    }
+
+    public Optional<TeamRow> find(String id) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT id, workspace, permission_mode, created_at FROM lead.teams WHERE id = ?")) {
+            ps.setString(1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read team " + id, e);
+        }
+    }
+
+    public boolean exists(String id) {
+        return find(id).isPresent();
+    }
+
+    public List<TeamRow> list() {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT id, workspace, permission_mode, created_at FROM lead.teams ORDER BY id");
+                ResultSet rs = ps.executeQuery()) {
+            List<TeamRow> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(row(rs));
+            }
+            return out;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot list teams", e);
+        }
+    }
+
+    private static TeamRow row(ResultSet rs) throws SQLException {
+        return new TeamRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getTimestamp(4).toInstant());
+    }
+}

@@ -1,0 +1,46 @@
+package dev.cohort.lead.service;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.protocol.Event;
+import dev.cohort.core.protocol.EventType;
+import dev.cohort.lead.messaging.EventPublisher;
+import dev.cohort.lead.persistence.EventRepository;
+import io.quarkus.logging.Log;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+
+/**
+ * Records events: store with the team's next seq (the source of truth for replay), then publish on
+ * {@code cohort.events} (other replicas wake their SSE streams, other consumers watch) and wake local streams.
+ */
+@ApplicationScoped
+public class EventService {
+
+    @Inject
+    EventRepository repository;
+
+    @Inject
+    EventPublisher publisher;
+
+    @Inject
+    EventHub hub;
+
+    /** Stores, publishes and announces one event; returns it with its seq. */
+    public Event emit(String team, String agent, EventType type, JsonNode data) {
+        return record(Event.of(team, agent, type, data));
+    }
+
+    /** Stores (idempotently, by id), publishes and announces an event produced elsewhere or here. */
+    public Event record(Event event) {
+        Event stored = repository.append(event);
+        hub.announce(stored.team(), stored.seq());
+        try {
+            publisher.publish(stored);
+        } catch (RuntimeException e) {
+            // the store has it: SSE replays from the store, so a failed publish only delays other replicas' streams
+            Log.warnf("team=%s event=%s seq=%d not published on cohort.events: %s", stored.team(), stored.type().wire(),
+                    stored.seq(), e.getMessage());
+        }
+        return stored;
+    }
+}

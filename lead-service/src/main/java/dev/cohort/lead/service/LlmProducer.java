@@ -1,0 +1,26 @@
+package dev.cohort.lead.service;
+
+import dev.cohort.core.llm.LlmGateway;
+import dev.cohort.lead.config.LlmConfig;
+import io.quarkus.logging.Log;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+
+/** Builds the core LLM gateway from {@code cohort.llm.*}. */
+@ApplicationScoped
+public class LlmProducer {
+
+    @Produces
+    @Singleton
+    LlmGateway gateway(LlmConfig config) {
+        var settings = config.settings();
+        if (!settings.hasApiKey()) {
+            Log.warnf("no model configured (OPENAI_API_KEY is not set): prompts will fail with a clear error until you set "
+                    + "OPENAI_API_KEY (and OPENAI_BASE_URL / MODEL_ID for a non-OpenAI endpoint), or try `./cohort demo`");
+        } else {
+            Log.infof("model: %s", settings);
+        }
+        return new LlmGateway(settings);
+    }
+}

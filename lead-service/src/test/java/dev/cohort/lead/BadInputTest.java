@@ -1,0 +1,94 @@
+package dev.cohort.lead;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.devstack.model.ScriptedModelClient;
+import io.quarkus.test.junit.QuarkusTest;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.Test;
+
+/** Bad input gets a clear error and loses nothing: HTTP problems and poison Kafka records. */
+@QuarkusTest
+class BadInputTest {
+
+    @ConfigProperty(name = "cohort.devstack.model-admin-url", defaultValue = "http://127.0.0.1:1")
+    String modelAdmin;
+
+    @Test
+    void malformedJsonIsA400Problem() {
+        given().contentType("application/json").body("{\"text\": ")
+                .post("/api/v1/teams/default/prompts")
+                .then().statusCode(400)
+                .contentType("application/problem+json")
+                .body("status", equalTo(400))
+                .body("detail", containsString("malformed JSON"));
+    }
+
+    @Test
+    void unknownTeamIsA404Problem() {
+        given().contentType("application/json").body("{\"text\":\"hi\"}")
+                .post("/api/v1/teams/no-such-team/prompts")
+                .then().statusCode(404)
+                .contentType("application/problem+json")
+                .body("detail", equalTo("unknown team \"no-such-team\""));
+        given().get("/api/v1/teams/no-such-team").then().statusCode(404).contentType("application/problem+json");
+        given().get("/api/v1/teams/no-such-team/events").then().statusCode(404).contentType("application/problem+json");
+    }
+
+    @Test
+    void blankAndOversizedPromptsAreRefused() {
+        given().contentType("application/json").body("{\"text\":\"  \"}")
+                .post("/api/v1/teams/default/prompts")
+                .then().statusCode(400).contentType("application/problem+json").body("detail", containsString("text"));
+        String huge = "x".repeat(1_000_001);
+        given().contentType("application/json").body("{\"text\":\"" + huge + "\"}")
+                .post("/api/v1/teams/default/prompts")
+                .then().statusCode(413).contentType("application/problem+json").body("detail", containsString("1000000"));
+    }
+
+    @Test
+    void poisonRecordsGoToTheDlqAndTheNextRecordIsStillProcessed() {
+        ScriptedModelClient model = new ScriptedModelClient(modelAdmin);
+        model.reset();
+        String marker = "after-poison-" + UUID.randomUUID();
+        model.load("{\"rules\":[{\"name\":\"after\",\"match\":{\"lastMessage\":\"" + marker + "\"},\"reply\":{\"text\":\"ok\"}}]}");
+
+        String poison = "{\"team\":\"default\",\"text\": " + UUID.randomUUID();
+        TestKafka.send(Topics.PROMPTS, "default", poison);
+        // plain text is a valid prompt when the key names the team; this one comes right after the poison
+        TestKafka.send(Topics.PROMPTS, "default", marker);
+
+        var dlq = TestKafka.readUntil(Topics.DLQ, r -> poison.equals(r.value()), Duration.ofSeconds(30));
+        ConsumerRecord<String, String> dead = dlq.stream().filter(r -> poison.equals(r.value())).findFirst().orElseThrow();
+        assertThat(dead.key()).isEqualTo("default");
+        String reason = new String(dead.headers().lastHeader(Topics.DLQ_HEADER_REASON).value(), StandardCharsets.UTF_8);
+        assertThat(reason).contains("prompt record is not valid JSON");
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> model.requests().stream()
+                .anyMatch(r -> r.toString().contains(marker)));
+    }
+
+    @Test
+    void aPlainTextRecordWithoutKeyAndOneForAnUnknownTeamAreDeadLettered() {
+        String noKey = "no key " + UUID.randomUUID();
+        TestKafka.send(Topics.PROMPTS, null, noKey);
+        String unknownTeam = "{\"team\":\"ghost-team\",\"text\":\"" + UUID.randomUUID() + "\"}";
+        TestKafka.send(Topics.PROMPTS, "ghost-team", unknownTeam);
+        var dlq = TestKafka.readUntil(Topics.DLQ, r -> unknownTeam.equals(r.value()), Duration.ofSeconds(30));
+        assertThat(dlq).filteredOn(r -> noKey.equals(r.value())).singleElement()
+                .satisfies(r -> assertThat(new String(r.headers().lastHeader(Topics.DLQ_HEADER_REASON).value(),
+                        StandardCharsets.UTF_8)).contains("needs the team id as its key"));
+        assertThat(dlq).filteredOn(r -> unknownTeam.equals(r.value())).singleElement()
+                .satisfies(r -> assertThat(new String(r.headers().lastHeader(Topics.DLQ_HEADER_REASON).value(),
+                        StandardCharsets.UTF_8)).contains("unknown team \"ghost-team\""));
+    }
+}
