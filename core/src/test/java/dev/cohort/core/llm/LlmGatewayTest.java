@@ -1,0 +1,98 @@
+package dev.cohort.core.llm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.devstack.model.ScriptedModelServer;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.exception.RateLimitException;
+import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.output.FinishReason;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The gateway against a real OpenAI-compatible server (the scripted model over loopback HTTP). */
+class LlmGatewayTest {
+
+    static ScriptedModelServer server;
+    LlmGateway gateway;
+
+    @BeforeAll
+    static void start() {
+        server = ScriptedModelServer.start(0);
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @BeforeEach
+    void reset() {
+        server.reset();
+        gateway = new LlmGateway(new LlmSettings(server.baseUrl(), "sk-test", "primary-model", Optional.of("fallback-model"),
+                Duration.ofSeconds(10)));
+    }
+
+    @Test
+    void everyRequestCarriesTheAgentIdAsOpenAiUserAndTheModel() {
+        server.load("{\"rules\":[{\"name\":\"r\",\"match\":{\"agent\":\"team-a/alice\"},\"reply\":{\"text\":\"hi alice\"}}]}");
+        ChatResponse r = gateway.chat("team-a/alice", List.of(SystemMessage.from("sys"), UserMessage.from("hello")));
+        assertThat(r.aiMessage().text()).isEqualTo("hi alice");
+        JsonNode body = server.requests().get(0).body();
+        assertThat(body.get("user").asText()).isEqualTo("team-a/alice");
+        assertThat(body.get("model").asText()).isEqualTo("primary-model");
+        assertThat(body.get("messages").get(0).get("role").asText()).isEqualTo("system");
+    }
+
+    @Test
+    void toolsModelOverrideAndOutputLimitReachTheWire() {
+        server.load("""
+                {"rules":[{"name":"t","reply":{"toolCalls":[{"id":"c1","name":"bash","arguments":{"command":"ls"}}]}}]}""");
+        ToolSpecification bash = ToolSpecification.builder().name("bash").description("run")
+                .parameters(JsonObjectSchema.builder().addStringProperty("command").required("command").build()).build();
+        ChatResponse r = gateway.chat("default/lead", List.of(UserMessage.from("list")), List.of(bash), "fallback-model", 1234);
+        assertThat(r.finishReason()).isEqualTo(FinishReason.TOOL_EXECUTION);
+        assertThat(r.aiMessage().toolExecutionRequests()).singleElement()
+                .satisfies(t -> {
+                    assertThat(t.name()).isEqualTo("bash");
+                    assertThat(t.arguments()).isEqualTo("{\"command\":\"ls\"}");
+                });
+        JsonNode body = server.requests().get(0).body();
+        assertThat(body.get("model").asText()).isEqualTo("fallback-model");
+        assertThat(body.get("tools").get(0).get("function").get("name").asText()).isEqualTo("bash");
+        assertThat(body.has("max_tokens") || body.has("max_completion_tokens")).isTrue();
+    }
+
+    @Test
+    void errorsAreNotRetriedByLangchain4jBecauseRetriesBelongToTheEngine() {
+        server.load("{\"rules\":[{\"name\":\"limit\",\"reply\":{\"error\":{\"status\":429}}}]}");
+        assertThatThrownBy(() -> gateway.chat("default/lead", List.of(UserMessage.from("x"))))
+                .isInstanceOf(RateLimitException.class);
+        assertThat(server.requests()).hasSize(1);
+    }
+
+    @Test
+    void settingsFromTheSeedEnvironmentVariables() {
+        LlmSettings s = LlmSettings.fromEnv(Map.of("OPENAI_BASE_URL", "http://x/v1", "OPENAI_API_KEY", "sk-secret",
+                "MODEL_ID", "m1", "FALLBACK_MODEL", "m2"));
+        assertThat(s.baseUrl()).isEqualTo("http://x/v1");
+        assertThat(s.modelId()).isEqualTo("m1");
+        assertThat(s.fallbackModel()).contains("m2");
+        assertThat(s.toString()).doesNotContain("sk-secret");
+        LlmSettings d = LlmSettings.fromEnv(Map.of());
+        assertThat(d.baseUrl()).isEqualTo(LlmSettings.DEFAULT_BASE_URL);
+        assertThat(d.hasApiKey()).isFalse();
+        assertThat(d.fallbackModel()).isEmpty();
+    }
+}
