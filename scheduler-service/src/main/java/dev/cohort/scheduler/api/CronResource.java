@@ -1,0 +1,55 @@
+package dev.cohort.scheduler.api;
+
+import dev.cohort.scheduler.service.CronJob;
+import dev.cohort.scheduler.service.CronJobRequest;
+import dev.cohort.scheduler.service.CronJobService;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.core.Context;
+import java.util.List;
+
+/** The cron API of the public contract: {@code POST/GET /api/v1/teams/{team}/crons}, {@code DELETE …/crons/{id}}. */
+@Path("/api/v1/teams/{team}/crons")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class CronResource {
+
+    @Inject
+    CronJobService service;
+
+    /** Schedules a job: 201 with the job and its first {@code nextFireAt}, or 400 problem+json naming the problem. */
+    @POST
+    public Response create(@PathParam("team") String team, CronJobRequest body, @Context UriInfo uri) {
+        CronJob job = service.create(team, body);
+        return Response.created(uri.getAbsolutePathBuilder().path(job.id()).build()).entity(CronJobView.of(job)).build();
+    }
+
+    /** The team's jobs, oldest first (durable and non-durable alike). */
+    @GET
+    public List<CronJobView> list(@PathParam("team") String team) {
+        return service.list(team).stream().map(CronJobView::of).toList();
+    }
+
+    @GET
+    @Path("{id}")
+    public CronJobView get(@PathParam("team") String team, @PathParam("id") String id) {
+        return CronJobView.of(service.get(team, id));
+    }
+
+    /** Cancels a job: 204, after which it never fires again; 404 problem+json if there is no such job. */
+    @DELETE
+    @Path("{id}")
+    public Response cancel(@PathParam("team") String team, @PathParam("id") String id) {
+        service.cancel(team, id);
+        return Response.noContent().build();
+    }
+}

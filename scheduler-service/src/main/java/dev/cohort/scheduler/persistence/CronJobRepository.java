@@ -1,0 +1,276 @@
+package dev.cohort.scheduler.persistence;
+
+import dev.cohort.scheduler.service.CronJob;
+import dev.cohort.scheduler.service.MissedPolicy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * Plain JDBC over {@code scheduler.cron_job} and {@code scheduler.instance}. Every state change is one conditional
+ * statement or one transaction; nothing relies on an in-process lock, so any number of replicas can share the table.
+ */
+public class CronJobRepository {
+
+    private static final String COLUMNS = "id, team, target, cron, prompt, recurring, durable, timezone, missed_policy,"
+            + " created_by, created_at, owner_instance, next_fire_at, last_fired_at, fire_count";
+
+    private final DataSource dataSource;
+
+    public CronJobRepository(DataSource dataSource) {
+        this.dataSource = dataSource;
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /**
+     * Inserts a job unless its team already has {@code maxPerTeam} jobs. The count and the insert run under a per-team
+     * transaction-scoped advisory lock, so concurrent creations on several replicas cannot overshoot the limit.
+     *
+     * @return false when the limit is reached (nothing inserted)
+     */
+    public boolean insertWithinLimit(CronJob job, int maxPerTeam) {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {
+                    lock.setString(1, "scheduler.team:" + job.team());
+                    lock.execute();
+                }
+                try (PreparedStatement count = c.prepareStatement("SELECT count(*) FROM scheduler.cron_job WHERE team = ?")) {
+                    count.setString(1, job.team());
+                    try (ResultSet rs = count.executeQuery()) {
+                        rs.next();
+                        if (rs.getLong(1) >= maxPerTeam) {
+                            c.rollback();
+                            return false;
+                        }
+                    }
+                }
+                insert(c, job);
+                c.commit();
+                return true;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new PersistenceException("insert cron job " + job.id(), e);
+        }
+    }
+
+    /** Inserts without a limit (tests, benchmarks). */
+    public void insert(CronJob job) {
+        try (Connection c = dataSource.getConnection()) {
+            insert(c, job);
+        } catch (SQLException e) {
+            throw new PersistenceException("insert cron job " + job.id(), e);
+        }
+    }
+
+    private static void insert(Connection c, CronJob job) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO scheduler.cron_job (" + COLUMNS
+                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+            ps.setString(1, job.id());
+            ps.setString(2, job.team());
+            ps.setString(3, job.target());
+            ps.setString(4, job.cron());
+            ps.setString(5, job.prompt());
+            ps.setBoolean(6, job.recurring());
+            ps.setBoolean(7, job.durable());
+            ps.setString(8, job.timezone());
+            ps.setString(9, job.missedPolicy().wire());
+            ps.setString(10, job.createdBy());
+            setTs(ps, 11, job.createdAt());
+            ps.setString(12, job.ownerInstance());
+            setTs(ps, 13, job.nextFireAt());
+            setTs(ps, 14, job.lastFiredAt());
+            ps.setLong(15, job.fireCount());
+            ps.executeUpdate();
+        }
+    }
+
+    /** The team's jobs, oldest first. */
+    public List<CronJob> listByTeam(String team) {
+        return query("SELECT " + COLUMNS + " FROM scheduler.cron_job WHERE team = ? ORDER BY created_at, id", team);
+    }
+
+    public Optional<CronJob> find(String team, String id) {
+        return query("SELECT " + COLUMNS + " FROM scheduler.cron_job WHERE team = ? AND id = ?", team, id).stream().findFirst();
+    }
+
+    /** Number of jobs of every team (the gauge and the benchmark). */
+    public long countAll() {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT count(*) FROM scheduler.cron_job");
+                ResultSet rs = ps.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new PersistenceException("count cron jobs", e);
+        }
+    }
+
+    /**
+     * Deletes a job. Waits for a firing in progress on that row (it holds the row lock) and deletes afterwards, so no
+     * firing can start after this returns.
+     *
+     * @return false when there was no such job
+     */
+    public boolean delete(String team, String id) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("DELETE FROM scheduler.cron_job WHERE team = ? AND id = ?")) {
+            ps.setString(1, team);
+            ps.setString(2, id);
+            return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw new PersistenceException("delete cron job " + id, e);
+        }
+    }
+
+    /**
+     * Claims up to {@code limit} jobs due at {@code now}, in due order, locking their rows for the caller's transaction.
+     * Rows locked by another replica's transaction are skipped, not waited for: that is the exactly-once claim.
+     */
+    public List<CronJob> lockDue(Connection c, Instant now, int limit) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM scheduler.cron_job"
+                + " WHERE next_fire_at <= ? ORDER BY next_fire_at LIMIT ? FOR UPDATE SKIP LOCKED")) {
+            setTs(ps, 1, now);
+            ps.setInt(2, limit);
+            return read(ps);
+        }
+    }
+
+    /**
+     * Moves a claimed job to its next occurrence, recording a firing when {@code firedAt} is set. Conditional on the
+     * occurrence the caller claimed, so a stale claim can never move a job twice.
+     */
+    public boolean advance(Connection c, String id, Instant claimedDue, Instant next, Instant firedAt) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE scheduler.cron_job SET next_fire_at = ?,"
+                + " last_fired_at = COALESCE(?, last_fired_at), fire_count = fire_count + ?"
+                + " WHERE id = ? AND next_fire_at = ?")) {
+            setTs(ps, 1, next);
+            setTs(ps, 2, firedAt);
+            ps.setInt(3, firedAt == null ? 0 : 1);
+            ps.setString(4, id);
+            setTs(ps, 5, claimedDue);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** Deletes a finished (one-shot) job that the caller claimed. */
+    public boolean deleteClaimed(Connection c, String id, Instant claimedDue) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM scheduler.cron_job WHERE id = ? AND next_fire_at = ?")) {
+            ps.setString(1, id);
+            setTs(ps, 2, claimedDue);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** Records that a replica is alive (insert or refresh). */
+    public void heartbeat(String instanceId, Instant now) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("INSERT INTO scheduler.instance (id, started_at, heartbeat_at)"
+                        + " VALUES (?, ?, ?) ON CONFLICT (id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at")) {
+            ps.setString(1, instanceId);
+            setTs(ps, 2, now);
+            setTs(ps, 3, now);
+            ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new PersistenceException("heartbeat of " + instanceId, e);
+        }
+    }
+
+    /**
+     * Deletes the non-durable jobs of replicas (other than {@code self}) that have not been heard of since
+     * {@code staleBefore}, and forgets those replicas.
+     *
+     * @return the number of jobs deleted
+     */
+    public int purgeOrphanedSessionJobs(String self, Instant staleBefore) {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            int deleted;
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM scheduler.cron_job j WHERE NOT j.durable"
+                    + " AND j.owner_instance <> ? AND NOT EXISTS (SELECT 1 FROM scheduler.instance i"
+                    + " WHERE i.id = j.owner_instance AND i.heartbeat_at >= ?)")) {
+                ps.setString(1, self);
+                setTs(ps, 2, staleBefore);
+                deleted = ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM scheduler.instance WHERE id <> ? AND heartbeat_at < ?")) {
+                ps.setString(1, self);
+                setTs(ps, 2, staleBefore);
+                ps.executeUpdate();
+            }
+            c.commit();
+            return deleted;
+        } catch (SQLException e) {
+            throw new PersistenceException("purge orphaned session jobs", e);
+        }
+    }
+
+    /** A replica stopping cleanly: its non-durable jobs end with it. */
+    public int removeInstance(String instanceId) {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            int deleted;
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM scheduler.cron_job WHERE owner_instance = ?")) {
+                ps.setString(1, instanceId);
+                deleted = ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement("DELETE FROM scheduler.instance WHERE id = ?")) {
+                ps.setString(1, instanceId);
+                ps.executeUpdate();
+            }
+            c.commit();
+            return deleted;
+        } catch (SQLException e) {
+            throw new PersistenceException("remove instance " + instanceId, e);
+        }
+    }
+
+    private List<CronJob> query(String sql, String... args) {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            for (int i = 0; i < args.length; i++) {
+                ps.setString(i + 1, args[i]);
+            }
+            return read(ps);
+        } catch (SQLException e) {
+            throw new PersistenceException("query cron jobs", e);
+        }
+    }
+
+    private static List<CronJob> read(PreparedStatement ps) throws SQLException {
+        List<CronJob> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new CronJob(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
+                        rs.getBoolean(6), rs.getBoolean(7), rs.getString(8), MissedPolicy.of(rs.getString(9)),
+                        rs.getString(10), instant(rs, 11), rs.getString(12), instant(rs, 13), instant(rs, 14), rs.getLong(15)));
+            }
+        }
+        return out;
+    }
+
+    /** Timestamps travel as {@link OffsetDateTime} in UTC (JDBC 4.2), typed even when null. */
+    private static void setTs(PreparedStatement ps, int index, Instant i) throws SQLException {
+        ps.setObject(index, i == null ? null : OffsetDateTime.ofInstant(i, ZoneOffset.UTC), Types.TIMESTAMP_WITH_TIMEZONE);
+    }
+
+    private static Instant instant(ResultSet rs, int column) throws SQLException {
+        OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
+    }
+}
