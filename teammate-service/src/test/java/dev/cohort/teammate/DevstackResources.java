@@ -1,0 +1,13 @@
+package dev.cohort.teammate;
+
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.devstack.quarkus.DevstackTestResource;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.ResourceArg;
+
+/** The one set of test resources of this module, applied to every {@code @QuarkusTest}: one Quarkus boot. */
+@QuarkusTestResource(value = DevstackTestResource.class, initArgs = @ResourceArg(name = "topics", value = Topics.ALL_CSV))
+public final class DevstackResources {
+    private DevstackResources() {
+    }
+}

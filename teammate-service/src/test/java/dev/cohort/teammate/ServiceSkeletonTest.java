@@ -1,0 +1,46 @@
+package dev.cohort.teammate;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import org.junit.jupiter.api.Test;
+
+/** The service boots against real Kafka and PostgreSQL, migrates its own schema and reports health and metrics. */
+@QuarkusTest
+class ServiceSkeletonTest {
+
+    @Inject
+    AgroalDataSource ds;
+
+    @Test
+    void readinessIsUpWithDatabaseAndKafkaChecks() {
+        given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
+                .body("checks.name", hasItem("Database connections health check"));
+    }
+
+    @Test
+    void metricsAreExposedForPrometheus() {
+        given().get("/q/metrics").then().statusCode(200).body(containsString("jvm_memory_used_bytes"));
+    }
+
+    @Test
+    void flywayMigratedTheTeammateSchemaOnly() throws Exception {
+        try (Connection c = ds.getConnection();
+                ResultSet rs = c.createStatement().executeQuery(
+                        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'teammate' ORDER BY 1")) {
+            java.util.List<String> tables = new java.util.ArrayList<>();
+            while (rs.next()) {
+                tables.add(rs.getString(1));
+            }
+            assertThat(tables).contains("inbox_seen", "flyway_schema_history");
+        }
+    }
+}
