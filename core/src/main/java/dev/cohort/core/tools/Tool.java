@@ -1,0 +1,34 @@
+package dev.cohort.core.tools;
+
+import dev.langchain4j.agent.tool.ToolSpecification;
+
+/**
+ * One tool the model can call (CONVENTIONS #5): adding a tool is one class implementing this (+ its test), registered
+ * in a {@link ToolRegistry}.
+ *
+ * <p>Failures come in two kinds, never mixed (CONVENTIONS #6): a failure the model should see (bad arguments, file
+ * not found, a rule that forbids the call) is a {@link ToolResult#error} result or a thrown {@link ToolFailure}; a
+ * failure that must end the turn (infrastructure down after retries) is a thrown {@link ToolInfrastructureException}.
+ * Any other exception is treated as a bug in the tool: logged and shown to the model as an internal error.
+ *
+ * <p>Arguments reach {@link #execute} already validated against {@link #spec()}'s parameter schema, and only when the
+ * agent's allowlist, the permission gate and the PreToolUse hooks let the call through. Identity (team, agent, owner,
+ * sender) always comes from the {@link ToolContext}, never from arguments.
+ */
+public interface Tool {
+
+    /** The name the model calls; unique in a registry. */
+    String name();
+
+    /** The description and JSON schema sent to the model; also what arguments are validated against. */
+    ToolSpecification spec();
+
+    /**
+     * {@code true} when the call can change the workspace or the shared world (files, processes, tasks, crons,
+     * messages). {@code plan} mode only runs tools that return {@code false} (and read-only shell commands).
+     */
+    boolean isMutating();
+
+    /** Runs the call. Must be safe to call from several agents' threads at once (per-agent state lives in the context). */
+    ToolResult execute(ToolCall call, ToolContext ctx);
+}

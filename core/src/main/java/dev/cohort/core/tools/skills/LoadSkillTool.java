@@ -1,0 +1,48 @@
+package dev.cohort.core.tools.skills;
+
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.ToolSchemas;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** {@code load_skill} (s07): returns a skill's body, without its frontmatter, as the tool result. */
+public final class LoadSkillTool implements Tool {
+    public static final String NAME = "load_skill";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Load the full instructions of a skill listed in the system prompt's skill catalogue, then follow them.",
+            ToolSchemas.object().addProperty("name", ToolSchemas.string("the skill name from the catalogue"))
+                    .required("name").build());
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public ToolSpecification spec() {
+        return SPEC;
+    }
+
+    @Override
+    public boolean isMutating() {
+        return false;
+    }
+
+    @Override
+    public ToolResult execute(ToolCall call, ToolContext ctx) {
+        String name = call.string("name").strip();
+        Optional<Skill> skill = ctx.skills().find(name);
+        if (skill.isEmpty()) {
+            String known = ctx.skills().list().stream().map(Skill::name).collect(Collectors.joining(", "));
+            return ToolResult.error("skill-not-found", "no skill named '" + name + "'"
+                    + (known.isEmpty() ? "; there are no skills" : "; available: " + known));
+        }
+        Skill s = skill.get();
+        return ToolResult.ok("<skill name=\"" + s.name() + "\">\n" + s.body() + "\n</skill>");
+    }
+}
