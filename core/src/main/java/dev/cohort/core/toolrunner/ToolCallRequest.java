@@ -1,0 +1,24 @@
+package dev.cohort.core.toolrunner;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.util.Map;
+
+/**
+ * One tool call sent to tool-runner-service ({@code POST /internal/v1/tools/{name}}).
+ *
+ * @param team   the team id; selects the workspace
+ * @param agent  the calling agent ({@code lead} or a teammate name); set by the host, never by the model
+ * @param callId the model's tool-call id; unique per team and agent, so a retried call is answered from the runner's
+ *               record instead of running twice
+ * @param cwd    where the call runs, chosen by the host, never by the model: {@code null}/{@code ""} for the team
+ *               workspace, a workspace-relative directory, or {@code wt:<name>} for a worktree (as returned by
+ *               {@code create_worktree} in {@code cwd})
+ * @param args   the tool's arguments as the model gave them
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record ToolCallRequest(String team, String agent, String callId, String cwd, Map<String, Object> args) {
+
+    public ToolCallRequest {
+        args = args == null ? Map.of() : args;
+    }
+}

@@ -1,0 +1,56 @@
+package dev.cohort.toolrunner.api;
+
+import dev.cohort.core.toolrunner.BackgroundJob;
+import dev.cohort.core.toolrunner.ToolCallRequest;
+import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.toolrunner.service.BackgroundJobs;
+import dev.cohort.toolrunner.service.ToolService;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.Optional;
+
+/**
+ * The internal API: {@code POST /internal/v1/tools/{name}} runs a tool; {@code GET/DELETE
+ * /internal/v1/background/{id}} inspects or cancels a background job. Blocking endpoints (worker threads): tools
+ * block on processes and files.
+ */
+@Path("/internal/v1")
+@Produces(MediaType.APPLICATION_JSON)
+public class ToolResource {
+    @Inject
+    ToolService tools;
+    @Inject
+    BackgroundJobs background;
+
+    @POST
+    @Path("/tools/{name}")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public ToolCallResult call(@PathParam("name") String name, ToolCallRequest request) throws Exception {
+        return tools.call(name, request);
+    }
+
+    @GET
+    @Path("/background/{id}")
+    public Response job(@PathParam("id") String id) throws Exception {
+        return answer(background.find(id), id);
+    }
+
+    @DELETE
+    @Path("/background/{id}")
+    public Response cancel(@PathParam("id") String id) throws Exception {
+        return answer(background.cancel(id), id);
+    }
+
+    private static Response answer(Optional<BackgroundJob> job, String id) {
+        return job.map(j -> Response.ok(j).build()).orElseGet(() -> Problem.response(Response.Status.NOT_FOUND,
+                "no background job " + id, "/internal/v1/background/" + id));
+    }
+}

@@ -1,0 +1,176 @@
+package dev.cohort.toolrunner.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/** Configuration of tool-runner-service ({@code cohort.tool-runner.*}); every limit says why it has its value. */
+@ConfigMapping(prefix = "cohort.tool-runner")
+public interface ToolRunnerConfig {
+
+    /** Root workspace; the {@code default} team works here (in {@code cohort up}: the directory it was started in). */
+    Path workspaceRoot();
+
+    /**
+     * Where other teams' workspaces live: {@code <teams-dir>/<team>}, relative to the workspace root unless absolute.
+     */
+    @WithDefault("teams")
+    String teamsDir();
+
+    /**
+     * Runner state (large outputs, background logs, per-team HOME, worktrees). Must be outside every workspace so the
+     * agents' own glob/grep never find it and a careless {@code git add -A} never commits it.
+     */
+    Path stateDir();
+
+    /** Where worktrees are created ({@code <dir>/<team>/<name>}); default {@code <state-dir>/worktrees}, outside the main tree. */
+    Optional<Path> worktreesDir();
+
+    /** When set, every {@code /internal} call needs {@code Authorization: Bearer <token>}. */
+    Optional<String> token();
+
+    /** {@code none}: plain {@code bash}; {@code bubblewrap}: no network, read-only system, writable workspace only. */
+    @WithDefault("none")
+    Sandbox sandbox();
+
+    /** The bubblewrap binary (Debian package {@code bubblewrap}). */
+    @WithDefault("bwrap")
+    String bwrapPath();
+
+    /** The shell that runs {@code bash} commands. */
+    @WithDefault("/bin/bash")
+    String shell();
+
+    /** Id of this runner instance; running calls and jobs recorded under it are declared lost when it restarts. */
+    @WithDefault("local")
+    String instanceId();
+
+    /** At most this many tool calls execute at once; more wait (bounded pool, so a burst cannot fork-bomb the host). */
+    @WithDefault("64")
+    int maxConcurrentCalls();
+
+    /** How long a call waits for a free slot before the runner answers 503. */
+    @WithDefault("60s")
+    Duration queueTimeout();
+
+    /** Large outputs and background logs older than this are deleted at start-up (they may contain secrets). */
+    @WithDefault("7d")
+    Duration outputRetention();
+
+    Bash bash();
+
+    Env env();
+
+    Read read();
+
+    Search search();
+
+    Background background();
+
+    /** Git invocations made by the runner itself (worktrees, workspace initialisation). */
+    @WithDefault("30s")
+    Duration gitTimeout();
+
+    /** Sandbox kinds. */
+    enum Sandbox {
+        NONE, BUBBLEWRAP
+    }
+
+    /** The {@code bash} tool. */
+    interface Bash {
+        /** Default timeout (the tutorial's 120 s); the whole process group is killed when it expires. */
+        @WithDefault("120s")
+        Duration defaultTimeout();
+
+        /** Upper bound for a model-requested {@code timeout_ms}: longer work belongs in the background. */
+        @WithDefault("10m")
+        Duration maxTimeout();
+
+        /** Output cap in characters (the tutorial's 50,000); head and tail are kept, the rest is in {@code outputRef}. */
+        @WithDefault("50000")
+        int outputCap();
+    }
+
+    /** The scrubbed environment of commands. */
+    interface Env {
+        /** Variables passed through from the runner's environment; everything else is dropped. */
+        @WithDefault("PATH,LANG,LANGUAGE,LC_ALL,LC_CTYPE,LC_MESSAGES,TERM,TZ,USER,LOGNAME,SHELL,JAVA_HOME,MAVEN_HOME,GOPATH")
+        List<String> allowlist();
+
+        /**
+         * Names matching this regex are dropped even when allowlisted: secrets must never reach a transcript or the
+         * model provider.
+         */
+        @WithDefault("(?i).*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH).*")
+        String denyNamePattern();
+    }
+
+    /** {@code read_file}. */
+    interface Read {
+        /** Lines returned when the model gives no {@code limit}: enough for most source files, small for the context. */
+        @WithDefault("2000")
+        int defaultLineLimit();
+
+        /** Character cap of one read (same order as the bash cap); a notice says how to continue. */
+        @WithDefault("50000")
+        int charCap();
+
+        /** Longer lines are cut (minified files would otherwise fill the cap with one line). */
+        @WithDefault("2000")
+        int maxLineChars();
+    }
+
+    /** {@code glob} and {@code grep}. */
+    interface Search {
+        /** Paths returned by {@code glob}; the rest is counted and reported. */
+        @WithDefault("200")
+        int globMaxResults();
+
+        /** Matches returned by {@code grep} when the model gives no {@code max_results}. */
+        @WithDefault("100")
+        int grepDefaultResults();
+
+        /** Upper bound for {@code max_results}. */
+        @WithDefault("1000")
+        int grepMaxResults();
+
+        /** Matching lines longer than this are cut. */
+        @WithDefault("500")
+        int grepMaxLineChars();
+
+        /** Wall-time budget of one search; also bounds catastrophic regex backtracking. */
+        @WithDefault("20s")
+        Duration timeout();
+
+        /** Files larger than this are skipped by grep (logs and blobs, not source). */
+        @WithDefault("10000000")
+        long grepMaxFileBytes();
+    }
+
+    /** Background jobs (s13). */
+    interface Background {
+        /** Default timeout of a background job: builds and installs take minutes, not the foreground 120 s. */
+        @WithDefault("30m")
+        Duration timeout();
+
+        /** Characters of output carried in the {@code background_done} message (the tutorial showed only 200). */
+        @WithDefault("2000")
+        int summaryChars();
+
+        /**
+         * Commands that go to the background unless the model says {@code run_in_background=false}: word sequences
+         * matched at command position of each simple command (so {@code echo "make sure"} is not a build).
+         */
+        @WithDefault("pip install,pip3 install,npm install,npm ci,yarn install,docker build,cargo build,go build,"
+                + "python -m pytest,python3 -m pytest,python -m build,python3 -m build,pytest,make,deploy,"
+                + "npm run build,npm run test")
+        List<String> slowCommands();
+
+        /** Running jobs per team; more are refused with a model-visible error. */
+        @WithDefault("16")
+        int maxRunningPerTeam();
+    }
+}

@@ -1,0 +1,111 @@
+package dev.cohort.toolrunner.persistence;
+
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.toolrunner.ToolCallResult;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.Optional;
+import javax.sql.DataSource;
+
+/**
+ * {@code toolrunner.tool_calls}: one row per (team, agent, callId). Claiming a call is one conditional insert, so
+ * two deliveries of the same call can never both execute it.
+ */
+@ApplicationScoped
+public class ToolCallStore {
+    @Inject
+    DataSource ds;
+
+    /** A recorded call. */
+    public record Recorded(String tool, String argsHash, String status, ToolCallResult result) {
+    }
+
+    /** Inserts a {@code running} row; {@code false} when the call id was already recorded. */
+    public boolean claim(String team, String agent, String callId, String tool, String argsHash, String cwd,
+            String instance) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO toolrunner.tool_calls (team, agent, call_id, tool, args_hash, cwd, status, instance_id)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, 'running', ?) ON CONFLICT DO NOTHING")) {
+            ps.setString(1, team);
+            ps.setString(2, agent);
+            ps.setString(3, callId);
+            ps.setString(4, tool);
+            ps.setString(5, argsHash);
+            ps.setString(6, cwd);
+            ps.setString(7, instance);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** Stores the result of a claimed call. */
+    public void finish(String team, String agent, String callId, ToolCallResult r) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "UPDATE toolrunner.tool_calls SET status = 'done', finished_at = now(), duration_ms = ?, exit_code = ?,"
+                        + " error = ?, result = CAST(? AS jsonb) WHERE team = ? AND agent = ? AND call_id = ?")) {
+            ps.setLong(1, r.durationMs());
+            if (r.exitCode() == null) {
+                ps.setNull(2, Types.INTEGER);
+            } else {
+                ps.setInt(2, r.exitCode());
+            }
+            ps.setString(3, r.error());
+            ps.setString(4, Json.write(r));
+            ps.setString(5, team);
+            ps.setString(6, agent);
+            ps.setString(7, callId);
+            ps.executeUpdate();
+        }
+    }
+
+    public Optional<Recorded> find(String team, String agent, String callId) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT tool, args_hash, status, result::text FROM toolrunner.tool_calls"
+                        + " WHERE team = ? AND agent = ? AND call_id = ?")) {
+            ps.setString(1, team);
+            ps.setString(2, agent);
+            ps.setString(3, callId);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                String json = rs.getString(4);
+                return Optional.of(new Recorded(rs.getString(1), rs.getString(2), rs.getString(3),
+                        json == null ? null : Json.read(json, ToolCallResult.class)));
+            }
+        }
+    }
+
+    /** How many times a call id was recorded (for tests and audits: always 0 or 1). */
+    public int count(String team, String agent, String callId) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT count(*) FROM toolrunner.tool_calls WHERE team = ? AND agent = ? AND call_id = ?")) {
+            ps.setString(1, team);
+            ps.setString(2, agent);
+            ps.setString(3, callId);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
+    /**
+     * At start-up: calls this instance was running when it stopped are marked {@code interrupted} with a stored
+     * result saying so, so a retry is answered "outcome unknown" instead of running the tool a second time.
+     */
+    public int markInterrupted(String instance, ToolCallResult interrupted) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "UPDATE toolrunner.tool_calls SET status = 'interrupted', finished_at = now(), error = ?,"
+                        + " result = CAST(? AS jsonb) WHERE status = 'running' AND instance_id = ?")) {
+            ps.setString(1, interrupted.error());
+            ps.setString(2, Json.write(interrupted));
+            ps.setString(3, instance);
+            return ps.executeUpdate();
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package dev.cohort.toolrunner.service;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs git for the runner itself (workspace initialisation, worktrees). Every failure — non-zero exit, timeout,
+ * missing binary — is a {@link Result} with {@code ok == false}, never an exception, so callers treat "git failed"
+ * as "cannot verify" instead of "nothing to worry about" (s18 gap 41, 47).
+ */
+public final class Git {
+    /** Output kept per stream; git's answers here are short, a runaway one must not fill memory. */
+    private static final int MAX_OUTPUT = 1_000_000;
+
+    private Git() {
+    }
+
+    /** A git invocation's outcome. */
+    public record Result(boolean ok, int exitCode, String out, String err) {
+        /** stderr, or stdout when stderr is empty, trimmed: what to show when it failed. */
+        public String message() {
+            String m = err.isBlank() ? out : err;
+            return m.strip();
+        }
+    }
+
+    /** Runs {@code git -C dir args…} with a fixed identity and no prompts. */
+    public static Result run(Path dir, Duration timeout, Map<String, String> env, String... args) {
+        List<String> cmd = new ArrayList<>(List.of("git", "-c", "user.name=cohort", "-c",
+                "user.email=cohort@cohort.invalid", "-c", "core.hooksPath=/dev/null", "-C", dir.toString()));
+        cmd.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        pb.environment().clear();
+        pb.environment().putAll(env);
+        pb.environment().put("GIT_TERMINAL_PROMPT", "0");
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException e) {
+            return new Result(false, -1, "", "cannot run git: " + e.getMessage());
+        }
+        StringBuilder out = new StringBuilder();
+        StringBuilder err = new StringBuilder();
+        Thread to = Thread.ofVirtual().start(() -> slurp(p.getInputStream(), out));
+        Thread te = Thread.ofVirtual().start(() -> slurp(p.getErrorStream(), err));
+        try {
+            if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
+                return new Result(false, -1, "", "git " + args[0] + " timed out after " + timeout.toSeconds() + " s");
+            }
+            to.join(Duration.ofSeconds(5));
+            te.join(Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.destroyForcibly();
+            return new Result(false, -1, "", "interrupted");
+        }
+        int code = p.exitValue();
+        synchronized (out) {
+            synchronized (err) {
+                return new Result(code == 0, code, out.toString(), err.toString());
+            }
+        }
+    }
+
+    private static void slurp(InputStream in, StringBuilder sb) {
+        try (in) {
+            byte[] all = in.readNBytes(MAX_OUTPUT);
+            synchronized (sb) {
+                sb.append(new String(all, StandardCharsets.UTF_8));
+            }
+            in.transferTo(java.io.OutputStream.nullOutputStream());
+        } catch (IOException ignored) {
+            // process killed: keep what was read
+        }
+    }
+}

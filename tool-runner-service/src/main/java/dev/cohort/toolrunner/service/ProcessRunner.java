@@ -1,0 +1,141 @@
+package dev.cohort.toolrunner.service;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Runs one shell command the safe way: {@code setsid} makes the shell the leader of a new process group, so a
+ * timeout (or the end of the command) kills the <b>whole group</b>, grandchildren included; stdin is
+ * {@code /dev/null}; stdout and stderr share one pipe, so they arrive in order; output is captured by an
+ * {@link OutputCapture}. Processes left behind by a finished command ({@code sleep 300 &}) are killed too: work that
+ * should outlive its call belongs in a background job.
+ */
+public final class ProcessRunner {
+    /** How long to wait for the output pipe to drain after the shell exits before killing stragglers that hold it. */
+    private static final long DRAIN_MILLIS = 50;
+
+    private ProcessRunner() {
+    }
+
+    /** What to run. */
+    public record Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
+            List<String> sandboxPrefix) {
+    }
+
+    /**
+     * How it ended.
+     *
+     * @param exitCode  the shell's exit code; {@code null} when killed (timeout or cancel)
+     * @param timedOut  the timeout expired and the group was killed
+     * @param cancelled {@link Handle#cancel()} was called
+     */
+    public record Outcome(Integer exitCode, boolean timedOut, boolean cancelled, long durationMs) {
+    }
+
+    /** A running command that can be cancelled. */
+    public static final class Handle {
+        private final Process process;
+        private final AtomicBoolean cancelled = new AtomicBoolean();
+
+        Handle(Process process) {
+            this.process = process;
+        }
+
+        /** Kills the process group; the waiting {@link #run} returns with {@code cancelled}. */
+        public void cancel() {
+            cancelled.set(true);
+            killGroup(process.pid());
+            process.destroyForcibly();
+        }
+
+        public long pid() {
+            return process.pid();
+        }
+    }
+
+    /** Starts {@code spec}; {@code onStart} receives the handle before waiting begins. */
+    public static Outcome run(Spec spec, OutputCapture capture, java.util.function.Consumer<Handle> onStart)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add("setsid");
+        cmd.addAll(spec.sandboxPrefix());
+        cmd.add(spec.shell());
+        cmd.add("-c");
+        cmd.add(spec.command());
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(spec.cwd().toFile()).redirectErrorStream(true)
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        pb.environment().clear();
+        pb.environment().putAll(spec.env());
+        long start = System.nanoTime();
+        Process p = pb.start();
+        Handle handle = new Handle(p);
+        if (onStart != null) {
+            onStart.accept(handle);
+        }
+        IOException[] readError = new IOException[1];
+        Thread reader = Thread.ofVirtual().name("output-" + p.pid()).start(() -> {
+            try {
+                capture.consume(p.getInputStream());
+            } catch (IOException e) {
+                readError[0] = e;
+            }
+        });
+        boolean timedOut = false;
+        try {
+            if (!p.waitFor(spec.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                timedOut = true;
+                killGroup(p.pid());
+                p.destroyForcibly();
+                p.waitFor();
+            }
+        } catch (InterruptedException e) {
+            killGroup(p.pid());
+            p.destroyForcibly();
+            throw e;
+        }
+        // the shell is gone; anything it left in its group is killed so no child outlives the call
+        if (!reader.join(Duration.ofMillis(DRAIN_MILLIS))) {
+            killGroup(p.pid());
+            if (!reader.join(Duration.ofSeconds(5))) {
+                p.getInputStream().close(); // a process outside the group holds the pipe: stop reading
+                reader.join(Duration.ofSeconds(1));
+            }
+        } else {
+            killGroupAsync(p.pid());
+        }
+        capture.close();
+        if (readError[0] != null && !timedOut && !handle.cancelled.get()) {
+            throw readError[0];
+        }
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        boolean cancelled = handle.cancelled.get();
+        Integer exit = timedOut || cancelled ? null : p.exitValue();
+        return new Outcome(exit, timedOut, cancelled, ms);
+    }
+
+    /** SIGKILL to every process of the group led by {@code pgid}. */
+    static void killGroup(long pgid) {
+        try {
+            Process k = new ProcessBuilder("kill", "-KILL", "--", "-" + pgid)
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            k.waitFor(5, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            // no 'kill' binary: fall back to the descendants Java can see
+            ProcessHandle.of(pgid).ifPresent(h -> h.descendants().forEach(ProcessHandle::destroyForcibly));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Kills leftovers off the latency path (the common case: nothing is left and the kill finds nobody). */
+    private static void killGroupAsync(long pgid) {
+        Thread.ofVirtual().name("reap-" + pgid).start(() -> killGroup(pgid));
+    }
+}

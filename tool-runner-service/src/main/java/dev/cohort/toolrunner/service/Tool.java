@@ -1,0 +1,22 @@
+package dev.cohort.toolrunner.service;
+
+import dev.cohort.core.toolrunner.ToolCallResult;
+import java.util.Set;
+
+/** One tool of the runner. Adding a tool = one class implementing this (+ its test); the registry finds it. */
+public interface Tool {
+    /** The name the model calls it by (seed names). */
+    String name();
+
+    /** The argument names it accepts; others are a model-visible error. */
+    Set<String> arguments();
+
+    /** {@code true} when it changes the workspace. */
+    boolean isMutating();
+
+    /**
+     * Runs the tool. A model-visible failure is thrown as {@link ToolError} (or returned with {@code error} set);
+     * {@code durationMs} of the result is filled in by the caller.
+     */
+    ToolCallResult execute(ToolContext ctx, Args args) throws Exception;
+}

@@ -1,0 +1,29 @@
+package dev.cohort.toolrunner.service;
+
+import java.nio.file.Path;
+
+/**
+ * Who calls and where: identity from the host (never from model arguments) and the resolved location.
+ *
+ * @param workspace the team's workspace (real path)
+ * @param root      the containment root: the workspace, or the worktree the call runs in
+ * @param cwd       the directory relative paths start from (inside {@code root})
+ * @param worktree  the worktree name when the call runs in one, else {@code null}
+ */
+public record ToolContext(String team, String agent, String callId, Path workspace, Path root, Path cwd,
+        String worktree) {
+
+    /** Resolves a model-given path inside the containment root. */
+    public Path resolve(String userPath) {
+        return PathPolicy.resolveForFileAccess(root, cwd, userPath);
+    }
+
+    /** A path as the model should see it: relative to the cwd when inside it, else relative to the root. */
+    public String display(Path p) {
+        if (p.startsWith(cwd)) {
+            String r = cwd.relativize(p).toString();
+            return r.isEmpty() ? "." : r;
+        }
+        return root.relativize(p).toString();
+    }
+}

@@ -1,0 +1,231 @@
+package dev.cohort.toolrunner.service;
+
+import dev.cohort.core.protocol.Ids;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.toolrunner.ToolCallRequest;
+import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.toolrunner.config.ToolRunnerConfig;
+import dev.cohort.toolrunner.persistence.ToolCallStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.quarkus.logging.Log;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.SQLException;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * Executes one tool call, at most once per (team, agent, callId).
+ *
+ * <p>Sequence: validate the request (a malformed one is the host's bug → 400) → record the call as {@code running}
+ * with one conditional insert → if the id was already recorded, answer from the record (or join the execution still
+ * in flight here; a call interrupted by a restart is answered "outcome unknown", never re-run) → wait for a slot of
+ * the bounded pool → resolve the cwd → run the tool, turning {@link ToolError}s into model-visible results → store
+ * the result.
+ */
+@ApplicationScoped
+public class ToolService {
+    /** Call ids are the model's tool-call ids: short opaque strings. */
+    private static final Pattern CALL_ID = Pattern.compile("[A-Za-z0-9_.:-]{1,200}");
+
+    @Inject
+    ToolRunnerConfig config;
+    @Inject
+    ToolRegistry registry;
+    @Inject
+    Workspaces workspaces;
+    @Inject
+    ToolCallStore calls;
+    @Inject
+    MeterRegistry meters;
+
+    private Semaphore slots;
+    private final Map<String, CompletableFuture<ToolCallResult>> inFlight = new ConcurrentHashMap<>();
+
+    /** A request the host got wrong (answered 400). */
+    public static class BadRequest extends RuntimeException {
+        public BadRequest(String message) {
+            super(message);
+        }
+    }
+
+    /** The call id was used before for a different call (answered 409). */
+    public static class Conflict extends RuntimeException {
+        public Conflict(String message) {
+            super(message);
+        }
+    }
+
+    /** No slot became free in time (answered 503). */
+    public static class Busy extends RuntimeException {
+        public Busy(String message) {
+            super(message);
+        }
+    }
+
+    @PostConstruct
+    void init() {
+        slots = new Semaphore(config.maxConcurrentCalls(), true);
+    }
+
+    void onStart(@Observes StartupEvent ev) throws SQLException {
+        int n = calls.markInterrupted(config.instanceId(), ToolCallResult.failure(
+                "this call was running when the tool runner restarted; its outcome is unknown and it is not run again"
+                        + " (rule: at-most-once). Check the workspace before retrying with a new call.", 0));
+        if (n > 0) {
+            Log.warnf("%d tool call(s) of instance %s were interrupted by a restart", n, config.instanceId());
+        }
+        workspaces.stateDir();
+    }
+
+    public ToolCallResult call(String name, ToolCallRequest req) throws SQLException, InterruptedException {
+        validate(req);
+        Workspaces.Location loc;
+        try {
+            loc = workspaces.locate(req.team(), req.cwd());
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest(e.getMessage());
+        }
+        if (!slots.tryAcquire(config.queueTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new Busy("all " + config.maxConcurrentCalls() + " execution slots stayed busy for "
+                    + config.queueTimeout().toSeconds() + " s");
+        }
+        try {
+            String hash = argsHash(name, req);
+            String key = req.team() + "/" + req.agent() + "/" + req.callId();
+            if (!calls.claim(req.team(), req.agent(), req.callId(), name, hash, req.cwd(), config.instanceId())) {
+                return replay(name, req, hash, key);
+            }
+            CompletableFuture<ToolCallResult> mine = new CompletableFuture<>();
+            inFlight.put(key, mine);
+            try {
+                ToolCallResult result = execute(name, req, loc);
+                calls.finish(req.team(), req.agent(), req.callId(), result);
+                mine.complete(result);
+                return result;
+            } catch (RuntimeException | SQLException e) {
+                mine.completeExceptionally(e);
+                throw e;
+            } finally {
+                inFlight.remove(key);
+            }
+        } finally {
+            slots.release();
+        }
+    }
+
+    private ToolCallResult replay(String name, ToolCallRequest req, String hash, String key)
+            throws SQLException, InterruptedException {
+        CompletableFuture<ToolCallResult> running = inFlight.get(key);
+        if (running != null) {
+            try {
+                return running.get(config.bash().maxTimeout().toMillis() + 60_000, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+                // fall through to the record
+            }
+        }
+        Optional<ToolCallStore.Recorded> rec = calls.find(req.team(), req.agent(), req.callId());
+        if (rec.isEmpty()) {
+            throw new IllegalStateException("call " + key + " vanished from the record");
+        }
+        ToolCallStore.Recorded r = rec.get();
+        if (!r.tool().equals(name) || !r.argsHash().equals(hash)) {
+            throw new Conflict("callId '" + req.callId() + "' was already used by agent " + req.agent()
+                    + " for a different call (" + r.tool() + "); call ids must be unique per team and agent");
+        }
+        if (r.result() != null) {
+            Log.debugf("team=%s agent=%s call=%s answered from the record", req.team(), req.agent(), req.callId());
+            return r.result();
+        }
+        // recorded as running but not running here: another replica has it, or it is stuck; do not run it twice
+        return ToolCallResult.failure("call " + req.callId() + " is already being executed and has no result yet;"
+                + " it is not run twice (rule: at-most-once)", 0);
+    }
+
+    private ToolCallResult execute(String name, ToolCallRequest req, Workspaces.Location loc) {
+        long t0 = System.nanoTime();
+        String outcome = "ok";
+        ToolCallResult r;
+        Optional<Tool> tool = registry.find(name);
+        if (tool.isEmpty()) {
+            outcome = "error";
+            r = ToolCallResult.failure("unknown tool '" + name + "'; the tool runner has " + registry.names()
+                    + " (rule: unknown-tool)", 0);
+        } else {
+            ToolContext ctx = new ToolContext(req.team(), req.agent(), req.callId(), loc.workspace(), loc.root(),
+                    loc.cwd(), loc.worktree());
+            try {
+                r = tool.get().execute(ctx, new Args(req.args(), tool.get().arguments()));
+                if (r.error() != null) {
+                    outcome = "error";
+                }
+            } catch (ToolError e) {
+                outcome = "error";
+                r = ToolCallResult.failure(e.modelMessage(), 0);
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                outcome = "error";
+                r = ToolCallResult.failure("I/O error: " + e.getMessage() + " (rule: io-error)", 0);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                outcome = "failure";
+                r = ToolCallResult.failure("the call was interrupted (rule: interrupted)", 0);
+            } catch (Exception e) {
+                outcome = "failure";
+                Log.errorf(e, "team=%s agent=%s call=%s tool %s failed", req.team(), req.agent(), req.callId(), name);
+                r = ToolCallResult.failure("the tool failed inside the runner: " + e + " (rule: internal-error)", 0);
+            }
+        }
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        Log.debugf("team=%s agent=%s call=%s tool=%s exit=%s durationMs=%d error=%s", req.team(), req.agent(),
+                req.callId(), name, r.exitCode(), ms, r.error() != null);
+        Timer.builder("cohort.toolrunner.calls").tag("tool", tool.isPresent() ? name : "unknown").tag("outcome", outcome)
+                .register(meters).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+        return new ToolCallResult(r.output(), r.error(), r.exitCode(), r.truncated(), r.outputRef(), ms);
+    }
+
+    private static void validate(ToolCallRequest req) {
+        if (req == null) {
+            throw new BadRequest("request body is missing");
+        }
+        if (!Ids.isTeam(req.team())) {
+            throw new BadRequest("team must match " + Ids.TEAM.pattern() + " (got '" + req.team() + "')");
+        }
+        if (!Ids.isAgent(req.agent())) {
+            throw new BadRequest("agent must match " + Ids.AGENT.pattern() + " (got '" + req.agent() + "')");
+        }
+        if (req.callId() == null || !CALL_ID.matcher(req.callId()).matches()) {
+            throw new BadRequest("callId must match " + CALL_ID.pattern() + " (got '" + req.callId() + "')");
+        }
+        if (req.cwd() != null && (req.cwd().length() > 1024 || req.cwd().indexOf('\0') >= 0)) {
+            throw new BadRequest("cwd is not a usable directory name");
+        }
+    }
+
+    private static String argsHash(String name, ToolCallRequest req) {
+        try {
+            MessageDigest md = MessageDigest.getInstance("SHA-256");
+            md.update(name.getBytes(StandardCharsets.UTF_8));
+            md.update((byte) 0);
+            md.update(Json.write(new java.util.TreeMap<>(req.args())).getBytes(StandardCharsets.UTF_8));
+            md.update((byte) 0);
+            md.update(String.valueOf(req.cwd()).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(md.digest());
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.cohort.toolrunner.service.tools;
+
+import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.toolrunner.config.ToolRunnerConfig;
+import dev.cohort.toolrunner.service.Args;
+import dev.cohort.toolrunner.service.BackgroundJobs;
+import dev.cohort.toolrunner.service.CommandLauncher;
+import dev.cohort.toolrunner.service.CommandPolicy;
+import dev.cohort.toolrunner.service.OutputCapture;
+import dev.cohort.toolrunner.service.OutputStore;
+import dev.cohort.toolrunner.service.ProcessRunner;
+import dev.cohort.toolrunner.service.Tool;
+import dev.cohort.toolrunner.service.ToolContext;
+import dev.cohort.toolrunner.service.ToolError;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * {@code bash {command, timeout_ms?, run_in_background?}}: the command policy first, then {@code bash -c} in the
+ * cwd with stdin closed, a scrubbed environment, a timeout that kills the whole process group, the exit code, stdout
+ * and stderr in arrival order, and a head+tail output cap with the whole output behind {@code outputRef}. Slow
+ * commands (or {@code run_in_background=true}) become background jobs.
+ */
+@ApplicationScoped
+public class BashTool implements Tool {
+    @Inject
+    ToolRunnerConfig config;
+    @Inject
+    CommandLauncher launcher;
+    @Inject
+    OutputStore outputs;
+    @Inject
+    BackgroundJobs background;
+
+    private List<List<String>> slow;
+
+    @PostConstruct
+    void init() {
+        slow = config.background().slowCommands().stream()
+                .map(s -> Arrays.stream(s.strip().split("\\s+")).toList()).toList();
+    }
+
+    @Override
+    public String name() {
+        return "bash";
+    }
+
+    @Override
+    public Set<String> arguments() {
+        return Set.of("command", "timeout_ms", "run_in_background");
+    }
+
+    @Override
+    public boolean isMutating() {
+        return true;
+    }
+
+    @Override
+    public ToolCallResult execute(ToolContext ctx, Args args) throws Exception {
+        String command = args.string("command");
+        Long timeoutMs = args.optLong("timeout_ms");
+        Boolean bgArg = args.optBool("run_in_background");
+        CommandPolicy.Decision d = CommandPolicy.decide(command, new CommandPolicy.Context(ctx.root(), ctx.cwd()));
+        if (!d.allowed()) {
+            throw new ToolError(d.rule(), "command refused by the tool runner's safety policy: " + d.reason());
+        }
+        boolean bg = bgArg != null ? bgArg : CommandPolicy.isSlow(command, slow);
+        Duration max = bg ? config.background().timeout() : config.bash().maxTimeout();
+        if (timeoutMs != null && (timeoutMs < 1 || timeoutMs > max.toMillis())) {
+            throw ToolError.badArgument("timeout_ms must be between 1 and " + max.toMillis()
+                    + (bg ? "" : "; run longer work with run_in_background=true"));
+        }
+        if (bg) {
+            Duration t = timeoutMs != null ? Duration.ofMillis(timeoutMs) : config.background().timeout();
+            String id = background.start(ctx, command, t);
+            String ref = OutputStore.ref(id);
+            String why = bgArg == null ? " (it looks like a slow command; pass run_in_background=false to wait for it)" : "";
+            return new ToolCallResult("Started background job " + id + why + ". You will get a background_done "
+                    + "message when it finishes; its output so far: read_file path=\"" + ref + "\"", null, null, null,
+                    ref, 0);
+        }
+        Duration timeout = timeoutMs != null ? Duration.ofMillis(timeoutMs) : config.bash().defaultTimeout();
+        String id = OutputStore.newId();
+        String ref = OutputStore.ref(id);
+        OutputCapture capture = new OutputCapture(config.bash().outputCap(), outputs.file(ctx.team(), id), false);
+        ProcessRunner.Outcome o = ProcessRunner.run(launcher.spec(ctx, command, timeout), capture, null);
+        String error = o.timedOut() ? "timed out after " + timeout.toMillis()
+                + " ms; the command's whole process group was killed (rule: timeout). For long work use run_in_background=true"
+                : null;
+        return new ToolCallResult(capture.text(ref), error, o.exitCode(), capture.truncated() ? Boolean.TRUE : null,
+                capture.spilled() ? ref : null, o.durationMs());
+    }
+}
