@@ -1,0 +1,59 @@
+package dev.cohort.core.tools.cron;
+
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolFailure;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.ToolSchemas;
+import dev.langchain4j.agent.tool.ToolSpecification;
+
+/** {@code cancel_cron} (seed s14): cancels a job of the caller's team; it never fires again. */
+public final class CancelCronTool implements Tool {
+
+    public static final String NAME = "cancel_cron";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME, "Cancel a cron job by ID (see list_crons).",
+            ToolSchemas.object().addProperty("job_id", ToolSchemas.string("the job id, e.g. cron_ab12cd34ef56"))
+                    .required("job_id").build());
+
+    private final SchedulerClient client;
+
+    public CancelCronTool(SchedulerClient client) {
+        this.client = client;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public ToolSpecification spec() {
+        return SPEC;
+    }
+
+    @Override
+    public boolean isMutating() {
+        return true;
+    }
+
+    @Override
+    public ToolResult execute(ToolCall call, ToolContext ctx) {
+        String id = call.string("job_id");
+        if (id == null || id.isBlank()) {
+            return ToolResult.error("arguments", "job_id is required");
+        }
+        boolean cancelled;
+        try {
+            cancelled = CronTools.call("cancel a cron job", () -> client.cancel(ctx.team(), id.strip()));
+        } catch (ToolFailure f) {
+            return f.toResult();
+        }
+        if (!cancelled) {
+            return ToolResult.error("not-found", "no cron job '" + id.strip() + "' in team " + ctx.team()
+                    + "; list_crons shows the ids");
+        }
+        return ToolResult.ok("Cancelled " + id.strip());
+    }
+}

@@ -1,0 +1,46 @@
+package dev.cohort.core.tools.cron;
+
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolFailure;
+import dev.cohort.core.tools.ToolInfrastructureException;
+import java.util.List;
+
+/**
+ * The lead's cron tools (seed s14) over one {@link SchedulerClient}, and the texts they show the model. A scheduler
+ * refusal becomes a model-visible error naming the scheduler's rule ({@code scheduler:invalid-cron}, …); the scheduler
+ * being down after the client's retries ends the turn ({@link ToolInfrastructureException}). Each tool returns a refusal
+ * as an error result itself.
+ */
+public final class CronTools {
+
+    /** The list shows this much of each prompt, as the seed does. */
+    static final int PROMPT_PREVIEW = 40;
+
+    private CronTools() {
+    }
+
+    /** {@code schedule_cron}, {@code list_crons}, {@code cancel_cron}, all over {@code client}. */
+    public static List<Tool> all(SchedulerClient client) {
+        return List.of(new ScheduleCronTool(client), new ListCronsTool(client), new CancelCronTool(client));
+    }
+
+    /** Runs a call on the scheduler, mapping its failures to the two kinds of tool failure. */
+    static <T> T call(String what, java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (SchedulerClient.Refused r) {
+            throw new ToolFailure("scheduler:" + r.slug(), r.getMessage());
+        } catch (SchedulerClient.Unavailable u) {
+            throw new ToolInfrastructureException("cannot " + what + ": " + u.getMessage(), u);
+        }
+    }
+
+    /** {@code  cron_x: '*}{@code /2 * * * *' → prompt… [recurring, durable] next 2025-06-02T10:06:00Z (UTC)}. */
+    static String line(CronJobInfo j) {
+        String prompt = j.prompt() == null ? "" : j.prompt();
+        String preview = prompt.length() <= PROMPT_PREVIEW ? prompt : prompt.substring(0, PROMPT_PREVIEW) + "…";
+        String target = j.target() == null || "lead".equals(j.target()) ? "" : " to " + j.target();
+        return "  " + j.id() + ": '" + j.cron() + "'" + target + " → " + preview + " [" + (j.recurring() ? "recurring" : "one-shot")
+                + ", " + (j.durable() ? "durable" : "session") + "] next " + j.nextFireAt() + " (" + j.timezone() + ")";
+    }
+}
