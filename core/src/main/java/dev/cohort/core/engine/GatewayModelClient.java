@@ -1,0 +1,67 @@
+package dev.cohort.core.engine;
+
+import dev.cohort.core.llm.LlmGateway;
+import dev.langchain4j.agent.tool.ToolExecutionRequest;
+import dev.langchain4j.data.message.AiMessage;
+import dev.langchain4j.data.message.ChatMessage;
+import dev.langchain4j.data.message.SystemMessage;
+import dev.langchain4j.data.message.ToolExecutionResultMessage;
+import dev.langchain4j.data.message.UserMessage;
+import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.output.TokenUsage;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@link ModelClient} over the {@link LlmGateway}: converts the engine's messages to langchain4j's and back. */
+public final class GatewayModelClient implements ModelClient {
+    private final LlmGateway gateway;
+
+    public GatewayModelClient(LlmGateway gateway) {
+        this.gateway = gateway;
+    }
+
+    @Override
+    public Reply chat(Request r) {
+        List<ChatMessage> msgs = new ArrayList<>(r.messages().size() + 1);
+        if (r.system() != null && !r.system().isEmpty()) {
+            msgs.add(SystemMessage.from(r.system()));
+        }
+        for (Message m : r.messages()) {
+            msgs.add(toLangchain(m));
+        }
+        ChatResponse resp = gateway.chat(r.agentId(), msgs, r.tools(), r.model(), r.maxOutputTokens());
+        AiMessage ai = resp.aiMessage();
+        List<ModelToolCall> calls = new ArrayList<>();
+        if (ai.hasToolExecutionRequests()) {
+            for (ToolExecutionRequest t : ai.toolExecutionRequests()) {
+                calls.add(new ModelToolCall(t.id(), t.name(), t.arguments()));
+            }
+        }
+        TokenUsage u = resp.tokenUsage();
+        String finish = resp.finishReason() == null ? (calls.isEmpty() ? "stop" : "tool_calls")
+                : switch (resp.finishReason()) {
+                    case STOP -> "stop";
+                    case LENGTH -> "length";
+                    case TOOL_EXECUTION -> "tool_calls";
+                    case CONTENT_FILTER -> "content_filter";
+                    default -> "other";
+                };
+        return new Reply(ai.text(), calls, finish, u == null || u.inputTokenCount() == null ? 0 : u.inputTokenCount(),
+                u == null || u.outputTokenCount() == null ? 0 : u.outputTokenCount(), resp.modelName());
+    }
+
+    static ChatMessage toLangchain(Message m) {
+        return switch (m.role()) {
+            case USER -> UserMessage.from(m.content() == null ? "" : m.content());
+            case TOOL -> ToolExecutionResultMessage.from(m.toolCallId(), m.toolName(), m.content() == null ? "" : m.content());
+            case ASSISTANT -> {
+                if (!m.hasToolCalls()) {
+                    yield AiMessage.from(m.content() == null ? "" : m.content());
+                }
+                List<ToolExecutionRequest> reqs = m.toolCalls().stream().map(c -> ToolExecutionRequest.builder()
+                        .id(c.id()).name(c.name()).arguments(c.arguments() == null ? "{}" : c.arguments()).build()).toList();
+                yield m.content() == null || m.content().isEmpty() ? AiMessage.from(reqs) : AiMessage.from(m.content(), reqs);
+            }
+        };
+    }
+}
