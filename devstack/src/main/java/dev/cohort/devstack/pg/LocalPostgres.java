@@ -218,16 +218,19 @@ public final class LocalPostgres implements AutoCloseable {
                 pb.directory(dir.toFile());
             }
             File out = File.createTempFile("cohort-pg-cmd", ".log");
-            pb.redirectOutput(out);
-            Process p = pb.start();
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException("timed out: " + String.join(" ", cmd));
-            }
-            String output = Files.readString(out.toPath(), StandardCharsets.UTF_8);
-            Files.deleteIfExists(out.toPath());
-            if (p.exitValue() != 0) {
-                throw new IllegalStateException("failed (rc " + p.exitValue() + "): " + String.join(" ", cmd) + "\n" + output);
+            try {
+                pb.redirectOutput(out);
+                Process p = pb.start();
+                if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    throw new IllegalStateException("timed out: " + String.join(" ", cmd));
+                }
+                if (p.exitValue() != 0) {
+                    String output = Files.readString(out.toPath(), StandardCharsets.UTF_8);
+                    throw new IllegalStateException("failed (rc " + p.exitValue() + "): " + String.join(" ", cmd) + "\n" + output);
+                }
+            } finally {
+                Files.deleteIfExists(out.toPath());
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run " + cmd.get(0), e);

@@ -1,0 +1,20 @@
+package dev.cohort.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code cohort} command. */
+@Command(name = "cohort", mixinStandardHelpOptions = true, version = "cohort 0.1.0",
+        description = "A distributed team of coding agents.",
+        subcommands = {UpCommand.class, SendCommand.class})
+public final class Main implements Runnable {
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new Main()).setCaseInsensitiveEnumValuesAllowed(true).execute(args));
+    }
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.out);
+    }
+}

@@ -1,0 +1,310 @@
+package dev.cohort.cli;
+
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.devstack.Devstack;
+import dev.cohort.devstack.model.ScriptedModelServer;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code cohort up}: the whole system on this machine.
+ *
+ * <p>Sequence: start the embedded Kafka broker and PostgreSQL (or use {@code COHORT_DB_URL}) in this JVM →
+ * optionally the scripted model → the four services as child JVMs with the current directory as the
+ * {@code default} team's workspace → print where everything listens → wait until every {@code /q/health/ready}
+ * is UP → run until Ctrl-C / SIGTERM, then stop the children, the broker and the database and delete every
+ * temporary directory.
+ */
+@Command(name = "up", mixinStandardHelpOptions = true,
+        description = "Start Kafka, PostgreSQL and the four services locally; the current directory is the default team's workspace.")
+public final class UpCommand implements Callable<Integer> {
+
+    /** The services in start order (the tool runner first: the others call it). */
+    record Service(String name, String module, int port) {
+    }
+
+    @Option(names = "--kafka-port", description = "Kafka broker port (env COHORT_KAFKA_PORT, default 9092).")
+    Integer kafkaPort;
+
+    @Option(names = "--pg-port", description = "PostgreSQL port (env COHORT_PG_PORT, default 5433).")
+    Integer pgPort;
+
+    @Option(names = "--lead-port", description = "lead-service port (env COHORT_LEAD_PORT, default 8080).")
+    Integer leadPort;
+
+    @Option(names = "--teammate-port", description = "teammate-service port (env COHORT_TEAMMATE_PORT, default 8081).")
+    Integer teammatePort;
+
+    @Option(names = "--scheduler-port", description = "scheduler-service port (env COHORT_SCHEDULER_PORT, default 8082).")
+    Integer schedulerPort;
+
+    @Option(names = "--tool-runner-port", description = "tool-runner-service port (env COHORT_TOOL_RUNNER_PORT, default 8083).")
+    Integer toolRunnerPort;
+
+    @Option(names = "--workspace", description = "The default team's workspace (default: the current directory).")
+    Path workspace;
+
+    @Option(names = "--scripted-model", arity = "0..1", fallbackValue = "", paramLabel = "SCENARIO",
+            description = "Use the scripted model server instead of OPENAI_BASE_URL, optionally loading a scenario file (no key needed).")
+    String scriptedModel;
+
+    @Option(names = "--ready-timeout", description = "Seconds to wait for every service to be ready (default 180).")
+    int readyTimeout = 180;
+
+    @Option(names = "--exit-when-ready", hidden = true, description = "Stop everything as soon as all services are ready (tests, timing).")
+    boolean exitWhenReady;
+
+    private final List<Process> children = new ArrayList<>();
+    private Devstack stack;
+    private Path runDir;
+
+    @Override
+    public Integer call() throws Exception {
+        long t0 = System.nanoTime();
+        Path home = Path.of(System.getProperty("cohort.home", ".")).toAbsolutePath().normalize();
+        Path ws = (workspace == null ? Path.of("") : workspace).toAbsolutePath().normalize();
+        List<Service> services = List.of(
+                new Service("tool-runner-service", "tool-runner-service", port(toolRunnerPort, "COHORT_TOOL_RUNNER_PORT", 8083)),
+                new Service("lead-service", "lead-service", port(leadPort, "COHORT_LEAD_PORT", 8080)),
+                new Service("teammate-service", "teammate-service", port(teammatePort, "COHORT_TEAMMATE_PORT", 8081)),
+                new Service("scheduler-service", "scheduler-service", port(schedulerPort, "COHORT_SCHEDULER_PORT", 8082)));
+        for (Service s : services) {
+            Path jar = jar(home, s);
+            if (!Files.isRegularFile(jar)) {
+                System.err.println("cohort up: " + jar + " is missing - build first: ./mvnw -B install -DskipTests (./cohort does it for you)");
+                return 2;
+            }
+        }
+        runDir = Files.createTempDirectory("cohort-up-");
+        CountDownLatch stop = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            shutdown();
+            stop.countDown();
+        }, "cohort-up-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+
+        boolean scripted = scriptedModel != null;
+        System.out.println("cohort up: starting Kafka and PostgreSQL…");
+        stack = Devstack.start(port(kafkaPort, "COHORT_KAFKA_PORT", 9092), Topics.ALL, 4, port(pgPort, "COHORT_PG_PORT", 5433),
+                scripted ? port(null, "COHORT_MODEL_PORT", 0) : -1);
+        if (scripted && !scriptedModel.isBlank()) {
+            stack.model().loadFile(Path.of(scriptedModel));
+        }
+        String token = env("COHORT_API_TOKEN");
+        if (token == null) {
+            byte[] b = new byte[24];
+            new SecureRandom().nextBytes(b);
+            token = HexFormat.of().formatHex(b);
+        }
+        String internalToken = env("COHORT_INTERNAL_TOKEN");
+        if (internalToken == null) {
+            byte[] b = new byte[24];
+            new SecureRandom().nextBytes(b);
+            internalToken = HexFormat.of().formatHex(b);
+        }
+        Map<String, String> common = new LinkedHashMap<>();
+        common.put("QUARKUS_HTTP_HOST", "127.0.0.1");
+        common.put("KAFKA_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers());
+        common.put("COHORT_DB_URL", stack.jdbcUrl());
+        common.put("COHORT_DB_USER", stack.dbUser());
+        common.put("COHORT_DB_PASSWORD", stack.dbPassword());
+        common.put("COHORT_API_TOKEN", token);
+        common.put("COHORT_INTERNAL_TOKEN", internalToken);
+        common.put("COHORT_TOOL_RUNNER_TOKEN", internalToken);
+        common.put("COHORT_WORKSPACE_ROOT", ws.toString());
+        common.put("COHORT_STATE_DIR", runDir.resolve("state").toString());
+        common.put("COHORT_LEAD_URL", "http://127.0.0.1:" + services.get(1).port());
+        common.put("COHORT_TEAMMATE_URL", "http://127.0.0.1:" + services.get(2).port());
+        common.put("COHORT_SCHEDULER_URL", "http://127.0.0.1:" + services.get(3).port());
+        common.put("COHORT_TOOL_RUNNER_URL", "http://127.0.0.1:" + services.get(0).port());
+        if (scripted) {
+            common.put("OPENAI_BASE_URL", stack.model().baseUrl());
+            common.put("OPENAI_API_KEY", "sk-scripted");
+            common.put("MODEL_ID", ScriptedModelServer.DEFAULT_MODEL);
+        }
+        Path logs = Files.createDirectories(runDir.resolve("logs"));
+        for (Service s : services) {
+            ProcessBuilder pb = new ProcessBuilder(javaBin(), "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                    "-Dcohort.parent-pid=" + ProcessHandle.current().pid(), "-jar", jar(home, s).toString());
+            pb.environment().putAll(common);
+            pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(s.port()));
+            pb.directory(ws.toFile());
+            pb.redirectErrorStream(true).redirectOutput(logs.resolve(s.name() + ".log").toFile());
+            synchronized (children) {
+                children.add(pb.start());
+            }
+        }
+        new LocalRun("http://127.0.0.1:" + services.get(1).port(), "http://127.0.0.1:" + services.get(3).port(), token,
+                ProcessHandle.current().pid()).write();
+
+        System.out.println();
+        System.out.printf("  %-20s %s%n", "kafka", stack.kafka().bootstrapServers());
+        System.out.printf("  %-20s %s%s%n", "postgresql", stack.jdbcUrl(), stack.postgres() == null ? " (COHORT_DB_URL)" : "");
+        for (Service s : services) {
+            System.out.printf("  %-20s http://127.0.0.1:%d%n", s.name(), s.port());
+        }
+        System.out.printf("  %-20s %s%n", "model", scripted ? stack.model().baseUrl() + " (scripted)" : modelLine());
+        System.out.printf("  %-20s %s%n", "workspace", ws);
+        System.out.printf("  %-20s %s%n", "logs", logs);
+        System.out.printf("  %-20s %s (saved for the CLI in %s)%n", "api token", env("COHORT_API_TOKEN") != null ? "from COHORT_API_TOKEN" : "generated", LocalRun.file());
+        System.out.println();
+
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(readyTimeout);
+        List<Service> pending = new ArrayList<>(services);
+        while (!pending.isEmpty()) {
+            for (int i = 0; i < children.size(); i++) {
+                if (!children.get(i).isAlive()) {
+                    Service s = services.get(i);
+                    System.err.println("cohort up: " + s.name() + " exited (code " + children.get(i).exitValue() + "); see "
+                            + logs.resolve(s.name() + ".log"));
+                    tail(logs.resolve(s.name() + ".log"));
+                    return 1;
+                }
+            }
+            pending.removeIf(s -> ready(http, s.port()));
+            if (pending.isEmpty()) {
+                break;
+            }
+            if (System.nanoTime() > deadline) {
+                System.err.println("cohort up: not ready after " + readyTimeout + " s: " + pending.stream().map(Service::name).toList());
+                return 1;
+            }
+            Thread.sleep(250);
+        }
+        double secs = (System.nanoTime() - t0) / 1e9;
+        System.out.printf("cohort up: all four services ready in %.1f s. Ctrl-C stops everything.%n", secs);
+        if (!scripted && env("OPENAI_API_KEY") == null) {
+            System.out.println("cohort up: no model configured - set OPENAI_API_KEY (and OPENAI_BASE_URL / MODEL_ID for another "
+                    + "OpenAI-compatible endpoint) and restart, or run `./cohort up --scripted-model` / `./cohort demo` to try it without a key.");
+        }
+        if (exitWhenReady) {
+            return 0;
+        }
+        stop.await();
+        return 0;
+    }
+
+    private static String modelLine() {
+        String base = env("OPENAI_BASE_URL");
+        String model = env("MODEL_ID");
+        return (base == null ? "https://api.openai.com/v1" : base) + " model " + (model == null ? "gpt-4o-mini" : model)
+                + (env("OPENAI_API_KEY") == null ? " (OPENAI_API_KEY not set)" : "");
+    }
+
+    private static boolean ready(HttpClient http, int port) {
+        try {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready"))
+                    .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 && r.body().contains("\"UP\"");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** Stops children (SIGTERM, then SIGKILL after 15 s), then the broker and database; deletes the run directory. */
+    synchronized void shutdown() {
+        List<Process> procs;
+        synchronized (children) {
+            procs = new ArrayList<>(children);
+            children.clear();
+        }
+        if (!procs.isEmpty() || stack != null) {
+            System.out.println("cohort up: stopping…");
+        }
+        for (Process p : procs) {
+            p.descendants().forEach(ProcessHandle::destroy);
+            p.destroy();
+        }
+        for (Process p : procs) {
+            try {
+                if (!p.waitFor(15, TimeUnit.SECONDS)) {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+            }
+        }
+        if (stack != null) {
+            try {
+                stack.close();
+            } catch (RuntimeException e) {
+                System.err.println("cohort up: stopping the devstack: " + e.getMessage());
+            }
+            stack = null;
+        }
+        LocalRun.remove(ProcessHandle.current().pid());
+        if (runDir != null) {
+            deleteTree(runDir);
+            runDir = null;
+        }
+    }
+
+    private static void tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            lines.subList(Math.max(0, lines.size() - 30), lines.size()).forEach(l -> System.err.println("  | " + l));
+        } catch (IOException ignored) {
+            // no log
+        }
+    }
+
+    private static void deleteTree(Path dir) {
+        try (Stream<Path> s = Files.walk(dir)) {
+            s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+
+    static Path jar(Path home, Service s) {
+        return home.resolve(s.module()).resolve("target/quarkus-app/quarkus-run.jar");
+    }
+
+    private static String javaBin() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    private static int port(Integer flag, String env, int dflt) {
+        if (flag != null) {
+            return flag;
+        }
+        String v = env(env);
+        if (v == null) {
+            return dflt;
+        }
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(env + "=" + v + " is not a port number");
+        }
+    }
+
+    static String env(String name) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? null : v;
+    }
+}
