@@ -1,0 +1,27 @@
+package dev.cohort.lead;
+
+import static io.restassured.RestAssured.given;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItems;
+
+import io.quarkus.test.junit.QuarkusTest;
+import org.junit.jupiter.api.Test;
+
+/** Health (database and Kafka checks) and Prometheus metrics are served and open. */
+@QuarkusTest
+class HealthTest {
+
+    @Test
+    void readinessIsUpWithDatabaseAndKafkaChecks() {
+        given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
+                .body("checks.name", hasItems("Database connections health check",
+                        "SmallRye Reactive Messaging - readiness check"));
+        given().get("/q/health/live").then().statusCode(200).body("status", equalTo("UP"));
+    }
+
+    @Test
+    void metricsAreExposedForPrometheus() {
+        given().get("/q/metrics").then().statusCode(200).body(containsString("http_server_requests_seconds"));
+    }
+}
