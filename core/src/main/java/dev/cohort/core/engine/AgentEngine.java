@@ -1,0 +1,121 @@
+package dev.cohort.core.engine;
+
+import dev.cohort.core.engine.hooks.Hook;
+import dev.cohort.core.engine.hooks.Hooks;
+import dev.cohort.core.engine.permission.PermissionPolicy;
+import dev.cohort.core.engine.prompt.MemoryProvider;
+import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.tools.skills.Skill;
+import dev.cohort.core.tools.skills.SkillLibrary;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The agent engine: what every agent of a service shares (model, tools, hooks, policy, settings, event sink,
+ * approvals). {@link #open} gives an {@link AgentSession} per agent. Thread-safe; knows nothing of Kafka or HTTP.
+ */
+public final class AgentEngine {
+    final EngineSettings settings;
+    final ModelClient model;
+    final ToolRegistry tools;
+    final EventSink events;
+    final ApprovalGateway approvals;
+    final Hooks hooks;
+    final PermissionPolicy policy;
+    final MemoryProvider memory;
+    final List<Skill> bundledSkills;
+
+    private AgentEngine(Builder b) {
+        this.settings = b.settings;
+        this.model = Objects.requireNonNull(b.model, "model");
+        this.tools = Objects.requireNonNull(b.tools, "tools");
+        this.events = b.events;
+        this.approvals = b.approvals;
+        this.hooks = b.hooks;
+        this.policy = b.policy;
+        this.memory = b.memory;
+        this.bundledSkills = b.bundledSkills == null ? SkillLibrary.loadBundled(AgentEngine.class.getClassLoader())
+                : List.copyOf(b.bundledSkills);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public EngineSettings settings() {
+        return settings;
+    }
+
+    public ToolRegistry tools() {
+        return tools;
+    }
+
+    /** A session for one agent, continuing from {@code state} ({@code null} = a new agent). */
+    public AgentSession open(AgentContext agent, AgentState state) {
+        return new AgentSession(this, agent, state == null ? AgentState.empty() : state);
+    }
+
+    /** Configures an {@link AgentEngine}. */
+    public static final class Builder {
+        private EngineSettings settings = EngineSettings.defaults();
+        private ModelClient model;
+        private ToolRegistry tools;
+        private EventSink events = EventSink.NONE;
+        private ApprovalGateway approvals = ApprovalGateway.DENY_ALL;
+        private Hooks hooks = Hooks.NONE;
+        private PermissionPolicy policy = PermissionPolicy.defaults();
+        private MemoryProvider memory = MemoryProvider.NONE;
+        private List<Skill> bundledSkills;
+
+        public Builder settings(EngineSettings s) {
+            this.settings = s;
+            return this;
+        }
+
+        public Builder model(ModelClient m) {
+            this.model = m;
+            return this;
+        }
+
+        public Builder tools(ToolRegistry t) {
+            this.tools = t;
+            return this;
+        }
+
+        public Builder events(EventSink e) {
+            this.events = e;
+            return this;
+        }
+
+        public Builder approvals(ApprovalGateway a) {
+            this.approvals = a;
+            return this;
+        }
+
+        public Builder hooks(Collection<? extends Hook> h) {
+            this.hooks = new Hooks(h);
+            return this;
+        }
+
+        public Builder policy(PermissionPolicy p) {
+            this.policy = p;
+            return this;
+        }
+
+        public Builder memory(MemoryProvider m) {
+            this.memory = m;
+            return this;
+        }
+
+        /** The bundled skills; by default those on the classpath under {@code skills/}. */
+        public Builder bundledSkills(List<Skill> s) {
+            this.bundledSkills = s;
+            return this;
+        }
+
+        public AgentEngine build() {
+            return new AgentEngine(this);
+        }
+    }
+}

@@ -1,0 +1,13 @@
+package dev.cohort.core.engine;
+
+/**
+ * How a turn ended.
+ *
+ * @param turnId     the turn
+ * @param reason     why it ended
+ * @param text       the final assistant text, or a sentence saying why it stopped
+ * @param modelCalls model calls in the turn
+ * @param usage      the turn's usage
+ */
+public record TurnResult(String turnId, StopReason reason, String text, int modelCalls, Usage usage) {
+}
