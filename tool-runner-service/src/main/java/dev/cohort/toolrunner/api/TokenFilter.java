@@ -14,12 +14,13 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  * {@code Authorization: Bearer <token>} (compared in constant time); health and metrics stay open.
  */
 public class TokenFilter {
+    /** Resolved lazily: the filter is built during static init, before runtime config mappings exist. */
     @Inject
-    ToolRunnerConfig config;
+    jakarta.enterprise.inject.Instance<ToolRunnerConfig> config;
 
     @ServerRequestFilter(preMatching = true)
     public Response check(ContainerRequestContext ctx) {
-        var token = config.token().filter(t -> !t.isBlank());
+        var token = config.get().token().filter(t -> !t.isBlank());
         if (token.isEmpty() || !ctx.getUriInfo().getPath().startsWith("/internal")) {
             return null;
         }

@@ -236,9 +236,10 @@ public final class CommandPolicy {
                     if (a.startsWith("-") || a.equals("(") || a.equals("!")) {
                         break;
                     }
-                    if (isProtectedTarget(a, ctx)) {
+                    // find deletes only what matches, so the workspace itself is a fine start; / and homes are not
+                    if (isProtectedTarget(a, new Context(null, ctx.cwd()))) {
                         return Decision.deny("recursive-delete-of-protected-path", "find … -delete starting at '"
-                                + a + "' would delete the root, a home or the workspace");
+                                + a + "' would delete from the file-system root, a system directory or a home");
                     }
                 }
             }

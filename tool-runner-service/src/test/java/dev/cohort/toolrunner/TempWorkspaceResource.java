@@ -1,0 +1,34 @@
+package dev.cohort.toolrunner;
+
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/** A fresh workspace root and a separate state directory (outside it) for the module's one Quarkus boot. */
+public class TempWorkspaceResource implements QuarkusTestResourceLifecycleManager {
+    /** The bearer token the tests' runner requires. */
+    public static final String TOKEN = "test-runner-token";
+
+    @Override
+    public Map<String, String> start() {
+        try {
+            Path base = Files.createTempDirectory("cohort-tr-test");
+            Path root = Files.createDirectories(base.resolve("workspace"));
+            Path state = Files.createDirectories(base.resolve("state"));
+            return Map.of("cohort.tool-runner.workspace-root", root.toString(),
+                    "cohort.tool-runner.state-dir", state.toString(),
+                    "cohort.tool-runner.token", TOKEN,
+                    "cohort.tool-runner.instance-id", "test-instance");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void stop() {
+        // temp dirs are left for post-mortem inspection; they live in the OS temp directory
+    }
+}

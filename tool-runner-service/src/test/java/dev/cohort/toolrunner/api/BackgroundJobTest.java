@@ -1,0 +1,165 @@
+package dev.cohort.toolrunner.api;
+
+import static dev.cohort.toolrunner.Calls.args;
+import static dev.cohort.toolrunner.Calls.call;
+import static dev.cohort.toolrunner.Calls.newTeam;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cohort.core.protocol.AgentMessage;
+import dev.cohort.core.protocol.MessageType;
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.toolrunner.BackgroundJob;
+import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.toolrunner.TempWorkspaceResource;
+import dev.cohort.toolrunner.persistence.BackgroundJobStore;
+import dev.cohort.toolrunner.service.BackgroundJobs;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.eclipse.microprofile.config.ConfigProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Background jobs: immediate bg id, completion on the right inbox topic of the real broker, output, cancel, restart. */
+@QuarkusTest
+class BackgroundJobTest {
+    @Inject
+    BackgroundJobStore store;
+    @Inject
+    BackgroundJobs jobs;
+
+    private KafkaConsumer<String, String> consumer;
+    private final List<ConsumerRecord<String, String>> seen = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void subscribe() {
+        Properties p = new Properties();
+        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConfigProvider.getConfig().getValue("kafka.bootstrap.servers", String.class));
+        p.put(ConsumerConfig.GROUP_ID_CONFIG, "bg-test-" + UUID.randomUUID());
+        p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+        p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        p.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        consumer = new KafkaConsumer<>(p);
+        consumer.subscribe(List.of(Topics.LEAD_INBOX, Topics.TEAMMATE_INBOX));
+    }
+
+    @AfterEach
+    void close() {
+        consumer.close();
+    }
+
+    private ConsumerRecord<String, String> awaitDone(String jobId) {
+        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(() -> {
+            consumer.poll(Duration.ofMillis(200)).forEach(seen::add);
+            return seen.stream().filter(r -> r.value().contains(jobId)).findFirst().orElse(null);
+        }, r -> r != null);
+    }
+
+    private static String jobId(ToolCallResult r) {
+        return r.outputRef().substring("cohort-output://".length());
+    }
+
+    @Test
+    void aTeammatesJobReturnsAtOnceAndItsCompletionArrivesOnTheTeammateInboxWithTheWholeOutputRetrievable() {
+        String team = newTeam();
+        long t0 = System.nanoTime();
+        ToolCallResult r = call("bash", team, "alice", null, args("command",
+                "sleep 1; seq 1 3000; echo done-marker", "run_in_background", true));
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMillis(900));
+        assertThat(r.output()).startsWith("Started background job bg_");
+        String id = jobId(r);
+        assertThat(id).startsWith("bg_");
+
+        ConsumerRecord<String, String> rec = awaitDone(id);
+        assertThat(rec.topic()).isEqualTo(Topics.TEAMMATE_INBOX);
+        assertThat(rec.key()).isEqualTo(team + "/alice");
+        AgentMessage m = AgentMessage.parse(rec.value());
+        assertThat(m.type()).isEqualTo(MessageType.BACKGROUND_DONE);
+        assertThat(m.to()).isEqualTo("alice");
+        assertThat(m.team()).isEqualTo(team);
+        assertThat(m.metadata()).containsEntry("jobId", id).containsEntry("status", "completed")
+                .containsEntry("exitCode", 0).containsEntry("outputRef", "cohort-output://" + id);
+        assertThat(m.content()).contains("Background job " + id + " completed (exit code 0)").contains("1\n2\n3\n");
+
+        BackgroundJob job = given().header("Authorization", "Bearer " + TempWorkspaceResource.TOKEN)
+                .get("/internal/v1/background/" + id).then().statusCode(200).extract().as(BackgroundJob.class);
+        assertThat(job.status()).isEqualTo("completed");
+        assertThat(job.exitCode()).isZero();
+        assertThat(job.summary()).hasSize(2000);
+        assertThat(job.durationMs()).isGreaterThanOrEqualTo(1000);
+
+        ToolCallResult out = call("read_file", team, "alice", null, args("path", r.outputRef(), "offset", 2999));
+        assertThat(out.output()).isEqualTo("  2999\t2999\n  3000\t3000\n  3001\tdone-marker\n");
+    }
+
+    @Test
+    void aLeadsJobReportsFailureOnTheLeadInboxKeyedByTeam() {
+        String team = newTeam();
+        ToolCallResult r = call("bash", team, "lead", null, args("command", "echo boom >&2; exit 4",
+                "run_in_background", true));
+        ConsumerRecord<String, String> rec = awaitDone(jobId(r));
+        assertThat(rec.topic()).isEqualTo(Topics.LEAD_INBOX);
+        assertThat(rec.key()).isEqualTo(team);
+        AgentMessage m = AgentMessage.parse(rec.value());
+        assertThat(m.metadata()).containsEntry("status", "failed").containsEntry("exitCode", 4);
+        assertThat(m.content()).contains("boom");
+    }
+
+    @Test
+    void aBackgroundTimeoutIsReportedTimedOut() {
+        String team = newTeam();
+        ToolCallResult r = call("bash", team, "alice", null, args("command", "sleep 300",
+                "run_in_background", true, "timeout_ms", 500));
+        AgentMessage m = AgentMessage.parse(awaitDone(jobId(r)).value());
+        assertThat(m.metadata()).containsEntry("status", "timed_out").doesNotContainKey("exitCode");
+    }
+
+    @Test
+    void deleteCancelsARunningJob() {
+        String team = newTeam();
+        ToolCallResult r = call("bash", team, "alice", null, args("command", "sleep 300", "run_in_background", true));
+        String id = jobId(r);
+        BackgroundJob job = given().header("Authorization", "Bearer " + TempWorkspaceResource.TOKEN)
+                .delete("/internal/v1/background/" + id).then().statusCode(200).extract().as(BackgroundJob.class);
+        assertThat(job.status()).isEqualTo("cancelled");
+        assertThat(AgentMessage.parse(awaitDone(id).value()).metadata()).containsEntry("status", "cancelled");
+        given().header("Authorization", "Bearer " + TempWorkspaceResource.TOKEN)
+                .get("/internal/v1/background/bg_unknown").then().statusCode(404).contentType("application/problem+json");
+    }
+
+    @Test
+    void slowCommandsGoToTheBackgroundUnlessTheModelSaysOtherwiseAndMakeSureIsNotABuild() {
+        String team = newTeam();
+        ToolCallResult slow = call("bash", team, args("command", "make --version || true"));
+        assertThat(slow.output()).startsWith("Started background job bg_").contains("looks like a slow command");
+        ToolCallResult fg = call("bash", team, args("command", "make --version > /dev/null 2>&1; echo fg",
+                "run_in_background", false));
+        assertThat(fg.output()).isEqualTo("fg\n");
+        assertThat(call("bash", team, args("command", "echo \"make sure\"")).output()).isEqualTo("make sure\n");
+    }
+
+    @Test
+    void aJobThatWasRunningWhenTheRunnerRestartedIsReportedFailed() throws Exception {
+        String team = newTeam();
+        String id = "bg_lost" + UUID.randomUUID().toString().substring(0, 8);
+        store.insert(id, team, "alice", "c-lost", "sleep 999", ".", "cohort-output://" + id, "test-instance");
+        assertThat(jobs.recoverInterrupted()).isEqualTo(1);
+        AgentMessage m = AgentMessage.parse(awaitDone(id).value());
+        assertThat(m.metadata()).containsEntry("status", "failed");
+        assertThat(m.content()).contains("restarted while the job was running");
+        assertThat(store.find(id).orElseThrow().status()).isEqualTo("failed");
+        assertThat(Map.of("n", jobs.recoverInterrupted())).containsEntry("n", 0);
+    }
+}

@@ -1,0 +1,189 @@
+package dev.cohort.toolrunner.api;
+
+import static dev.cohort.toolrunner.Calls.args;
+import static dev.cohort.toolrunner.Calls.bash;
+import static dev.cohort.toolrunner.Calls.call;
+import static dev.cohort.toolrunner.Calls.newTeam;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.devstack.quarkus.DevstackTestResource;
+import dev.cohort.toolrunner.Calls;
+import dev.cohort.toolrunner.TempWorkspaceResource;
+import dev.cohort.toolrunner.persistence.ToolCallStore;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.ResourceArg;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.http.ContentType;
+import jakarta.inject.Inject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code bash} over HTTP, plus the request-level rules (token, malformed requests, idempotent call ids). This class
+ * carries the module's test resources (global): one Quarkus boot, one broker, one database for every test class.
+ */
+@QuarkusTest
+@QuarkusTestResource(value = DevstackTestResource.class, initArgs = @ResourceArg(name = "topics", value = Topics.ALL_CSV))
+@QuarkusTestResource(TempWorkspaceResource.class)
+class BashToolTest {
+    private static final Pattern SECRET_NAME = Pattern.compile("(?i).*(KEY|TOKEN|SECRET|PASSWORD).*");
+
+    @Inject
+    ToolCallStore calls;
+
+    @Test
+    void runsACommandInTheTeamWorkspaceAndReportsItsExitCode() {
+        String team = newTeam();
+        ToolCallResult r = bash(team, "pwd; echo out; echo err >&2; echo out2; exit 3");
+        assertThat(r.output()).isEqualTo(Calls.workspace(team) + "\nout\nerr\nout2\n");
+        assertThat(r.exitCode()).isEqualTo(3);
+        assertThat(r.error()).isNull();
+        assertThat(r.truncated()).isNull();
+    }
+
+    @Test
+    void stdinIsClosedSoInteractiveCommandsDoNotHang() {
+        ToolCallResult r = call("bash", newTeam(), args("command", "cat; read x; echo \"rc=$?\"", "timeout_ms", 5000));
+        assertThat(r.output()).isEqualTo("rc=1\n");
+        assertThat(r.error()).isNull();
+    }
+
+    @Test
+    void aTimeoutKillsTheWholeProcessGroupWithinThreeSecondsAndLeavesNoChild() {
+        String marker = "cohort-http-" + System.nanoTime();
+        String team = newTeam();
+        bash(team, "true"); // the team's workspace is created and git-initialised on first use: not part of the timing
+        long t0 = System.nanoTime();
+        ToolCallResult r = call("bash", team, args("command",
+                "exec -a " + marker + " bash -c 'sleep 300 & sleep 300'", "timeout_ms", 1000));
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
+        assertThat(r.error()).contains("timed out after 1000 ms").contains("rule: timeout");
+        assertThat(r.exitCode()).isNull();
+        await().atMost(Duration.ofSeconds(3)).until(() -> ProcessHandle.allProcesses()
+                .noneMatch(p -> p.info().commandLine().orElse("").contains(marker)));
+    }
+
+    @Test
+    void backgroundedChildrenOfAFinishedCommandAreKilled() {
+        String marker = "cohort-left-" + System.nanoTime();
+        ToolCallResult r = bash(newTeam(), "(exec -a " + marker + " sleep 300) > /dev/null 2>&1 & echo started");
+        assertThat(r.output()).isEqualTo("started\n");
+        await().atMost(Duration.ofSeconds(3)).until(() -> ProcessHandle.allProcesses()
+                .noneMatch(p -> p.info().commandLine().orElse("").contains(marker)));
+    }
+
+    @Test
+    void hugeOutputIsCappedWithHeadAndTailAndTheWholeOutputIsReadableThroughOutputRef() {
+        String team = newTeam();
+        Runtime rt = Runtime.getRuntime();
+        long before = rt.totalMemory() - rt.freeMemory();
+        ToolCallResult r = call("bash", team, args("command", "yes | head -c 50000000; echo; echo THE-END"));
+        long after = rt.totalMemory() - rt.freeMemory();
+        assertThat(r.exitCode()).isZero();
+        assertThat(r.truncated()).isTrue();
+        assertThat(r.output()).startsWith("y\ny\ny\n").endsWith("y\n\nTHE-END\n")
+                .contains("[… output truncated: 49950009 of 50000009 characters omitted");
+        assertThat(r.output().length()).isLessThan(50_000 + 400);
+        assertThat(r.outputRef()).startsWith("cohort-output://");
+        // the runner streamed 50 MB through a bounded buffer: the heap did not grow by anything like the output
+        assertThat(after - before).isLessThan(40_000_000L);
+        ToolCallResult tail = call("read_file", team, args("path", r.outputRef(), "offset", 25_000_000, "limit", 5));
+        assertThat(tail.output()).isEqualTo("25000000\ty\n" + "25000001\t\n" + "25000002\tTHE-END\n");
+    }
+
+    @Test
+    void envShowsNoVariableOfTheRunnersEnvironmentThatLooksLikeASecret() {
+        String team = newTeam();
+        ToolCallResult r = bash(team, "env");
+        List<String> names = r.output().lines().filter(l -> l.contains("="))
+                .map(l -> l.substring(0, l.indexOf('='))).toList();
+        List<String> runnerSecrets = System.getenv().keySet().stream()
+                .filter(n -> SECRET_NAME.matcher(n).matches()).toList();
+        assertThat(names).noneMatch(n -> SECRET_NAME.matcher(n).matches());
+        assertThat(runnerSecrets).allMatch(s -> !names.contains(s));
+        assertThat(names).contains("PATH", "HOME");
+        // HOME is the team's directory in the runner's state, never the workspace
+        String home = r.output().lines().filter(l -> l.startsWith("HOME=")).findFirst().orElseThrow().substring(5);
+        assertThat(Path.of(home)).startsWith(Calls.stateDir().toAbsolutePath());
+        assertThat(Path.of(home).startsWith(Calls.root())).isFalse();
+    }
+
+    @Test
+    void aDeniedCommandIsAModelVisibleErrorNamingTheRuleAndDoesNotRun() throws Exception {
+        String team = newTeam();
+        bash(team, "true");
+        ToolCallResult r = bash(team, "touch should-not-exist; sudo id");
+        assertThat(r.error()).contains("rule: privilege-escalation");
+        assertThat(r.exitCode()).isNull();
+        assertThat(Files.exists(Calls.workspace(team).resolve("should-not-exist"))).isFalse();
+        ToolCallResult fp = bash(team, "ls nothing-here 2> /dev/null; echo pseudocode perform");
+        assertThat(fp.error()).isNull();
+        assertThat(fp.output()).isEqualTo("pseudocode perform\n");
+    }
+
+    @Test
+    void badArgumentsAreModelVisibleErrors() {
+        String team = newTeam();
+        assertThat(call("bash", team, args()).error()).isEqualTo("missing required argument 'command' (rule: bad-argument)");
+        assertThat(call("bash", team, args("command", "true", "cwd", "/")).error())
+                .isEqualTo("unknown argument(s) [cwd]; this tool accepts [command, run_in_background, timeout_ms] (rule: bad-argument)");
+        assertThat(call("bash", team, args("command", "true", "timeout_ms", 0)).error()).contains("timeout_ms must be between 1 and");
+        assertThat(call("no_such_tool", team, args()).error()).contains("unknown tool 'no_such_tool'").contains("rule: unknown-tool");
+    }
+
+    @Test
+    void aRepeatedCallIdReturnsTheStoredResultWithoutRunningTheToolTwice() throws Exception {
+        String team = newTeam();
+        Map<String, Object> a = args("command", "echo run >> counter.txt; wc -l < counter.txt");
+        String first = Calls.raw("bash", team, "alice", "call-once-1", null, a).then().statusCode(200).extract().asString();
+        String second = Calls.raw("bash", team, "alice", "call-once-1", null, a).then().statusCode(200).extract().asString();
+        assertThat(Json.read(second, ToolCallResult.class)).isEqualTo(Json.read(first, ToolCallResult.class));
+        assertThat(Files.readString(Calls.workspace(team).resolve("counter.txt"))).isEqualTo("run\n");
+        assertThat(calls.count(team, "alice", "call-once-1")).isEqualTo(1);
+        // the same id from another agent is another call
+        Calls.raw("bash", team, "bob", "call-once-1", null, a).then().statusCode(200);
+        assertThat(Files.readString(Calls.workspace(team).resolve("counter.txt"))).isEqualTo("run\nrun\n");
+        // reusing an id for a different call is the host's bug
+        Calls.raw("bash", team, "alice", "call-once-1", null, args("command", "echo other")).then().statusCode(409)
+                .contentType("application/problem+json");
+    }
+
+    @Test
+    void callsWithoutTheBearerTokenAreRejectedWith401() {
+        given().contentType(ContentType.JSON).body("{\"team\":\"default\",\"agent\":\"lead\",\"callId\":\"c1\",\"args\":{\"command\":\"true\"}}")
+                .post("/internal/v1/tools/bash").then().statusCode(401).contentType("application/problem+json")
+                .header("WWW-Authenticate", "Bearer");
+        given().header("Authorization", "Bearer wrong").contentType(ContentType.JSON).body("{}")
+                .get("/internal/v1/background/bg_x").then().statusCode(401);
+        given().get("/q/health/ready").then().statusCode(200);
+    }
+
+    @Test
+    void malformedRequestsAreProblemJson400() {
+        Calls.raw("bash", "Bad Team!", "lead", "c1", null, args("command", "true")).then().statusCode(400)
+                .contentType("application/problem+json");
+        Calls.raw("bash", newTeam(), "lead", "", null, args("command", "true")).then().statusCode(400);
+        Calls.raw("bash", newTeam(), "lead", "c1", "/etc", args("command", "true")).then().statusCode(400);
+        Calls.raw("bash", newTeam(), "lead", "c1", "../..", args("command", "true")).then().statusCode(400);
+        given().header("Authorization", "Bearer " + TempWorkspaceResource.TOKEN).contentType(ContentType.JSON)
+                .body("{not json").post("/internal/v1/tools/bash").then().statusCode(400)
+                .contentType("application/problem+json");
+    }
+
+    @Test
+    void aWorkspaceThatIsNotAGitRepositoryIsInitialisedWithAnInitialCommit() {
+        String team = newTeam();
+        ToolCallResult r = bash(team, "git rev-parse --show-toplevel && git log --format=%s");
+        assertThat(r.output()).isEqualTo(Calls.workspace(team) + "\ncohort: initial commit (worktrees need one)\n");
+    }
+}

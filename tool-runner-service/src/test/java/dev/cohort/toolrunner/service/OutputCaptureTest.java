@@ -1,0 +1,77 @@
+package dev.cohort.toolrunner.service;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Output capping: head and tail kept with a marker, whole output spilled to a file, short output untouched. */
+class OutputCaptureTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void shortOutputIsKeptWholeAndNoFileIsWritten() throws Exception {
+        OutputCapture c = new OutputCapture(100, dir.resolve("o.txt"), false);
+        c.consume(new ByteArrayInputStream("hello\nworld\n".getBytes(StandardCharsets.UTF_8)));
+        c.close();
+        assertThat(c.text("ref")).isEqualTo("hello\nworld\n");
+        assertThat(c.truncated()).isFalse();
+        assertThat(Files.exists(dir.resolve("o.txt"))).isFalse();
+    }
+
+    @Test
+    void longOutputKeepsHeadAndTailWithAMarkerAndSpillsEverything() throws Exception {
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < 10_000; i++) {
+            sb.append("line ").append(i).append('\n');
+        }
+        String all = sb.toString();
+        OutputCapture c = new OutputCapture(1000, dir.resolve("o.txt"), false);
+        c.consume(new ByteArrayInputStream(all.getBytes(StandardCharsets.UTF_8)));
+        c.close();
+        String text = c.text("cohort-output://x");
+        assertThat(c.truncated()).isTrue();
+        assertThat(text).startsWith(all.substring(0, 500)).endsWith(all.substring(all.length() - 500));
+        assertThat(text).contains("[… output truncated: " + (all.length() - 1000) + " of " + all.length()
+                + " characters omitted").contains("cohort-output://x");
+        assertThat(Files.readString(dir.resolve("o.txt"))).isEqualTo(all);
+    }
+
+    @Test
+    void outputExactlyAtTheCapIsNotTruncated() throws Exception {
+        String s = "x".repeat(1000);
+        OutputCapture c = new OutputCapture(1000, dir.resolve("o.txt"), false);
+        c.consume(new ByteArrayInputStream(s.getBytes(StandardCharsets.UTF_8)));
+        c.close();
+        assertThat(c.text("r")).isEqualTo(s);
+        assertThat(c.truncated()).isFalse();
+    }
+
+    @Test
+    void chunksThatStraddleTheCapAreSplitCorrectly() {
+        OutputCapture c = new OutputCapture(100, dir.resolve("o.txt"), true);
+        StringBuilder all = new StringBuilder();
+        for (int i = 0; i < 50; i++) {
+            String chunk = String.format("%02d-abcdefg|", i);
+            all.append(chunk);
+            c.accept(chunk.toCharArray(), 0, chunk.length());
+        }
+        c.close();
+        String text = c.text("r");
+        assertThat(text).startsWith(all.substring(0, 50)).endsWith(all.substring(all.length() - 50));
+        assertThat(c.total()).isEqualTo(all.length());
+    }
+
+    @Test
+    void invalidUtf8BecomesReplacementCharacters() throws Exception {
+        OutputCapture c = new OutputCapture(100, dir.resolve("o.txt"), false);
+        c.consume(new ByteArrayInputStream(new byte[] {'a', (byte) 0xff, 'b'}));
+        c.close();
+        assertThat(c.text("r")).isEqualTo("a\uFFFDb");
+    }
+}
