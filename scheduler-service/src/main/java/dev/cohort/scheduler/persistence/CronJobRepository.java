@@ -12,6 +12,7 @@ import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -23,6 +24,8 @@ public class CronJobRepository {
 
     private static final String COLUMNS = "id, team, target, cron, prompt, recurring, durable, timezone, missed_policy,"
             + " created_by, created_at, owner_instance, next_fire_at, last_fired_at, fire_count";
+    private static final String INSERT = "INSERT INTO scheduler.cron_job (" + COLUMNS
+            + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 
     private final DataSource dataSource;
 
@@ -79,26 +82,43 @@ public class CronJobRepository {
         }
     }
 
+    /** Inserts many jobs in one batch, without a limit (benchmarks, imports). */
+    public void insertAll(List<CronJob> jobs) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement(INSERT)) {
+            for (CronJob job : jobs) {
+                bind(ps, job);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        } catch (SQLException e) {
+            throw new PersistenceException("insert " + jobs.size() + " cron jobs", e);
+        }
+    }
+
     private static void insert(Connection c, CronJob job) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO scheduler.cron_job (" + COLUMNS
-                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
-            ps.setString(1, job.id());
-            ps.setString(2, job.team());
-            ps.setString(3, job.target());
-            ps.setString(4, job.cron());
-            ps.setString(5, job.prompt());
-            ps.setBoolean(6, job.recurring());
-            ps.setBoolean(7, job.durable());
-            ps.setString(8, job.timezone());
-            ps.setString(9, job.missedPolicy().wire());
-            ps.setString(10, job.createdBy());
-            setTs(ps, 11, job.createdAt());
-            ps.setString(12, job.ownerInstance());
-            setTs(ps, 13, job.nextFireAt());
-            setTs(ps, 14, job.lastFiredAt());
-            ps.setLong(15, job.fireCount());
+        try (PreparedStatement ps = c.prepareStatement(INSERT)) {
+            bind(ps, job);
             ps.executeUpdate();
         }
+    }
+
+    private static void bind(PreparedStatement ps, CronJob job) throws SQLException {
+        ps.setString(1, job.id());
+        ps.setString(2, job.team());
+        ps.setString(3, job.target());
+        ps.setString(4, job.cron());
+        ps.setString(5, job.prompt());
+        ps.setBoolean(6, job.recurring());
+        ps.setBoolean(7, job.durable());
+        ps.setString(8, job.timezone());
+        ps.setString(9, job.missedPolicy().wire());
+        ps.setString(10, job.createdBy());
+        setTs(ps, 11, job.createdAt());
+        ps.setString(12, job.ownerInstance());
+        setTs(ps, 13, job.nextFireAt());
+        setTs(ps, 14, job.lastFiredAt());
+        ps.setLong(15, job.fireCount());
     }
 
     /** The team's jobs, oldest first. */
@@ -157,21 +177,61 @@ public class CronJobRepository {
      * occurrence the caller claimed, so a stale claim can never move a job twice.
      */
     public boolean advance(Connection c, String id, Instant claimedDue, Instant next, Instant firedAt) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE scheduler.cron_job SET next_fire_at = ?,"
-                + " last_fired_at = COALESCE(?, last_fired_at), fire_count = fire_count + ?"
-                + " WHERE id = ? AND next_fire_at = ?")) {
-            setTs(ps, 1, next);
-            setTs(ps, 2, firedAt);
-            ps.setInt(3, firedAt == null ? 0 : 1);
-            ps.setString(4, id);
-            setTs(ps, 5, claimedDue);
+        try (PreparedStatement ps = c.prepareStatement(ADVANCE)) {
+            bindAdvance(ps, id, claimedDue, next, firedAt);
             return ps.executeUpdate() == 1;
+        }
+    }
+
+    private static final String ADVANCE = "UPDATE scheduler.cron_job SET next_fire_at = ?,"
+            + " last_fired_at = COALESCE(?, last_fired_at), fire_count = fire_count + ? WHERE id = ? AND next_fire_at = ?";
+    private static final String DELETE_CLAIMED = "DELETE FROM scheduler.cron_job WHERE id = ? AND next_fire_at = ?";
+
+    private static void bindAdvance(PreparedStatement ps, String id, Instant claimedDue, Instant next, Instant firedAt)
+            throws SQLException {
+        setTs(ps, 1, next);
+        setTs(ps, 2, firedAt);
+        ps.setInt(3, firedAt == null ? 0 : 1);
+        ps.setString(4, id);
+        setTs(ps, 5, claimedDue);
+    }
+
+    /** One claimed job moved to its next occurrence; {@code firedAt} null when nothing was fired (missed, skipped). */
+    public record Advance(String id, Instant claimedDue, Instant next, Instant firedAt) {
+    }
+
+    /** {@link #advance} for many claimed jobs in one JDBC batch (one round trip per tick batch). */
+    public void advanceAll(Connection c, List<Advance> advances) throws SQLException {
+        if (advances.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(ADVANCE)) {
+            for (Advance a : advances) {
+                bindAdvance(ps, a.id(), a.claimedDue(), a.next(), a.firedAt());
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /** {@link #deleteClaimed} for many jobs in one JDBC batch. */
+    public void deleteAllClaimed(Connection c, Map<String, Instant> claimedDueById) throws SQLException {
+        if (claimedDueById.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(DELETE_CLAIMED)) {
+            for (Map.Entry<String, Instant> e : claimedDueById.entrySet()) {
+                ps.setString(1, e.getKey());
+                setTs(ps, 2, e.getValue());
+                ps.addBatch();
+            }
+            ps.executeBatch();
         }
     }
 
     /** Deletes a finished (one-shot) job that the caller claimed. */
     public boolean deleteClaimed(Connection c, String id, Instant claimedDue) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM scheduler.cron_job WHERE id = ? AND next_fire_at = ?")) {
+        try (PreparedStatement ps = c.prepareStatement(DELETE_CLAIMED)) {
             ps.setString(1, id);
             setTs(ps, 2, claimedDue);
             return ps.executeUpdate() == 1;

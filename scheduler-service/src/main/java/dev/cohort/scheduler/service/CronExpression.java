@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * A 5-field cron expression with standard (Vixie cron) semantics, immutable and thread-safe.
@@ -33,6 +34,9 @@ public final class CronExpression {
 
     /** Far enough to find Feb 29 on a given weekday (gaps up to 40 years across 2100); cheap with month skipping. */
     private static final int SEARCH_HORIZON_YEARS = 50;
+
+    private static final Pattern WHITESPACE = Pattern.compile("\\s+");
+    private static final Pattern COMMA = Pattern.compile(",");
 
     private static final Map<String, String> MACROS = Map.of(
             "@yearly", "0 0 1 1 *",
@@ -119,7 +123,7 @@ public final class CronExpression {
                         + (expression.equalsIgnoreCase("@reboot") ? " (@reboot has no meaning for a service)" : ""));
             }
         }
-        String[] fields = fieldsText.split("\\s+");
+        String[] fields = WHITESPACE.split(fieldsText);
         if (fields.length != 5) {
             throw new InvalidCronException("cron needs 5 fields (minute hour day-of-month month day-of-week), got "
                     + fields.length + " in '" + expression + "'"
@@ -146,7 +150,7 @@ public final class CronExpression {
     private static long parseField(String field, Field spec) {
         long bits = 0;
         // split with -1 keeps trailing empty elements, so "1," is reported instead of silently accepted
-        for (String element : field.split(",", -1)) {
+        for (String element : COMMA.split(field, -1)) {
             bits |= parseElement(element, field, spec);
         }
         return bits;

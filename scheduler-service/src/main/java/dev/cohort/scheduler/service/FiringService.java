@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -106,6 +107,8 @@ public final class FiringService {
                 int expired = 0;
                 int failed = 0;
                 long deadline = System.nanoTime() + settings.publishTimeout().toNanos();
+                List<CronJobRepository.Advance> advances = new ArrayList<>(steps.size());
+                Map<String, Instant> finished = new LinkedHashMap<>();
                 for (Step s : steps) {
                     if (s == null) {
                         continue;
@@ -117,14 +120,15 @@ public final class FiringService {
                     CronJob job = s.job;
                     FiringPlan plan = s.plan;
                     if (plan.nextFireAt() != null) {
-                        repository.advance(c, job.id(), job.nextFireAt(), plan.nextFireAt(), plan.fires() ? now : null);
+                        advances.add(new CronJobRepository.Advance(job.id(), job.nextFireAt(), plan.nextFireAt(),
+                                plan.fires() ? now : null));
                     } else {
-                        repository.deleteClaimed(c, job.id(), job.nextFireAt());
+                        finished.put(job.id(), job.nextFireAt());
                     }
                     if (plan.fires()) {
                         fired++;
-                        Log.infof("cron fired team=%s job=%s target=%s due=%s catchUp=%s instance=%s", job.team(), job.id(),
-                                job.target(), plan.fireFor(), plan.catchUp(), instanceId);
+                        Log.infof("cron fired team=%s job=%s target=%s due=%s catchUp=%s done=%s instance=%s", job.team(),
+                                job.id(), job.target(), plan.fireFor(), plan.catchUp(), plan.nextFireAt() == null, instanceId);
                     } else if (plan.nextFireAt() == null) {
                         expired++;
                         Log.infof("cron one-shot expired unfired team=%s job=%s missedSince=%s (missedPolicy=skip)",
@@ -134,10 +138,9 @@ public final class FiringService {
                         Log.infof("cron skipped missed occurrences team=%s job=%s missedSince=%s next=%s", job.team(),
                                 job.id(), plan.missedSince(), plan.nextFireAt());
                     }
-                    if (plan.fires() && plan.nextFireAt() == null) {
-                        Log.infof("cron one-shot done team=%s job=%s", job.team(), job.id());
-                    }
                 }
+                repository.advanceAll(c, advances);
+                repository.deleteAllClaimed(c, finished);
                 c.commit();
                 return new Batch(due.size(), new TickResult(fired, skipped, expired, failed));
             } catch (SQLException | RuntimeException e) {

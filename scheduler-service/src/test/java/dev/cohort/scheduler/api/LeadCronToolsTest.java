@@ -1,0 +1,135 @@
+package dev.cohort.scheduler.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.cron.CronTools;
+import dev.cohort.core.tools.cron.ListCronsTool;
+import dev.cohort.core.tools.cron.SchedulerClient;
+import dev.cohort.core.tools.skills.SkillCatalog;
+import dev.cohort.core.tools.subagent.SubagentRunner;
+import dev.cohort.core.tools.todo.TodoList;
+import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
+import dev.cohort.scheduler.support.LeadServiceStub;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.net.URL;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The seed's s14 "try these prompts" as the lead's tool calls against the running scheduler (the model's part of the
+ * script needs the engine's loop): schedule every 2 minutes, list, cancel and verify with list.
+ */
+@QuarkusTest
+class LeadCronToolsTest {
+
+    @TestHTTPResource("/")
+    URL base;
+
+    @Test
+    void scheduleListCancelAndVerifyThroughTheLeadsTools() throws Exception {
+        ToolRegistry tools = ToolRegistry.of(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN),
+                Duration.ofSeconds(5))));
+        ToolContext lead = new LeadContext("tools-s14");
+
+        ToolResult scheduled = run(tools, lead, "schedule_cron", "{\"cron\":\"*/2 * * * *\","
+                + "\"prompt\":\"print the current date and time\",\"recurring\":true,\"durable\":true}");
+        Matcher m = Pattern.compile("Scheduled (cron_[a-z0-9]{12}): '\\*/2 \\* \\* \\* \\*' → print the current date and time"
+                + " \\[recurring, durable, UTC\\]; next firing (\\S+)").matcher(scheduled.content());
+        assertThat(m.matches()).as(scheduled.content()).isTrue();
+        String id = m.group(1);
+
+        assertThat(run(tools, lead, "list_crons", "{}").content())
+                .isEqualTo("  " + id + ": '*/2 * * * *' → print the current date and time [recurring, durable] next "
+                        + m.group(2) + " (UTC)");
+
+        assertThat(run(tools, lead, "cancel_cron", "{\"job_id\":\"" + id + "\"}")).isEqualTo(ToolResult.ok("Cancelled " + id));
+        assertThat(run(tools, lead, "list_crons", "{}")).isEqualTo(ToolResult.ok(ListCronsTool.EMPTY));
+    }
+
+    @Test
+    void theSchedulersRefusalsReachTheModelAsErrors() throws Exception {
+        ToolRegistry tools = ToolRegistry.of(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN),
+                Duration.ofSeconds(5))));
+
+        assertThat(run(tools, new LeadContext("tools-errors"), "schedule_cron", "{\"cron\":\"0 0 * * 8\",\"prompt\":\"p\"}"))
+                .isEqualTo(new ToolResult("Error: day-of-week: 8 is outside 0-7", true, "scheduler:invalid-cron"));
+        assertThat(run(tools, new LeadContext("ghost-team"), "schedule_cron", "{\"cron\":\"@daily\",\"prompt\":\"p\"}"))
+                .isEqualTo(new ToolResult("Error: team 'ghost-team' does not exist (create it on lead-service first)", true,
+                        "scheduler:unknown-team"));
+        assertThat(run(tools, new LeadContext("tools-errors"), "cancel_cron", "{\"job_id\":\"cron_missing\"}").rule())
+                .isEqualTo("not-found");
+    }
+
+    private static ToolResult run(ToolRegistry tools, ToolContext ctx, String name, String args) {
+        Tool tool = tools.find(name).orElseThrow();
+        return tool.execute(new ToolCall("call-" + name, name, (ObjectNode) Json.MAPPER.valueToTree(parse(args))), ctx);
+    }
+
+    private static Object parse(String json) {
+        try {
+            return Json.MAPPER.readTree(json);
+        } catch (Exception e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    /** The host's identity of a team's lead; the cron tools need nothing else. */
+    record LeadContext(String team) implements ToolContext {
+        @Override
+        public String agent() {
+            return "lead";
+        }
+
+        @Override
+        public AgentRole role() {
+            return AgentRole.LEAD;
+        }
+
+        @Override
+        public String cwd() {
+            return null;
+        }
+
+        @Override
+        public String turnId() {
+            return "turn-1";
+        }
+
+        @Override
+        public boolean unattended() {
+            return false;
+        }
+
+        @Override
+        public WorkspaceToolExecutor workspace() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public TodoList todos() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public SkillCatalog skills() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public SubagentRunner subagents() {
+            throw new UnsupportedOperationException();
+        }
+    }
+}

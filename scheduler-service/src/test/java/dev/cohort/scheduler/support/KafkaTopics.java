@@ -1,0 +1,41 @@
+package dev.cohort.scheduler.support;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.eclipse.microprofile.config.ConfigProvider;
+
+/** Reads what is on a topic with a plain consumer (no group), as an operator would: not the service's own code. */
+public final class KafkaTopics {
+
+    private KafkaTopics() {
+    }
+
+    /** Every record on the topic now, from the beginning up to the current end offsets. */
+    public static List<ConsumerRecord<String, String>> readAll(String topic) {
+        String bootstrap = ConfigProvider.getConfig().getValue("kafka.bootstrap.servers", String.class);
+        List<ConsumerRecord<String, String>> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+                ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
+            List<TopicPartition> parts = c.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+                    .map(p -> new TopicPartition(topic, p.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = c.endOffsets(parts);
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (parts.stream().anyMatch(p -> c.position(p) < end.get(p)) && System.nanoTime() < deadline) {
+                c.poll(Duration.ofMillis(100)).forEach(out::add);
+            }
+        }
+        return out;
+    }
+}
