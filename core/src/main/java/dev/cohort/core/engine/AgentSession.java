@@ -330,6 +330,21 @@ public final class AgentSession {
                         return ended;
                     }
                 }
+                Message last = conv.isEmpty() ? null : conv.get(conv.size() - 1);
+                if (last != null && last.role() == Message.Role.ASSISTANT && !last.hasToolCalls()) {
+                    // a final answer (also one saved just before a crash): Stop hooks may force a continuation
+                    if (main && turn.stopContinuations() < engine.settings.maxStopContinuations()) {
+                        Optional<String> force = hooks.stop(List.copyOf(conv), ctx);
+                        if (force.isPresent()) {
+                            conv.add(Message.user(force.get()));
+                            turn = new AgentState.TurnProgress(turn.turnId(), turn.source(), turn.unattended(), calls,
+                                    turn.stopContinuations() + 1, loopUsage, stuck);
+                            save();
+                            continue;
+                        }
+                    }
+                    return end(StopReason.COMPLETED, last.content());
+                }
                 if (cancelRequested) {
                     return end(StopReason.CANCELLED, "The turn was cancelled.");
                 }
@@ -388,20 +403,7 @@ public final class AgentSession {
                 conv.add(assistant);
                 step();
                 emitAssistant(assistant, reply, u);
-                if (!assistant.hasToolCalls()) {
-                    if (main && turn.stopContinuations() < engine.settings.maxStopContinuations()) {
-                        Optional<String> force = hooks.stop(List.copyOf(conv), ctx);
-                        if (force.isPresent()) {
-                            conv.add(Message.user(force.get()));
-                            turn = new AgentState.TurnProgress(turn.turnId(), turn.source(), turn.unattended(), calls,
-                                    turn.stopContinuations() + 1, loopUsage, stuck);
-                            save();
-                            continue;
-                        }
-                    }
-                    return end(StopReason.COMPLETED, reply.text());
-                }
-                if (main) {
+                if (main && assistant.hasToolCalls()) {
                     roundsSinceTodo++;
                 }
             }

@@ -26,15 +26,22 @@ final class LocalWorkspace implements WorkspaceToolExecutor {
     final Path root;
     final List<String> executed = Collections.synchronizedList(new ArrayList<>());
     private final Map<String, ToolOutcome> record = new ConcurrentHashMap<>();
+    private final boolean dedupe;
 
     LocalWorkspace(Path root) {
+        this(root, true);
+    }
+
+    /** {@code dedupe=false} runs a repeated call id again, to prove the engine itself never repeats one. */
+    LocalWorkspace(Path root, boolean dedupe) {
         this.root = root.toAbsolutePath().normalize();
+        this.dedupe = dedupe;
     }
 
     @Override
     public ToolOutcome execute(String tool, String callId, ObjectNode args, Target target) {
         ToolOutcome seen = record.get(callId);
-        if (seen != null) {
+        if (seen != null && dedupe) {
             return seen;
         }
         executed.add(tool + ":" + callId);
