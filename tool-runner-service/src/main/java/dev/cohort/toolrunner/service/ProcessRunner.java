@@ -134,8 +134,37 @@ public final class ProcessRunner {
         }
     }
 
-    /** Kills leftovers off the latency path (the common case: nothing is left and the kill finds nobody). */
+    /**
+     * Kills leftovers off the latency path. The common case is that nothing is left, so instead of forking
+     * {@code kill} for every call, {@code /proc} is scanned for members of the group (cheap, no exec), and only
+     * when some are found is the atomic group kill used.
+     */
     private static void killGroupAsync(long pgid) {
-        Thread.ofVirtual().name("reap-" + pgid).start(() -> killGroup(pgid));
+        Thread.ofVirtual().name("reap-" + pgid).start(() -> {
+            if (hasGroupMembers(pgid)) {
+                killGroup(pgid);
+            }
+        });
+    }
+
+    /** {@code true} when some process's process group is {@code pgid} (read from /proc/<pid>/stat). */
+    static boolean hasGroupMembers(long pgid) {
+        java.io.File[] procs = new java.io.File("/proc").listFiles((d, name) -> !name.isEmpty()
+                && Character.isDigit(name.charAt(0)));
+        if (procs == null) {
+            return true; // no /proc: assume the worst and kill
+        }
+        for (java.io.File f : procs) {
+            try {
+                String stat = java.nio.file.Files.readString(f.toPath().resolve("stat"));
+                String[] rest = stat.substring(stat.lastIndexOf(')') + 2).split(" ", 4);
+                if (Long.parseLong(rest[2]) == pgid) {
+                    return true;
+                }
+            } catch (IOException | RuntimeException e) {
+                // the process ended while scanning
+            }
+        }
+        return false;
     }
 }

@@ -54,6 +54,8 @@ public class ToolService {
     MeterRegistry meters;
 
     private Semaphore slots;
+    /** Stores results after the answer was sent; virtual threads, since each just waits on the database. */
+    private final java.util.concurrent.ExecutorService recorder = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, CompletableFuture<ToolCallResult>> inFlight = new ConcurrentHashMap<>();
 
     /** A request the host got wrong (answered 400). */
@@ -112,17 +114,26 @@ public class ToolService {
             }
             CompletableFuture<ToolCallResult> mine = new CompletableFuture<>();
             inFlight.put(key, mine);
+            ToolCallResult result;
             try {
-                ToolCallResult result = execute(name, req, loc);
-                calls.finish(req.team(), req.agent(), req.callId(), result);
+                result = execute(name, req, loc);
                 mine.complete(result);
-                return result;
-            } catch (RuntimeException | SQLException e) {
+            } catch (RuntimeException e) {
                 mine.completeExceptionally(e);
-                throw e;
-            } finally {
                 inFlight.remove(key);
+                throw e;
             }
+            // the result is stored off the latency path; until it is, a repeated call joins the in-flight entry
+            recorder.execute(() -> {
+                try {
+                    calls.finish(req.team(), req.agent(), req.callId(), result);
+                } catch (SQLException e) {
+                    Log.errorf(e, "team=%s agent=%s call=%s result not recorded", req.team(), req.agent(), req.callId());
+                } finally {
+                    inFlight.remove(key);
+                }
+            });
+            return result;
         } finally {
             slots.release();
         }
