@@ -242,6 +242,22 @@ class FiringServiceTest {
     }
 
     @Test
+    void aBrokenRowIsPushedBackAndDoesNotStopTheOtherJobs() {
+        Instant m0 = Instant.parse("2095-06-01T00:00:00Z");
+        CronJob good = job("healthy", "* * * * *", true, MissedPolicy.SKIP, m0);
+        CronJob broken = new CronJob("cron_broken" + System.nanoTime(), "broken", "lead", "61 * * * *", "p", true, true,
+                "UTC", MissedPolicy.SKIP, "hand-edited", m0, null, m0, null, 0);
+        repository.insert(good);
+        repository.insert(broken);
+
+        FiringService.TickResult r = new FiringService("a", repository, new ManualClock(m0.plusMillis(100)), kafka, SETTINGS).tick();
+
+        assertThat(r.fired()).isEqualTo(1);
+        assertThat(repository.find(broken.team(), broken.id())).get().extracting(CronJob::nextFireAt)
+                .isEqualTo(m0.plusMillis(100).plus(Duration.ofHours(1)));
+    }
+
+    @Test
     void nonDurableJobsEndWithTheReplicaThatOwnsThem() {
         Instant now = Instant.parse("2096-01-01T00:00:00Z");
         repository.heartbeat("alive", now);
