@@ -75,7 +75,6 @@ public final class ShellCommand {
         List<String> words = new ArrayList<>();
         List<String> writes = new ArrayList<>();
         boolean piped = false;
-        boolean nextPiped = false;
         StringBuilder cur = null;
         boolean redirectPending = false;
         int n = s.length();
