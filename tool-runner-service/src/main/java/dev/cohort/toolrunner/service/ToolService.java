@@ -91,7 +91,40 @@ public class ToolService {
         if (n > 0) {
             Log.warnf("%d tool call(s) of instance %s were interrupted by a restart", n, config.instanceId());
         }
-        workspaces.stateDir();
+        sweepOldOutputs();
+    }
+
+    /** Deletes stored outputs older than {@code output-retention}: they may hold secrets and grow without bound. */
+    void sweepOldOutputs() {
+        java.nio.file.Path teams = workspaces.stateDir().resolve("teams");
+        long cutoff = System.currentTimeMillis() - config.outputRetention().toMillis();
+        if (!java.nio.file.Files.isDirectory(teams)) {
+            return;
+        }
+        int[] deleted = {0};
+        try (var all = java.nio.file.Files.walk(teams, 3)) {
+            all.filter(p -> p.getParent() != null && p.getParent().getFileName().toString().equals("outputs"))
+                    .filter(p -> {
+                        try {
+                            return java.nio.file.Files.isRegularFile(p)
+                                    && java.nio.file.Files.getLastModifiedTime(p).toMillis() < cutoff;
+                        } catch (java.io.IOException e) {
+                            return false;
+                        }
+                    }).forEach(p -> {
+                        try {
+                            java.nio.file.Files.deleteIfExists(p);
+                            deleted[0]++;
+                        } catch (java.io.IOException e) {
+                            Log.warnf("cannot delete old output %s: %s", p, e.toString());
+                        }
+                    });
+        } catch (java.io.IOException e) {
+            Log.warnf("cannot sweep old outputs: %s", e.toString());
+        }
+        if (deleted[0] > 0) {
+            Log.infof("deleted %d stored outputs older than %s", deleted[0], config.outputRetention());
+        }
     }
 
     public ToolCallResult call(String name, ToolCallRequest req) throws SQLException, InterruptedException {
