@@ -1,0 +1,170 @@
+package dev.cohort.scheduler.api;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cohort.core.engine.AgentContext;
+import dev.cohort.core.engine.AgentEngine;
+import dev.cohort.core.engine.AgentSession;
+import dev.cohort.core.engine.GatewayModelClient;
+import dev.cohort.core.engine.StopReason;
+import dev.cohort.core.engine.TurnResult;
+import dev.cohort.core.llm.LlmGateway;
+import dev.cohort.core.llm.LlmSettings;
+import dev.cohort.core.protocol.PromptRecord;
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.tools.cron.CronTools;
+import dev.cohort.core.tools.cron.ListCronsTool;
+import dev.cohort.core.tools.cron.SchedulerClient;
+import dev.cohort.core.tools.workspace.BashTool;
+import dev.cohort.core.tools.workspace.ToolOutcome;
+import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
+import dev.cohort.devstack.model.ScriptedModelServer;
+import dev.cohort.scheduler.support.KafkaTopics;
+import dev.cohort.scheduler.support.LeadServiceStub;
+import dev.cohort.scheduler.support.TestClock;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The seed's s14 "try these prompts", end to end through the engine's loop, the lead's cron tools, this running
+ * service and Kafka, with the scripted model: schedule a job every 2 minutes; it fires at the next even minute and
+ * the lead runs {@code bash date} with nobody watching; list the jobs; cancel and verify with {@code list_crons}.
+ * The lead's host (lead-service) is played by the test: it takes the fired prompt from {@code cohort.prompts} and runs
+ * the turn as {@code [cron] <prompt>}, unattended.
+ */
+@QuarkusTest
+class S14TryThesePromptsTest {
+
+    private static final String TEAM = "s14-team";
+
+    @TestHTTPResource("/")
+    URL base;
+    @Inject
+    TestClock clock;
+
+    private ScriptedModelServer model;
+    private Path workspace;
+
+    @BeforeEach
+    void start() throws Exception {
+        model = ScriptedModelServer.start(0);
+        workspace = Files.createTempDirectory("s14-");
+    }
+
+    @AfterEach
+    void stop() {
+        clock.reset();
+        model.close();
+    }
+
+    @Test
+    void scheduleEveryTwoMinutesWatchItFireThenListCancelAndVerify() throws Exception {
+        List<Tool> tools = new ArrayList<>(List.of(new BashTool()));
+        tools.addAll(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN), Duration.ofSeconds(5))));
+        AgentEngine engine = AgentEngine.builder()
+                .model(new GatewayModelClient(new LlmGateway(new LlmSettings(model.baseUrl(), "sk-test", "scripted",
+                        Optional.empty(), Duration.ofSeconds(20)))))
+                .tools(ToolRegistry.of(tools)).events(e -> { }).bundledSkills(List.of()).build();
+        AgentSession lead = engine.open(AgentContext.of(TEAM, "lead", AgentRole.LEAD, this::shell), null);
+
+        // 1. "Schedule a job that prints the current date and time every 2 minutes."
+        model.load("""
+                {"rules":[
+                 {"match":{"lastRole":"user","lastUserMessage":"every 2 minutes"},"reply":{"toolCalls":[{"id":"s1",
+                   "name":"schedule_cron","arguments":{"cron":"*/2 * * * *","prompt":"Print the current date and time",
+                   "recurring":true,"durable":true}}]}},
+                 {"match":{"lastRole":"tool","lastMessage":"^Scheduled"},"reply":{"text":"{{lastMessage}}"}}]}""");
+        TurnResult scheduled = lead.run("Schedule a job that prints the current date and time every 2 minutes");
+
+        assertThat(scheduled.reason()).isEqualTo(StopReason.COMPLETED);
+        Matcher m = Pattern.compile("Scheduled (cron_[a-z0-9]{12}): '\\*/2 \\* \\* \\* \\*' → Print the current date and time"
+                + " \\[recurring, durable, UTC\\]; next firing (\\S+)").matcher(scheduled.text());
+        assertThat(m.matches()).as(scheduled.text()).isTrue();
+        String id = m.group(1);
+        Instant due = Instant.parse(m.group(2));
+        assertThat(due.getEpochSecond() % 120).as("an even minute").isZero();
+        assertThat(model.requests().get(0).body().path("tools").findValuesAsText("name"))
+                .contains("schedule_cron", "list_crons", "cancel_cron");
+
+        // 2. At the even minute the job fires; the lead's host runs the turn "[cron] <prompt>" with nobody watching
+        clock.runFrom(due.minusMillis(300));
+        ConsumerRecord<String, String> fired = await().atMost(Duration.ofSeconds(10)).until(
+                () -> KafkaTopics.readAll(Topics.PROMPTS).stream().filter(r -> r.value().contains(id)).toList(),
+                r -> !r.isEmpty()).get(0);
+        PromptRecord prompt = PromptRecord.fromRecord(fired.key(), fired.value());
+        model.load("""
+                {"rules":[
+                 {"match":{"lastRole":"user","lastUserMessage":"^\\\\[cron\\\\] Print the current date and time$"},
+                  "reply":{"toolCalls":[{"id":"d1","name":"bash","arguments":{"command":"date -u +%Y-%m-%dT%H:%MZ"}}]}},
+                 {"match":{"lastRole":"tool"},"reply":{"text":"It is {{lastMessage}}"}}]}""");
+        TurnResult cronTurn = lead.run("[cron] " + prompt.text(), prompt.source(), true);
+
+        assertThat(cronTurn.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(cronTurn.text()).matches("It is \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\dZ\\s*");
+
+        // 3. "List all cron jobs."
+        model.load("""
+                {"rules":[
+                 {"match":{"lastRole":"user","lastUserMessage":"^List all cron jobs"},"reply":{"toolCalls":[{"id":"l1",
+                   "name":"list_crons","arguments":{}}]}},
+                 {"match":{"lastRole":"tool"},"reply":{"text":"{{lastMessage}}"}}]}""");
+        TurnResult listed = lead.run("List all cron jobs");
+
+        assertThat(listed.text()).isEqualTo("  " + id + ": '*/2 * * * *' → Print the current date and time [recurring, durable] next "
+                + due.plus(Duration.ofMinutes(2)) + " (UTC)");
+
+        // 4. "Cancel the recurring job and verify with list_crons." (the scripted model knows the id from the list)
+        model.load("""
+                {"rules":[
+                 {"match":{"lastRole":"user","lastUserMessage":"^Cancel the recurring job"},"reply":{"toolCalls":[{"id":"c1",
+                   "name":"cancel_cron","arguments":{"job_id":"%s"}}]}},
+                 {"match":{"lastRole":"tool","lastMessage":"^Cancelled"},"reply":{"toolCalls":[{"id":"l2","name":"list_crons",
+                   "arguments":{}}]}},
+                 {"match":{"lastRole":"tool"},"reply":{"text":"Verified: {{lastMessage}}"}}]}""".formatted(id));
+        TurnResult cancelled = lead.run("Cancel the recurring job and verify with list_crons");
+
+        assertThat(cancelled.text()).isEqualTo("Verified: " + ListCronsTool.EMPTY);
+        assertThat(cancelled.modelCalls()).isEqualTo(3);
+        assertThat(given().header("Authorization", "Bearer " + LeadServiceStub.TOKEN).get("/api/v1/teams/{team}/crons", TEAM)
+                .jsonPath().getList("id")).isEmpty();
+    }
+
+    /** A real, small workspace: runs the command with sh in a temporary directory. */
+    private ToolOutcome shell(String tool, String callId, com.fasterxml.jackson.databind.node.ObjectNode args,
+            WorkspaceToolExecutor.Target target) {
+        if (!"bash".equals(tool)) {
+            return ToolOutcome.failure("only bash in this test");
+        }
+        try {
+            Process p = new ProcessBuilder("sh", "-c", args.path("command").asText()).directory(workspace.toFile())
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            boolean done = p.waitFor(10, TimeUnit.SECONDS);
+            return new ToolOutcome(out, null, done ? p.exitValue() : null, false, null, 0);
+        } catch (Exception e) {
+            return ToolOutcome.failure(e.toString());
+        }
+    }
+}
