@@ -1,0 +1,142 @@
+package dev.cohort.lead.tasks.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.cohort.lead.tasks.service.Holder;
+import dev.cohort.lead.tasks.service.TaskRefusal;
+import dev.cohort.lead.tasks.service.TaskRules;
+import dev.cohort.lead.tasks.service.TaskService;
+import dev.cohort.lead.tasks.service.TaskView;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.net.URI;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The board for other services (teammates), behind {@code cohort.internal.token}:
+ * {@code /internal/v1/teams/{team}/tasks} — list, get, create, claim, claim-next, complete, release, heartbeat.
+ *
+ * <p>The acting agent is named in the body ({@code agent}); the caller is a trusted service that hosts it. With a
+ * {@code leaseToken} the holder is identified by name and token (a stale replica that lost the lease is refused);
+ * without one, by name alone. Refusals are problem+json with {@code code}, {@code blockers}, {@code owner}.
+ */
+@Path("/internal/v1/teams/{team}/tasks")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class InternalTasksResource {
+
+    @Inject
+    TaskService tasks;
+
+    /** Body of create. */
+    public record CreateRequest(String agent, String subject, String description, List<String> blockedBy) {
+    }
+
+    /** Body of claim and claim-next: {@code leaseToken} makes a retry idempotent; {@code leaseSeconds} bounded by config. */
+    public record ClaimRequest(String agent, String leaseToken, Double leaseSeconds) {
+    }
+
+    /** Body of complete. */
+    public record CompleteRequest(String agent, String leaseToken, String result) {
+    }
+
+    /** Body of release. */
+    public record ReleaseRequest(String agent, String leaseToken) {
+    }
+
+    /** Body of heartbeat. */
+    public record HeartbeatRequest(String agent, String leaseToken, Double leaseSeconds) {
+    }
+
+    /** A claim: the task, the token to send back on heartbeat/complete/release, and whether it was a new claim. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record ClaimView(TaskView task, String leaseToken, Instant leaseUntil, boolean fresh) {
+    }
+
+    /** A completion: the task and exactly the tasks it unblocked; {@code repeated} for an already-completed task. */
+    public record CompletionView(TaskView task, List<TaskView> unblocked, boolean repeated) {
+    }
+
+    @GET
+    public List<TaskView> list(@PathParam("team") String team) {
+        return tasks.list(team).stream().map(TaskView::of).toList();
+    }
+
+    @GET
+    @Path("/{id}")
+    public TaskView get(@PathParam("team") String team, @PathParam("id") String id) {
+        return TaskView.of(tasks.get(team, id));
+    }
+
+    @POST
+    public Response create(@PathParam("team") String team, CreateRequest body) {
+        CreateRequest b = require(body);
+        TaskRules.validateHolder(Holder.byName(b.agent()), tasks.config());
+        TaskView v = TaskView.of(tasks.create(team, b.agent(), b.subject(), b.description(), b.blockedBy()));
+        return Response.created(URI.create("/api/v1/teams/" + team + "/tasks/" + v.id())).entity(v).build();
+    }
+
+    @POST
+    @Path("/{id}/claim")
+    public ClaimView claim(@PathParam("team") String team, @PathParam("id") String id, ClaimRequest body) {
+        ClaimRequest b = require(body);
+        double lease = TaskRules.leaseMillis(b.leaseSeconds(), tasks.config());
+        return view(tasks.claim(team, id, holder(b.agent(), b.leaseToken()), lease));
+    }
+
+    /** 200 with the claim, or 204 when no task is free and unblocked. */
+    @POST
+    @Path("/claim-next")
+    public Response claimNext(@PathParam("team") String team, ClaimRequest body) {
+        ClaimRequest b = require(body);
+        double lease = TaskRules.leaseMillis(b.leaseSeconds(), tasks.config());
+        return tasks.claimNext(team, holder(b.agent(), b.leaseToken()), lease)
+                .map(c -> Response.ok(view(c)).build())
+                .orElseGet(() -> Response.noContent().build());
+    }
+
+    @POST
+    @Path("/{id}/complete")
+    public CompletionView complete(@PathParam("team") String team, @PathParam("id") String id, CompleteRequest body) {
+        CompleteRequest b = require(body);
+        TaskService.Completion c = tasks.complete(team, id, holder(b.agent(), b.leaseToken()), b.result());
+        return new CompletionView(TaskView.of(c.task()), c.unblocked().stream().map(TaskView::of).toList(), c.repeated());
+    }
+
+    @POST
+    @Path("/{id}/release")
+    public TaskView release(@PathParam("team") String team, @PathParam("id") String id, ReleaseRequest body) {
+        ReleaseRequest b = require(body);
+        return TaskView.of(tasks.release(team, id, holder(b.agent(), b.leaseToken())));
+    }
+
+    @POST
+    @Path("/{id}/heartbeat")
+    public TaskView heartbeat(@PathParam("team") String team, @PathParam("id") String id, HeartbeatRequest body) {
+        HeartbeatRequest b = require(body);
+        double lease = TaskRules.leaseMillis(b.leaseSeconds(), tasks.config());
+        return TaskView.of(tasks.heartbeat(team, id, holder(b.agent(), b.leaseToken()), lease));
+    }
+
+    private static Holder holder(String agent, String token) {
+        return token == null ? Holder.byName(agent) : Holder.withLease(agent, token);
+    }
+
+    private static ClaimView view(TaskService.Claim c) {
+        return new ClaimView(TaskView.of(c.task()), c.leaseToken(), c.task().leaseUntil(), c.fresh());
+    }
+
+    private static <T> T require(T body) {
+        if (body == null) {
+            throw TaskRefusal.invalid("a JSON body is required, with at least {\"agent\": \"<name>\"}");
+        }
+        return body;
+    }
+}

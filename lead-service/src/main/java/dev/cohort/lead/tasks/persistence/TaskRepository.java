@@ -1,0 +1,369 @@
+package dev.cohort.lead.tasks.persistence;
+
+import io.agroal.api.AgroalDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The task board in {@code lead.tasks} / {@code lead.task_deps}, plain JDBC. Every state transition is one
+ * conditional statement ({@code UPDATE … WHERE <guards> RETURNING}): it either happens with all its guards true at
+ * that instant or not at all, so concurrent claims cannot both win (seed gaps 25, 33, 34). A statement that matches
+ * nothing returns empty; the service then reads the row to explain why.
+ *
+ * <p>Time is the database's ({@code now()}), so leases mean the same on every replica whatever their clocks say.
+ */
+@ApplicationScoped
+public class TaskRepository {
+
+    /** Columns of a {@link TaskRow}, for SELECT and RETURNING; {@code t} is the task table. */
+    private static final String COLS = """
+            t.id, t.team, t.subject, t.description, t.status, t.owner,
+            ARRAY(SELECT d.depends_on FROM lead.task_deps d WHERE d.task_id = t.id ORDER BY d.depends_on) AS blocked_by,
+            ARRAY(SELECT d.depends_on FROM lead.task_deps d JOIN lead.tasks dep ON dep.id = d.depends_on
+                  WHERE d.task_id = t.id AND dep.status <> 'completed' ORDER BY d.depends_on) AS unmet,
+            t.lease_token, t.lease_until,
+            (t.status = 'in_progress' AND t.lease_until IS NOT NULL AND t.lease_until < now()) AS lease_expired,
+            t.claimed_at, t.completed_at, t.result, t.claims, t.version, t.created_by, t.created_at, t.updated_at""";
+
+    /** No dependency of task {@code t} is unfinished. */
+    private static final String UNBLOCKED = """
+            NOT EXISTS (SELECT 1 FROM lead.task_deps d JOIN lead.tasks dep ON dep.id = d.depends_on
+                        WHERE d.task_id = t.id AND dep.status <> 'completed')""";
+
+    /** The caller already holds {@code t}: same agent and, unless identity is by owner only, the same lease token. */
+    private static final String HELD = """
+            (t.status = 'in_progress' AND t.owner = :agent
+             AND (CAST(:ownerOnly AS boolean) OR t.lease_token = CAST(:token AS text)))""";
+
+    /** {@code t} may be taken: nobody holds it, or its holder's lease ran out (gap 35: dead holders give work back). */
+    private static final String FREE = """
+            ((t.status = 'pending' AND t.owner IS NULL)
+             OR (t.status = 'in_progress' AND t.lease_until IS NOT NULL AND t.lease_until < now()))""";
+
+    /** The lease end for a lease of {@code :leaseMs} milliseconds; NULL = no expiry. */
+    private static final String LEASE_END = "now() + CAST(:leaseMs AS double precision) * interval '1 millisecond'";
+
+    private static final NamedSql CLAIM = NamedSql.of("""
+            UPDATE lead.tasks AS t SET
+                status = 'in_progress', owner = :agent,
+                lease_token = CASE WHEN %1$s THEN t.lease_token ELSE CAST(:token AS text) END,
+                lease_until = %2$s,
+                claimed_at = CASE WHEN %1$s THEN t.claimed_at ELSE now() END,
+                claims = t.claims + CASE WHEN %1$s THEN 0 ELSE 1 END,
+                version = t.version + 1, updated_at = now()
+            WHERE t.team = :team AND t.id = :id AND (%3$s OR %1$s) AND %4$s
+            RETURNING %5$s, (t.claimed_at = now()) AS fresh""".formatted(HELD, LEASE_END, FREE, UNBLOCKED, COLS));
+
+    /**
+     * Claim-next: the oldest free, unblocked task, locked with SKIP LOCKED so concurrent callers each get a
+     * different row without waiting on each other (gap 38). A task the caller already holds with the same token
+     * comes first, so a retried claim-next returns the same task instead of a second one.
+     */
+    private static final NamedSql CLAIM_NEXT = NamedSql.of("""
+            WITH next AS (
+                SELECT t.id, %1$s AS held FROM lead.tasks t
+                WHERE t.team = :team AND (%2$s OR %1$s) AND %3$s
+                ORDER BY held DESC, t.id
+                LIMIT 1
+                FOR UPDATE OF t SKIP LOCKED)
+            UPDATE lead.tasks AS t SET
+                status = 'in_progress', owner = :agent, lease_token = CAST(:token AS text),
+                lease_until = %4$s,
+                claimed_at = CASE WHEN next.held THEN t.claimed_at ELSE now() END,
+                claims = t.claims + CASE WHEN next.held THEN 0 ELSE 1 END,
+                version = t.version + 1, updated_at = now()
+            FROM next WHERE t.id = next.id
+            RETURNING %5$s, NOT next.held AS fresh""".formatted(HELD, FREE, UNBLOCKED, LEASE_END, COLS));
+
+    /** Completion: only the holder, only while its lease runs (an expired lease is lost, whether or not retaken). */
+    private static final NamedSql COMPLETE = NamedSql.of("""
+            UPDATE lead.tasks AS t SET
+                status = 'completed', completed_at = now(), lease_until = NULL, result = CAST(:result AS text),
+                version = t.version + 1, updated_at = now()
+            WHERE t.team = :team AND t.id = :id AND %1$s
+              AND (t.lease_until IS NULL OR t.lease_until >= now())
+            RETURNING %2$s""".formatted(HELD, COLS));
+
+    /**
+     * The pending dependants of a just-completed task, row-locked in id order. Two completions that unblock the same
+     * task (its last two dependencies) serialise here, so the second one's next statement sees the first one's
+     * commit and exactly one of them reports the task as unblocked.
+     */
+    private static final NamedSql LOCK_DEPENDANTS = NamedSql.of("""
+            SELECT t.id FROM lead.tasks t JOIN lead.task_deps d ON d.task_id = t.id
+            WHERE d.depends_on = :id AND t.status = 'pending'
+            ORDER BY t.id
+            FOR NO KEY UPDATE OF t""");
+
+    private static final NamedSql UNBLOCKED_AMONG = NamedSql.of("""
+            SELECT %1$s FROM lead.tasks t WHERE t.id = ANY(:ids) AND %2$s ORDER BY t.id""".formatted(COLS, UNBLOCKED));
+
+    private static final NamedSql RELEASE = NamedSql.of("""
+            UPDATE lead.tasks AS t SET
+                status = 'pending', owner = NULL, lease_token = NULL, lease_until = NULL, claimed_at = NULL,
+                version = t.version + 1, updated_at = now()
+            WHERE t.team = :team AND t.id = :id AND %1$s
+            RETURNING %2$s""".formatted(HELD, COLS));
+
+    private static final NamedSql HEARTBEAT = NamedSql.of("""
+            UPDATE lead.tasks AS t SET lease_until = %1$s, version = t.version + 1, updated_at = now()
+            WHERE t.team = :team AND t.id = :id AND %2$s
+              AND (t.lease_until IS NULL OR t.lease_until >= now())
+            RETURNING %3$s""".formatted(LEASE_END, HELD, COLS));
+
+    /** Expired claims go back to pending, so what observers read is what claimers see (gap 35's reaper, lazily). */
+    private static final NamedSql EXPIRE = NamedSql.of("""
+            WITH old AS (
+                SELECT t.id, t.owner FROM lead.tasks t
+                WHERE t.team = :team AND t.status = 'in_progress' AND t.lease_until < now()
+                FOR UPDATE OF t SKIP LOCKED)
+            UPDATE lead.tasks AS t SET
+                status = 'pending', owner = NULL, lease_token = NULL, lease_until = NULL, claimed_at = NULL,
+                version = t.version + 1, updated_at = now()
+            FROM old WHERE t.id = old.id
+            RETURNING t.id, old.owner""");
+
+    private static final NamedSql FIND = NamedSql.of("SELECT " + COLS + " FROM lead.tasks t WHERE t.team = :team AND t.id = :id");
+    private static final NamedSql FIND_MANY = NamedSql.of(
+            "SELECT " + COLS + " FROM lead.tasks t WHERE t.team = :team AND t.id = ANY(:ids) ORDER BY t.id");
+    private static final NamedSql LIST = NamedSql.of("SELECT " + COLS + " FROM lead.tasks t WHERE t.team = :team ORDER BY t.id");
+    private static final NamedSql EXISTING = NamedSql.of("SELECT t.id FROM lead.tasks t WHERE t.team = :team AND t.id = ANY(:ids)");
+    private static final NamedSql INSERT = NamedSql.of("""
+            INSERT INTO lead.tasks (team, subject, description, created_by)
+            SELECT :team, :subject, :description, :createdBy
+            WHERE (SELECT count(*) FROM lead.tasks c WHERE c.team = :team) < :maxTasks
+            RETURNING id""");
+    private static final NamedSql INSERT_DEP = NamedSql.of(
+            "INSERT INTO lead.task_deps (team, task_id, depends_on) VALUES (:team, :id, :dep)");
+
+    @Inject
+    AgroalDataSource ds;
+
+    /** A claim that went through; {@code fresh} is false when the caller already held it (a retried claim). */
+    public record Claimed(TaskRow task, boolean fresh) {
+    }
+
+    /** A completion that went through, with the tasks it (and only it) unblocked. */
+    public record Completed(TaskRow task, List<TaskRow> unblocked) {
+    }
+
+    /** The outcome of an insert: the row, or the dependencies that do not exist, or a full board. */
+    public record Inserted(TaskRow task, List<Long> missing, boolean full) {
+    }
+
+    /** Creates a task and its dependency edges in one transaction; dependencies must exist in the same team. */
+    public Inserted insert(String team, String subject, String description, String createdBy, long[] deps, int maxTasks) {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                Set<Long> found = new LinkedHashSet<>();
+                if (deps.length > 0) {
+                    try (PreparedStatement ps = EXISTING.prepare(c, params("team", team, "ids", deps));
+                            ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            found.add(rs.getLong(1));
+                        }
+                    }
+                }
+                List<Long> missing = Arrays.stream(deps).filter(d -> !found.contains(d)).boxed().toList();
+                if (!missing.isEmpty()) {
+                    c.rollback();
+                    return new Inserted(null, missing, false);
+                }
+                long id;
+                try (PreparedStatement ps = INSERT.prepare(c, params("team", team, "subject", subject, "description",
+                        description, "createdBy", createdBy, "maxTasks", maxTasks)); ResultSet rs = ps.executeQuery()) {
+                    if (!rs.next()) {
+                        c.rollback();
+                        return new Inserted(null, List.of(), true);
+                    }
+                    id = rs.getLong(1);
+                }
+                for (long dep : deps) {
+                    try (PreparedStatement ps = INSERT_DEP.prepare(c, params("team", team, "id", id, "dep", dep))) {
+                        ps.executeUpdate();
+                    }
+                }
+                TaskRow row = one(c, FIND, params("team", team, "id", id)).orElseThrow();
+                c.commit();
+                return new Inserted(row, List.of(), false);
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create a task in team " + team + ": " + e.getMessage(), e);
+        }
+    }
+
+    public Optional<TaskRow> find(String team, long id) {
+        return query("read task " + id, c -> one(c, FIND, params("team", team, "id", id)));
+    }
+
+    /** The team's tasks with these ids, ascending. */
+    public List<TaskRow> findAll(String team, long[] ids) {
+        return query("read tasks", c -> many(c, FIND_MANY, params("team", team, "ids", ids)));
+    }
+
+    /** The whole board of a team, in creation order. */
+    public List<TaskRow> list(String team) {
+        return query("list tasks", c -> many(c, LIST, params("team", team)));
+    }
+
+    /**
+     * Claims task {@code id} for {@code agent}. {@code ownerOnly}: the caller is identified by name alone (the lead's
+     * tools); otherwise also by {@code token}, which becomes the new lease token. {@code leaseMs} null = no expiry.
+     */
+    public Optional<Claimed> claim(String team, long id, String agent, String token, boolean ownerOnly, Double leaseMs) {
+        return query("claim task " + id, c -> {
+            try (PreparedStatement ps = CLAIM.prepare(c, params("team", team, "id", id, "agent", agent, "token", token,
+                    "ownerOnly", ownerOnly, "leaseMs", leaseMs)); ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(new Claimed(row(rs), rs.getBoolean("fresh"))) : Optional.empty();
+            }
+        });
+    }
+
+    /** Claims the oldest free unblocked task of the team, or nothing when there is none. */
+    public Optional<Claimed> claimNext(String team, String agent, String token, Double leaseMs) {
+        return query("claim the next task", c -> {
+            try (PreparedStatement ps = CLAIM_NEXT.prepare(c, params("team", team, "agent", agent, "token", token,
+                    "ownerOnly", false, "leaseMs", leaseMs)); ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(new Claimed(row(rs), rs.getBoolean("fresh"))) : Optional.empty();
+            }
+        });
+    }
+
+    /** Completes a task the caller holds and reports exactly the tasks this completion unblocked (gaps 24, 40). */
+    public Optional<Completed> complete(String team, long id, String agent, String token, boolean ownerOnly, String result) {
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                Optional<TaskRow> done = one(c, COMPLETE, params("team", team, "id", id, "agent", agent, "token", token,
+                        "ownerOnly", ownerOnly, "result", result));
+                if (done.isEmpty()) {
+                    c.rollback();
+                    return Optional.empty();
+                }
+                List<Long> dependants = new ArrayList<>();
+                try (PreparedStatement ps = LOCK_DEPENDANTS.prepare(c, params("id", id)); ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        dependants.add(rs.getLong(1));
+                    }
+                }
+                List<TaskRow> unblocked = dependants.isEmpty() ? List.of()
+                        : many(c, UNBLOCKED_AMONG, params("ids", dependants.stream().mapToLong(Long::longValue).toArray()));
+                c.commit();
+                return Optional.of(new Completed(done.get(), unblocked));
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot complete task " + id + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Gives a held task back to pending. */
+    public Optional<TaskRow> release(String team, long id, String agent, String token, boolean ownerOnly) {
+        return query("release task " + id, c -> one(c, RELEASE, params("team", team, "id", id, "agent", agent,
+                "token", token, "ownerOnly", ownerOnly)));
+    }
+
+    /** Renews a live lease of the holder (by name, or by name and {@code token}). */
+    public Optional<TaskRow> heartbeat(String team, long id, String agent, String token, boolean ownerOnly, double leaseMs) {
+        return query("renew the lease of task " + id, c -> one(c, HEARTBEAT, params("team", team, "id", id, "agent", agent,
+                "token", token, "ownerOnly", ownerOnly, "leaseMs", leaseMs)));
+    }
+
+    /** Returns every expired claim of the team to pending; the result maps task id → the holder that lost it. */
+    public Map<Long, String> expireLeases(String team) {
+        return query("expire leases", c -> {
+            Map<Long, String> out = new HashMap<>();
+            try (PreparedStatement ps = EXPIRE.prepare(c, params("team", team)); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(rs.getLong(1), rs.getString(2));
+                }
+            }
+            return out;
+        });
+    }
+
+    // ---- plumbing
+
+    private interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private <T> T query(String what, Work<T> work) {
+        try (Connection c = ds.getConnection()) {
+            return work.run(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static Optional<TaskRow> one(Connection c, NamedSql sql, Map<String, Object> params) throws SQLException {
+        try (PreparedStatement ps = sql.prepare(c, params); ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+        }
+    }
+
+    private static List<TaskRow> many(Connection c, NamedSql sql, Map<String, Object> params) throws SQLException {
+        try (PreparedStatement ps = sql.prepare(c, params); ResultSet rs = ps.executeQuery()) {
+            List<TaskRow> out = new ArrayList<>();
+            while (rs.next()) {
+                out.add(row(rs));
+            }
+            return out;
+        }
+    }
+
+    private static Map<String, Object> params(Object... kv) {
+        Map<String, Object> m = new HashMap<>();
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put((String) kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    private static TaskRow row(ResultSet rs) throws SQLException {
+        return new TaskRow(rs.getLong("id"), rs.getString("team"), rs.getString("subject"), rs.getString("description"),
+                rs.getString("status"), rs.getString("owner"), longs(rs.getArray("blocked_by")),
+                longs(rs.getArray("unmet")), rs.getString("lease_token"), instant(rs.getTimestamp("lease_until")),
+                rs.getBoolean("lease_expired"), instant(rs.getTimestamp("claimed_at")),
+                instant(rs.getTimestamp("completed_at")), rs.getString("result"), rs.getInt("claims"),
+                rs.getInt("version"), rs.getString("created_by"), instant(rs.getTimestamp("created_at")),
+                instant(rs.getTimestamp("updated_at")));
+    }
+
+    private static List<Long> longs(Array a) throws SQLException {
+        if (a == null) {
+            return List.of();
+        }
+        Object[] values = (Object[]) a.getArray();
+        List<Long> out = new ArrayList<>(values.length);
+        for (Object v : values) {
+            out.add(((Number) v).longValue());
+        }
+        return out;
+    }
+
+    private static Instant instant(Timestamp ts) {
+        return ts == null ? null : ts.toInstant();
+    }
+}

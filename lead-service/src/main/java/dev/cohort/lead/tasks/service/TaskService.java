@@ -1,0 +1,241 @@
+package dev.cohort.lead.tasks.service;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.protocol.Event;
+import dev.cohort.core.protocol.EventType;
+import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.service.EventService;
+import dev.cohort.lead.tasks.persistence.TaskRepository;
+import dev.cohort.lead.tasks.persistence.TaskRow;
+import io.quarkus.logging.Log;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The task board of each team (seed s12 + s17, gaps fixed): create with validated dependencies, list, get, claim,
+ * claim-next, complete, release, heartbeat. Used by the lead's tools and by the internal API teammates call.
+ *
+ * <p>Each transition is one conditional statement in {@link TaskRepository}; when it matches nothing, this service
+ * reads the task and {@link TaskRules} explains the refusal (blockers, owner, status, lease). Successful transitions
+ * emit {@code task_created} / {@code task_claimed} / {@code task_completed}.
+ */
+@ApplicationScoped
+public class TaskService {
+
+    @Inject
+    TaskRepository repo;
+
+    @Inject
+    TeamRepository teams;
+
+    @Inject
+    EventService events;
+
+    @Inject
+    TaskConfig cfg;
+
+    /** A claim that went through. {@code fresh} is false for a repeated claim by the same holder. */
+    public record Claim(TaskRow task, String leaseToken, boolean fresh) {
+    }
+
+    /** A completion: the task, exactly the tasks it unblocked, and whether it had already been completed by the caller. */
+    public record Completion(TaskRow task, List<TaskRow> unblocked, boolean repeated) {
+    }
+
+    public TaskConfig config() {
+        return cfg;
+    }
+
+    /** Creates a task; {@code blockedBy} must name existing tasks of the team (which also rules out cycles). */
+    public TaskRow create(String team, String actor, String subject, String description, List<String> blockedBy) {
+        requireTeam(team);
+        TaskRules.NewTask t = TaskRules.validateNew(subject, description, blockedBy, cfg);
+        TaskRepository.Inserted r = repo.insert(team, t.subject(), t.description(), actor, t.blockedBy(), cfg.maxTasksPerTeam());
+        if (!r.missing().isEmpty()) {
+            throw TaskRefusal.notFound("blockedBy names tasks that do not exist in team " + team + ": "
+                    + r.missing().stream().map(TaskIds::format).collect(Collectors.joining(", "))
+                    + "; create dependencies first (list_tasks shows the ids)");
+        }
+        if (r.full()) {
+            throw new TaskRefusal(TaskRefusal.Code.LIMIT, "team " + team + " already has " + cfg.maxTasksPerTeam()
+                    + " tasks, the most a board holds", null, null);
+        }
+        TaskRow row = r.task();
+        Log.infof("team=%s agent=%s task=%s created", team, actor, TaskIds.format(row.id()));
+        ObjectNode data = base(row);
+        data.put("description", row.description());
+        ArrayNode deps = data.putArray("blockedBy");
+        row.blockedBy().forEach(d -> deps.add(TaskIds.format(d)));
+        data.put("createdBy", actor);
+        emit(team, actor, EventType.TASK_CREATED, data);
+        return row;
+    }
+
+    /** The team's board in creation order; expired claims are returned to pending first. */
+    public List<TaskRow> list(String team) {
+        requireTeam(team);
+        expire(team);
+        return repo.list(team);
+    }
+
+    /** One task. */
+    public TaskRow get(String team, String rawId) {
+        requireTeam(team);
+        long id = TaskIds.require(rawId);
+        expire(team);
+        return find(team, id);
+    }
+
+    /**
+     * Claims a task for {@code holder}. {@code leaseMs} null = no expiry. A holder that already holds the task (same
+     * name, and same token unless identified by name) gets it again with a renewed lease (idempotent).
+     */
+    public Claim claim(String team, String rawId, Holder holder, Double leaseMs) {
+        requireTeam(team);
+        TaskRules.validateHolder(holder, cfg);
+        long id = TaskIds.require(rawId);
+        String token = holder.ownerOnly() ? UUID.randomUUID().toString() : holder.token();
+        for (int attempt = 0; ; attempt++) {
+            Optional<TaskRepository.Claimed> c = repo.claim(team, id, holder.agent(), token, holder.ownerOnly(), leaseMs);
+            if (c.isPresent()) {
+                return claimed(team, holder, c.get(), "claim");
+            }
+            TaskRow row = find(team, id);
+            Map<Long, TaskRow> deps = repo.findAll(team, row.unmet().stream().mapToLong(Long::longValue).toArray())
+                    .stream().collect(Collectors.toMap(TaskRow::id, Function.identity()));
+            TaskRefusal why = TaskRules.whyNotClaimable(row, holder, deps);
+            if (why != null) {
+                throw why;
+            }
+            if (attempt >= 2) { // it changed under us every time: say so rather than loop
+                throw new TaskRefusal(TaskRefusal.Code.STATUS, TaskRules.label(row) + " is changing hands right now; try again",
+                        null, null);
+            }
+        }
+    }
+
+    /**
+     * Claims the oldest free, unblocked task for a teammate; empty when there is none. With a lease token, a retry
+     * returns the task this token already holds instead of a second one.
+     */
+    public Optional<Claim> claimNext(String team, Holder holder, double leaseMs) {
+        requireTeam(team);
+        TaskRules.validateHolder(holder, cfg);
+        String token = holder.token() == null ? UUID.randomUUID().toString() : holder.token();
+        return repo.claimNext(team, holder.agent(), token, leaseMs)
+                .map(c -> claimed(team, holder, c, "claim-next"));
+    }
+
+    /** Completes a task the holder holds; only the holder can (gap 13), and a repeat by the same holder is harmless. */
+    public Completion complete(String team, String rawId, Holder holder, String result) {
+        requireTeam(team);
+        TaskRules.validateHolder(holder, cfg);
+        long id = TaskIds.require(rawId);
+        String res = result == null || result.isBlank() ? null : result.strip();
+        if (res != null && res.length() > cfg.maxResultChars()) {
+            throw TaskRefusal.invalid("result is longer than " + cfg.maxResultChars() + " characters");
+        }
+        Optional<TaskRepository.Completed> done = repo.complete(team, id, holder.agent(), holder.token(),
+                holder.ownerOnly(), res);
+        if (done.isEmpty()) {
+            TaskRow row = find(team, id);
+            TaskRefusal why = TaskRules.whyNotCompletable(row, holder);
+            if (why != null) {
+                throw why;
+            }
+            return new Completion(row, List.of(), true);
+        }
+        TaskRow task = done.get().task();
+        List<TaskRow> unblocked = done.get().unblocked();
+        Log.infof("team=%s agent=%s task=%s completed unblocked=%s", team, holder.agent(), TaskIds.format(id),
+                unblocked.stream().map(t -> TaskIds.format(t.id())).toList());
+        ObjectNode data = base(task);
+        data.put("owner", task.owner());
+        ArrayNode ub = data.putArray("unblocked");
+        unblocked.forEach(u -> ub.addObject().put("id", TaskIds.format(u.id())).put("subject", u.subject()));
+        emit(team, holder.agent(), EventType.TASK_COMPLETED, data);
+        return new Completion(task, unblocked, false);
+    }
+
+    /** Gives a held task back to pending (gap 35); releasing a task nobody holds is a no-op. */
+    public TaskRow release(String team, String rawId, Holder holder) {
+        requireTeam(team);
+        TaskRules.validateHolder(holder, cfg);
+        long id = TaskIds.require(rawId);
+        Optional<TaskRow> r = repo.release(team, id, holder.agent(), holder.token(), holder.ownerOnly());
+        if (r.isPresent()) {
+            Log.infof("team=%s agent=%s task=%s released", team, holder.agent(), TaskIds.format(id));
+            return r.get();
+        }
+        TaskRow row = find(team, id);
+        TaskRefusal why = TaskRules.whyNotReleasable(row, holder);
+        if (why != null) {
+            throw why;
+        }
+        return row;
+    }
+
+    /** Renews a live lease (gap 35); a lost lease (expired, released, retaken) is refused so the worker stops. */
+    public TaskRow heartbeat(String team, String rawId, Holder holder, double leaseMs) {
+        requireTeam(team);
+        TaskRules.validateHolder(holder, cfg);
+        long id = TaskIds.require(rawId);
+        return repo.heartbeat(team, id, holder.agent(), holder.token(), holder.ownerOnly(), leaseMs)
+                .orElseThrow(() -> TaskRules.whyNotRenewable(find(team, id), holder));
+    }
+
+    private Claim claimed(String team, Holder holder, TaskRepository.Claimed c, String via) {
+        TaskRow task = c.task();
+        if (c.fresh()) {
+            Log.infof("team=%s agent=%s task=%s claimed via=%s", team, holder.agent(), TaskIds.format(task.id()), via);
+            ObjectNode data = base(task);
+            data.put("owner", task.owner());
+            data.put("via", via);
+            if (task.leaseUntil() != null) {
+                data.put("leaseUntil", task.leaseUntil().toString());
+            }
+            emit(team, holder.agent(), EventType.TASK_CLAIMED, data);
+        }
+        return new Claim(task, task.leaseToken(), c.fresh());
+    }
+
+    private void expire(String team) {
+        repo.expireLeases(team).forEach((id, owner) -> Log.infof("team=%s agent=%s task=%s lease expired, back to pending",
+                team, owner, TaskIds.format(id)));
+    }
+
+    private TaskRow find(String team, long id) {
+        return repo.find(team, id).orElseThrow(() -> TaskRefusal.notFound("no task " + TaskIds.format(id) + " in team "
+                + team + " (list_tasks shows the ids)"));
+    }
+
+    private void requireTeam(String team) {
+        if (team == null || !teams.exists(team)) {
+            throw TaskRefusal.notFound("unknown team \"" + TaskIds.abbreviate(team) + "\"");
+        }
+    }
+
+    private static ObjectNode base(TaskRow row) {
+        ObjectNode data = Event.newData();
+        data.put("id", TaskIds.format(row.id()));
+        data.put("subject", row.subject());
+        data.put("status", row.status());
+        return data;
+    }
+
+    /** The state change is committed; a failure to record its event must not undo it or fail the caller. */
+    private void emit(String team, String agent, EventType type, ObjectNode data) {
+        try {
+            events.emit(team, agent, type, data);
+        } catch (RuntimeException e) {
+            Log.warnf("team=%s agent=%s event=%s not recorded: %s", team, agent, type.wire(), e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package dev.cohort.lead.tasks.tools;
+
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.ToolSchemas;
+import dev.cohort.lead.tasks.service.Holder;
+import dev.cohort.lead.tasks.service.TaskIds;
+import dev.cohort.lead.tasks.service.TaskService;
+import dev.langchain4j.agent.tool.ToolSpecification;
+
+/**
+ * {@code claim_task} (seed s12/s17): the caller becomes the owner and the task goes in_progress. Refused, naming the
+ * reason, when the task is blocked (its unfinished dependencies), held by someone else (the holder) or completed.
+ * There is no {@code owner} argument: the owner is the calling agent (gap 12).
+ */
+public final class ClaimTaskTool implements Tool {
+
+    public static final String NAME = "claim_task";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Claim a pending task: you become its owner and it goes in_progress. Refused if its dependencies are not "
+                    + "all completed or someone else holds it.",
+            ToolSchemas.object().addProperty("task_id", ToolSchemas.string("the task id, e.g. task_1"))
+                    .required("task_id").build());
+
+    private final TaskService service;
+
+    ClaimTaskTool(TaskService service) {
+        this.service = service;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public ToolSpecification spec() {
+        return SPEC;
+    }
+
+    @Override
+    public boolean isMutating() {
+        return true;
+    }
+
+    @Override
+    public ToolResult execute(ToolCall call, ToolContext ctx) {
+        return TaskTools.run("claim a task", () -> {
+            TaskService.Claim c = service.claim(ctx.team(), call.string("task_id"), Holder.byName(ctx.agent()),
+                    TaskTools.leaseMs(ctx, service));
+            String label = TaskIds.format(c.task().id()) + " (" + c.task().subject() + ")";
+            return ToolResult.ok(c.fresh() ? "Claimed " + label + " → in_progress, owner " + c.task().owner()
+                    : "You already hold " + label + " (in_progress)");
+        });
+    }
+}

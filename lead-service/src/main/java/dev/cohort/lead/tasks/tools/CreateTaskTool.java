@@ -1,0 +1,66 @@
+package dev.cohort.lead.tasks.tools;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.ToolSchemas;
+import dev.cohort.lead.tasks.persistence.TaskRow;
+import dev.cohort.lead.tasks.service.TaskIds;
+import dev.cohort.lead.tasks.service.TaskService;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import java.util.ArrayList;
+import java.util.List;
+
+/** {@code create_task} (seed s12): a persistent task, optionally blocked by existing tasks. */
+public final class CreateTaskTool implements Tool {
+
+    public static final String NAME = "create_task";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Create a new task on the team's board, optionally blocked by other tasks. Tasks persist and can be "
+                    + "claimed by you or teammates (todo_write is only your own checklist). blockedBy must list ids of "
+                    + "tasks that already exist, so create dependencies first and use the ids this tool returns.",
+            ToolSchemas.object()
+                    .addProperty("subject", ToolSchemas.string("one-line title, e.g. 'setup database schema'"))
+                    .addProperty("description", ToolSchemas.string("what to do and how to know it is done"))
+                    .addProperty("blockedBy", ToolSchemas.array("ids of tasks that must be completed first, e.g. ['task_1']",
+                            ToolSchemas.string("a task id")))
+                    .required("subject")
+                    .build());
+
+    private final TaskService service;
+
+    CreateTaskTool(TaskService service) {
+        this.service = service;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public ToolSpecification spec() {
+        return SPEC;
+    }
+
+    @Override
+    public boolean isMutating() {
+        return true;
+    }
+
+    @Override
+    public ToolResult execute(ToolCall call, ToolContext ctx) {
+        List<String> deps = new ArrayList<>();
+        JsonNode arr = call.args().get("blockedBy");
+        if (arr != null && arr.isArray()) {
+            arr.forEach(n -> deps.add(n.asText()));
+        }
+        return TaskTools.run("create a task", () -> {
+            TaskRow t = service.create(ctx.team(), ctx.agent(), call.string("subject"), call.string("description", ""), deps);
+            return ToolResult.ok("Created " + TaskIds.format(t.id()) + ": " + t.subject() + TaskTools.deps(t));
+        });
+    }
+}

@@ -1,0 +1,54 @@
+package dev.cohort.lead.tasks.tools;
+
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.ToolSchemas;
+import dev.cohort.lead.tasks.service.TaskService;
+import dev.cohort.lead.tasks.service.TaskView;
+import dev.langchain4j.agent.tool.ToolSpecification;
+
+/** {@code get_task} (seed s12): one task's full details as indented JSON. */
+public final class GetTaskTool implements Tool {
+
+    public static final String NAME = "get_task";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME, "Get the full details of a task by id.",
+            ToolSchemas.object().addProperty("task_id", ToolSchemas.string("the task id, e.g. task_1"))
+                    .required("task_id").build());
+
+    private final TaskService service;
+
+    GetTaskTool(TaskService service) {
+        this.service = service;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public ToolSpecification spec() {
+        return SPEC;
+    }
+
+    @Override
+    public boolean isMutating() {
+        return false;
+    }
+
+    @Override
+    public ToolResult execute(ToolCall call, ToolContext ctx) {
+        return TaskTools.run("read a task", () -> {
+            TaskView v = TaskView.of(service.get(ctx.team(), call.string("task_id")));
+            try {
+                return ToolResult.ok(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(v));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                throw new IllegalStateException("cannot render task " + v.id(), e);
+            }
+        });
+    }
+}

@@ -1,0 +1,87 @@
+package dev.cohort.lead.tasks.tools;
+
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolInfrastructureException;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.lead.tasks.persistence.TaskRow;
+import dev.cohort.lead.tasks.service.TaskIds;
+import dev.cohort.lead.tasks.service.TaskRefusal;
+import dev.cohort.lead.tasks.service.TaskService;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.stream.Collectors;
+
+/**
+ * The board tools of seed s12 ({@code create_task}, {@code list_tasks}, {@code get_task}, {@code claim_task},
+ * {@code complete_task}) over one {@link TaskService}, for the lead's registry, and the texts they show the model.
+ * The actor is always the context's agent (gap 12: no {@code owner} argument). A rule refusal is a model-visible
+ * error named {@code task:<code>}; the database being unreachable ends the turn.
+ */
+@ApplicationScoped
+public class TaskTools {
+
+    /** Characters of a description shown under a task in the list (gap 27: the seed never shows it). */
+    static final int DESCRIPTION_PREVIEW = 120;
+
+    @Inject
+    TaskService service;
+
+    /** The five tools, in the order the seed registers them. */
+    public List<Tool> all() {
+        return List.of(new CreateTaskTool(service), new ListTasksTool(service), new GetTaskTool(service),
+                new ClaimTaskTool(service), new CompleteTaskTool(service));
+    }
+
+    /** Runs a board operation, mapping refusals to model-visible errors and infrastructure failures to turn ends. */
+    static ToolResult run(String what, Supplier<ToolResult> op) {
+        try {
+            return op.get();
+        } catch (TaskRefusal r) {
+            return ToolResult.error(r.rule(), r.getMessage());
+        } catch (IllegalStateException e) {
+            throw new ToolInfrastructureException("cannot " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The lease of a claim made through a tool: none for the lead (durable, one per team, it never vanishes while
+     * holding work); the configured default for anyone else.
+     */
+    static Double leaseMs(ToolContext ctx, TaskService service) {
+        return ctx.role() == AgentRole.LEAD ? null : (double) service.config().defaultLease().toMillis();
+    }
+
+    /** {@code  (blockedBy: task_1, task_2)} or empty. */
+    static String deps(TaskRow t) {
+        return t.blockedBy().isEmpty() ? ""
+                : " (blockedBy: " + t.blockedBy().stream().map(TaskIds::format).collect(Collectors.joining(", ")) + ")";
+    }
+
+    /** {@code task_1 (setup database schema), task_4 (write docs)}. */
+    static String labels(List<TaskRow> tasks) {
+        return tasks.stream().map(t -> TaskIds.format(t.id()) + " (" + t.subject() + ")").collect(Collectors.joining(", "));
+    }
+
+    /** One list line (the seed's {@code id: subject [status] [owner] (blockedBy: …)}) plus readiness and description. */
+    static String line(TaskRow t) {
+        StringBuilder sb = new StringBuilder("  ").append(TaskIds.format(t.id())).append(": ").append(t.subject())
+                .append(" [").append(t.effectiveStatus()).append(']');
+        if (t.effectiveOwner() != null) {
+            sb.append(" [").append(t.effectiveOwner()).append(']');
+        }
+        sb.append(deps(t));
+        if (TaskRow.PENDING.equals(t.effectiveStatus())) {
+            sb.append(t.unmet().isEmpty() ? " — ready to claim"
+                    : " — blocked by " + t.unmet().stream().map(TaskIds::format).collect(Collectors.joining(", ")));
+        }
+        if (!t.description().isEmpty()) {
+            String d = t.description().replaceAll("\\s+", " ");
+            sb.append("\n      ").append(d.length() <= DESCRIPTION_PREVIEW ? d : d.substring(0, DESCRIPTION_PREVIEW) + "…");
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,231 @@
+package dev.cohort.lead.tasks;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolArguments;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.Toolsets;
+import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.tasks.tools.TaskTools;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The five board tools driven through {@code execute} with the lead's context: the s12 "try these prompts" run. */
+@QuarkusTest
+class TaskToolsTest {
+
+    private static final Pattern CREATED = Pattern.compile("Created (task_\\d+): .*");
+
+    @Inject
+    TaskTools taskTools;
+
+    @Inject
+    TeamRepository teams;
+
+    @Inject
+    AgroalDataSource ds;
+
+    ToolRegistry registry;
+    String team;
+    ToolContext lead;
+
+    @BeforeEach
+    void setUp() {
+        registry = ToolRegistry.of(taskTools.all());
+        team = Boards.newTeam(teams, "tools");
+        lead = TestContext.lead(team);
+    }
+
+    /** Runs a tool as the engine would: arguments parsed and checked against the spec first. */
+    private ToolResult call(ToolContext ctx, String tool, String argsJson) {
+        Tool t = registry.find(tool).orElseThrow();
+        ToolArguments.Parsed parsed = ToolArguments.parse(argsJson, t.spec().parameters());
+        assertThat(parsed.problems()).as("arguments of %s", tool).isEmpty();
+        return t.execute(new ToolCall("call-" + UUID.randomUUID(), tool, parsed.args()), ctx);
+    }
+
+    private String create(String argsJson) {
+        ToolResult r = call(lead, "create_task", argsJson);
+        assertThat(r.error()).as(r.content()).isFalse();
+        Matcher m = CREATED.matcher(r.content());
+        assertThat(m.matches()).as(r.content()).isTrue();
+        return m.group(1);
+    }
+
+    @Test
+    void theFiveToolsAreRegisteredUnderTheSeedNamesAndAllowedForTheLead() {
+        assertThat(registry.names()).containsExactly("create_task", "list_tasks", "get_task", "claim_task", "complete_task");
+        assertThat(Toolsets.LEAD).containsAll(registry.names());
+        assertThat(registry.find("claim_task").orElseThrow().spec().parameters().properties()).containsOnlyKeys("task_id");
+        assertThat(taskTools.all().stream().filter(Tool::isMutating).map(Tool::name))
+                .containsExactly("create_task", "claim_task", "complete_task");
+    }
+
+    @Test
+    void theTryThesePromptsScenarioReportsExactlyTheTasksTheSchemaUnblocked() {
+        // 1. create four tasks with dependencies
+        String schema = create("{\"subject\":\"setup database schema\"}");
+        String endpoints = create("{\"subject\":\"create API endpoints\",\"blockedBy\":[\"" + schema + "\"]}");
+        String tests = create("{\"subject\":\"write tests\",\"blockedBy\":[\"" + endpoints + "\"]}");
+        String docs = create("{\"subject\":\"write docs\",\"description\":\"README and API reference\",\"blockedBy\":[\""
+                + schema + "\"]}");
+
+        // 2. list: four pending tasks with their dependencies
+        assertThat(call(lead, "list_tasks", "{}").content()).isEqualTo(String.join("\n",
+                "  " + schema + ": setup database schema [pending] — ready to claim",
+                "  " + endpoints + ": create API endpoints [pending] (blockedBy: " + schema + ") — blocked by " + schema,
+                "  " + tests + ": write tests [pending] (blockedBy: " + endpoints + ") — blocked by " + endpoints,
+                "  " + docs + ": write docs [pending] (blockedBy: " + schema + ") — blocked by " + schema,
+                "      README and API reference"));
+
+        // claiming a blocked task is refused, naming its blockers
+        ToolResult blocked = call(lead, "claim_task", "{\"task_id\":\"" + tests + "\"}");
+        assertThat(blocked).isEqualTo(new ToolResult("Error: " + tests + " (write tests) is blocked by " + endpoints
+                + " (create API endpoints) [pending]; complete those first", true, "task:blocked"));
+
+        // 3. claim the first unblocked task and complete it
+        assertThat(call(lead, "claim_task", "{\"task_id\":\"" + schema + "\"}"))
+                .isEqualTo(ToolResult.ok("Claimed " + schema + " (setup database schema) → in_progress, owner lead"));
+        assertThat(call(lead, "complete_task", "{\"task_id\":\"" + schema + "\"}")).isEqualTo(ToolResult.ok(
+                "Completed " + schema + " (setup database schema)\nUnblocked: " + endpoints + " (create API endpoints), "
+                        + docs + " (write docs)"));
+
+        // 4. list again: schema completed by lead; endpoints and docs claimable; tests still blocked by endpoints
+        assertThat(call(lead, "list_tasks", "{}").content()).isEqualTo(String.join("\n",
+                "  " + schema + ": setup database schema [completed] [lead]",
+                "  " + endpoints + ": create API endpoints [pending] (blockedBy: " + schema + ") — ready to claim",
+                "  " + tests + ": write tests [pending] (blockedBy: " + endpoints + ") — blocked by " + endpoints,
+                "  " + docs + ": write docs [pending] (blockedBy: " + schema + ") — ready to claim",
+                "      README and API reference"));
+
+        // completing endpoints unblocks tests only, not docs again (gap 24: no re-reporting)
+        call(lead, "claim_task", "{\"task_id\":\"" + endpoints + "\"}");
+        assertThat(call(lead, "complete_task", "{\"task_id\":\"" + endpoints + "\"}").content())
+                .isEqualTo("Completed " + endpoints + " (create API endpoints)\nUnblocked: " + tests + " (write tests)");
+        call(lead, "claim_task", "{\"task_id\":\"" + docs + "\"}");
+        assertThat(call(lead, "complete_task", "{\"task_id\":\"" + docs + "\"}").content())
+                .isEqualTo("Completed " + docs + " (write docs)");
+
+        List<Boards.StoredEvent> events = Boards.taskEvents(ds, team);
+        assertThat(events.stream().map(e -> e.type() + ":" + e.data().get("id").asText()).toList()).containsExactly(
+                "task_created:" + schema, "task_created:" + endpoints, "task_created:" + tests, "task_created:" + docs,
+                "task_claimed:" + schema, "task_completed:" + schema, "task_claimed:" + endpoints,
+                "task_completed:" + endpoints, "task_claimed:" + docs, "task_completed:" + docs);
+        assertThat(events).allSatisfy(e -> assertThat(e.agent()).isEqualTo("lead"));
+        assertThat(events.get(3).data().get("blockedBy").toString()).isEqualTo("[\"" + schema + "\"]");
+        assertThat(events.get(5).data().get("unblocked").toString()).isEqualTo("[{\"id\":\"" + endpoints
+                + "\",\"subject\":\"create API endpoints\"},{\"id\":\"" + docs + "\",\"subject\":\"write docs\"}]");
+    }
+
+    @Test
+    void dependenciesMustExistInTheTeamSoNoTaskCanWaitForever() {
+        String other = Boards.newTeam(teams, "other");
+        String foreign = create("{\"subject\":\"a task of this team\"}");
+        ToolResult r = call(TestContext.lead(other), "create_task",
+                "{\"subject\":\"x\",\"blockedBy\":[\"" + foreign + "\",\"task_999999999\"]}");
+        assertThat(r).isEqualTo(new ToolResult("Error: blockedBy names tasks that do not exist in team " + other + ": "
+                + foreign + ", task_999999999; create dependencies first (list_tasks shows the ids)", true, "task:not-found"));
+        assertThat(call(TestContext.lead(other), "list_tasks", "{}").content()).isEqualTo("No tasks. Use create_task to add one.");
+    }
+
+    @Test
+    void cyclesAreRefusedBecauseADependencyMustBeOlderThanItsDependant() throws SQLException {
+        String a = create("{\"subject\":\"a\"}");
+        String b = create("{\"subject\":\"b\",\"blockedBy\":[\"" + a + "\"]}");
+        long next = Long.parseLong(b.substring(5)) + 1;
+        // a task cannot name itself or a later task: at creation time neither exists
+        assertThat(call(lead, "create_task", "{\"subject\":\"self\",\"blockedBy\":[\"task_" + next + "\"]}").rule())
+                .isEqualTo("task:not-found");
+        // and the database refuses an edge that would close the cycle a -> b -> a, or a self-edge
+        for (long[] edge : new long[][] {{Long.parseLong(a.substring(5)), Long.parseLong(b.substring(5))},
+                {Long.parseLong(a.substring(5)), Long.parseLong(a.substring(5))}}) {
+            try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                    "INSERT INTO lead.task_deps (team, task_id, depends_on) VALUES (?, ?, ?)")) {
+                ps.setString(1, team);
+                ps.setLong(2, edge[0]);
+                ps.setLong(3, edge[1]);
+                assertThatThrownBy(ps::executeUpdate).isInstanceOf(SQLException.class).hasMessageContaining("check constraint");
+            }
+        }
+    }
+
+    @Test
+    void badArgumentsAreModelVisibleErrorsNamingTheRule() {
+        assertThat(call(lead, "create_task", "{\"subject\":\"   \"}"))
+                .isEqualTo(new ToolResult("Error: subject is required (a one-line title)", true, "task:invalid"));
+        assertThat(call(lead, "create_task", "{\"subject\":\"" + "s".repeat(201) + "\"}").content())
+                .isEqualTo("Error: subject is longer than 200 characters; put details in description");
+        assertThat(call(lead, "create_task", "{\"subject\":\"x\",\"blockedBy\":[\"../../etc/passwd\"]}").content())
+                .isEqualTo("Error: blockedBy entry \"../../etc/passwd\" is not a task id (task_<number>)");
+        assertThat(call(lead, "get_task", "{\"task_id\":\"../x\"}"))
+                .isEqualTo(new ToolResult("Error: invalid task id \"../x\": must look like task_<number>, e.g. task_1",
+                        true, "task:invalid"));
+        assertThat(call(lead, "claim_task", "{\"task_id\":\"task_999999999\"}"))
+                .isEqualTo(new ToolResult("Error: no task task_999999999 in team " + team
+                        + " (list_tasks shows the ids)", true, "task:not-found"));
+        assertThat(call(lead, "complete_task", "{\"task_id\":\"task_999999999\"}").rule()).isEqualTo("task:not-found");
+        assertThat(ToolArguments.parse("{\"task_id\":\"task_1\",\"owner\":\"alice\"}",
+                registry.find("claim_task").orElseThrow().spec().parameters()).problems())
+                .as("identity is never an argument").containsExactly("unknown argument 'owner'; accepted: [task_id]");
+    }
+
+    @Test
+    void aTaskHeldBySomeoneElseIsRefusedNamingTheOwnerAndOnlyTheOwnerCompletes() {
+        String t = create("{\"subject\":\"shared work\"}");
+        ToolContext alice = new TestContext(team, "alice", AgentRole.TEAMMATE);
+        assertThat(call(lead, "complete_task", "{\"task_id\":\"" + t + "\"}"))
+                .isEqualTo(new ToolResult("Error: " + t + " (shared work) is pending: nobody holds it (a lease may have "
+                        + "expired or been released), so you cannot complete it; claim it first", true, "task:status"));
+        assertThat(call(alice, "claim_task", "{\"task_id\":\"" + t + "\"}").content())
+                .isEqualTo("Claimed " + t + " (shared work) → in_progress, owner alice");
+        assertThat(call(lead, "claim_task", "{\"task_id\":\"" + t + "\"}"))
+                .isEqualTo(new ToolResult("Error: " + t + " (shared work) is already claimed by alice; pick another task",
+                        true, "task:owned"));
+        assertThat(call(lead, "complete_task", "{\"task_id\":\"" + t + "\"}"))
+                .isEqualTo(new ToolResult("Error: " + t + " (shared work) is held by alice; only the holder can complete it",
+                        true, "task:not-owner"));
+        assertThat(call(alice, "claim_task", "{\"task_id\":\"" + t + "\"}").content())
+                .as("claiming what you hold is idempotent").isEqualTo("You already hold " + t + " (shared work) (in_progress)");
+        assertThat(call(alice, "complete_task", "{\"task_id\":\"" + t + "\"}").content()).isEqualTo("Completed " + t + " (shared work)");
+        assertThat(call(alice, "complete_task", "{\"task_id\":\"" + t + "\"}").content())
+                .isEqualTo(t + " (shared work) was already completed by you");
+        assertThat(call(lead, "claim_task", "{\"task_id\":\"" + t + "\"}").content())
+                .isEqualTo("Error: " + t + " (shared work) is already completed by alice; nothing to claim");
+        assertThat(Boards.taskEvents(ds, team).stream().map(e -> e.type() + "/" + e.agent()).toList())
+                .as("repeats emit nothing").containsExactly("task_created/lead", "task_claimed/alice", "task_completed/alice");
+    }
+
+    @Test
+    void getTaskShowsTheWholeTaskAsJson() throws Exception {
+        String dep = create("{\"subject\":\"dep\"}");
+        String t = create("{\"subject\":\"detailed\",\"description\":\"all the details\",\"blockedBy\":[\"" + dep + "\"]}");
+        ObjectNode v = (ObjectNode) Json.MAPPER.readTree(call(lead, "get_task", "{\"task_id\":\"" + t + "\"}").content());
+        Map<String, String> fields = Map.of("id", t, "subject", "detailed", "description", "all the details",
+                "status", "pending", "blockedBy", "[\"" + dep + "\"]", "blockers", "[\"" + dep + "\"]",
+                "claimable", "false", "createdBy", "lead");
+        assertThat(fields.keySet().stream().collect(Collectors.toMap(k -> k,
+                k -> v.get(k).isTextual() ? v.get(k).asText() : v.get(k).toString()))).isEqualTo(fields);
+        assertThat(v.has("owner")).isFalse();
+        assertThat(v.has("leaseToken")).as("the lease token is the holder's secret").isFalse();
+    }
+}
