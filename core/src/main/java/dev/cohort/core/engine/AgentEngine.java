@@ -10,6 +10,9 @@ import dev.cohort.core.tools.skills.SkillLibrary;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
+import dev.cohort.core.engine.recovery.Sleeper;
 
 /**
  * The agent engine: what every agent of a service shares (model, tools, hooks, policy, settings, event sink,
@@ -25,6 +28,9 @@ public final class AgentEngine {
     final PermissionPolicy policy;
     final MemoryProvider memory;
     final List<Skill> bundledSkills;
+    final TranscriptStore transcripts;
+    final Sleeper sleeper;
+    final DoubleSupplier random;
 
     private AgentEngine(Builder b) {
         this.settings = b.settings;
@@ -37,6 +43,9 @@ public final class AgentEngine {
         this.memory = b.memory;
         this.bundledSkills = b.bundledSkills == null ? SkillLibrary.loadBundled(AgentEngine.class.getClassLoader())
                 : List.copyOf(b.bundledSkills);
+        this.transcripts = b.transcripts;
+        this.sleeper = b.sleeper;
+        this.random = b.random;
     }
 
     public static Builder builder() {
@@ -49,6 +58,11 @@ public final class AgentEngine {
 
     public ToolRegistry tools() {
         return tools;
+    }
+
+    /** The transcript store (where compaction keeps full texts). */
+    public TranscriptStore transcripts() {
+        return transcripts;
     }
 
     /** A session for one agent, continuing from {@code state} ({@code null} = a new agent). */
@@ -67,6 +81,9 @@ public final class AgentEngine {
         private PermissionPolicy policy = PermissionPolicy.defaults();
         private MemoryProvider memory = MemoryProvider.NONE;
         private List<Skill> bundledSkills;
+        private TranscriptStore transcripts = new InMemoryTranscriptStore();
+        private Sleeper sleeper = Sleeper.REAL;
+        private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
 
         public Builder settings(EngineSettings s) {
             this.settings = s;
@@ -111,6 +128,27 @@ public final class AgentEngine {
         /** The bundled skills; by default those on the classpath under {@code skills/}. */
         public Builder bundledSkills(List<Skill> s) {
             this.bundledSkills = s;
+            return this;
+        }
+
+        /**
+         * Where transcripts and oversized tool results go before compaction drops them (default: in memory, which
+         * a service replaces with a persistent store).
+         */
+        public Builder transcripts(TranscriptStore t) {
+            this.transcripts = Objects.requireNonNull(t, "transcripts");
+            return this;
+        }
+
+        /** How the engine waits between model retries (tests: a recording sleeper that does not sleep). */
+        public Builder sleeper(Sleeper s) {
+            this.sleeper = Objects.requireNonNull(s, "sleeper");
+            return this;
+        }
+
+        /** The jitter source for retry delays, values in [0, 1) (tests: a constant). */
+        public Builder random(DoubleSupplier r) {
+            this.random = Objects.requireNonNull(r, "random");
             return this;
         }
 

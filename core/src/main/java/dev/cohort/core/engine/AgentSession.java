@@ -2,6 +2,9 @@ package dev.cohort.core.engine;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.engine.compact.Layers;
+import dev.cohort.core.engine.compact.Summary;
+import dev.cohort.core.engine.compact.Tokens;
 import dev.cohort.core.engine.hooks.CommandHook;
 import dev.cohort.core.engine.hooks.Hooks;
 import dev.cohort.core.engine.permission.PermissionDecision;
@@ -9,6 +12,12 @@ import dev.cohort.core.engine.permission.PermissionGate;
 import dev.cohort.core.engine.permission.PermissionPolicy;
 import dev.cohort.core.engine.prompt.PromptCache;
 import dev.cohort.core.engine.prompt.PromptInputs;
+import dev.cohort.core.engine.recovery.ModelFailure;
+import dev.cohort.core.engine.recovery.RetryPolicy;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.tools.compact.CompactTool;
+import java.time.Duration;
+import java.util.UUID;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Ids;
@@ -71,6 +80,7 @@ public final class AgentSession {
     private final LinkedHashSet<String> loadedSkills;
     private Usage usage;
     private AgentState.TurnProgress turn;
+    private AgentState.ContextStats context;
     private volatile boolean cancelRequested;
     /** Usage of subagents run by the current call, added to the turn's usage by the main loop. */
     private Usage subagentUsage = Usage.ZERO;
@@ -87,12 +97,13 @@ public final class AgentSession {
         this.loadedSkills = new LinkedHashSet<>(state.loadedSkills());
         this.usage = state.usage();
         this.turn = state.turn();
+        this.context = state.context();
     }
 
     /** The current state (the value the host saves). */
     public AgentState snapshot() {
         return new AgentState(AgentState.VERSION, messages, todos.items(), roundsSinceTodo, List.copyOf(loadedSkills),
-                usage, turn);
+                usage, turn, context);
     }
 
     /** {@code true} while a turn was started and not ended (after a restore: call {@link #resume()}). */
@@ -115,6 +126,9 @@ public final class AgentSession {
                 null);
         Loop loop = mainLoop();
         String input = hooks.userPromptSubmit(text, loop.ctx);
+        turn = new AgentState.TurnProgress(turn.turnId(), turn.source(), turn.unattended(), 0, 0, Usage.ZERO, null,
+                input, null);
+        loop.request = input;
         messages.add(Message.user(input));
         save();
         ObjectNode data = Event.newData().put("turnId", turn.turnId()).put("source", turn.source());
@@ -285,6 +299,12 @@ public final class AgentSession {
         private int calls;
         private Usage loopUsage = Usage.ZERO;
         private StuckGuard.State stuck = StuckGuard.State.EMPTY;
+        private AgentState.Recovery rec = AgentState.Recovery.FRESH;
+        private AgentState.ContextStats stats;
+        private String request;
+        /** The focus of a {@code compact} call of the last batch ("" without one), null when none was made. */
+        private String compactFocus;
+        private long fixedTokens = -1;
 
         Loop(Ctx ctx, List<Message> conv, Set<String> allowlist, int maxCalls, boolean main, PromptCache cache,
                 String modelUser) {
@@ -303,13 +323,19 @@ public final class AgentSession {
                 calls = turn.modelCalls();
                 loopUsage = turn.usage();
                 stuck = turn.stuck();
+                rec = turn.recovery();
+                stats = context;
+                request = turn.request();
+            } else {
+                request = conv.isEmpty() ? null : conv.get(0).content();
             }
         }
 
         private void sync() {
             if (main) {
                 turn = new AgentState.TurnProgress(turn.turnId(), turn.source(), turn.unattended(), calls,
-                        turn.stopContinuations(), loopUsage, stuck);
+                        turn.stopContinuations(), loopUsage, stuck, turn.request(), rec);
+                context = stats;
             }
         }
 
@@ -338,7 +364,7 @@ public final class AgentSession {
                         if (force.isPresent()) {
                             conv.add(Message.user(force.get()));
                             turn = new AgentState.TurnProgress(turn.turnId(), turn.source(), turn.unattended(), calls,
-                                    turn.stopContinuations() + 1, loopUsage, stuck);
+                                    turn.stopContinuations() + 1, loopUsage, stuck, turn.request(), rec);
                             save();
                             continue;
                         }
@@ -372,25 +398,42 @@ public final class AgentSession {
                             + "is done and what remains. Tool calls you make now will run, but you will not see "
                             + "their results.</notice>"));
                 }
-                // compaction hook point (issue II): the context manager shrinks `conv` here
-                List<Message> repaired = Conversation.repair(conv);
-                if (repaired != conv) {
-                    conv.clear();
-                    conv.addAll(repaired);
-                }
-                String system = systemPrompt();
-                ModelClient.Reply reply;
-                try {
-                    reply = engine.model.chat(new ModelClient.Request(modelUser, system, List.copyOf(conv), specs,
-                            engine.settings.model(), engine.settings.maxOutputTokens()));
-                } catch (RuntimeException e) {
-                    LOG.warnf("model call failed: %s team=%s agent=%s turn=%s", e.toString(), agent.team(),
-                            agent.agent(), turnId);
-                    if (main) {
-                        emit(EventType.ERROR, Event.newData().put("turnId", turnId).put("message",
-                                "model call failed: " + e.getMessage()));
+                ModelClient.Reply reply = null;
+                while (reply == null) {
+                    compactBeforeCall();
+                    List<Message> repaired = Conversation.repair(conv);
+                    if (repaired != conv) {
+                        conv.clear();
+                        conv.addAll(repaired);
+                        stats = null;
                     }
-                    return end(StopReason.ERROR, "The model call failed: " + e.getMessage());
+                    String system = systemPrompt();
+                    try {
+                        int sent = conv.size();
+                        reply = chatWithRetry(model -> new ModelClient.Request(modelUser, system, List.copyOf(conv),
+                                specs, model, currentMaxOutput()));
+                        stats = reply.inputTokens() > 0 ? new AgentState.ContextStats(reply.inputTokens(), sent) : null;
+                    } catch (ContextTooLong e) {
+                        if (rec.reactiveCompacted()) {
+                            return fail("The conversation is still too long for the model's context window after "
+                                    + "compacting it once in this turn (" + e.failure.describe() + "). Start a new "
+                                    + "conversation or ask for smaller steps.");
+                        }
+                        rec = new AgentState.Recovery(rec.model(), rec.consecutiveOverloads(), rec.maxOutputTokens(),
+                                rec.continuations(), rec.truncatedToolRounds(), true);
+                        sync();
+                        emitRetry(Event.newData().put("action", "reactive_compact").put("status", e.failure.status())
+                                .put("code", e.failure.code()));
+                        if (!summarize("reactive", null)) {
+                            return fail("The conversation is too long for the model's context window ("
+                                    + e.failure.describe() + ") and compacting it failed.");
+                        }
+                    } catch (TurnEnd e) {
+                        if (e.reason == StopReason.ERROR) {
+                            return fail(e.getMessage());
+                        }
+                        return end(e.reason, e.getMessage());
+                    }
                 }
                 calls++;
                 double cost = engine.settings.cost(reply.model(), reply.inputTokens(), reply.outputTokens());
@@ -398,6 +441,16 @@ public final class AgentSession {
                 loopUsage = loopUsage.plus(u);
                 if (main) {
                     usage = usage.plus(u);
+                }
+                if ("length".equals(reply.finishReason())) {
+                    TurnResult ended = truncated(reply, u);
+                    if (ended != null) {
+                        return ended;
+                    }
+                    continue;
+                }
+                if (!reply.toolCalls().isEmpty() || reply.text() != null) {
+                    reply = joinContinuations(reply);
                 }
                 Message assistant = Message.assistant(reply.text(), withIds(reply.toolCalls()));
                 conv.add(assistant);
@@ -407,6 +460,334 @@ public final class AgentSession {
                     roundsSinceTodo++;
                 }
             }
+        }
+
+
+        // ---- error recovery (s11) ----------------------------------------------------------------------------
+
+        private String currentModel() {
+            return rec.model() != null ? rec.model() : engine.settings.model();
+        }
+
+        private Integer currentMaxOutput() {
+            return rec.maxOutputTokens() != null ? rec.maxOutputTokens() : engine.settings.maxOutputTokens();
+        }
+
+        /**
+         * One model call with recovery: transient failures (429, 529/503, other 5xx, connection errors, timeouts) are
+         * retried with backoff (the server's {@code Retry-After} honoured, no sleep after the last attempt); after N
+         * consecutive overloads the fallback model is used for the following attempts and the rest of the turn; a
+         * context-length error is thrown as {@link ContextTooLong}; anything else ends the turn with a clear message.
+         */
+        private ModelClient.Reply chatWithRetry(java.util.function.Function<String, ModelClient.Request> request) {
+            RecoverySettings rs = engine.settings.recovery();
+            for (int attempt = 0; ; attempt++) {
+                String model = currentModel();
+                try {
+                    ModelClient.Reply r = engine.model.chat(request.apply(model));
+                    if (rec.consecutiveOverloads() != 0) {
+                        rec = new AgentState.Recovery(rec.model(), 0, rec.maxOutputTokens(), rec.continuations(),
+                                rec.truncatedToolRounds(), rec.reactiveCompacted());
+                    }
+                    return r;
+                } catch (RuntimeException e) {
+                    ModelFailure f = ModelFailure.classify(e);
+                    LOG.warnf("model call failed (%s, attempt %d/%d): %s team=%s agent=%s turn=%s", f.kind(),
+                            attempt + 1, rs.maxAttempts(), f.describe(), agent.team(), agent.agent(), ctx.turnId());
+                    if (f.kind() == ModelFailure.Kind.CONTEXT_LENGTH) {
+                        throw new ContextTooLong(f);
+                    }
+                    if (!f.kind().retryable()) {
+                        throw new TurnEnd(StopReason.ERROR, fatalMessage(f));
+                    }
+                    int overloads = f.kind() == ModelFailure.Kind.OVERLOADED ? rec.consecutiveOverloads() + 1 : 0;
+                    String next = rec.model();
+                    if (overloads >= rs.overloadsBeforeFallback() && rs.fallbackModel() != null
+                            && !rs.fallbackModel().equals(model)) {
+                        next = rs.fallbackModel();
+                        overloads = 0;
+                        emitRetry(Event.newData().put("action", "fallback").put("from", model == null ? "primary" : model)
+                                .put("to", next).put("status", f.status()).put("code", f.code()));
+                    }
+                    rec = new AgentState.Recovery(next, overloads, rec.maxOutputTokens(), rec.continuations(),
+                            rec.truncatedToolRounds(), rec.reactiveCompacted());
+                    sync();
+                    if (attempt + 1 >= rs.maxAttempts()) {
+                        throw new TurnEnd(StopReason.ERROR, "The model is unavailable: " + rs.maxAttempts()
+                                + " attempts failed; the last one with " + f.describe());
+                    }
+                    Duration delay = RetryPolicy.delay(attempt, f.retryAfter(), rs.baseDelay(), rs.maxDelay(),
+                            rs.maxRetryAfter(), rs.jitterRatio(), engine.random.getAsDouble());
+                    emitRetry(Event.newData().put("action", "retry").put("attempt", attempt + 1)
+                            .put("maxAttempts", rs.maxAttempts()).put("kind", f.kind().name().toLowerCase())
+                            .put("status", f.status()).put("code", f.code()).put("delayMs", delay.toMillis())
+                            .put("retryAfter", f.retryAfter() != null).put("model", currentModel()));
+                    try {
+                        engine.sleeper.sleep(delay);
+                    } catch (InterruptedException ie) {
+                        Thread.currentThread().interrupt();
+                        throw new TurnEnd(StopReason.CANCELLED, "The turn was cancelled while waiting to retry.");
+                    }
+                    if (cancelRequested) {
+                        throw new TurnEnd(StopReason.CANCELLED, "The turn was cancelled.");
+                    }
+                }
+            }
+        }
+
+        private String fatalMessage(ModelFailure f) {
+            return switch (f.kind()) {
+                case AUTH -> "The model provider refused the credentials (" + f.describe() + "). Check the API key "
+                        + "(cohort.llm.api-key / OPENAI_API_KEY); not retried.";
+                case QUOTA -> "The model provider's quota is exhausted (" + f.describe() + "). Add credit or use "
+                        + "another key; not retried.";
+                default -> "The model call failed (" + f.describe() + "); not retried.";
+            };
+        }
+
+        private void emitRetry(ObjectNode d) {
+            d.put("turnId", ctx.turnId());
+            if (ctx.role() == AgentRole.SUBAGENT) {
+                d.put("subagent", true);
+            }
+            emit(EventType.MODEL_RETRY, d);
+        }
+
+        private TurnResult fail(String text) {
+            emit(EventType.ERROR, Event.newData().put("turnId", ctx.turnId()).put("message", text));
+            return end(StopReason.ERROR, text);
+        }
+
+        /**
+         * A {@code length} finish (s11 gaps 18–20): the output limit is raised once (capped by the model's maximum);
+         * a cut-off text is kept and continued (at most N prompts; the fragments are joined into one answer); cut-off
+         * tool calls are regenerated once with the raised limit, then answered with placeholders, counted and bounded.
+         */
+        private TurnResult truncated(ModelClient.Reply reply, Usage u) {
+            RecoverySettings rs = engine.settings.recovery();
+            boolean escalated = false;
+            Integer cur = currentMaxOutput();
+            int cap = Math.min(rs.escalatedMaxOutputTokens(),
+                    engine.settings.compaction().limitsFor(currentModel()).maxOutputTokens());
+            if (rec.maxOutputTokens() == null && (cur == null || cap > cur)) {
+                rec = new AgentState.Recovery(rec.model(), rec.consecutiveOverloads(), cap, rec.continuations(),
+                        rec.truncatedToolRounds(), rec.reactiveCompacted());
+                escalated = true;
+                emitRetry(Event.newData().put("action", "escalate_max_tokens").put("from", cur == null ? 0 : cur)
+                        .put("to", cap));
+            }
+            if (!reply.toolCalls().isEmpty()) {
+                if (escalated) {
+                    step(); // regenerate with the raised limit: the cut-off calls are dropped, never run
+                    return null;
+                }
+                int n = rec.truncatedToolRounds() + 1;
+                rec = new AgentState.Recovery(rec.model(), rec.consecutiveOverloads(), rec.maxOutputTokens(),
+                        rec.continuations(), n, rec.reactiveCompacted());
+                Message a = Message.assistant(reply.text(), withIds(reply.toolCalls()));
+                conv.add(a);
+                for (ModelToolCall c : a.toolCalls()) {
+                    conv.add(Message.tool(c.id(), c.name(), TRUNCATED_CALL, true));
+                }
+                step();
+                emitAssistant(a, reply, u);
+                emitRetry(Event.newData().put("action", "truncated_tool_calls").put("count", n)
+                        .put("max", rs.maxTruncatedToolRounds()));
+                if (n > rs.maxTruncatedToolRounds()) {
+                    return fail("Stopped: the model's tool calls were cut off at the output limit " + n
+                            + " times in this turn.");
+                }
+                return null;
+            }
+            if (rec.continuations() >= rs.maxContinuations()) {
+                ModelClient.Reply joined = joinContinuations(reply);
+                Message a = Message.assistant((joined.text() == null ? "" : joined.text())
+                        + "\n\n[the answer was cut off at the output limit after " + rs.maxContinuations()
+                        + " continuations]", List.of());
+                conv.add(a);
+                step();
+                emitAssistant(a, joined, u);
+                emitRetry(Event.newData().put("action", "continuation_limit").put("max", rs.maxContinuations()));
+                return null; // a final answer: the loop completes the turn
+            }
+            int n = rec.continuations() + 1;
+            rec = new AgentState.Recovery(rec.model(), rec.consecutiveOverloads(), rec.maxOutputTokens(), n,
+                    rec.truncatedToolRounds(), rec.reactiveCompacted());
+            conv.add(Message.assistant(reply.text() == null ? "" : reply.text(), List.of()));
+            conv.add(Message.user(RecoverySettings.CONTINUATION_PROMPT));
+            step();
+            emitRetry(Event.newData().put("action", "continue").put("continuation", n)
+                    .put("max", rs.maxContinuations()).put("maxOutputTokens", currentMaxOutput() == null ? 0
+                            : currentMaxOutput()));
+            return null;
+        }
+
+        /** Replaces a trailing chain of (fragment, continuation prompt) pairs by one answer: fragments + reply. */
+        private ModelClient.Reply joinContinuations(ModelClient.Reply reply) {
+            StringBuilder joined = null;
+            List<String> frags = new ArrayList<>();
+            while (conv.size() >= 2) {
+                Message last = conv.get(conv.size() - 1);
+                Message prev = conv.get(conv.size() - 2);
+                if (last.role() != Message.Role.USER || !RecoverySettings.CONTINUATION_PROMPT.equals(last.content())
+                        || prev.role() != Message.Role.ASSISTANT || prev.hasToolCalls()) {
+                    break;
+                }
+                frags.add(0, prev.content() == null ? "" : prev.content());
+                conv.remove(conv.size() - 1);
+                conv.remove(conv.size() - 1);
+            }
+            if (frags.isEmpty()) {
+                return reply;
+            }
+            stats = null;
+            joined = new StringBuilder();
+            frags.forEach(joined::append);
+            joined.append(reply.text() == null ? "" : reply.text());
+            return new ModelClient.Reply(joined.toString(), reply.toolCalls(), reply.finishReason(),
+                    reply.inputTokens(), reply.outputTokens(), reply.model());
+        }
+
+        // ---- compaction (s08) -----------------------------------------------------------------------------------
+
+        private String storeKey() {
+            return main ? agentId() : agentId() + "/sub";
+        }
+
+        private final Layers.Store store = new Layers.Store() {
+            @Override
+            public String toolResult(Message m) {
+                return engine.transcripts.write(storeKey(), "tool-result-" + FileTranscriptStore.safe(
+                        String.valueOf(m.toolCallId())) + "-" + UUID.randomUUID().toString().substring(0, 8) + ".txt",
+                        m.content());
+            }
+
+            @Override
+            public String transcript(List<Message> conversation) {
+                StringBuilder sb = new StringBuilder();
+                for (Message m : conversation) {
+                    sb.append(Json.write(m)).append('\n');
+                }
+                return engine.transcripts.write(storeKey(), "transcript-" + TRANSCRIPT_TIME.format(
+                        java.time.LocalDateTime.now(java.time.ZoneOffset.UTC)) + "-"
+                        + UUID.randomUUID().toString().substring(0, 8) + ".jsonl", sb.toString());
+            }
+        };
+
+        /** Estimated prompt tokens: the provider's last report plus an estimate of what was added since. */
+        private long estimate() {
+            if (stats != null && stats.messages() <= conv.size()) {
+                return stats.promptTokens() + Tokens.of(conv, stats.messages(), conv.size());
+            }
+            if (fixedTokens < 0) {
+                long t = Tokens.of(systemPrompt());
+                for (ToolSpecification spec : specs) {
+                    t += Tokens.of(spec.name()) + Tokens.of(spec.description()) + Tokens.of(String.valueOf(
+                            spec.parameters()));
+                }
+                fixedTokens = t;
+            }
+            return fixedTokens + Tokens.of(conv, 0, conv.size());
+        }
+
+        /** The pipeline before each call, cheapest first: L0, L1, L2, then L3 only while still over the threshold. */
+        private void compactBeforeCall() {
+            if (compactFocus != null) {
+                String focus = compactFocus;
+                compactFocus = null;
+                if (summarize("manual", focus.isBlank() ? null : focus)) {
+                    return;
+                }
+            }
+            CompactionSettings cs = engine.settings.compaction();
+            apply(Layers.persistOversized(conv, cs, store), "L0");
+            apply(Layers.snip(conv, cs, request, store), "L1");
+            long budget = cs.promptBudget(currentModel(), currentMaxOutput());
+            long est = estimate();
+            if (est > cs.microCompactRatio() * budget) {
+                apply(Layers.microCompact(conv, cs, store), "L2");
+                est = estimate();
+            }
+            if (est > cs.autoCompactRatio() * budget) {
+                summarize("auto", null);
+            }
+        }
+
+        private void apply(Layers.Result r, String layer) {
+            if (!r.isChanged()) {
+                return;
+            }
+            long before = estimate();
+            int msgsBefore = conv.size();
+            conv.clear();
+            conv.addAll(r.messages());
+            stats = null;
+            step();
+            ObjectNode d = Event.newData().put("turnId", ctx.turnId()).put("layer", layer).put("changed", r.changed())
+                    .put("messagesBefore", msgsBefore).put("messagesAfter", conv.size())
+                    .put("tokensBefore", before).put("tokensAfter", estimate());
+            if (r.transcript() != null) {
+                d.put("transcript", r.transcript());
+            }
+            emitCompacted(d);
+        }
+
+        private void emitCompacted(ObjectNode d) {
+            if (ctx.role() == AgentRole.SUBAGENT) {
+                d.put("subagent", true);
+            }
+            emit(EventType.COMPACTED, d);
+        }
+
+        /**
+         * L3: PreCompact hooks → the transcript is written → the summariser reads the most recent content (and the
+         * focus) → the conversation becomes summary + todos + loaded skills + latest request + the last turns.
+         * Returns false (conversation unchanged) when the summary call failed.
+         */
+        private boolean summarize(String why, String focus) {
+            hooks.preCompact(List.copyOf(conv), ctx);
+            CompactionSettings cs = engine.settings.compaction();
+            long before = estimate();
+            int msgsBefore = conv.size();
+            String transcript = store.transcript(conv);
+            CompactionSettings.ModelLimits limits = cs.limitsFor(currentModel());
+            String input = Summary.input(conv, (long) (limits.contextWindow() * cs.summaryInputRatio()), focus);
+            ModelClient.Reply r;
+            try {
+                r = chatWithRetry(model -> new ModelClient.Request(modelUser, Summary.instructions(),
+                        List.of(Message.user(input)), List.of(), model, cs.summaryMaxTokens()));
+            } catch (TurnEnd | ContextTooLong e) {
+                String why2 = e instanceof ContextTooLong c ? c.failure.describe() : e.getMessage();
+                LOG.warnf("compaction summary failed: %s team=%s agent=%s turn=%s", why2, agent.team(), agent.agent(),
+                        ctx.turnId());
+                emit(EventType.ERROR, Event.newData().put("turnId", ctx.turnId()).put("message",
+                        "compaction summary failed: " + why2).put("transcript", transcript));
+                return false;
+            }
+            Usage u = new Usage(r.inputTokens(), r.outputTokens(), 1, engine.settings.cost(r.model(), r.inputTokens(),
+                    r.outputTokens()));
+            loopUsage = loopUsage.plus(u);
+            if (main) {
+                usage = usage.plus(u);
+            }
+            int tail = Summary.tailStart(conv, cs.keepRecentTurns(), (long) (limits.contextWindow()
+                    * cs.summaryTailRatio()));
+            String todoText = main ? todos.items().stream().map(t -> "- [" + t.status() + "] " + t.content())
+                    .collect(java.util.stream.Collectors.joining("\n")) : "";
+            List<Message> next = Conversation.repair(Summary.rebuild(conv, tail, r.text(), transcript, request,
+                    todoText, main ? List.copyOf(loadedSkills) : List.of(), why));
+            conv.clear();
+            conv.addAll(next);
+            stats = null;
+            step();
+            ObjectNode d = Event.newData().put("turnId", ctx.turnId()).put("layer", "L3").put("reason", why)
+                    .put("transcript", transcript).put("messagesBefore", msgsBefore).put("messagesAfter", conv.size())
+                    .put("tokensBefore", before).put("tokensAfter", estimate());
+            if (focus != null) {
+                d.put("focus", focus);
+            }
+            emitCompacted(d);
+            return true;
         }
 
         /** Gives calls without an id one (some providers omit it), so every result can be paired. */
@@ -479,6 +860,10 @@ public final class AgentSession {
                     ObjectNode d = Event.newData().put("turnId", ctx.turnId());
                     d.set("todos", items);
                     emit(EventType.TODO_UPDATED, d);
+                }
+                if (!result.error() && c.name().equals(CompactTool.NAME)) {
+                    ToolArguments.Parsed p = ToolArguments.parse(c.arguments(), null);
+                    compactFocus = p.ok() ? p.args().path("focus").asText("") : "";
                 }
                 if (!result.error() && c.name().equals(LoadSkillTool.NAME)) {
                     ToolArguments.Parsed p = ToolArguments.parse(c.arguments(), null);
@@ -627,11 +1012,47 @@ public final class AgentSession {
                         .put("costUsd", loopUsage.costUsd());
                 d.putObject("agentUsage").put("inputTokens", usage.inputTokens())
                         .put("outputTokens", usage.outputTokens()).put("costUsd", usage.costUsd());
+                String req = turn.request();
                 turn = null;
                 save();
                 emit(EventType.TURN_COMPLETED, d);
+                if (reason == StopReason.COMPLETED) {
+                    int from = Layers.lastIndexOfRequest(conv, req);
+                    try {
+                        engine.memory.turnCompleted(List.copyOf(conv.subList(from < 0 ? Math.max(0, conv.size() - 20)
+                                : from, conv.size())), ctx);
+                    } catch (RuntimeException e) {
+                        LOG.warnf(e, "memory extraction could not start. team=%s agent=%s", agent.team(), agent.agent());
+                    }
+                }
             }
             return r;
+        }
+    }
+
+    /** The content of a tool result for a call cut off at the output limit. */
+    static final String TRUNCATED_CALL = "[not run: your reply was cut off at the output limit, so this call's "
+            + "arguments may be incomplete. Make smaller calls, e.g. write a large file in parts.]";
+    private static final java.time.format.DateTimeFormatter TRANSCRIPT_TIME =
+            java.time.format.DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'");
+
+    /** A context-length error: reactive compaction, once per turn. */
+    private static final class ContextTooLong extends RuntimeException {
+        final transient ModelFailure failure;
+
+        ContextTooLong(ModelFailure f) {
+            super(f.describe(), null, false, false);
+            this.failure = f;
+        }
+    }
+
+    /** A model failure that ends the turn. */
+    private static final class TurnEnd extends RuntimeException {
+        final StopReason reason;
+
+        TurnEnd(StopReason reason, String message) {
+            super(message, null, false, false);
+            this.reason = reason;
         }
     }
 

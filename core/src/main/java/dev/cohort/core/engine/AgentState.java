@@ -16,11 +16,19 @@ import java.util.List;
  * @param loadedSkills   skills loaded with {@code load_skill}, in order (re-injected after compaction)
  * @param usage          the agent's usage over its lifetime
  * @param turn           the turn in progress, {@code null} when idle
+ * @param context        the prompt size the provider reported for the last call and how many messages it covered
+ *                       (compaction estimates from it), {@code null} when unknown
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record AgentState(int version, List<Message> messages, List<TodoItem> todos, int roundsSinceTodo,
-        List<String> loadedSkills, Usage usage, TurnProgress turn) {
+        List<String> loadedSkills, Usage usage, TurnProgress turn, ContextStats context) {
     public static final int VERSION = 1;
+
+    /** The state of engine (I) (source compatibility): no context statistics. */
+    public AgentState(int version, List<Message> messages, List<TodoItem> todos, int roundsSinceTodo,
+            List<String> loadedSkills, Usage usage, TurnProgress turn) {
+        this(version, messages, todos, roundsSinceTodo, loadedSkills, usage, turn, null);
+    }
 
     public AgentState {
         messages = messages == null ? List.of() : List.copyOf(messages);
@@ -52,12 +60,43 @@ public record AgentState(int version, List<Message> messages, List<TodoItem> tod
      * @param stopContinuations times Stop hooks forced a continuation
      * @param usage             usage of this turn
      * @param stuck             the stuck guard's counters
+     * @param request           the turn's user request (after hooks): compaction never drops it
+     * @param recovery          error-recovery state of this turn (fallback model, escalation, continuations)
      */
     public record TurnProgress(String turnId, String source, boolean unattended, int modelCalls, int stopContinuations,
-            Usage usage, StuckGuard.State stuck) {
+            Usage usage, StuckGuard.State stuck, String request, Recovery recovery) {
         public TurnProgress {
             usage = usage == null ? Usage.ZERO : usage;
             stuck = stuck == null ? StuckGuard.State.EMPTY : stuck;
+            recovery = recovery == null ? Recovery.FRESH : recovery;
         }
+
+        /** A turn of engine (I) (source compatibility). */
+        public TurnProgress(String turnId, String source, boolean unattended, int modelCalls, int stopContinuations,
+                Usage usage, StuckGuard.State stuck) {
+            this(turnId, source, unattended, modelCalls, stopContinuations, usage, stuck, null, null);
+        }
+    }
+
+    /**
+     * A turn's error-recovery state (s11 RecoveryState, saved so a resumed turn keeps its fallback and limits).
+     *
+     * @param model               the model in use, null for the configured one (set on the switch to the fallback)
+     * @param consecutiveOverloads overloads in a row
+     * @param maxOutputTokens     the raised output limit, null when not escalated
+     * @param continuations       continuation prompts sent after truncated answers
+     * @param truncatedToolRounds replies whose tool calls were cut off
+     * @param reactiveCompacted   a context-length error was already answered by compaction in this turn
+     */
+    public record Recovery(String model, int consecutiveOverloads, Integer maxOutputTokens, int continuations,
+            int truncatedToolRounds, boolean reactiveCompacted) {
+        public static final Recovery FRESH = new Recovery(null, 0, null, 0, 0, false);
+    }
+
+    /**
+     * @param promptTokens prompt tokens the provider reported for the last call
+     * @param messages     messages of the conversation that call carried
+     */
+    public record ContextStats(long promptTokens, int messages) {
     }
 }

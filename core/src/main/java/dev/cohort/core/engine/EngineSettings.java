@@ -23,46 +23,85 @@ import java.util.Map;
  * @param prices               price per model name, for cost reporting.
  * @param previewChars         characters of a tool result in {@code tool_call_finished} events (events are for
  *                             watching, not for transcripts; 300 fits a terminal line or two).
+ * @param recovery             error recovery: retries, backoff, fallback model, output-limit escalation (s11).
+ * @param compaction           context compaction: model windows, thresholds, layers (s08).
  */
 public record EngineSettings(int maxModelCallsPerTurn, int subagentMaxModelCalls, int maxStopContinuations,
         int todoReminderRounds, int stuckNoticeAt, int stuckEndAt, Integer maxOutputTokens, String model,
         Duration approvalTimeout, long maxTokensPerTurn, long maxTokensPerAgent, Map<String, ModelPrice> prices,
-        int previewChars) {
+        int previewChars, RecoverySettings recovery, CompactionSettings compaction) {
 
     public EngineSettings {
         prices = prices == null ? Map.of() : Map.copyOf(prices);
+        recovery = recovery == null ? RecoverySettings.defaults() : recovery;
+        compaction = compaction == null ? CompactionSettings.defaults() : compaction;
         if (maxModelCallsPerTurn < 2) {
             throw new IllegalArgumentException("maxModelCallsPerTurn must be at least 2");
         }
     }
 
+    /** The settings of engine (I), with default recovery and compaction (source compatibility). */
+    public EngineSettings(int maxModelCallsPerTurn, int subagentMaxModelCalls, int maxStopContinuations,
+            int todoReminderRounds, int stuckNoticeAt, int stuckEndAt, Integer maxOutputTokens, String model,
+            Duration approvalTimeout, long maxTokensPerTurn, long maxTokensPerAgent, Map<String, ModelPrice> prices,
+            int previewChars) {
+        this(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds, stuckNoticeAt,
+                stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, prices,
+                previewChars, null, null);
+    }
+
     public static EngineSettings defaults() {
-        return new EngineSettings(50, 30, 3, 3, 3, 5, 8000, null, Duration.ofMinutes(10), 0, 0, Map.of(), 300);
+        return new EngineSettings(50, 30, 3, 3, 3, 5, 8000, null, Duration.ofMinutes(10), 0, 0, Map.of(), 300,
+                RecoverySettings.defaults(), CompactionSettings.defaults());
+    }
+
+    public EngineSettings withRecovery(RecoverySettings r) {
+        return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
+                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent,
+                prices, previewChars, r, compaction);
+    }
+
+    public EngineSettings withCompaction(CompactionSettings c) {
+        return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
+                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent,
+                prices, previewChars, recovery, c);
+    }
+
+    public EngineSettings withMaxOutputTokens(Integer n) {
+        return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
+                stuckNoticeAt, stuckEndAt, n, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent,
+                prices, previewChars, recovery, compaction);
+    }
+
+    public EngineSettings withModel(String m) {
+        return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
+                stuckNoticeAt, stuckEndAt, maxOutputTokens, m, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent,
+                prices, previewChars, recovery, compaction);
     }
 
     public EngineSettings withMaxModelCallsPerTurn(int n) {
         return new EngineSettings(n, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds, stuckNoticeAt,
-                stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars);
+                stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars, recovery, compaction);
     }
 
     public EngineSettings withSubagentMaxModelCalls(int n) {
         return new EngineSettings(maxModelCallsPerTurn, n, maxStopContinuations, todoReminderRounds, stuckNoticeAt,
-                stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars);
+                stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars, recovery, compaction);
     }
 
     public EngineSettings withBudgets(long perTurn, long perAgent) {
         return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
-                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, perTurn, perAgent, prices, previewChars);
+                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, perTurn, perAgent, prices, previewChars, recovery, compaction);
     }
 
     public EngineSettings withPrices(Map<String, ModelPrice> p) {
         return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
-                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, p, previewChars);
+                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, p, previewChars, recovery, compaction);
     }
 
     public EngineSettings withApprovalTimeout(Duration d) {
         return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
-                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, d, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars);
+                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, d, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars, recovery, compaction);
     }
 
     /** The cost of one call's tokens on {@code modelName} (0 when no price is configured). */

@@ -18,4 +18,11 @@ public interface MemoryProvider {
     default String relevant(List<Message> conversation, ToolContext ctx) {
         return "";
     }
+
+    /**
+     * A turn completed normally; {@code turn} holds its messages from the user's request on. Called on the turn's
+     * thread: an implementation must hand slow work (LLM extraction) to another thread and return at once.
+     */
+    default void turnCompleted(List<Message> turn, ToolContext ctx) {
+    }
 }

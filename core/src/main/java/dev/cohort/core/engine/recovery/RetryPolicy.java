@@ -1,0 +1,33 @@
+package dev.cohort.core.engine.recovery;
+
+import java.time.Duration;
+
+/**
+ * The backoff delay before retry {@code attempt} (0-based), a pure function (CONVENTIONS #7): the server's
+ * {@code Retry-After} when given (capped), else {@code min(base·2^attempt, max)} plus jitter in
+ * {@code [0, jitterRatio·delay)} so that many agents do not retry in lockstep (s11).
+ */
+public final class RetryPolicy {
+    private RetryPolicy() {
+    }
+
+    /**
+     * @param attempt     the failed attempt, 0-based
+     * @param retryAfter  the server's hint or null
+     * @param base        the first delay (s11: 500 ms)
+     * @param max         the cap of the computed delay (s11: 32 s)
+     * @param maxHonoured the cap of a server hint (a broken header must not park an agent for hours)
+     * @param jitterRatio jitter as a fraction of the delay (s11: 0.25)
+     * @param random      a value in [0, 1)
+     */
+    public static Duration delay(int attempt, Duration retryAfter, Duration base, Duration max, Duration maxHonoured,
+            double jitterRatio, double random) {
+        if (retryAfter != null) {
+            return retryAfter.compareTo(maxHonoured) > 0 ? maxHonoured : retryAfter;
+        }
+        long baseMs = base.toMillis();
+        long exp = attempt >= 30 ? Long.MAX_VALUE : baseMs << attempt;
+        long d = exp < 0 || exp > max.toMillis() ? max.toMillis() : exp;
+        return Duration.ofMillis(d + (long) (d * jitterRatio * random));
+    }
+}

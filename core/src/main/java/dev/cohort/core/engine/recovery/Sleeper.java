@@ -1,0 +1,12 @@
+package dev.cohort.core.engine.recovery;
+
+import java.time.Duration;
+
+/** Waits between retries; injectable so tests observe the delays without sleeping. */
+@FunctionalInterface
+public interface Sleeper {
+    /** {@link Thread#sleep}. */
+    Sleeper REAL = d -> Thread.sleep(d.toMillis());
+
+    void sleep(Duration d) throws InterruptedException;
+}
