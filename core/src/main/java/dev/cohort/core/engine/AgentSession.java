@@ -751,7 +751,7 @@ public final class AgentSession {
             int msgsBefore = conv.size();
             String transcript = store.transcript(conv);
             CompactionSettings.ModelLimits limits = cs.limitsFor(currentModel());
-            String input = Summary.input(conv, (long) (limits.contextWindow() * cs.summaryInputRatio()), focus);
+            String input = Summary.input(conv, (long) (limits.contextWindow() * cs.summaryInputRatio()), focus, request);
             ModelClient.Reply r;
             try {
                 r = chatWithRetry(model -> new ModelClient.Request(modelUser, Summary.instructions(),

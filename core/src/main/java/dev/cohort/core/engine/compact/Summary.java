@@ -30,9 +30,10 @@ public final class Summary {
 
     /**
      * The summariser's user message: the focus, then the conversation rendered newest-last, starting from the oldest
-     * message that still fits in {@code budgetTokens} (earlier ones are dropped, with a note).
+     * message that still fits in {@code budgetTokens} (earlier ones are dropped, with a note); the latest user
+     * request is always given.
      */
-    public static String input(List<Message> conv, long budgetTokens, String focus) {
+    public static String input(List<Message> conv, long budgetTokens, String focus, String request) {
         int start = conv.size();
         long used = 0;
         while (start > 0) {
@@ -46,6 +47,10 @@ public final class Summary {
         StringBuilder sb = new StringBuilder();
         if (focus != null && !focus.isBlank()) {
             sb.append("Focus the summary on: ").append(focus.strip()).append("\n\n");
+        }
+        if (request != null && !request.isBlank()) {
+            String q = request.length() > 4000 ? request.substring(0, 4000) + "…" : request;
+            sb.append("The user's latest request (keep it verbatim): ").append(q).append("\n\n");
         }
         if (start > 0) {
             sb.append("[").append(start).append(" older messages are not shown; an earlier summary, if any, is among "
