@@ -10,6 +10,7 @@ import io.quarkus.test.common.ResourceArg;
  * {@code @QuarkusTest} so Quarkus boots once for all of them.
  */
 @QuarkusTestResource(value = DevstackTestResource.class, initArgs = @ResourceArg(name = "topics", value = Topics.ALL_CSV))
+@QuarkusTestResource(ToolRunnerResource.class)
 public final class DevstackResources {
     private DevstackResources() {
     }

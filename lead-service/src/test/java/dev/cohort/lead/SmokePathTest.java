@@ -88,10 +88,10 @@ class SmokePathTest {
     }
 
     @Test
-    void modelErrorEndsTheTurnWithAClearErrorEvent() {
+    void aModelErrorThatCannotBeRetriedEndsTheTurnWithAClearErrorEvent() {
         model.load("""
                 {"rules":[{"name":"down","match":{"lastMessage":"^boom$"},
-                           "reply":{"error":{"status":500,"message":"scripted outage"}}}]}
+                           "reply":{"error":{"status":401,"message":"scripted bad key"}}}]}
                 """);
         String id = given().contentType("application/json").body("{\"text\":\"boom\"}")
                 .post("/api/v1/teams/default/prompts").then().statusCode(202).extract().path("id");
@@ -100,7 +100,7 @@ class SmokePathTest {
                     .anyMatch(e -> e.get("type").asText().equals("turn_completed")));
             List<JsonNode> mine = eventsOf(sse, id);
             assertThat(mine).extracting(e -> e.get("type").asText()).containsExactly("turn_started", "error", "turn_completed");
-            assertThat(mine.get(1).get("data").get("message").asText()).contains("HTTP 500");
+            assertThat(mine.get(1).get("data").get("message").asText()).contains("401");
             assertThat(mine.get(2).get("data").get("status").asText()).isEqualTo("failed");
         }
     }

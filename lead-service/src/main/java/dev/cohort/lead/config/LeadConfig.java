@@ -19,7 +19,26 @@ public interface LeadConfig {
     @WithDefault("500")
     int sseBatch();
 
-    /** System prompt of the lead (the full prompt assembly comes with the engine). */
-    @WithDefault("You are the lead agent of a Cohort team of coding agents. Answer concisely.")
-    String systemPrompt();
+    /** tool-runner-service base URL: every file and shell call of the lead goes there. */
+    @WithDefault("http://127.0.0.1:8083")
+    String toolRunnerUrl();
+
+    /** Token of the tool runner's internal API ({@code cohort.tool-runner.token}). */
+    java.util.Optional<String> toolRunnerToken();
+
+    /** scheduler-service base URL, for the lead's cron tools. */
+    @WithDefault("http://127.0.0.1:8082")
+    String schedulerUrl();
+
+    /** How long a tool call waits for a human's approval before it is denied (ARCHITECTURE §3.4). */
+    @WithDefault("10m")
+    Duration approvalTimeout();
+
+    /** Maximum model calls in one turn (XAgent-style last-step notice at max-1). */
+    @WithDefault("50")
+    int maxModelCallsPerTurn();
+
+    /** Requests to the tool runner can be long-running commands (bash's own timeout is 120 s by default). */
+    @WithDefault("10m")
+    Duration toolRunnerTimeout();
 }

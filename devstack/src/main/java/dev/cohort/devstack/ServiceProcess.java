@@ -1,0 +1,151 @@
+package dev.cohort.devstack;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Cohort service (a Quarkus fast-jar) as a child process: used by tests that need a second real service (the
+ * lead's tests call the real tool runner) and by crash tests that SIGKILL a service. Output goes to a log file.
+ */
+public final class ServiceProcess implements AutoCloseable {
+
+    private final String name;
+    private final Process process;
+    private final int port;
+    private final Path log;
+    private final Thread hook;
+
+    private ServiceProcess(String name, Process process, int port, Path log) {
+        this.name = name;
+        this.process = process;
+        this.port = port;
+        this.log = log;
+        this.hook = new Thread(this::kill, "stop-" + name);
+        Runtime.getRuntime().addShutdownHook(hook);
+    }
+
+    /**
+     * Starts {@code jar} with the given environment (plus {@code QUARKUS_HTTP_PORT}, {@code QUARKUS_HTTP_HOST}) and waits
+     * until {@code /q/health/ready} answers 200.
+     */
+    public static ServiceProcess start(String name, Path jar, int port, Map<String, String> env, Path workDir, Duration timeout) {
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(name + ": " + jar + " is missing; build it first (./mvnw -B install -DskipTests)");
+        }
+        try {
+            Path log = Files.createTempFile("cohort-" + name + "-", ".log");
+            ProcessBuilder pb = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString()));
+            pb.environment().putAll(env);
+            pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
+            pb.environment().put("QUARKUS_HTTP_HOST", "127.0.0.1");
+            pb.directory(workDir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
+            ServiceProcess sp = new ServiceProcess(name, pb.start(), port, log);
+            sp.awaitReady(timeout);
+            return sp;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start " + name, e);
+        }
+    }
+
+    /** Waits for readiness; on failure the process is killed and the log tail is in the exception. */
+    public void awaitReady(Duration timeout) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new IllegalStateException(name + " exited with " + process.exitValue() + ":\n" + logTail());
+            }
+            try {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url() + "/q/health/ready"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted", e);
+            }
+        }
+        kill();
+        throw new IllegalStateException(name + " not ready within " + timeout + ":\n" + logTail());
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public Path log() {
+        return log;
+    }
+
+    /** The last lines of the service's output, for failure messages. */
+    public String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
+    /** SIGKILL: the crash a test wants to survive. */
+    public void kill() {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** SIGTERM, then SIGKILL after 10 s. */
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                kill();
+            }
+        } catch (InterruptedException e) {
+            kill();
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException ignored) {
+            // shutting down
+        }
+        try {
+            Files.deleteIfExists(log);
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+}

@@ -1,0 +1,79 @@
+package dev.cohort.lead.messaging;
+
+import dev.cohort.core.protocol.AgentMessage;
+import dev.cohort.core.protocol.Ids;
+import dev.cohort.core.protocol.PromptRecord;
+import dev.cohort.core.protocol.ProtocolException;
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.lead.persistence.InboxRepository;
+import dev.cohort.lead.persistence.PromptRepository;
+import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.service.LeadHost;
+import io.quarkus.logging.Log;
+import io.smallrye.common.annotation.Blocking;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/**
+ * Reads {@code cohort.prompts} and {@code cohort.lead.inbox} for the teams whose partitions this replica owns,
+ * queues each input durably in the {@code lead} schema (a redelivered record is a no-op: ids are the dedupe key)
+ * and wakes the team's lead. A record that cannot be understood (malformed JSON, no team, unknown team or type)
+ * throws, and the channel's failure strategy sends it to {@code cohort.dlq} with the error in the
+ * {@code dead-letter-reason} header; the next record is processed.
+ */
+@ApplicationScoped
+public class LeadInputConsumer {
+
+    @Inject
+    PromptRepository prompts;
+
+    @Inject
+    InboxRepository inbox;
+
+    @Inject
+    TeamRepository teams;
+
+    @Inject
+    LeadHost host;
+
+    @Incoming("lead-in")
+    @Blocking
+    public void onRecord(ConsumerRecord<String, String> record) {
+        if (Topics.LEAD_INBOX.equals(record.topic())) {
+            onInbox(record);
+        } else {
+            onPrompt(record);
+        }
+    }
+
+    private void onPrompt(ConsumerRecord<String, String> record) {
+        PromptRecord prompt = PromptRecord.fromRecord(record.key(), record.value())
+                // a record without an id gets its Kafka coordinates: redelivery of the same record is then a no-op
+                .withIdIfAbsent("kafka:" + record.topic() + "-" + record.partition() + "-" + record.offset());
+        if (!teams.exists(prompt.team())) {
+            throw new ProtocolException("unknown team \"" + prompt.team() + "\"");
+        }
+        if (prompts.insertIfNew(prompt.team(), prompt.id(), prompt.text(), prompt.source())) {
+            Log.debugf("team=%s prompt=%s source=%s queued", prompt.team(), prompt.id(), prompt.source());
+        } else {
+            Log.infof("team=%s prompt=%s seen before: skipped (redelivery)", prompt.team(), prompt.id());
+        }
+        host.wake(prompt.team());
+    }
+
+    private void onInbox(ConsumerRecord<String, String> record) {
+        AgentMessage m = AgentMessage.parse(record.value());
+        if (!Ids.LEAD.equals(m.to())) {
+            throw new ProtocolException("message on " + Topics.LEAD_INBOX + " is addressed to \"" + m.to() + "\", not the lead");
+        }
+        if (!teams.exists(m.team())) {
+            throw new ProtocolException("unknown team \"" + m.team() + "\"");
+        }
+        if (inbox.insertIfNew(m)) {
+            Log.debugf("team=%s message=%s type=%s from=%s queued for the lead", m.team(), m.id(), m.type().wire(), m.from());
+        }
+        host.wake(m.team());
+    }
+}

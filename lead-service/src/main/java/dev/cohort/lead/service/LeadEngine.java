@@ -1,0 +1,120 @@
+package dev.cohort.lead.service;
+
+import dev.cohort.core.engine.AgentEngine;
+import dev.cohort.core.engine.EngineSettings;
+import dev.cohort.core.engine.GatewayModelClient;
+import dev.cohort.core.llm.LlmGateway;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.tools.cron.CronTools;
+import dev.cohort.core.tools.cron.SchedulerClient;
+import dev.cohort.core.tools.skills.LoadSkillTool;
+import dev.cohort.core.tools.subagent.SpawnSubagentTool;
+import dev.cohort.core.tools.todo.TodoWriteTool;
+import dev.cohort.core.tools.workspace.BashTool;
+import dev.cohort.core.tools.workspace.EditFileTool;
+import dev.cohort.core.tools.workspace.GlobTool;
+import dev.cohort.core.tools.workspace.GrepTool;
+import dev.cohort.core.tools.workspace.ReadFileTool;
+import dev.cohort.core.tools.workspace.ToolRunnerWorkspaceExecutor;
+import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
+import dev.cohort.core.toolrunner.ToolRunnerClient;
+import dev.cohort.core.tools.workspace.WriteFileTool;
+import dev.cohort.lead.config.LeadConfig;
+import jakarta.annotation.PostConstruct;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The engine every lead of this replica shares: the model through the core gateway, the lead's tools (workspace
+ * tools on the tool runner, todo, skills, subagents, cron tools on the scheduler, and any {@link LeadToolProvider}
+ * such as the task board), events into the team's event log, approvals through {@link ApprovalService}.
+ */
+@ApplicationScoped
+public class LeadEngine {
+
+    /** Contributes more lead tools (the task board, memory, team tools); gathered at start-up. */
+    public interface LeadToolProvider {
+        List<Tool> tools();
+    }
+
+    @Inject
+    LlmGateway gateway;
+
+    @Inject
+    LeadConfig config;
+
+    @Inject
+    EventService events;
+
+    @Inject
+    ApprovalService approvals;
+
+    @Inject
+    @Any
+    Instance<LeadToolProvider> providers;
+
+    @ConfigProperty(name = "cohort.api.token")
+    Optional<String> apiToken;
+
+    private AgentEngine engine;
+    private WorkspaceToolExecutor workspace;
+
+    @PostConstruct
+    void init() {
+        List<Tool> tools = new ArrayList<>(List.of(new BashTool(), new ReadFileTool(), new WriteFileTool(), new EditFileTool(),
+                new GlobTool(), new GrepTool(), new TodoWriteTool(), new SpawnSubagentTool(), new LoadSkillTool()));
+        tools.addAll(CronTools.all(new SchedulerClient(URI.create(config.schedulerUrl()), apiToken.filter(s -> !s.isBlank()),
+                Duration.ofSeconds(30))));
+        for (LeadToolProvider p : providers) {
+            tools.addAll(p.tools());
+        }
+        EngineSettings settings = EngineSettings.defaults().withMaxModelCallsPerTurn(config.maxModelCallsPerTurn())
+                .withApprovalTimeout(config.approvalTimeout());
+        engine = AgentEngine.builder().settings(settings).model(new GatewayModelClient(gateway)).tools(ToolRegistry.of(tools))
+                .events(this::record).approvals(approvals).build();
+        workspace = new ToolRunnerWorkspaceExecutor(new ToolRunnerClient(config.toolRunnerUrl(),
+                config.toolRunnerToken().filter(s -> !s.isBlank()).orElse(null), config.toolRunnerTimeout()));
+    }
+
+    /** The prompt each team's running turn is working on, to label its events (clients follow a prompt by id). */
+    private final java.util.concurrent.ConcurrentHashMap<String, String> currentPrompt = new java.util.concurrent.ConcurrentHashMap<>();
+
+    void label(String team, String promptId) {
+        if (promptId == null) {
+            currentPrompt.remove(team);
+        } else {
+            currentPrompt.put(team, promptId);
+        }
+    }
+
+    private void record(dev.cohort.core.protocol.Event e) {
+        String p = currentPrompt.get(e.team());
+        if (e.data() instanceof com.fasterxml.jackson.databind.node.ObjectNode o) {
+            if (p != null && !o.has("promptId")) {
+                o.put("promptId", p);
+            }
+            // clients read one field to know whether the turn succeeded
+            if (e.type() == dev.cohort.core.protocol.EventType.TURN_COMPLETED && !o.has("status")) {
+                o.put("status", "completed".equals(o.path("reason").asText()) ? "completed" : "failed");
+            }
+        }
+        events.record(e);
+    }
+
+    public AgentEngine engine() {
+        return engine;
+    }
+
+    public WorkspaceToolExecutor workspace() {
+        return workspace;
+    }
+}

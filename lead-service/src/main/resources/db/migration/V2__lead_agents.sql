@@ -1,0 +1,52 @@
+-- The lead agent's durable state: the whole engine state (conversation = tool-call journal, todos, turn progress)
+-- saved after every step. `version` fences a replica that lost the team: its next save matches no row.
+CREATE TABLE lead.agents (
+    team       TEXT        NOT NULL REFERENCES lead.teams (id),
+    name       TEXT        NOT NULL,
+    state      JSONB       NOT NULL,
+    version    BIGINT      NOT NULL DEFAULT 0,
+    status     TEXT        NOT NULL DEFAULT 'idle',
+    turn_id    TEXT,
+    updated_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (team, name)
+);
+
+-- Prompts are queued here by the owning replica; arrival order is `seq`. Status: received → running (started a
+-- turn) | injected (added to a running turn at its next step) → done | failed.
+ALTER TABLE lead.prompts ADD COLUMN seq BIGSERIAL;
+ALTER TABLE lead.prompts ADD COLUMN turn_id TEXT;
+CREATE INDEX prompts_pending ON lead.prompts (team, seq) WHERE status = 'received';
+
+-- Messages to the lead from cohort.lead.inbox (teammates, the tool runner's background_done), deduped on id.
+CREATE TABLE lead.inbox (
+    team        TEXT        NOT NULL,
+    id          TEXT        NOT NULL,
+    seq         BIGSERIAL,
+    sender      TEXT        NOT NULL,
+    type        TEXT        NOT NULL,
+    content     TEXT,
+    metadata    JSONB       NOT NULL DEFAULT '{}',
+    status      TEXT        NOT NULL DEFAULT 'received',
+    received_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+    PRIMARY KEY (team, id)
+);
+CREATE INDEX inbox_pending ON lead.inbox (team, seq) WHERE status = 'received';
+
+-- Approval requests (ARCHITECTURE §3.4). The id is derived from (team, agent, turn, call), so a resumed turn
+-- waits on the same request instead of asking twice.
+CREATE TABLE lead.approvals (
+    id          TEXT PRIMARY KEY,
+    team        TEXT        NOT NULL,
+    agent       TEXT        NOT NULL,
+    turn_id     TEXT,
+    call_id     TEXT,
+    tool        TEXT        NOT NULL,
+    args        JSONB       NOT NULL,
+    reason      TEXT,
+    status      TEXT        NOT NULL DEFAULT 'pending',
+    answer      TEXT,
+    created_at  TIMESTAMPTZ NOT NULL DEFAULT now(),
+    expires_at  TIMESTAMPTZ NOT NULL,
+    resolved_at TIMESTAMPTZ
+);
+CREATE INDEX approvals_by_team ON lead.approvals (team, status, created_at);

@@ -1,0 +1,55 @@
+package dev.cohort.lead;
+
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.devstack.Devstack;
+import dev.cohort.devstack.Ports;
+import dev.cohort.devstack.ServiceProcess;
+import dev.cohort.devstack.quarkus.DevstackTestResource;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * The real tool-runner-service as a child process (built earlier in the reactor), on the shared devstack, with a
+ * temporary workspace: the lead's file and shell tools run where they would in production. One per test JVM.
+ * Exposes {@code cohort.test.workspace} so tests can look at the files.
+ */
+public class ToolRunnerResource implements QuarkusTestResourceLifecycleManager {
+
+    private static ServiceProcess runner;
+    private static Path workspace;
+
+    @Override
+    public synchronized Map<String, String> start() {
+        if (runner == null) {
+            Devstack stack = DevstackTestResource.stack(Arrays.asList(Topics.ALL_CSV.split(",")));
+            try {
+                workspace = Files.createTempDirectory("cohort-lead-ws-");
+                Path state = Files.createTempDirectory("cohort-lead-runner-state-");
+                Path jar = Path.of("..", "tool-runner-service", "target", "quarkus-app", "quarkus-run.jar").toAbsolutePath().normalize();
+                runner = ServiceProcess.start("tool-runner", jar, Ports.free(), Map.of(
+                        "KAFKA_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers(),
+                        "COHORT_DB_URL", stack.jdbcUrl(),
+                        "COHORT_DB_USER", stack.dbUser(),
+                        "COHORT_DB_PASSWORD", stack.dbPassword(),
+                        "COHORT_WORKSPACE_ROOT", workspace.toString(),
+                        "COHORT_STATE_DIR", state.toString(),
+                        "COHORT_TOOL_RUNNER_TOKEN", "runner-secret"), workspace, Duration.ofSeconds(120));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return Map.of("cohort.lead.tool-runner-url", runner.url(), "cohort.lead.tool-runner-token", "runner-secret",
+                "cohort.test.workspace", workspace.toString());
+    }
+
+    @Override
+    public void stop() {
+        // one per JVM: stopped by its shutdown hook
+    }
+}
