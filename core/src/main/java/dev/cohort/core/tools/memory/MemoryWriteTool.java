@@ -1,0 +1,68 @@
+package dev.cohort.core.tools.memory;
+
+import dev.cohort.core.memory.Memory;
+import dev.cohort.core.memory.MemoryStore;
+import dev.cohort.core.memory.MemoryType;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolResult;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
+import java.util.Arrays;
+import java.util.function.Function;
+
+/**
+ * {@code memory_write {name, type, description, body}}: "remember X" made explicit (s09 gap 11: no memory tool
+ * there). The name is slugged; an existing memory of that name is replaced, and the result says so.
+ */
+public final class MemoryWriteTool implements Tool {
+    public static final String NAME = "memory_write";
+    private final Function<String, MemoryStore> stores;
+
+    /** @param stores the memory store of each team */
+    public MemoryWriteTool(Function<String, MemoryStore> stores) {
+        this.stores = stores;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public ToolSpecification spec() {
+        return ToolSpecification.builder().name(NAME)
+                .description("Save a memory that persists across sessions (a user preference, feedback on your "
+                        + "work, a project fact, a reference). Reusing an existing name replaces that memory.")
+                .parameters(JsonObjectSchema.builder()
+                        .addStringProperty("name", "short kebab-case id, e.g. user-prefers-tabs")
+                        .addEnumProperty("type", Arrays.stream(MemoryType.values()).map(MemoryType::wire).toList())
+                        .addStringProperty("description", "one line for the memory index")
+                        .addStringProperty("body", "the details, Markdown")
+                        .required("name", "type", "description", "body")
+                        .build())
+                .build();
+    }
+
+    @Override
+    public boolean isMutating() {
+        return true;
+    }
+
+    @Override
+    public ToolResult execute(ToolCall call, ToolContext ctx) {
+        Memory m;
+        try {
+            m = new Memory(call.args().path("name").asText(), MemoryType.parse(call.args().path("type").asText())
+                    .orElseThrow(() -> new IllegalArgumentException("type must be user, feedback, project or reference")),
+                    call.args().path("description").asText(), call.args().path("body").asText());
+        } catch (IllegalArgumentException e) {
+            return ToolResult.error("memory", e.getMessage());
+        }
+        MemoryStore store = stores.apply(ctx.team());
+        boolean existed = store.get(m.name()).isPresent();
+        store.put(m);
+        return ToolResult.ok((existed ? "Updated" : "Saved") + " memory '" + m.name() + "' (" + m.type().wire() + ").");
+    }
+}
