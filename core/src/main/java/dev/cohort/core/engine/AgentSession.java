@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.compact.Layers;
 import dev.cohort.core.engine.compact.Summary;
 import dev.cohort.core.engine.compact.Tokens;
+import dev.cohort.core.engine.compact.Transcripts;
 import dev.cohort.core.engine.hooks.CommandHook;
 import dev.cohort.core.engine.hooks.Hooks;
 import dev.cohort.core.engine.permission.PermissionDecision;
@@ -14,7 +15,6 @@ import dev.cohort.core.engine.prompt.PromptCache;
 import dev.cohort.core.engine.prompt.PromptInputs;
 import dev.cohort.core.engine.recovery.ModelFailure;
 import dev.cohort.core.engine.recovery.RetryPolicy;
-import dev.cohort.core.protocol.Json;
 import dev.cohort.core.tools.compact.CompactTool;
 import java.time.Duration;
 import java.util.UUID;
@@ -664,13 +664,9 @@ public final class AgentSession {
 
             @Override
             public String transcript(List<Message> conversation) {
-                StringBuilder sb = new StringBuilder();
-                for (Message m : conversation) {
-                    sb.append(Json.write(m)).append('\n');
-                }
                 return engine.transcripts.write(storeKey(), "transcript-" + TRANSCRIPT_TIME.format(
                         java.time.LocalDateTime.now(java.time.ZoneOffset.UTC)) + "-"
-                        + UUID.randomUUID().toString().substring(0, 8) + ".jsonl", sb.toString());
+                        + UUID.randomUUID().toString().substring(0, 8) + ".jsonl", Transcripts.jsonl(conversation));
             }
         };
 

@@ -14,8 +14,8 @@ import java.util.regex.Pattern;
  * <ul>
  * <li>L0 {@link #persistOversized}: a tool result above {@code maxToolResultTokens} becomes a head+tail preview with
  * a reference to its stored full text; a result already persisted is never wrapped again (gap 4).</li>
- * <li>L1 {@link #snip}: above {@code snipMaxMessages} the middle is replaced by a marker naming the transcript; the
- * turn's request is kept; tool calls and results stay paired.</li>
+ * <li>L1 {@link #snip}: above {@code snipMaxMessages} the middle is stored as a transcript and replaced by a marker
+ * naming it; the turn's request is kept; tool calls and results stay paired.</li>
  * <li>L2 {@link #microCompact}: tool results older than the last {@code keepRecentTurns} assistant turns are shortened
  * to a stub that keeps the reference (gaps 2, 3): a result the model has not seen yet is never touched.</li>
  * </ul>
@@ -112,11 +112,12 @@ public final class Layers {
         if (tailStart - headEnd <= 1) {
             return new Result(conv, 0, null);
         }
-        String transcript = store.transcript(conv);
+        // the head and the tail stay in the context: only the snipped middle must be stored to lose nothing
+        String transcript = store.transcript(conv.subList(headEnd, tailStart));
         List<Message> out = new ArrayList<>(headEnd + (n - tailStart) + 2);
         out.addAll(conv.subList(0, headEnd));
-        out.add(Message.user("[" + (tailStart - headEnd) + " earlier messages were snipped to save context; the full "
-                + "conversation is kept as transcript " + transcript + "]"));
+        out.add(Message.user("[" + (tailStart - headEnd) + " earlier messages were snipped to save context; they are "
+                + "kept as transcript " + transcript + "]"));
         int req = lastIndexOfRequest(conv, request);
         if (req >= headEnd && req < tailStart) {
             out.add(conv.get(req));
