@@ -1,0 +1,298 @@
+package dev.cohort.lead;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.protocol.AgentMessage;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.protocol.MessageType;
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.devstack.model.ScriptedModelClient;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.net.URL;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lead agent on the engine, end to end through real parts: HTTP/Kafka prompts, the scripted model over HTTP,
+ * the real tool runner (child process), approvals, inbox injection, SSE resume mid-turn. Each test uses its own
+ * team so one test's turn never waits behind another's.
+ */
+@QuarkusTest
+class LeadAgentTest {
+
+    @ConfigProperty(name = "cohort.devstack.model-admin-url", defaultValue = "http://127.0.0.1:1")
+    String modelAdmin;
+
+    @ConfigProperty(name = "cohort.test.workspace", defaultValue = "/nonexistent")
+    String workspace;
+
+    @TestHTTPResource("/")
+    URL base;
+
+    ScriptedModelClient model;
+
+    @BeforeEach
+    void setUp() {
+        model = new ScriptedModelClient(modelAdmin);
+    }
+
+    static String newTeam(String prefix) {
+        String team = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType("application/json").body(Map.of("id", team)).post("/api/v1/teams").then().statusCode(201);
+        return team;
+    }
+
+    static String prompt(String team, String text) {
+        return given().contentType("application/json").body(Map.of("text", text))
+                .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202).extract().path("id");
+    }
+
+    /** Reads the stored events without holding a stream open (the stream never ends by itself). */
+    List<JsonNode> storedEvents(String team) {
+        try (SseClient sse = SseClient.open(base + "api/v1/teams/" + team + "/events", "0")) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            int last = -1;
+            while (System.nanoTime() < deadline) {
+                int n = sse.received().size();
+                if (n == last && n > 0) {
+                    break;
+                }
+                last = n;
+                sleepQuietly(150);
+            }
+            return sse.received().stream().map(r -> {
+                try {
+                    return Json.MAPPER.readTree(r.data());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }).toList();
+        }
+    }
+
+    JsonNode awaitTurnCompleted(String team, String promptId) {
+        return await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300)).until(() -> storedEvents(team).stream()
+                .filter(e -> e.get("type").asText().equals("turn_completed"))
+                .filter(e -> promptId == null || promptId.equals(e.path("data").path("promptId").asText()))
+                .findFirst().orElse(null), e -> e != null);
+    }
+
+    @Test
+    void aDestructiveCommandAsksAndApprovingRunsIt() throws Exception {
+        String team = newTeam("appr-yes");
+        Path build = Files.createDirectories(Path.of(workspace, "teams", team, "build"));
+        Files.writeString(build.resolve("out.o"), "x");
+        model.append("{\"rules\":[" + rmRule(team) + "," + doneRule(team) + "]}");
+        String id = prompt(team, "clean the build");
+
+        JsonNode asked = await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team).stream()
+                .filter(e -> e.get("type").asText().equals("approval_requested")).findFirst().orElse(null), e -> e != null);
+        assertThat(asked.get("data").get("tool").asText()).isEqualTo("bash");
+        assertThat(asked.get("data").get("args").get("command").asText()).isEqualTo("rm -r build");
+        String approvalId = asked.get("data").get("approvalId").asText();
+        given().get("/api/v1/teams/" + team + "/approvals?status=pending").then().statusCode(200)
+                .body("id", org.hamcrest.Matchers.hasItem(approvalId));
+        assertThat(build).exists();
+
+        given().contentType("application/json").body(Map.of("approve", true))
+                .post("/api/v1/teams/" + team + "/approvals/" + approvalId).then().statusCode(200)
+                .body("status", org.hamcrest.Matchers.equalTo("approved"));
+        JsonNode done = awaitTurnCompleted(team, id);
+        assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
+        assertThat(build).doesNotExist();
+        assertThat(storedEvents(team)).extracting(e -> e.get("type").asText()).contains("approval_resolved");
+        // answering twice is a conflict, not a second decision
+        given().contentType("application/json").body(Map.of("approve", false))
+                .post("/api/v1/teams/" + team + "/approvals/" + approvalId).then().statusCode(409)
+                .contentType("application/problem+json");
+    }
+
+    @Test
+    void aDenialReachesTheModelAndNothingRuns() throws Exception {
+        String team = newTeam("appr-no");
+        Path build = Files.createDirectories(Path.of(workspace, "teams", team, "build"));
+        model.append("{\"rules\":[" + rmRule(team) + "," + doneRule(team) + "]}");
+        String id = prompt(team, "clean the build");
+        JsonNode asked = await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team).stream()
+                .filter(e -> e.get("type").asText().equals("approval_requested")).findFirst().orElse(null), e -> e != null);
+        given().contentType("application/json").body(Map.of("approve", false, "reason", "keep the artifacts"))
+                .post("/api/v1/teams/" + team + "/approvals/" + asked.get("data").get("approvalId").asText())
+                .then().statusCode(200);
+        awaitTurnCompleted(team, id);
+        assertThat(build).exists();
+        String toolResult = lastToolResultSentBy(team);
+        assertThat(toolResult).contains("denied by the user: keep the artifacts");
+    }
+
+    @Test
+    void noAnswerWithinTheTimeoutIsADenial() throws Exception {
+        String team = newTeam("appr-late");
+        Path build = Files.createDirectories(Path.of(workspace, "teams", team, "build"));
+        model.append("{\"rules\":[" + rmRule(team) + "," + doneRule(team) + "]}");
+        String id = prompt(team, "clean the build");
+        awaitTurnCompleted(team, id);
+        assertThat(build).exists();
+        assertThat(lastToolResultSentBy(team)).contains("no answer within 4 s");
+        given().get("/api/v1/teams/" + team + "/approvals?status=expired").then().statusCode(200)
+                .body("size()", org.hamcrest.Matchers.equalTo(1));
+    }
+
+    @Test
+    void aPromptFromAPlainKafkaProducerGivesTheSameOutcomeAsOverHttp() {
+        String team = newTeam("kafka");
+        model.append("{\"rules\":[{\"name\":\"calc-" + team + "\",\"match\":{\"agent\":\"" + team
+                + "/lead\",\"lastMessage\":\"^what is six times seven\\\\?$\"},\"reply\":{\"text\":\"42\"}}]}");
+        String httpId = prompt(team, "what is six times seven?");
+        JsonNode viaHttp = awaitTurnCompleted(team, httpId);
+
+        TestKafka.send(Topics.PROMPTS, team, "{\"team\":\"" + team + "\",\"text\":\"what is six times seven?\"}");
+        await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team).stream()
+                .filter(e -> e.get("type").asText().equals("turn_completed")).count() == 2);
+        List<JsonNode> all = storedEvents(team);
+        List<JsonNode> answers = all.stream().filter(e -> e.get("type").asText().equals("assistant_message")).toList();
+        assertThat(answers).extracting(e -> e.path("data").path("text").asText()).containsExactly("42", "42");
+        List<String> httpTypes = all.stream().filter(e -> httpId.equals(e.path("data").path("promptId").asText()))
+                .map(e -> e.get("type").asText()).toList();
+        String kafkaId = all.stream().map(e -> e.path("data").path("promptId").asText()).filter(p -> !p.isEmpty() && !p.equals(httpId))
+                .findFirst().orElseThrow();
+        List<String> kafkaTypes = all.stream().filter(e -> kafkaId.equals(e.path("data").path("promptId").asText()))
+                .map(e -> e.get("type").asText()).toList();
+        assertThat(kafkaTypes).isEqualTo(httpTypes);
+        assertThat(viaHttp.get("data").get("status").asText()).isEqualTo("completed");
+    }
+
+    @Test
+    void aBackgroundCompletionWakesTheIdleLeadAsAnEscapedTaskNotification() {
+        String team = newTeam("bg");
+        model.append("{\"rules\":[{\"name\":\"notified-" + team + "\",\"match\":{\"agent\":\"" + team
+                + "/lead\",\"lastMessage\":\"task_notification\"},\"reply\":{\"text\":\"noted\"}}]}");
+        AgentMessage done = new AgentMessage("background_done-bg_" + team, team, "tool-runner", "lead",
+                MessageType.BACKGROUND_DONE, "Background job bg_1 completed. First output:\n</summary><b>", Map.of("jobId", "bg_1",
+                        "status", "completed", "exitCode", 0, "command", "make && echo <ok>", "outputRef", "cohort-output://bg_1"),
+                java.time.Instant.now());
+        TestKafka.send(Topics.LEAD_INBOX, team, Json.write(done));
+        awaitTurnCompleted(team, null);
+        JsonNode req = requestsOf(team).get(0);
+        JsonNode messages = req.get("body").get("messages");
+        String last = messages.get(messages.size() - 1).get("content").asText();
+        assertThat(last).startsWith("<task_notification>").contains("<task_id>bg_1</task_id>")
+                .contains("<command>make &amp;&amp; echo &lt;ok&gt;</command>")
+                .contains("<output_ref>cohort-output://bg_1</output_ref>")
+                .contains("&lt;/summary&gt;&lt;b&gt;").doesNotContain("</summary><b>");
+        // redelivery of the same message does not wake the lead again
+        TestKafka.send(Topics.LEAD_INBOX, team, Json.write(done));
+        sleepQuietly(1500);
+        assertThat(requestsOf(team)).hasSize(1);
+    }
+
+    @Test
+    void aPromptArrivingDuringATurnIsInjectedAtTheNextStep() {
+        String team = newTeam("inject");
+        model.append("""
+                {"rules":[
+                  {"name":"slow-%1$s","match":{"agent":"%1$s/lead","lastMessage":"^start$"},
+                   "reply":{"delayMs":1500,"toolCalls":[{"name":"bash","arguments":{"command":"echo working"}}]}},
+                  {"name":"saw-%1$s","match":{"agent":"%1$s/lead","anyMessage":"also mention pears"},
+                   "reply":{"text":"apples and pears"}},
+                  {"name":"plain-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool"},"reply":{"text":"apples"}}
+                ]}""".formatted(team));
+        String first = prompt(team, "start");
+        await().atMost(Duration.ofSeconds(30)).until(() -> !requestsOf(team).isEmpty());
+        String second = prompt(team, "also mention pears");
+        JsonNode done = awaitTurnCompleted(team, first);
+        assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
+        assertThat(storedEvents(team).stream().filter(e -> e.get("type").asText().equals("assistant_message"))
+                .map(e -> e.path("data").path("text").asText()).toList()).contains("apples and pears");
+        // the second prompt ran inside the first turn, not as a turn of its own
+        assertThat(storedEvents(team).stream().filter(e -> e.get("type").asText().equals("turn_started")).count()).isEqualTo(1);
+        assertThat(second).isNotBlank();
+    }
+
+    @Test
+    void anSseClientConnectingMidTurnWithLastEventIdGetsEveryLaterEventOnceInOrder() {
+        String team = newTeam("sse");
+        model.append("""
+                {"rules":[
+                  {"name":"step1-%1$s","match":{"agent":"%1$s/lead","lastMessage":"^go$"},
+                   "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo one"}}]}},
+                  {"name":"step2-%1$s","match":{"agent":"%1$s/lead","lastMessage":"one"},
+                   "reply":{"delayMs":1000,"toolCalls":[{"name":"bash","arguments":{"command":"echo two"}}]}},
+                  {"name":"end-%1$s","match":{"agent":"%1$s/lead","lastMessage":"two"},"reply":{"delayMs":500,"text":"done"}}
+                ]}""".formatted(team));
+        String id = prompt(team, "go");
+        // wait until the turn is under way, then connect after the events seen so far
+        List<JsonNode> early = await().atMost(Duration.ofSeconds(30)).until(() -> storedEvents(team),
+                l -> l.stream().anyMatch(e -> e.get("type").asText().equals("tool_call_finished")));
+        long resumeAfter = early.get(early.size() - 1).get("seq").asLong();
+        try (SseClient late = SseClient.open(base + "api/v1/teams/" + team + "/events", Long.toString(resumeAfter))) {
+            awaitTurnCompleted(team, id);
+            List<JsonNode> all = storedEvents(team);
+            List<String> expected = all.stream().filter(e -> e.get("seq").asLong() > resumeAfter)
+                    .map(e -> e.get("seq").asText()).toList();
+            assertThat(expected).isNotEmpty();
+            await().atMost(Duration.ofSeconds(10)).until(() -> late.received().size() >= expected.size());
+            assertThat(late.received()).extracting(SseClient.Received::id).containsExactlyElementsOf(expected);
+        }
+    }
+
+    @Test
+    void theTranscriptAndAgentStateAreReadable() {
+        String team = newTeam("state");
+        model.append("{\"rules\":[{\"name\":\"hello-" + team + "\",\"match\":{\"agent\":\"" + team
+                + "/lead\"},\"reply\":{\"text\":\"hello there\"}}]}");
+        String id = prompt(team, "say hello");
+        awaitTurnCompleted(team, id);
+        given().get("/api/v1/teams/" + team + "/agents").then().statusCode(200)
+                .body("name", org.hamcrest.Matchers.hasItem("lead"))
+                .body("find { it.name == 'lead' }.status", org.hamcrest.Matchers.equalTo("idle"));
+        String transcript = given().get("/api/v1/teams/" + team + "/agents/lead/messages").then().statusCode(200)
+                .extract().asString();
+        assertThat(transcript).contains("say hello").contains("hello there");
+        given().get("/api/v1/teams/" + team + "/agents/nobody").then().statusCode(404).contentType("application/problem+json");
+        given().get("/api/v1/teams/" + team + "/protocols").then().statusCode(200).body("size()", org.hamcrest.Matchers.equalTo(0));
+    }
+
+    private String rmRule(String team) {
+        return "{\"name\":\"rm-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\",\"lastMessage\":\"clean the build\"},"
+                + "\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"rm -r build\"}}]}}";
+    }
+
+    private String doneRule(String team) {
+        return "{\"name\":\"after-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\",\"lastRole\":\"tool\"},"
+                + "\"reply\":{\"text\":\"finished\"}}";
+    }
+
+    private List<JsonNode> requestsOf(String team) {
+        return model.requests().stream().filter(r -> (team + "/lead").equals(r.path("agent").asText())).toList();
+    }
+
+    private String lastToolResultSentBy(String team) {
+        List<JsonNode> reqs = requestsOf(team);
+        JsonNode messages = reqs.get(reqs.size() - 1).get("body").get("messages");
+        for (int i = messages.size() - 1; i >= 0; i--) {
+            if ("tool".equals(messages.get(i).path("role").asText())) {
+                return messages.get(i).path("content").asText();
+            }
+        }
+        return "";
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
