@@ -60,7 +60,8 @@ class BadInputTest {
         ScriptedModelClient model = new ScriptedModelClient(modelAdmin);
         model.reset();
         String marker = "after-poison-" + UUID.randomUUID();
-        model.load("{\"rules\":[{\"name\":\"after\",\"match\":{\"lastMessage\":\"" + marker + "\"},\"reply\":{\"text\":\"ok\"}}]}");
+        model.load("{\"rules\":[{\"name\":\"after\",\"match\":{\"lastMessage\":\"" + marker + "\"},\"reply\":{\"text\":\"ok\"}},"
+                + ModelRules.MEMORY_RULE + "]}");
 
         String poison = "{\"team\":\"default\",\"text\": " + UUID.randomUUID();
         TestKafka.send(Topics.PROMPTS, "default", poison);

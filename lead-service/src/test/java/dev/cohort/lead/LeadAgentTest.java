@@ -45,6 +45,8 @@ class LeadAgentTest {
     @BeforeEach
     void setUp() {
         model = new ScriptedModelClient(modelAdmin);
+        // first, so a memory request quoting a test's prompt is never answered by that test's rules
+        model.load("{\"rules\":[" + ModelRules.MEMORY_RULE + "]}");
     }
 
     static String newTeam(String prefix) {
@@ -274,7 +276,8 @@ class LeadAgentTest {
     }
 
     private List<JsonNode> requestsOf(String team) {
-        return model.requests().stream().filter(r -> (team + "/lead").equals(r.path("agent").asText())).toList();
+        return model.requests().stream().filter(r -> (team + "/lead").equals(r.path("agent").asText()))
+                .filter(r -> !ModelRules.isMemoryRequest(r)).toList();
     }
 
     private String lastToolResultSentBy(String team) {

@@ -15,7 +15,8 @@ public final class Toolsets {
     public static final Set<String> LEAD = union(WORKSPACE, Set.of("todo_write", "spawn_subagent", "load_skill",
             "compact", "create_task", "list_tasks", "get_task", "claim_task", "complete_task", "schedule_cron",
             "list_crons", "cancel_cron", "spawn_teammate", "send_message", "check_inbox", "request_shutdown",
-            "request_plan", "review_plan", "create_worktree", "remove_worktree", "keep_worktree", "list_worktrees"));
+            "request_plan", "review_plan", "create_worktree", "remove_worktree", "keep_worktree", "list_worktrees",
+            "memory_write", "memory_delete"));
 
     /** A teammate's tools. */
     public static final Set<String> TEAMMATE = union(WORKSPACE, Set.of("todo_write", "load_skill", "list_tasks",

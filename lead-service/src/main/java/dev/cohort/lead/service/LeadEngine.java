@@ -65,22 +65,42 @@ public class LeadEngine {
     @ConfigProperty(name = "cohort.api.token")
     Optional<String> apiToken;
 
+    @Inject
+    io.agroal.api.AgroalDataSource ds;
+
+    @Inject
+    dev.cohort.lead.persistence.PgTranscriptStore transcripts;
+
+    /** Memory extraction and consolidation run here, off the turns' threads (s09). */
+    private final java.util.concurrent.ExecutorService memoryWork = java.util.concurrent.Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("lead-memory-", 0).factory());
+
     private AgentEngine engine;
     private WorkspaceToolExecutor workspace;
 
     @PostConstruct
     void init() {
+        java.util.function.Function<String, dev.cohort.core.memory.MemoryStore> stores =
+                team -> new dev.cohort.lead.persistence.PgMemoryStore(ds, team);
         List<Tool> tools = new ArrayList<>(List.of(new BashTool(), new ReadFileTool(), new WriteFileTool(), new EditFileTool(),
-                new GlobTool(), new GrepTool(), new TodoWriteTool(), new SpawnSubagentTool(), new LoadSkillTool()));
+                new GlobTool(), new GrepTool(), new TodoWriteTool(), new SpawnSubagentTool(), new LoadSkillTool(),
+                new dev.cohort.core.tools.compact.CompactTool(), new dev.cohort.core.tools.memory.MemoryWriteTool(stores),
+                new dev.cohort.core.tools.memory.MemoryDeleteTool(stores)));
         tools.addAll(CronTools.all(new SchedulerClient(URI.create(config.schedulerUrl()), apiToken.filter(s -> !s.isBlank()),
                 Duration.ofSeconds(30))));
         for (LeadToolProvider p : providers) {
             tools.addAll(p.tools());
         }
+        var llm = gateway.settings();
         EngineSettings settings = EngineSettings.defaults().withMaxModelCallsPerTurn(config.maxModelCallsPerTurn())
-                .withApprovalTimeout(config.approvalTimeout());
-        engine = AgentEngine.builder().settings(settings).model(new GatewayModelClient(gateway)).tools(ToolRegistry.of(tools))
-                .events(this::record).approvals(approvals).build();
+                .withApprovalTimeout(config.approvalTimeout()).withModel(llm.modelId())
+                .withRecovery(dev.cohort.core.engine.RecoverySettings.defaults().withFallbackModel(llm.fallbackModel().orElse(null)));
+        // this client keeps the provider's response headers, so Retry-After is honoured (s11)
+        GatewayModelClient model = new GatewayModelClient(llm);
+        var memory = dev.cohort.core.memory.MemoryManager.builder().stores(stores).model(model).executor(memoryWork)
+                .events(this::record).build();
+        engine = AgentEngine.builder().settings(settings).model(model).tools(ToolRegistry.of(tools))
+                .events(this::record).approvals(approvals).memory(memory).transcripts(transcripts).build();
         workspace = new ToolRunnerWorkspaceExecutor(new ToolRunnerClient(config.toolRunnerUrl(),
                 config.toolRunnerToken().filter(s -> !s.isBlank()).orElse(null), config.toolRunnerTimeout()));
     }
@@ -108,6 +128,11 @@ public class LeadEngine {
             }
         }
         events.record(e);
+    }
+
+    @jakarta.annotation.PreDestroy
+    void stop() {
+        memoryWork.shutdown();
     }
 
     public AgentEngine engine() {
