@@ -265,6 +265,42 @@ class LeadAgentTest {
         given().get("/api/v1/teams/" + team + "/protocols").then().statusCode(200).body("size()", org.hamcrest.Matchers.equalTo(0));
     }
 
+    @Test
+    void theSeedsFirstPromptLeavesHelloPyInTheWorkspaceThroughTheRealToolRunner() throws Exception {
+        String team = newTeam("hello");
+        model.append("""
+                {"rules":[
+                  {"name":"write-%1$s","match":{"agent":"%1$s/lead","lastMessage":"^create hello.py"},
+                   "reply":{"toolCalls":[{"name":"write_file","arguments":{"path":"hello.py","content":"print(\\"Hello, World!\\")\\n"}}]}},
+                  {"name":"read-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool","lastMessage":"(?i)wrote|bytes"},
+                   "reply":{"toolCalls":[{"name":"read_file","arguments":{"path":"hello.py"}}]}},
+                  {"name":"end-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool","lastMessage":"Hello, World"},
+                   "reply":{"text":"hello.py prints Hello, World!"}}
+                ]}""".formatted(team));
+        String id = prompt(team, "create hello.py that prints Hello, World!, then read it back");
+        JsonNode done = awaitTurnCompleted(team, id);
+        assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
+        assertThat(Path.of(workspace, "teams", team, "hello.py")).hasContent("print(\"Hello, World!\")\n");
+        assertThat(lastToolResultSentBy(team)).contains("Hello, World!");
+    }
+
+    @Test
+    void aCronTurnIsMarkedAndNeverWaitsForAHuman() throws Exception {
+        String team = newTeam("cron");
+        Path build = Files.createDirectories(Path.of(workspace, "teams", team, "build"));
+        model.append("{\"rules\":[" + rmRule(team).replace("clean the build", "\\\\[cron\\\\] clean the build") + ","
+                + doneRule(team) + "]}");
+        TestKafka.send(Topics.PROMPTS, team, "{\"team\":\"" + team + "\",\"text\":\"clean the build\",\"source\":\"cron\","
+                + "\"cronJobId\":\"job-1\",\"id\":\"cron-" + team + "\"}");
+        JsonNode done = awaitTurnCompleted(team, "cron-" + team);
+        assertThat(done).isNotNull();
+        assertThat(build).exists();
+        assertThat(storedEvents(team)).extracting(e -> e.get("type").asText()).doesNotContain("approval_requested");
+        assertThat(lastToolResultSentBy(team)).contains("permission");
+        JsonNode first = requestsOf(team).get(0).get("body").get("messages");
+        assertThat(first.get(first.size() - 1).get("content").asText()).isEqualTo("[cron] clean the build");
+    }
+
     private String rmRule(String team) {
         return "{\"name\":\"rm-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\",\"lastMessage\":\"clean the build\"},"
                 + "\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"rm -r build\"}}]}}";
