@@ -1,0 +1,112 @@
+package dev.cohort.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.protocol.Json;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Event → lines, as `cohort chat` prints them; payloads as the engine and lead-service emit them. */
+class EventFormatterTest {
+
+    private final EventFormatter plain = new EventFormatter(Style.PLAIN);
+
+    private static JsonNode event(String type, String agent, String data) throws Exception {
+        return Json.MAPPER.readTree("{\"id\":\"e1\",\"team\":\"default\",\"agent\":\"" + agent + "\",\"seq\":7,"
+                + "\"ts\":\"2025-01-01T00:00:00Z\",\"type\":\"" + type + "\",\"data\":" + data + "}");
+    }
+
+    private List<String> lead(String type, String data) throws Exception {
+        return plain.format(event(type, "lead", data));
+    }
+
+    @Test
+    void toolCallsShowTheirMainArgumentAndResultsAShortPreview() throws Exception {
+        assertThat(lead("tool_call_started", "{\"turnId\":\"t\",\"callId\":\"c1\",\"tool\":\"bash\",\"args\":\"{\\\"command\\\":\\\"ls -la\\\"}\"}"))
+                .containsExactly("→ bash ls -la");
+        assertThat(lead("tool_call_started", "{\"tool\":\"read_file\",\"args\":\"{\\\"path\\\":\\\"src/Main.java\\\",\\\"limit\\\":10}\"}"))
+                .containsExactly("→ read_file src/Main.java");
+        // unknown tool: compact JSON; arguments cut by the engine (not JSON any more): the raw text
+        assertThat(lead("tool_call_started", "{\"tool\":\"mystery\",\"args\":\"{\\\"a\\\":1}\"}")).containsExactly("→ mystery {\"a\":1}");
+        assertThat(lead("tool_call_started", "{\"tool\":\"bash\",\"args\":\"{\\\"command\\\":\\\"echo very lo…\"}"))
+                .containsExactly("→ bash {\"command\":\"echo very lo…");
+        List<String> done = lead("tool_call_finished", "{\"tool\":\"bash\",\"callId\":\"c1\",\"durationMs\":12,\"error\":false,"
+                + "\"preview\":\"a\\nb\\n\\nc\\nd\\ne\\nf\\n\"}");
+        assertThat(done).containsExactly("← bash (12 ms)", "  │ a", "  │ b", "  │ c", "  │ d", "  │ … 2 more lines");
+        assertThat(lead("tool_call_finished", "{\"tool\":\"bash\",\"durationMs\":3,\"error\":true,\"rule\":\"deny:rm\",\"preview\":\"denied\"}"))
+                .containsExactly("✗ bash failed (3 ms, rule deny:rm)", "  │ denied");
+    }
+
+    @Test
+    void longArgumentsAreCutToOneLine() {
+        String cmd = "echo " + "x".repeat(300) + "\nsecond line";
+        String p = EventFormatter.argsPreview("bash", Json.MAPPER.createObjectNode().put("command", cmd));
+        assertThat(p).hasSize(EventFormatter.ARGS_MAX).endsWith("…").doesNotContain("\n");
+        assertThat(EventFormatter.argsPreview("bash", null)).isEmpty();
+        assertThat(EventFormatter.argsPreview("list_tasks", Json.MAPPER.createObjectNode())).isEmpty();
+    }
+
+    @Test
+    void assistantTextTurnsAndErrors() throws Exception {
+        assertThat(lead("assistant_message", "{\"text\":\"Done.\\nAll clean.\",\"toolCalls\":[]}")).containsExactly("Done.", "All clean.");
+        assertThat(lead("assistant_message", "{\"toolCalls\":[\"bash\"]}")).isEmpty();
+        assertThat(lead("turn_started", "{\"turnId\":\"t\",\"source\":\"cli\"}")).containsExactly("── turn started (cli)");
+        assertThat(lead("turn_completed", "{\"turnId\":\"t\",\"reason\":\"completed\",\"status\":\"completed\",\"modelCalls\":2,"
+                + "\"usage\":{\"inputTokens\":100,\"outputTokens\":20,\"costUsd\":0.0}}"))
+                .containsExactly("── turn completed · 2 model calls · 100 in / 20 out tokens");
+        assertThat(lead("turn_completed", "{\"reason\":\"interrupted\",\"status\":\"failed\",\"text\":\"Interrupted by the user.\",\"modelCalls\":1}"))
+                .containsExactly("── turn ended: interrupted - Interrupted by the user. · 1 model call");
+        assertThat(lead("turn_completed", "{\"reason\":\"error\",\"status\":\"failed\",\"message\":\"no model key\"}"))
+                .containsExactly("── turn ended: error - no model key");
+        assertThat(lead("error", "{\"message\":\"boom\"}")).containsExactly("error: boom");
+        assertThat(lead("model_retry", "{\"action\":\"retry\",\"attempt\":1,\"maxAttempts\":5,\"kind\":\"rate_limit\",\"status\":429,"
+                + "\"code\":\"rate_limit_exceeded\",\"delayMs\":1000}"))
+                .containsExactly("↻ model call failed (429 rate_limit_exceeded), retry 1/5 in 1000 ms");
+        assertThat(lead("compacted", "{\"layer\":\"L2\",\"tokensBefore\":9000,\"tokensAfter\":1200}"))
+                .containsExactly("⇣ context compacted (L2, 9000 → 1200 tokens)");
+    }
+
+    @Test
+    void todosTasksAndApprovals() throws Exception {
+        assertThat(lead("todo_updated", "{\"todos\":[{\"content\":\"read\",\"status\":\"completed\"},"
+                + "{\"content\":\"fix\",\"status\":\"in_progress\"},{\"content\":\"test\",\"status\":\"pending\"}]}"))
+                .containsExactly("todos:", "  [x] read", "  [>] fix", "  [ ] test");
+        assertThat(lead("task_created", "{\"id\":\"task_3\",\"subject\":\"endpoints\",\"status\":\"pending\",\"blockedBy\":[\"task_1\"]}"))
+                .containsExactly("+ task_3 endpoints (blocked by task_1)");
+        assertThat(plain.format(event("task_claimed", "alice", "{\"id\":\"task_1\",\"subject\":\"schema\",\"owner\":\"alice\"}")))
+                .containsExactly("[alice] ● task_1 schema claimed by alice");
+        assertThat(lead("task_completed", "{\"id\":\"task_1\",\"subject\":\"schema\",\"owner\":\"lead\","
+                + "\"unblocked\":[{\"id\":\"task_2\",\"subject\":\"endpoints\"},{\"id\":\"task_3\",\"subject\":\"docs\"}]}"))
+                .containsExactly("✓ task_1 schema completed by lead; unblocked: task_2 endpoints, task_3 docs");
+        assertThat(lead("approval_requested", "{\"approvalId\":\"0123456789abcdef\",\"tool\":\"bash\","
+                + "\"args\":{\"command\":\"rm -r build\"},\"reason\":\"deletes files\",\"status\":\"pending\"}"))
+                .containsExactly("? approval needed: bash rm -r build - deletes files [01234567]");
+        assertThat(lead("approval_resolved", "{\"approvalId\":\"0123456789abcdef\",\"status\":\"denied\",\"answer\":\"keep it\"}"))
+                .containsExactly("✗ approval 01234567 denied: keep it");
+    }
+
+    @Test
+    void subagentsAreMarkedAndUnknownTypesStillShow() throws Exception {
+        assertThat(lead("tool_call_started", "{\"tool\":\"grep\",\"args\":\"{\\\"pattern\\\":\\\"TODO\\\"}\",\"subagent\":true}"))
+                .containsExactly("[lead›sub] → grep TODO");
+        assertThat(lead("teammate_spawned", "{\"name\":\"alice\"}")).containsExactly("teammate_spawned {\"name\":\"alice\"}");
+    }
+
+    @Test
+    void coloursOnlyWhenAsked() throws Exception {
+        List<String> c = new EventFormatter(new Style(true)).format(event("error", "lead", "{\"message\":\"boom\"}"));
+        assertThat(c).containsExactly("\u001b[31merror: boom\u001b[0m");
+    }
+
+    @Test
+    void theTaskBoardIsATable() throws Exception {
+        JsonNode tasks = Json.MAPPER.readTree("[{\"id\":\"task_1\",\"subject\":\"schema\",\"status\":\"completed\",\"owner\":\"lead\",\"blockers\":[]},"
+                + "{\"id\":\"task_2\",\"subject\":\"endpoints\",\"status\":\"pending\",\"owner\":null,\"blockers\":[\"task_1\",\"task_4\"]}]");
+        assertThat(TasksCommand.table(tasks)).containsExactly(
+                "ID      STATUS     OWNER  BLOCKED BY     SUBJECT",
+                "task_1  completed  lead                  schema",
+                "task_2  pending           task_1,task_4  endpoints");
+        assertThat(TasksCommand.table(Json.MAPPER.createArrayNode())).containsExactly("ID  STATUS  OWNER  BLOCKED BY  SUBJECT", "(no tasks)");
+    }
+}
