@@ -124,6 +124,9 @@ public final class AgentSession {
         cancelRequested = false;
         turn = new AgentState.TurnProgress(Ids.newId(), source == null ? "http" : source, unattended, 0, 0, Usage.ZERO,
                 null);
+        // announced first: watchers see the turn at once, before skills are re-read through the workspace
+        ObjectNode data = Event.newData().put("turnId", turn.turnId()).put("source", turn.source());
+        emit(EventType.TURN_STARTED, data);
         Loop loop = mainLoop();
         String input = hooks.userPromptSubmit(text, loop.ctx);
         turn = new AgentState.TurnProgress(turn.turnId(), turn.source(), turn.unattended(), 0, 0, Usage.ZERO, null,
@@ -131,8 +134,6 @@ public final class AgentSession {
         loop.request = input;
         messages.add(Message.user(input));
         save();
-        ObjectNode data = Event.newData().put("turnId", turn.turnId()).put("source", turn.source());
-        emit(EventType.TURN_STARTED, data);
         return loop.run();
     }
 

@@ -60,6 +60,21 @@ public class PromptRepository {
         });
     }
 
+    /**
+     * running → received for prompts that belong to no saved turn (taken, then the process died before the turn's
+     * first save): only the team's actor calls this, before it starts or resumes a turn.
+     */
+    public int requeueUnstarted(String team, String currentTurnId) {
+        return Jdbc.inTransaction(ds, "requeue prompts of " + team, c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE lead.prompts SET status = 'received', turn_id = NULL "
+                    + "WHERE team = ? AND status = 'running' AND (turn_id IS NULL OR turn_id IS DISTINCT FROM ?)")) {
+                ps.setString(1, team);
+                ps.setString(2, currentTurnId);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
     /** Prompts not yet taken, oldest first. */
     public List<QueuedPrompt> pending(String team, int limit) {
         return Jdbc.inTransaction(ds, "read pending prompts of " + team, c -> {

@@ -191,6 +191,8 @@ public class LeadHost {
                     ctx.commandHooks(), ctx.workspace(), ctx.store(), ctx.inbox(), ctx.teamContext());
             AgentSession s = engine.engine().open(ctx, state);
             session = s;
+            // a prompt taken for a turn whose first save never happened (a crash in between) is queued again
+            prompts.requeueUnstarted(team, s.turnInProgress() ? state.turn().turnId() : null);
             if (s.turnInProgress()) {
                 String turnId = state.turn().turnId();
                 String promptId = prompts.runningPromptOfTurn(team, turnId).orElse(null);

@@ -49,8 +49,8 @@ class LeadCrashIT {
             ]}""".formatted(AGENT, THINKING_MS);
 
     /*
-     * A SIGKILLed consumer never leaves its Kafka group: the broker notices only when its session times out (45 s by
-     * default), and until then the team's partition — and so its lead — is assigned to nobody new. A 6 s session
+     * A SIGKILLed consumer never leaves its Kafka group: the broker notices only when its session times out (10 s as
+     * lead-service configures it), and until then the team's partition — and so its lead — is assigned to nobody new. A 6 s session
      * (the broker's minimum) keeps this test short; the behaviour is the same, only sooner.
      */
     private static final Map<String, String> SHORT_KAFKA_SESSION = Map.of("JAVA_TOOL_OPTIONS",
