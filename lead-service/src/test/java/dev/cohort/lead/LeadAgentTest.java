@@ -22,6 +22,7 @@ import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import jakarta.inject.Inject;
 
 /**
  * The lead agent on the engine, end to end through real parts: HTTP/Kafka prompts, the scripted model over HTTP,
@@ -299,6 +300,63 @@ class LeadAgentTest {
         assertThat(lastToolResultSentBy(team)).contains("permission");
         JsonNode first = requestsOf(team).get(0).get("body").get("messages");
         assertThat(first.get(first.size() - 1).get("content").asText()).isEqualTo("[cron] clean the build");
+    }
+
+    @Inject
+    io.agroal.api.AgroalDataSource ds;
+
+    @Test
+    void theS12ScenarioRunsEndToEndFromAnHttpPromptThroughTheLeadsTaskTools() throws Exception {
+        String team = newTeam("s12");
+        long base;
+        // task ids come from one sequence; tests run one at a time, so the next four ids are known in advance
+        try (var c = ds.getConnection(); var rs = c.createStatement().executeQuery(
+                "SELECT last_value, is_called FROM lead.tasks_id_seq")) {
+            rs.next();
+            base = rs.getBoolean(2) ? rs.getLong(1) : rs.getLong(1) - 1;
+        }
+        String t1 = "task_" + (base + 1);
+        String t2 = "task_" + (base + 2);
+        String t3 = "task_" + (base + 3);
+        String t4 = "task_" + (base + 4);
+        model.append("""
+                {"rules":[
+                  {"name":"plan-%1$s","match":{"agent":"%1$s/lead","lastMessage":"^plan the API"},
+                   "reply":{"toolCalls":[
+                     {"name":"create_task","arguments":{"subject":"setup database schema"}},
+                     {"name":"create_task","arguments":{"subject":"create API endpoints","blockedBy":["%2$s"]}},
+                     {"name":"create_task","arguments":{"subject":"write tests","blockedBy":["%3$s"]}},
+                     {"name":"create_task","arguments":{"subject":"write docs","blockedBy":["%2$s"]}}]}},
+                  {"name":"claim-blocked-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool","lastMessage":"^Created %5$s"},
+                   "reply":{"toolCalls":[{"name":"claim_task","arguments":{"task_id":"%4$s"}}]}},
+                  {"name":"claim-schema-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool","lastMessage":"is blocked by"},
+                   "reply":{"toolCalls":[{"name":"claim_task","arguments":{"task_id":"%2$s"}}]}},
+                  {"name":"complete-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool","lastMessage":"^Claimed %2$s"},
+                   "reply":{"toolCalls":[{"name":"complete_task","arguments":{"task_id":"%2$s"}}]}},
+                  {"name":"end-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool","lastMessage":"^Completed %2$s"},
+                   "reply":{"text":"schema done; endpoints and docs are unblocked"}}
+                ]}""".formatted(team, t1, t2, t3, t4));
+        String id = prompt(team, "plan the API: schema, then endpoints and docs, then tests");
+        JsonNode done = awaitTurnCompleted(team, id);
+        assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
+
+        List<String> toolResults = new java.util.ArrayList<>();
+        List<JsonNode> reqs = requestsOf(team);
+        JsonNode all = reqs.get(reqs.size() - 1).get("body").get("messages");
+        for (JsonNode m : all) {
+            if ("tool".equals(m.path("role").asText())) {
+                toolResults.add(m.path("content").asText());
+            }
+        }
+        assertThat(toolResults).hasSize(7);
+        assertThat(toolResults.get(4)).contains(t3 + " (write tests) is blocked by " + t2 + " (create API endpoints)");
+        assertThat(toolResults.get(6)).startsWith("Completed " + t1)
+                .contains("Unblocked: " + t2 + " (create API endpoints), " + t4 + " (write docs)")
+                .doesNotContain(t3);
+        given().get("/api/v1/teams/" + team + "/tasks").then().statusCode(200)
+                .body("size()", org.hamcrest.Matchers.equalTo(4));
+        assertThat(storedEvents(team)).extracting(e -> e.get("type").asText())
+                .contains("task_created", "task_claimed", "task_completed");
     }
 
     private String rmRule(String team) {
