@@ -84,7 +84,12 @@ class BadInputTest {
         TestKafka.send(Topics.PROMPTS, null, noKey);
         String unknownTeam = "{\"team\":\"ghost-team\",\"text\":\"" + UUID.randomUUID() + "\"}";
         TestKafka.send(Topics.PROMPTS, "ghost-team", unknownTeam);
-        var dlq = TestKafka.readUntil(Topics.DLQ, r -> unknownTeam.equals(r.value()), Duration.ofSeconds(30));
+        // the two records sit in different partitions, so they may reach the DLQ in either order: wait for both
+        java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        var dlq = TestKafka.readUntil(Topics.DLQ, r -> {
+            seen.add(r.value());
+            return seen.contains(unknownTeam) && seen.contains(noKey);
+        }, Duration.ofSeconds(30));
         assertThat(dlq).filteredOn(r -> noKey.equals(r.value())).singleElement()
                 .satisfies(r -> assertThat(new String(r.headers().lastHeader(Topics.DLQ_HEADER_REASON).value(),
                         StandardCharsets.UTF_8)).contains("needs the team id as its key"));
