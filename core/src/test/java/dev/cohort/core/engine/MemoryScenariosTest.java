@@ -1,98 +1,21 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.memory.MemoryTestBase;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import dev.cohort.core.memory.FileMemoryStore;
 import dev.cohort.core.memory.Memory;
-import dev.cohort.core.memory.MemoryManager;
 import dev.cohort.core.memory.MemoryType;
-import dev.cohort.core.llm.LlmGateway;
-import dev.cohort.core.llm.LlmSettings;
-import dev.cohort.core.tools.AgentRole;
-import dev.cohort.core.tools.ToolRegistry;
-import dev.cohort.core.tools.Toolsets;
-import dev.cohort.core.tools.memory.MemoryDeleteTool;
-import dev.cohort.core.tools.memory.MemoryWriteTool;
-import dev.cohort.core.tools.workspace.WriteFileTool;
-import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.devstack.model.RecordedRequest;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
-import java.util.stream.StreamSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The four s09 "try these prompts" across two sessions (a restart in between: two engines sharing one memory
  * store on disk).
  */
-class MemoryScenariosTest {
-    static ScriptedModelServer model;
-    @TempDir
-    Path dir;
-    FileMemoryStore store;
-    final List<Runnable> background = new ArrayList<>();
-
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
-    @BeforeEach
-    void setUp() {
-        model.reset();
-        store = new FileMemoryStore(dir.resolve("memory"));
-    }
-
-    ModelClient client() {
-        return new GatewayModelClient(new LlmGateway(new LlmSettings(model.baseUrl(), "sk-test", "scripted",
-                Optional.empty(), Duration.ofSeconds(20))));
-    }
-
-    /** A fresh engine and lead session (a "process"), sharing only the memory store. */
-    AgentSession newSession(WorkspaceToolExecutor ws) {
-        MemoryManager memory = MemoryManager.builder().store(store).model(client()).executor(background::add).build();
-        AgentEngine engine = AgentEngine.builder().model(client())
-                .tools(ToolRegistry.of(List.of(new WriteFileTool(), new MemoryWriteTool(t -> store),
-                        new MemoryDeleteTool(t -> store))))
-                .memory(memory).bundledSkills(List.of()).build();
-        Set<String> allow = new HashSet<>(Toolsets.LEAD);
-        allow.addAll(List.of(MemoryWriteTool.NAME, MemoryDeleteTool.NAME));
-        return engine.open(AgentContext.of("default", "lead", AgentRole.LEAD, ws).withAllowlist(allow), null);
-    }
-
-    void runBackground() {
-        List<Runnable> r = List.copyOf(background);
-        background.clear();
-        r.forEach(Runnable::run);
-    }
-
-    static String system(RecordedRequest r) {
-        return StreamSupport.stream(r.body().path("messages").spliterator(), false)
-                .filter(m -> m.path("role").asText().equals("system")).map(m -> m.path("content").asText())
-                .findFirst().orElse("");
-    }
-
-    List<RecordedRequest> requests(String systemRegex) {
-        return model.requests().stream().filter(r -> system(r).matches("(?s).*" + systemRegex + ".*")).toList();
-    }
-
+class MemoryScenariosTest extends MemoryTestBase {
     @Test
     void theFourTryThesePromptsAcrossARestart() throws Exception {
         String scenario = """

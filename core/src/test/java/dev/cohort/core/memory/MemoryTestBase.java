@@ -1,0 +1,88 @@
+package dev.cohort.core.memory;
+
+import dev.cohort.core.engine.AgentContext;
+import dev.cohort.core.engine.AgentEngine;
+import dev.cohort.core.engine.AgentSession;
+import dev.cohort.core.engine.GatewayModelClient;
+import dev.cohort.core.engine.ModelClient;
+import dev.cohort.core.llm.LlmGateway;
+import dev.cohort.core.llm.LlmSettings;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.tools.memory.MemoryDeleteTool;
+import dev.cohort.core.tools.memory.MemoryWriteTool;
+import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
+import dev.cohort.core.tools.workspace.WriteFileTool;
+import dev.cohort.devstack.model.RecordedRequest;
+import dev.cohort.devstack.model.ScriptedModelServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Shared fixture of the memory tests: a scripted model server, a file memory store in a temp dir, engines that share
+ * only that store (a new engine = a restarted process), and background work run when the test says so.
+ */
+public abstract class MemoryTestBase {
+    protected static ScriptedModelServer model;
+    @TempDir
+    protected Path dir;
+    protected FileMemoryStore store;
+    protected final List<Runnable> background = new ArrayList<>();
+
+    @BeforeAll
+    static void start() {
+        model = ScriptedModelServer.start(0);
+    }
+
+    @AfterAll
+    static void stop() {
+        model.close();
+    }
+
+    @BeforeEach
+    void setUp() {
+        model.reset();
+        store = new FileMemoryStore(dir.resolve("memory"));
+    }
+
+    protected ModelClient client() {
+        return new GatewayModelClient(new LlmGateway(new LlmSettings(model.baseUrl(), "sk-test", "scripted",
+                Optional.empty(), Duration.ofSeconds(20))));
+    }
+
+    /** A fresh engine and lead session (a "process"), sharing only the memory store. */
+    protected AgentSession newSession(WorkspaceToolExecutor ws) {
+        MemoryManager memory = MemoryManager.builder().store(store).model(client()).executor(background::add).build();
+        AgentEngine engine = AgentEngine.builder().model(client())
+                .tools(ToolRegistry.of(List.of(new WriteFileTool(), new MemoryWriteTool(t -> store),
+                        new MemoryDeleteTool(t -> store))))
+                .memory(memory).bundledSkills(List.of()).build();
+        // the lead's default allowlist includes memory_write / memory_delete
+        return engine.open(AgentContext.of("default", "lead", AgentRole.LEAD, ws), null);
+    }
+
+    /** Runs the background work (memory extraction, consolidation) queued so far. */
+    protected void runBackground() {
+        List<Runnable> r = List.copyOf(background);
+        background.clear();
+        r.forEach(Runnable::run);
+    }
+
+    protected static String system(RecordedRequest r) {
+        return StreamSupport.stream(r.body().path("messages").spliterator(), false)
+                .filter(m -> m.path("role").asText().equals("system")).map(m -> m.path("content").asText())
+                .findFirst().orElse("");
+    }
+
+    protected List<RecordedRequest> requests(String systemRegex) {
+        return model.requests().stream().filter(r -> system(r).matches("(?s).*" + systemRegex + ".*")).toList();
+    }
+}
