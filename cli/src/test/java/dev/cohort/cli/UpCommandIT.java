@@ -39,7 +39,9 @@ class UpCommandIT {
         Path home = Files.createDirectories(tmp.resolve("home"));
         Path scenario = tmp.resolve("scenario.json");
         Files.writeString(scenario, """
-                {"rules":[{"name":"pong","match":{"agent":"default/lead","lastMessage":"^ping$"},"reply":{"text":"pong"}}]}""");
+                {"rules":[
+                 {"name":"memory","match":{"system":"^You (extract|select|consolidate) memor"},"reply":{"text":"[]"}},
+                 {"name":"pong","match":{"agent":"default/lead","lastMessage":"^ping$"},"reply":{"text":"pong"}}]}""");
         int[] ports = new int[7];
         for (int i = 0; i < ports.length; i++) {
             ports[i] = Ports.free();
@@ -58,12 +60,14 @@ class UpCommandIT {
         long t0 = System.nanoTime();
         Process up = pb.start();
         List<String> out = new CopyOnWriteArrayList<>();
+        // the echo goes to the console captured now: System.out is swapped below to capture `cohort send`
+        PrintStream console = System.out;
         Thread.ofVirtual().start(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(up.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
                     out.add(line);
-                    System.out.println("[cohort up] " + line);
+                    console.println("[cohort up] " + line);
                 }
             } catch (Exception ignored) {
                 // process ended
