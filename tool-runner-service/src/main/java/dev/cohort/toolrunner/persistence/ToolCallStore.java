@@ -42,6 +42,35 @@ public class ToolCallStore {
         }
     }
 
+    /**
+     * Records a finished read-only call in one statement; {@code false} when the call id was already recorded.
+     * Reads are not journaled before they run (running one twice changes nothing), so this is their only write.
+     */
+    public boolean record(String team, String agent, String callId, String tool, String argsHash, String cwd,
+            String instance, ToolCallResult r) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO toolrunner.tool_calls (team, agent, call_id, tool, args_hash, cwd, status, instance_id,"
+                        + " finished_at, duration_ms, exit_code, error, result)"
+                        + " VALUES (?, ?, ?, ?, ?, ?, 'done', ?, now(), ?, ?, ?, CAST(? AS jsonb)) ON CONFLICT DO NOTHING")) {
+            ps.setString(1, team);
+            ps.setString(2, agent);
+            ps.setString(3, callId);
+            ps.setString(4, tool);
+            ps.setString(5, argsHash);
+            ps.setString(6, cwd);
+            ps.setString(7, instance);
+            ps.setLong(8, r.durationMs());
+            if (r.exitCode() == null) {
+                ps.setNull(9, Types.INTEGER);
+            } else {
+                ps.setInt(9, r.exitCode());
+            }
+            ps.setString(10, r.error());
+            ps.setString(11, Json.write(r));
+            return ps.executeUpdate() == 1;
+        }
+    }
+
     /** Stores the result of a claimed call. */
     public void finish(String team, String agent, String callId, ToolCallResult r) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(

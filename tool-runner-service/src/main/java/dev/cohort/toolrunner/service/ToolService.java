@@ -151,9 +151,8 @@ public class ToolService {
                 ToolCallResult result = execute(name, req, loc);
                 recorder.execute(() -> {
                     try {
-                        if (calls.claim(req.team(), req.agent(), req.callId(), name, hash, req.cwd(), config.instanceId())) {
-                            calls.finish(req.team(), req.agent(), req.callId(), result);
-                        }
+                        calls.record(req.team(), req.agent(), req.callId(), name, hash, req.cwd(), config.instanceId(),
+                                result);
                     } catch (SQLException e) {
                         Log.errorf(e, "team=%s agent=%s call=%s read not recorded", req.team(), req.agent(), req.callId());
                     }

@@ -159,6 +159,30 @@ class BashToolTest {
     }
 
     @Test
+    void aReadIsRecordedOnceWithItsResultAndARepeatedReadIdReadsAgain() throws Exception {
+        String team = newTeam();
+        call("bash", team, args("command", "echo first > note.txt"));
+        String first = Calls.raw("read_file", team, "alice", "read-once-1", null, args("path", "note.txt"))
+                .then().statusCode(200).extract().asString();
+        // recorded off the latency path, in one statement
+        await().atMost(Duration.ofSeconds(10)).until(() -> calls.find(team, "alice", "read-once-1")
+                .map(r -> r.result() != null).orElse(false));
+        ToolCallStore.Recorded rec = calls.find(team, "alice", "read-once-1").orElseThrow();
+        assertThat(rec.tool()).isEqualTo("read_file");
+        assertThat(rec.status()).isEqualTo("done");
+        assertThat(rec.result()).isEqualTo(Json.read(first, ToolCallResult.class));
+        // reads change nothing, so they are not journaled before they run: a repeated read id reads the current
+        // content again, and the record keeps the first result (one row per call id)
+        Files.writeString(Calls.workspace(team).resolve("note.txt"), "second\n");
+        String again = Calls.raw("read_file", team, "alice", "read-once-1", null, args("path", "note.txt"))
+                .then().statusCode(200).extract().asString();
+        assertThat(Json.read(again, ToolCallResult.class).output()).contains("second");
+        Thread.sleep(300);
+        assertThat(calls.count(team, "alice", "read-once-1")).isEqualTo(1);
+        assertThat(calls.find(team, "alice", "read-once-1").orElseThrow().result().output()).contains("first");
+    }
+
+    @Test
     void callsWithoutTheBearerTokenAreRejectedWith401() {
         given().contentType(ContentType.JSON).body("{\"team\":\"default\",\"agent\":\"lead\",\"callId\":\"c1\",\"args\":{\"command\":\"true\"}}")
                 .post("/internal/v1/tools/bash").then().statusCode(401).contentType("application/problem+json")
