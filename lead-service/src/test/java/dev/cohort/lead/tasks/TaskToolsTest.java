@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.testing.IdentityContext;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolArguments;
 import dev.cohort.core.tools.ToolCall;
@@ -53,7 +53,7 @@ class TaskToolsTest {
     void setUp() {
         registry = ToolRegistry.of(taskTools.all());
         team = Boards.newTeam(teams, "tools");
-        lead = TestContext.lead(team);
+        lead = IdentityContext.lead(team);
     }
 
     /** Runs a tool as the engine would: arguments parsed and checked against the spec first. */
@@ -141,11 +141,11 @@ class TaskToolsTest {
     void dependenciesMustExistInTheTeamSoNoTaskCanWaitForever() {
         String other = Boards.newTeam(teams, "other");
         String foreign = create("{\"subject\":\"a task of this team\"}");
-        ToolResult r = call(TestContext.lead(other), "create_task",
+        ToolResult r = call(IdentityContext.lead(other), "create_task",
                 "{\"subject\":\"x\",\"blockedBy\":[\"" + foreign + "\",\"task_999999999\"]}");
         assertThat(r).isEqualTo(new ToolResult("Error: blockedBy names tasks that do not exist in team " + other + ": "
                 + foreign + ", task_999999999; create dependencies first (list_tasks shows the ids)", true, "task:not-found"));
-        assertThat(call(TestContext.lead(other), "list_tasks", "{}").content()).isEqualTo("No tasks. Use create_task to add one.");
+        assertThat(call(IdentityContext.lead(other), "list_tasks", "{}").content()).isEqualTo("No tasks. Use create_task to add one.");
     }
 
     @Test
@@ -192,7 +192,7 @@ class TaskToolsTest {
     @Test
     void aTaskHeldBySomeoneElseIsRefusedNamingTheOwnerAndOnlyTheOwnerCompletes() {
         String t = create("{\"subject\":\"shared work\"}");
-        ToolContext alice = new TestContext(team, "alice", AgentRole.TEAMMATE);
+        ToolContext alice = IdentityContext.teammate(team, "alice");
         assertThat(call(lead, "complete_task", "{\"task_id\":\"" + t + "\"}"))
                 .isEqualTo(new ToolResult("Error: " + t + " (shared work) is pending: nobody holds it (a lease may have "
                         + "expired or been released), so you cannot complete it; claim it first", true, "task:status"));

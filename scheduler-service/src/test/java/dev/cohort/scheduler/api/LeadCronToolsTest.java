@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.testing.IdentityContext;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
@@ -13,10 +13,6 @@ import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.cron.CronTools;
 import dev.cohort.core.tools.cron.ListCronsTool;
 import dev.cohort.core.tools.cron.SchedulerClient;
-import dev.cohort.core.tools.skills.SkillCatalog;
-import dev.cohort.core.tools.subagent.SubagentRunner;
-import dev.cohort.core.tools.todo.TodoList;
-import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.scheduler.support.LeadServiceStub;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -41,7 +37,7 @@ class LeadCronToolsTest {
     void scheduleListCancelAndVerifyThroughTheLeadsTools() throws Exception {
         ToolRegistry tools = ToolRegistry.of(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN),
                 Duration.ofSeconds(5))));
-        ToolContext lead = new LeadContext("tools-s14");
+        ToolContext lead = IdentityContext.lead("tools-s14");
 
         ToolResult scheduled = run(tools, lead, "schedule_cron", "{\"cron\":\"*/2 * * * *\","
                 + "\"prompt\":\"print the current date and time\",\"recurring\":true,\"durable\":true}");
@@ -63,12 +59,12 @@ class LeadCronToolsTest {
         ToolRegistry tools = ToolRegistry.of(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN),
                 Duration.ofSeconds(5))));
 
-        assertThat(run(tools, new LeadContext("tools-errors"), "schedule_cron", "{\"cron\":\"0 0 * * 8\",\"prompt\":\"p\"}"))
+        assertThat(run(tools, IdentityContext.lead("tools-errors"), "schedule_cron", "{\"cron\":\"0 0 * * 8\",\"prompt\":\"p\"}"))
                 .isEqualTo(new ToolResult("Error: day-of-week: 8 is outside 0-7", true, "scheduler:invalid-cron"));
-        assertThat(run(tools, new LeadContext("ghost-team"), "schedule_cron", "{\"cron\":\"@daily\",\"prompt\":\"p\"}"))
+        assertThat(run(tools, IdentityContext.lead("ghost-team"), "schedule_cron", "{\"cron\":\"@daily\",\"prompt\":\"p\"}"))
                 .isEqualTo(new ToolResult("Error: team 'ghost-team' does not exist (create it on lead-service first)", true,
                         "scheduler:unknown-team"));
-        assertThat(run(tools, new LeadContext("tools-errors"), "cancel_cron", "{\"job_id\":\"cron_missing\"}").rule())
+        assertThat(run(tools, IdentityContext.lead("tools-errors"), "cancel_cron", "{\"job_id\":\"cron_missing\"}").rule())
                 .isEqualTo("not-found");
     }
 
@@ -85,51 +81,4 @@ class LeadCronToolsTest {
         }
     }
 
-    /** The host's identity of a team's lead; the cron tools need nothing else. */
-    record LeadContext(String team) implements ToolContext {
-        @Override
-        public String agent() {
-            return "lead";
-        }
-
-        @Override
-        public AgentRole role() {
-            return AgentRole.LEAD;
-        }
-
-        @Override
-        public String cwd() {
-            return null;
-        }
-
-        @Override
-        public String turnId() {
-            return "turn-1";
-        }
-
-        @Override
-        public boolean unattended() {
-            return false;
-        }
-
-        @Override
-        public WorkspaceToolExecutor workspace() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public TodoList todos() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public SkillCatalog skills() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public SubagentRunner subagents() {
-            throw new UnsupportedOperationException();
-        }
-    }
 }

@@ -5,17 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.testing.IdentityContext;
 import dev.cohort.core.tools.ToolArguments;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolInfrastructureException;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.ToolResult;
-import dev.cohort.core.tools.skills.SkillCatalog;
-import dev.cohort.core.tools.subagent.SubagentRunner;
-import dev.cohort.core.tools.todo.TodoList;
-import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -30,7 +26,7 @@ class CronToolsTest {
 
     private StubScheduler scheduler;
     private SchedulerClient client;
-    private final ToolContext lead = new LeadContext("alpha");
+    private final ToolContext lead = IdentityContext.lead("alpha");
 
     @BeforeEach
     void start() throws Exception {
@@ -153,53 +149,5 @@ class CronToolsTest {
     private static ToolCall call(String name, String json) {
         ObjectNode args = (ObjectNode) Json.MAPPER.valueToTree(ToolArguments.parse(json, null).args());
         return new ToolCall("call-1", name, args);
-    }
-
-    /** The host's identity of a team's lead; nothing else is needed by the cron tools. */
-    record LeadContext(String team) implements ToolContext {
-        @Override
-        public String agent() {
-            return "lead";
-        }
-
-        @Override
-        public AgentRole role() {
-            return AgentRole.LEAD;
-        }
-
-        @Override
-        public String cwd() {
-            return null;
-        }
-
-        @Override
-        public String turnId() {
-            return "turn-1";
-        }
-
-        @Override
-        public boolean unattended() {
-            return false;
-        }
-
-        @Override
-        public WorkspaceToolExecutor workspace() {
-            throw new UnsupportedOperationException("cron tools do not touch the workspace");
-        }
-
-        @Override
-        public TodoList todos() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public SkillCatalog skills() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public SubagentRunner subagents() {
-            throw new UnsupportedOperationException();
-        }
     }
 }

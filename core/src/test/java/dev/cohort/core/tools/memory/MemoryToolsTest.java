@@ -8,14 +8,10 @@ import dev.cohort.core.memory.Memory;
 import dev.cohort.core.memory.MemoryStore;
 import dev.cohort.core.memory.MemoryType;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.testing.IdentityContext;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
-import dev.cohort.core.tools.skills.SkillCatalog;
-import dev.cohort.core.tools.subagent.SubagentRunner;
-import dev.cohort.core.tools.todo.TodoList;
-import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -57,56 +53,6 @@ class MemoryToolsTest {
     }
 
     static ToolContext ctx(String team) {
-        return new ToolContext() {
-            @Override
-            public String team() {
-                return team;
-            }
-
-            @Override
-            public String agent() {
-                return "lead";
-            }
-
-            @Override
-            public AgentRole role() {
-                return AgentRole.LEAD;
-            }
-
-            @Override
-            public String cwd() {
-                return null;
-            }
-
-            @Override
-            public String turnId() {
-                return "t";
-            }
-
-            @Override
-            public boolean unattended() {
-                return false;
-            }
-
-            @Override
-            public WorkspaceToolExecutor workspace() {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public TodoList todos() {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public SkillCatalog skills() {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public SubagentRunner subagents() {
-                throw new UnsupportedOperationException();
-            }
-        };
+        return IdentityContext.lead(team);
     }
 }
