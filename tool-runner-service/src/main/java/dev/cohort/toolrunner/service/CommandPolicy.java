@@ -1,7 +1,8 @@
 package dev.cohort.toolrunner.service;
 
-import dev.cohort.toolrunner.service.ShellParser.Redirect;
-import dev.cohort.toolrunner.service.ShellParser.SimpleCommand;
+import dev.cohort.core.shell.ShellParser;
+import dev.cohort.core.shell.ShellParser.Redirect;
+import dev.cohort.core.shell.ShellParser.SimpleCommand;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

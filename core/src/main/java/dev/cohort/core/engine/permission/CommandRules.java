@@ -29,9 +29,8 @@ public final class CommandRules {
             return Optional.of(PermissionDecision.deny("hard-deny:fork-bomb", "fork bombs are never run"));
         }
         ShellCommand sc = ShellCommand.parse(command);
-        List<ShellCommand.Simple> cmds = sc.commands();
-        for (int i = 0; i < cmds.size(); i++) {
-            ShellCommand.Simple c = unwrap(cmds.get(i), p);
+        for (ShellCommand.Simple raw : sc.commands()) {
+            ShellCommand.Simple c = unwrap(raw, p);
             String exe = c.exe();
             if (p.hardDeny().contains(exe) || exe.startsWith("mkfs.")) {
                 return Optional.of(PermissionDecision.deny("hard-deny:" + exe, "'" + exe + "' is never run by agents"));
@@ -44,7 +43,7 @@ public final class CommandRules {
             if (exe.equals("dd") && args.stream().anyMatch(a -> BLOCK_DEVICE.matcher(a).matches())) {
                 return Optional.of(PermissionDecision.deny("hard-deny:dd-device", "dd onto a block device is never run"));
             }
-            if (SHELLS.contains(exe) && c.pipedFrom() && i > 0 && DOWNLOADERS.contains(unwrap(cmds.get(i - 1), p).exe())) {
+            if (SHELLS.contains(exe) && c.previous() != null && DOWNLOADERS.contains(unwrap(c.previous(), p).exe())) {
                 return Optional.of(PermissionDecision.deny("hard-deny:pipe-to-shell",
                         "piping a download into a shell is never run; download, inspect, then run"));
             }
@@ -173,7 +172,7 @@ public final class CommandRules {
             if (i >= args.size()) {
                 return cur;
             }
-            cur = new ShellCommand.Simple(args.subList(i, args.size()), cur.writeTargets(), cur.pipedFrom());
+            cur = cur.withWords(args.subList(i, args.size()));
         }
         return cur;
     }

@@ -1,14 +1,15 @@
 package dev.cohort.core.engine.permission;
 
+import dev.cohort.core.shell.ShellParser;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A small shell tokenizer for permission decisions (seed gap 10.2#1: decide on tokens, never substrings). Splits a
- * command line into simple commands at {@code ; & | && || newline ( )}, honours single and double quotes and
- * backslashes, records redirection targets, and parses {@code $(…)} and backtick substitutions as further commands.
- * It is deliberately conservative: anything it cannot parse is reported as {@link #parsed()} {@code false}, and
- * callers ask rather than allow. Pure.
+ * A command line as the permission rules see it (seed gap 10.2#1: decide on tokens, never substrings): every simple
+ * command, those inside {@code $(…)}, backticks, subshells and groups included, with its words after quote removal,
+ * the targets it writes through redirections, and whether it reads a pipe. Tokenised by {@link ShellParser}, the
+ * same parser the tool runner's command policy uses. Input that is not valid shell is reported as
+ * {@link #parsed()} {@code false}, and callers ask rather than allow. Pure.
  */
 public final class ShellCommand {
 
@@ -17,15 +18,13 @@ public final class ShellCommand {
      *
      * @param words          the words after quote removal (the executable first)
      * @param writeTargets   targets of output redirections ({@code >}, {@code >>}, {@code 2>} …)
-     * @param pipedFrom      the previous command of the same pipeline writes into this one's stdin
+     * @param previous       the command before it in the same pipeline (it writes into this one's stdin), or
+     *                       {@code null}
      */
-    public record Simple(List<String> words, List<String> writeTargets, boolean pipedFrom) {
+    public record Simple(List<String> words, List<String> writeTargets, Simple previous) {
         /** The executable's base name, lower case ({@code /usr/bin/RM} → {@code rm}), or "" when none. */
         public String exe() {
-            int i = 0;
-            while (i < words.size() && words.get(i).matches("[A-Za-z_][A-Za-z0-9_]*=.*")) {
-                i++; // variable assignments before the command
-            }
+            int i = firstWord();
             if (i >= words.size()) {
                 return "";
             }
@@ -36,11 +35,21 @@ public final class ShellCommand {
 
         /** The words after the executable. */
         public List<String> args() {
+            int i = firstWord();
+            return i + 1 >= words.size() ? List.of() : words.subList(i + 1, words.size());
+        }
+
+        /** The same command with other words (a wrapper removed: {@code xargs rm} → {@code rm}). */
+        public Simple withWords(List<String> newWords) {
+            return new Simple(newWords, writeTargets, previous);
+        }
+
+        private int firstWord() {
             int i = 0;
             while (i < words.size() && words.get(i).matches("[A-Za-z_][A-Za-z0-9_]*=.*")) {
-                i++;
+                i++; // variable assignments before the command
             }
-            return i + 1 >= words.size() ? List.of() : words.subList(i + 1, words.size());
+            return i;
         }
     }
 
@@ -52,6 +61,7 @@ public final class ShellCommand {
         this.parsed = parsed;
     }
 
+    /** Every simple command, nested ones included, in order of appearance. */
     public List<Simple> commands() {
         return commands;
     }
@@ -62,194 +72,27 @@ public final class ShellCommand {
     }
 
     public static ShellCommand parse(String line) {
-        List<Simple> out = new ArrayList<>();
-        boolean ok = parseInto(line == null ? "" : line, out, 0);
-        return new ShellCommand(List.copyOf(out), ok);
-    }
-
-    private static boolean parseInto(String s, List<Simple> out, int depth) {
-        if (depth > 5) {
-            return false;
+        List<ShellParser.SimpleCommand> all;
+        try {
+            all = ShellParser.flatten(ShellParser.parse(line == null ? "" : line));
+        } catch (ShellParser.ParseException e) {
+            return new ShellCommand(List.of(), false);
         }
-        boolean ok = true;
-        List<String> words = new ArrayList<>();
-        List<String> writes = new ArrayList<>();
-        boolean piped = false;
-        StringBuilder cur = null;
-        boolean redirectPending = false;
-        int n = s.length();
-        int i = 0;
-        while (i <= n) {
-            char c = i < n ? s.charAt(i) : '\n';
-            if (c == '\'' ) {
-                int end = s.indexOf('\'', i + 1);
-                if (end < 0) {
-                    return false;
-                }
-                cur = cur == null ? new StringBuilder() : cur;
-                cur.append(s, i + 1, end);
-                i = end + 1;
-                continue;
-            }
-            if (c == '"') {
-                cur = cur == null ? new StringBuilder() : cur;
-                int j = i + 1;
-                while (j < n && s.charAt(j) != '"') {
-                    char d = s.charAt(j);
-                    if (d == '\\' && j + 1 < n) {
-                        cur.append(s.charAt(j + 1));
-                        j += 2;
-                        continue;
+        List<Simple> out = new ArrayList<>(all.size());
+        for (ShellParser.SimpleCommand c : all) {
+            Simple previous = null;
+            if (c.stage() > 0) {
+                for (int k = out.size() - 1; k >= 0 && previous == null; k--) {
+                    ShellParser.SimpleCommand other = all.get(k);
+                    if (other.pipeline() == c.pipeline() && other.stage() == c.stage() - 1) {
+                        previous = out.get(k);
                     }
-                    if (d == '$' && j + 1 < n && s.charAt(j + 1) == '(') {
-                        int close = matchParen(s, j + 1);
-                        if (close < 0) {
-                            return false;
-                        }
-                        ok &= parseInto(s.substring(j + 2, close), out, depth + 1);
-                        cur.append(s, j, close + 1);
-                        j = close + 1;
-                        continue;
-                    }
-                    if (d == '`') {
-                        int close = s.indexOf('`', j + 1);
-                        if (close < 0) {
-                            return false;
-                        }
-                        ok &= parseInto(s.substring(j + 1, close), out, depth + 1);
-                        j = close + 1;
-                        continue;
-                    }
-                    cur.append(d);
-                    j++;
-                }
-                if (j >= n) {
-                    return false;
-                }
-                i = j + 1;
-                continue;
-            }
-            if (c == '\\' && i + 1 < n) {
-                cur = cur == null ? new StringBuilder() : cur;
-                cur.append(s.charAt(i + 1));
-                i += 2;
-                continue;
-            }
-            if (c == '$' && i + 1 < n && s.charAt(i + 1) == '(') {
-                int close = matchParen(s, i + 1);
-                if (close < 0) {
-                    return false;
-                }
-                ok &= parseInto(s.substring(i + 2, close), out, depth + 1);
-                cur = cur == null ? new StringBuilder() : cur;
-                cur.append(s, i, close + 1);
-                i = close + 1;
-                continue;
-            }
-            if (c == '`') {
-                int close = s.indexOf('`', i + 1);
-                if (close < 0) {
-                    return false;
-                }
-                ok &= parseInto(s.substring(i + 1, close), out, depth + 1);
-                i = close + 1;
-                continue;
-            }
-            boolean space = c == ' ' || c == '\t';
-            boolean sep = c == ';' || c == '&' || c == '|' || c == '\n' || c == '(' || c == ')';
-            boolean redirect = c == '>' || c == '<';
-            if (space || sep || redirect) {
-                if (cur != null) {
-                    String w = cur.toString();
-                    if (redirectPending) {
-                        writes.add(w);
-                        redirectPending = false;
-                    } else if (w.matches("[0-9]+") && redirect) {
-                        // a file-descriptor number before a redirection: "2>"
-                    } else {
-                        words.add(w);
-                    }
-                    cur = null;
                 }
             }
-            if (redirect) {
-                boolean write = c == '>';
-                int j = i + 1;
-                while (j < n && (s.charAt(j) == '>' || s.charAt(j) == '&' && write && j == i + 1)) {
-                    j++;
-                }
-                if (j < n && s.charAt(j) == '&' && !write) {
-                    j++;
-                }
-                // ">&2" duplicates a descriptor: no file target
-                int k = j;
-                while (k < n && (s.charAt(k) == ' ' || s.charAt(k) == '\t')) {
-                    k++;
-                }
-                if (k < n && Character.isDigit(s.charAt(k)) && s.charAt(j - 1) == '&') {
-                    i = k + 1;
-                    continue;
-                }
-                if (write) {
-                    redirectPending = true;
-                } else {
-                    // an input redirection: skip its target word
-                    int e = k;
-                    while (e < n && " \t;&|\n()<>".indexOf(s.charAt(e)) < 0) {
-                        e++;
-                    }
-                    i = e;
-                    continue;
-                }
-                i = j;
-                continue;
-            }
-            if (sep) {
-                if (!words.isEmpty() || !writes.isEmpty()) {
-                    out.add(new Simple(List.copyOf(words), List.copyOf(writes), piped));
-                }
-                words = new ArrayList<>();
-                writes = new ArrayList<>();
-                boolean pipe = c == '|' && !(i + 1 < n && s.charAt(i + 1) == '|') && !(i > 0 && s.charAt(i - 1) == '|');
-                piped = pipe;
-                if (c == '|' && i + 1 < n && s.charAt(i + 1) == '|' || c == '&' && i + 1 < n && s.charAt(i + 1) == '&') {
-                    i += 2;
-                    piped = false;
-                    continue;
-                }
-                i++;
-                continue;
-            }
-            if (space) {
-                i++;
-                continue;
-            }
-            cur = cur == null ? new StringBuilder() : cur;
-            cur.append(c);
-            i++;
+            List<String> writes = c.redirects().stream().filter(ShellParser.Redirect::writes)
+                    .map(ShellParser.Redirect::target).toList();
+            out.add(new Simple(List.copyOf(c.words()), writes, previous));
         }
-        return ok && !redirectPending;
-    }
-
-    private static int matchParen(String s, int open) {
-        int depth = 0;
-        for (int i = open; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '(') {
-                depth++;
-            } else if (c == ')') {
-                depth--;
-                if (depth == 0) {
-                    return i;
-                }
-            } else if (c == '\'') {
-                int e = s.indexOf('\'', i + 1);
-                if (e < 0) {
-                    return -1;
-                }
-                i = e;
-            }
-        }
-        return -1;
+        return new ShellCommand(List.copyOf(out), true);
     }
 }

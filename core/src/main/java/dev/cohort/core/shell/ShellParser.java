@@ -1,4 +1,4 @@
-package dev.cohort.toolrunner.service;
+package dev.cohort.core.shell;
 
 import java.util.ArrayList;
 import java.util.List;
