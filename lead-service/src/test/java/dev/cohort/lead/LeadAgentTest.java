@@ -359,6 +359,61 @@ class LeadAgentTest {
                 .contains("task_created", "task_claimed", "task_completed");
     }
 
+    @Inject
+    dev.cohort.lead.tasks.service.TaskService taskService;
+
+    @Test
+    void theLeadMakesAWorktreeBoundToATaskAndRemovesItThroughTheRealToolRunner() throws Exception {
+        String team = newTeam("wt");
+        String task = dev.cohort.lead.tasks.service.TaskIds.format(
+                taskService.create(team, "lead", "auth work", "", List.of()).id());
+        model.append("""
+                {"rules":[
+                  {"name":"wt-%1$s","match":{"agent":"%1$s/lead","lastMessage":"^isolate the auth work$"},
+                   "reply":{"toolCalls":[{"name":"create_worktree","arguments":{"name":"auth","task_id":"%2$s"}},
+                                         {"name":"list_worktrees","arguments":{}}]}},
+                  {"name":"wt-drop-%1$s","match":{"agent":"%1$s/lead","lastMessage":"^drop the auth worktree$"},
+                   "reply":{"toolCalls":[{"name":"remove_worktree","arguments":{"name":"auth"}}]}},
+                  {"name":"wt-end-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool"},"reply":{"text":"ok"}}
+                ]}""".formatted(team, task));
+        JsonNode done = awaitTurnCompleted(team, prompt(team, "isolate the auth work"));
+        assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
+        List<String> results = toolResults(team);
+        assertThat(results.get(0)).contains("Bound " + task + " (auth work) to worktree auth.");
+        assertThat(results.get(1)).contains("\"auth\"").contains("wt/auth").contains(task);
+        Path teamWorkspace = Path.of(workspace, "teams", team);
+        assertThat(git(teamWorkspace, "branch", "--list", "wt/auth")).contains("wt/auth");
+        given().get("/api/v1/teams/" + team + "/tasks/" + task).then().statusCode(200)
+                .body("worktree", org.hamcrest.Matchers.equalTo("auth"));
+
+        done = awaitTurnCompleted(team, prompt(team, "drop the auth worktree"));
+        assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
+        List<String> after = toolResults(team);
+        assertThat(after.get(after.size() - 1)).doesNotContain("Error");
+        assertThat(git(teamWorkspace, "branch", "--list", "wt/auth")).isBlank();
+    }
+
+    /** The tool results the model saw in the team's latest request. */
+    private List<String> toolResults(String team) {
+        List<String> out = new java.util.ArrayList<>();
+        List<JsonNode> reqs = requestsOf(team);
+        for (JsonNode m : reqs.get(reqs.size() - 1).get("body").get("messages")) {
+            if ("tool".equals(m.path("role").asText())) {
+                out.add(m.path("content").asText());
+            }
+        }
+        return out;
+    }
+
+    private static String git(Path dir, String... args) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of("git", "-C", dir.toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        p.waitFor();
+        return out;
+    }
+
     private String rmRule(String team) {
         return "{\"name\":\"rm-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\",\"lastMessage\":\"clean the build\"},"
                 + "\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"rm -r build\"}}]}}";

@@ -6,7 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
 
-/** The task board's tools ({@code create_task} … {@code complete_task}) for the lead's registry. */
+/** The task board's tools ({@code create_task} … {@code complete_task}) and the worktree tools, for the lead's registry. */
 @ApplicationScoped
 public class TaskToolProvider implements LeadEngine.LeadToolProvider {
 

@@ -73,12 +73,26 @@ class TaskToolsTest {
     }
 
     @Test
-    void theFiveToolsAreRegisteredUnderTheSeedNamesAndAllowedForTheLead() {
-        assertThat(registry.names()).containsExactly("create_task", "list_tasks", "get_task", "claim_task", "complete_task");
+    void theBoardAndWorktreeToolsAreRegisteredUnderTheSeedNamesAndAllowedForTheLead() {
+        assertThat(registry.names()).containsExactly("create_task", "list_tasks", "get_task", "claim_task", "complete_task",
+                "create_worktree", "remove_worktree", "keep_worktree", "list_worktrees");
         assertThat(Toolsets.LEAD).containsAll(registry.names());
         assertThat(registry.find("claim_task").orElseThrow().spec().parameters().properties()).containsOnlyKeys("task_id");
+        assertThat(registry.find("create_worktree").orElseThrow().spec().parameters().properties())
+                .containsOnlyKeys("name", "base", "task_id");
         assertThat(taskTools.all().stream().filter(Tool::isMutating).map(Tool::name))
-                .containsExactly("create_task", "claim_task", "complete_task");
+                .containsExactly("create_task", "claim_task", "complete_task", "create_worktree", "remove_worktree",
+                        "keep_worktree");
+    }
+
+    @Test
+    void aWorktreeForAMissingTaskIsRefusedBeforeAnyWorktreeIsMade() {
+        // the lead's context has no workspace: reaching the tool runner would throw, so the refusal came first
+        ToolResult r = call(lead, "create_worktree", "{\"name\":\"auth\",\"task_id\":\"task_999999\"}");
+        assertThat(r.error()).isTrue();
+        assertThat(r.rule()).isEqualTo("task:not-found");
+        assertThat(r.content()).contains("no task task_999999");
+        assertThat(call(lead, "create_worktree", "{\"name\":\"auth\",\"task_id\":\"banana\"}").error()).isTrue();
     }
 
     @Test

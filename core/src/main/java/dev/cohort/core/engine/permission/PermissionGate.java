@@ -74,6 +74,10 @@ public final class PermissionGate {
                 return PermissionDecision.ask("destructive", why.get());
             }
         }
+        if (tool.equals("remove_worktree") && args.path("discard_changes").asBoolean(false)) {
+            return PermissionDecision.ask("destructive", "removing worktree '" + args.path("name").asText()
+                    + "' and discarding its uncommitted and unmerged work");
+        }
         if (FILE_WRITERS.contains(tool) && mode != PermissionMode.ACCEPT_EDITS
                 && CommandRules.outsideWorkspace(args.path("path").asText(""))) {
             return PermissionDecision.ask("outside-workspace", "a write outside the workspace ("

@@ -77,6 +77,16 @@ class PermissionGateTest {
     }
 
     @Test
+    void removingAWorktreeWithItsWorkAsksAndKeepingTheWorkDoesNot() {
+        var keep = Json.MAPPER.createObjectNode().put("name", "auth");
+        var discard = Json.MAPPER.createObjectNode().put("name", "auth").put("discard_changes", true);
+        assertThat(decide(PermissionMode.DEFAULT, "remove_worktree", true, keep)).isEqualTo("ALLOW");
+        assertThat(decide(PermissionMode.DEFAULT, "remove_worktree", true, discard)).isEqualTo("ASK destructive");
+        assertThat(decide(PermissionMode.BYPASS, "remove_worktree", true, discard)).isEqualTo("ALLOW");
+        assertThat(decide(PermissionMode.PLAN, "create_worktree", true, keep)).isEqualTo("DENY plan-mode");
+    }
+
+    @Test
     void planModeAllowsReadOnlyToolsAndReadOnlyCommandsOnly() {
         assertThat(decide(PermissionMode.PLAN, "read_file", false, path("a"))).isEqualTo("ALLOW");
         assertThat(decide(PermissionMode.PLAN, "bash", true, bash("git log --oneline | head -5"))).isEqualTo("ALLOW");

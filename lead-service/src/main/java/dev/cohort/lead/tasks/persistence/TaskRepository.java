@@ -38,7 +38,8 @@ public class TaskRepository {
                   WHERE d.task_id = t.id AND dep.status <> 'completed' ORDER BY d.depends_on) AS unmet,
             t.lease_token, t.lease_until,
             (t.status = 'in_progress' AND t.lease_until IS NOT NULL AND t.lease_until < now()) AS lease_expired,
-            t.claimed_at, t.completed_at, t.result, t.claims, t.version, t.created_by, t.created_at, t.updated_at""";
+            t.claimed_at, t.completed_at, t.result, t.claims, t.version, t.created_by, t.created_at, t.updated_at,
+            t.worktree""";
 
     /** No dependency of task {@code t} is unfinished. */
     private static final String UNBLOCKED = """
@@ -138,6 +139,11 @@ public class TaskRepository {
             FROM old WHERE t.id = old.id
             RETURNING t.id, old.owner""");
 
+    private static final NamedSql BIND_WORKTREE = NamedSql.of("""
+            UPDATE lead.tasks AS t SET worktree = :worktree, version = t.version + 1, updated_at = now()
+            WHERE t.team = :team AND t.id = :id
+            RETURNING %1$s""".formatted(COLS));
+
     private static final NamedSql FIND = NamedSql.of("SELECT " + COLS + " FROM lead.tasks t WHERE t.team = :team AND t.id = :id");
     private static final NamedSql FIND_MANY = NamedSql.of(
             "SELECT " + COLS + " FROM lead.tasks t WHERE t.team = :team AND t.id = ANY(:ids) ORDER BY t.id");
@@ -209,6 +215,12 @@ public class TaskRepository {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create a task in team " + team + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Binds task {@code id} to {@code worktree} (a name; {@code null} unbinds); empty when there is no such task. */
+    public Optional<TaskRow> bindWorktree(String team, long id, String worktree) {
+        return query("bind task " + id + " to a worktree",
+                c -> one(c, BIND_WORKTREE, params("team", team, "id", id, "worktree", worktree)));
     }
 
     public Optional<TaskRow> find(String team, long id) {
@@ -348,7 +360,7 @@ public class TaskRepository {
                 rs.getBoolean("lease_expired"), instant(rs.getTimestamp("claimed_at")),
                 instant(rs.getTimestamp("completed_at")), rs.getString("result"), rs.getInt("claims"),
                 rs.getInt("version"), rs.getString("created_by"), instant(rs.getTimestamp("created_at")),
-                instant(rs.getTimestamp("updated_at")));
+                instant(rs.getTimestamp("updated_at")), rs.getString("worktree"));
     }
 
     private static List<Long> longs(Array a) throws SQLException {

@@ -9,11 +9,12 @@ import java.util.List;
  * @param blockedBy    every dependency id, ascending
  * @param unmet        the dependencies not completed yet, ascending (empty = unblocked)
  * @param leaseExpired the claim's lease ran out (by the database clock) and nobody renewed it
+ * @param worktree     the git worktree the task is bound to (s18), or {@code null}
  */
 public record TaskRow(long id, String team, String subject, String description, String status, String owner,
         List<Long> blockedBy, List<Long> unmet, String leaseToken, Instant leaseUntil, boolean leaseExpired,
         Instant claimedAt, Instant completedAt, String result, int claims, int version, String createdBy,
-        Instant createdAt, Instant updatedAt) {
+        Instant createdAt, Instant updatedAt, String worktree) {
 
     public static final String PENDING = "pending";
     public static final String IN_PROGRESS = "in_progress";

@@ -94,6 +94,17 @@ public class TaskService {
     }
 
     /**
+     * Binds a task to a git worktree (s18), by name. The task must exist; its status does not change.
+     *
+     * @throws TaskRefusal (not-found) when there is no such task
+     */
+    public TaskRow bindWorktree(String team, String rawId, String worktree) {
+        requireTeam(team);
+        long id = TaskIds.require(rawId);
+        return repo.bindWorktree(team, id, worktree).orElseThrow(() -> notFound(team, id));
+    }
+
+    /**
      * Claims a task for {@code holder}. {@code leaseMs} null = no expiry. A holder that already holds the task (same
      * name, and same token unless identified by name) gets it again with a renewed lease (idempotent).
      */
@@ -212,8 +223,11 @@ public class TaskService {
     }
 
     private TaskRow find(String team, long id) {
-        return repo.find(team, id).orElseThrow(() -> TaskRefusal.notFound("no task " + TaskIds.format(id) + " in team "
-                + team + " (list_tasks shows the ids)"));
+        return repo.find(team, id).orElseThrow(() -> notFound(team, id));
+    }
+
+    private static TaskRefusal notFound(String team, long id) {
+        return TaskRefusal.notFound("no task " + TaskIds.format(id) + " in team " + team + " (list_tasks shows the ids)");
     }
 
     private void requireTeam(String team) {

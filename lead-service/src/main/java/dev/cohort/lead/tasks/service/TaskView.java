@@ -14,13 +14,14 @@ import java.util.List;
 public record TaskView(String id, String subject, String description, String status, String owner,
         List<String> blockedBy, List<String> blockers, boolean claimable, Instant leaseUntil, Instant claimedAt,
         Instant completedAt, String result, int claims, int version, String createdBy, Instant createdAt,
-        Instant updatedAt) {
+        Instant updatedAt, String worktree) {
 
     public static TaskView of(TaskRow r) {
         boolean held = TaskRow.IN_PROGRESS.equals(r.effectiveStatus());
         return new TaskView(TaskIds.format(r.id()), r.subject(), r.description(), r.effectiveStatus(), r.effectiveOwner(),
                 r.blockedBy().stream().map(TaskIds::format).toList(), r.unmet().stream().map(TaskIds::format).toList(),
                 r.claimable(), held ? r.leaseUntil() : null, held || TaskRow.COMPLETED.equals(r.status()) ? r.claimedAt() : null,
-                r.completedAt(), r.result(), r.claims(), r.version(), r.createdBy(), r.createdAt(), r.updatedAt());
+                r.completedAt(), r.result(), r.claims(), r.version(), r.createdBy(), r.createdAt(), r.updatedAt(),
+                r.worktree());
     }
 }

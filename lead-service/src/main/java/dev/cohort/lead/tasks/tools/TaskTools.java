@@ -5,6 +5,9 @@ import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolInfrastructureException;
 import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.workspace.KeepWorktreeTool;
+import dev.cohort.core.tools.workspace.ListWorktreesTool;
+import dev.cohort.core.tools.workspace.RemoveWorktreeTool;
 import dev.cohort.lead.tasks.persistence.TaskRow;
 import dev.cohort.lead.tasks.service.TaskIds;
 import dev.cohort.lead.tasks.service.TaskRefusal;
@@ -30,10 +33,14 @@ public class TaskTools {
     @Inject
     TaskService service;
 
-    /** The five tools, in the order the seed registers them. */
+    /**
+     * The five board tools, in the order the seed registers them, then the worktree tools of s18 ({@code
+     * create_worktree} binds its {@code task_id} on this board; the others are the tool runner's as they are).
+     */
     public List<Tool> all() {
         return List.of(new CreateTaskTool(service), new ListTasksTool(service), new GetTaskTool(service),
-                new ClaimTaskTool(service), new CompleteTaskTool(service));
+                new ClaimTaskTool(service), new CompleteTaskTool(service), new BoundCreateWorktreeTool(service),
+                new RemoveWorktreeTool(), new KeepWorktreeTool(), new ListWorktreesTool());
     }
 
     /** Runs a board operation, mapping refusals to model-visible errors and infrastructure failures to turn ends. */
@@ -72,6 +79,9 @@ public class TaskTools {
                 .append(" [").append(t.effectiveStatus()).append(']');
         if (t.effectiveOwner() != null) {
             sb.append(" [").append(t.effectiveOwner()).append(']');
+        }
+        if (t.worktree() != null) {
+            sb.append(" [worktree ").append(t.worktree()).append(']');
         }
         sb.append(deps(t));
         if (TaskRow.PENDING.equals(t.effectiveStatus())) {

@@ -1,0 +1,26 @@
+package dev.cohort.core.tools.workspace;
+
+import dev.cohort.core.tools.ToolSchemas;
+
+/**
+ * {@code remove_worktree} (s18): removes a worktree and its branch; refuses one with uncommitted files or commits not
+ * in its base unless {@code discard_changes} is true. Runs in the tool runner.
+ */
+public final class RemoveWorktreeTool extends WorkspaceTool {
+    public static final String NAME = "remove_worktree";
+
+    public RemoveWorktreeTool() {
+        super(ToolSchemas.spec(NAME, "Remove a worktree and its branch. It is refused while the worktree has "
+                        + "uncommitted files or commits that are not in its base; merge them, keep_worktree it for "
+                        + "review, or pass discard_changes=true to throw the work away.",
+                ToolSchemas.object()
+                        .addProperty("name", ToolSchemas.string("the worktree's name"))
+                        .addProperty("discard_changes", ToolSchemas.bool("remove even with unmerged work (it is lost)"))
+                        .required("name").build()));
+    }
+
+    @Override
+    public boolean isMutating() {
+        return true;
+    }
+}

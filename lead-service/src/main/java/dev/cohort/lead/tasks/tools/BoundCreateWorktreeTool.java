@@ -1,0 +1,46 @@
+package dev.cohort.lead.tasks.tools;
+
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.workspace.CreateWorktreeTool;
+import dev.cohort.lead.tasks.persistence.TaskRow;
+import dev.cohort.lead.tasks.service.TaskIds;
+import dev.cohort.lead.tasks.service.TaskService;
+
+/**
+ * {@code create_worktree} with its {@code task_id} bound on the board (s18). Unlike the seed, the task is checked
+ * <b>before</b> the worktree is made, so a wrong id leaves no orphan worktree behind; the worktree itself is made by
+ * the tool runner, which also records the task id in its worktree events.
+ */
+final class BoundCreateWorktreeTool extends CreateWorktreeTool {
+    private final TaskService service;
+
+    BoundCreateWorktreeTool(TaskService service) {
+        this.service = service;
+    }
+
+    @Override
+    public ToolResult execute(ToolCall call, ToolContext ctx) {
+        String taskId = call.string("task_id", "").strip();
+        if (taskId.isEmpty()) {
+            return super.execute(call, ctx);
+        }
+        ToolResult missing = TaskTools.run("read a task", () -> {
+            service.get(ctx.team(), taskId);
+            return null;
+        });
+        if (missing != null) {
+            return missing;
+        }
+        ToolResult made = super.execute(call, ctx);
+        if (made.error()) {
+            return made;
+        }
+        return TaskTools.run("bind the task to the worktree", () -> {
+            TaskRow t = service.bindWorktree(ctx.team(), taskId, call.string("name"));
+            return ToolResult.ok(made.content() + "\nBound " + TaskIds.format(t.id()) + " (" + t.subject()
+                    + ") to worktree " + t.worktree() + ".");
+        });
+    }
+}
