@@ -34,14 +34,18 @@ public final class TasksCommand extends ApiCommand {
         return 0;
     }
 
-    /** The board: one row per task; "blocked by" lists the unmet dependencies; a line when it is empty. */
+    /**
+     * The board: one row per task; "blocked by" lists the unmet dependencies; a bound worktree follows the subject;
+     * a line when it is empty.
+     */
     static List<String> table(JsonNode tasks) {
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode t : tasks) {
             List<String> blockers = new ArrayList<>();
             t.path("blockers").forEach(b -> blockers.add(b.asText()));
             rows.add(List.of(t.path("id").asText(), t.path("status").asText(), t.path("owner").asText(""),
-                    String.join(",", blockers), t.path("subject").asText()));
+                    String.join(",", blockers), t.path("subject").asText()
+                            + (t.hasNonNull("worktree") ? " [worktree " + t.get("worktree").asText() + "]" : "")));
         }
         List<String> out = new ArrayList<>(Table.render(HEADERS, rows));
         if (rows.isEmpty()) {

@@ -102,11 +102,12 @@ class EventFormatterTest {
     @Test
     void theTaskBoardIsATable() throws Exception {
         JsonNode tasks = Json.MAPPER.readTree("[{\"id\":\"task_1\",\"subject\":\"schema\",\"status\":\"completed\",\"owner\":\"lead\",\"blockers\":[]},"
-                + "{\"id\":\"task_2\",\"subject\":\"endpoints\",\"status\":\"pending\",\"owner\":null,\"blockers\":[\"task_1\",\"task_4\"]}]");
+                + "{\"id\":\"task_2\",\"subject\":\"endpoints\",\"status\":\"pending\",\"owner\":null,\"blockers\":[\"task_1\",\"task_4\"],"
+                + "\"worktree\":\"api\"}]");
         assertThat(TasksCommand.table(tasks)).containsExactly(
                 "ID      STATUS     OWNER  BLOCKED BY     SUBJECT",
                 "task_1  completed  lead                  schema",
-                "task_2  pending           task_1,task_4  endpoints");
+                "task_2  pending           task_1,task_4  endpoints [worktree api]");
         assertThat(TasksCommand.table(Json.MAPPER.createArrayNode())).containsExactly("ID  STATUS  OWNER  BLOCKED BY  SUBJECT", "(no tasks)");
     }
 }
