@@ -29,6 +29,11 @@ public final class CommandRules {
             return Optional.of(PermissionDecision.deny("hard-deny:fork-bomb", "fork bombs are never run"));
         }
         ShellCommand sc = ShellCommand.parse(command);
+        if (!sc.parsed()) {
+            // the tool runner refuses what it cannot parse too; saying so here spares an approval that cannot help
+            return Optional.of(PermissionDecision.deny("hard-deny:unparseable",
+                    "the command is not valid shell (unbalanced quotes or parentheses, or nested too deep)"));
+        }
         for (ShellCommand.Simple raw : sc.commands()) {
             ShellCommand.Simple c = unwrap(raw, p);
             String exe = c.exe();

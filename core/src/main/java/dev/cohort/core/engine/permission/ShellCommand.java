@@ -7,9 +7,9 @@ import java.util.List;
 /**
  * A command line as the permission rules see it (seed gap 10.2#1: decide on tokens, never substrings): every simple
  * command, those inside {@code $(…)}, backticks, subshells and groups included, with its words after quote removal,
- * the targets it writes through redirections, and whether it reads a pipe. Tokenised by {@link ShellParser}, the
+ * the targets it writes through redirections, and the command whose output it reads through a pipe. Tokenised by {@link ShellParser}, the
  * same parser the tool runner's command policy uses. Input that is not valid shell is reported as
- * {@link #parsed()} {@code false}, and callers ask rather than allow. Pure.
+ * {@link #parsed()} {@code false} with no commands: callers refuse it, as the tool runner does. Pure.
  */
 public final class ShellCommand {
 
