@@ -123,10 +123,7 @@ public final class UpCommand implements Callable<Integer> {
         }
         Map<String, String> common = new LinkedHashMap<>();
         common.put("QUARKUS_HTTP_HOST", "127.0.0.1");
-        common.put("KAFKA_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers());
-        common.put("COHORT_DB_URL", stack.jdbcUrl());
-        common.put("COHORT_DB_USER", stack.dbUser());
-        common.put("COHORT_DB_PASSWORD", stack.dbPassword());
+        common.putAll(stack.serviceEnvironment());
         common.put("COHORT_API_TOKEN", token);
         common.put("COHORT_INTERNAL_TOKEN", internalToken);
         common.put("COHORT_TOOL_RUNNER_TOKEN", internalToken);

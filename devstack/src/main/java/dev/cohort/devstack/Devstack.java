@@ -99,6 +99,19 @@ public final class Devstack implements AutoCloseable {
         return dbPassword;
     }
 
+    /**
+     * The environment a packaged service process needs to use this stack: {@code KAFKA_BOOTSTRAP_SERVERS},
+     * {@code COHORT_DB_URL}, {@code COHORT_DB_USER}, {@code COHORT_DB_PASSWORD} (a mutable copy, in that order).
+     */
+    public Map<String, String> serviceEnvironment() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        m.put("COHORT_DB_URL", jdbcUrl);
+        m.put("COHORT_DB_USER", dbUser);
+        m.put("COHORT_DB_PASSWORD", dbPassword);
+        return m;
+    }
+
     /** Quarkus/service configuration pointing at this stack. */
     public Map<String, String> quarkusConfig() {
         Map<String, String> m = new LinkedHashMap<>();

@@ -32,14 +32,11 @@ public class ToolRunnerResource implements QuarkusTestResourceLifecycleManager {
                 workspace = Files.createTempDirectory("cohort-lead-ws-");
                 Path state = Files.createTempDirectory("cohort-lead-runner-state-");
                 Path jar = Path.of("..", "tool-runner-service", "target", "quarkus-app", "quarkus-run.jar").toAbsolutePath().normalize();
-                runner = ServiceProcess.start("tool-runner", jar, Ports.free(), Map.of(
-                        "KAFKA_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers(),
-                        "COHORT_DB_URL", stack.jdbcUrl(),
-                        "COHORT_DB_USER", stack.dbUser(),
-                        "COHORT_DB_PASSWORD", stack.dbPassword(),
-                        "COHORT_WORKSPACE_ROOT", workspace.toString(),
-                        "COHORT_STATE_DIR", state.toString(),
-                        "COHORT_TOOL_RUNNER_TOKEN", "runner-secret"), workspace, Duration.ofSeconds(120));
+                Map<String, String> env = stack.serviceEnvironment();
+                env.put("COHORT_WORKSPACE_ROOT", workspace.toString());
+                env.put("COHORT_STATE_DIR", state.toString());
+                env.put("COHORT_TOOL_RUNNER_TOKEN", "runner-secret");
+                runner = ServiceProcess.start("tool-runner", jar, Ports.free(), env, workspace, Duration.ofSeconds(120));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

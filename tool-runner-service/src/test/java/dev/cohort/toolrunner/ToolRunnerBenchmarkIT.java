@@ -55,14 +55,10 @@ class ToolRunnerBenchmarkIT {
         Path workspace = Files.createDirectories(base.resolve("workspace"));
         Path state = Files.createDirectories(base.resolve("state"));
         try (Devstack stack = Devstack.start(0, Topics.ALL, 1, 0, -1);
-                ServiceProcess runner = ServiceProcess.start("tool-runner", jar, Ports.free(), Map.of(
-                        "KAFKA_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers(),
-                        "COHORT_DB_URL", stack.jdbcUrl(),
-                        "COHORT_DB_USER", stack.dbUser(),
-                        "COHORT_DB_PASSWORD", stack.dbPassword(),
+                ServiceProcess runner = ServiceProcess.start("tool-runner", jar, Ports.free(), env(stack, Map.of(
                         "COHORT_WORKSPACE_ROOT", workspace.toString(),
                         "COHORT_STATE_DIR", state.toString(),
-                        "COHORT_TOOL_RUNNER_TOKEN", TOKEN), workspace, Duration.ofSeconds(120))) {
+                        "COHORT_TOOL_RUNNER_TOKEN", TOKEN)), workspace, Duration.ofSeconds(120))) {
             ToolRunnerClient client = new ToolRunnerClient(runner.url(), TOKEN, Duration.ofSeconds(30));
             client.call("bash", req(Map.of("command", "true")));
             Files.writeString(workspace.resolve("four-k.txt"), ("x".repeat(63) + "\n").repeat(64));
@@ -113,6 +109,12 @@ class ToolRunnerBenchmarkIT {
         }
         pool.shutdown();
         return done.get() / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    private static Map<String, String> env(Devstack stack, Map<String, String> more) {
+        Map<String, String> env = stack.serviceEnvironment();
+        env.putAll(more);
+        return env;
     }
 
     private ToolCallRequest req(Map<String, Object> args) {

@@ -20,7 +20,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
@@ -81,11 +80,8 @@ final class LeadStack implements AutoCloseable {
             Files.createDirectories(tmp.resolve("runner-state"));
             Files.createDirectories(tmp.resolve("lead-wd"));
             int runnerPort = Ports.free();
-            Map<String, String> env = new LinkedHashMap<>(Map.of(
-                    "KAFKA_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers(),
-                    "COHORT_DB_URL", stack.jdbcUrl(),
-                    "COHORT_DB_USER", stack.dbUser(),
-                    "COHORT_DB_PASSWORD", stack.dbPassword(),
+            Map<String, String> env = stack.serviceEnvironment();
+            env.putAll(Map.of(
                     "OPENAI_BASE_URL", stack.model().baseUrl(),
                     "OPENAI_API_KEY", "sk-test",
                     "MODEL_ID", "scripted",
@@ -101,14 +97,13 @@ final class LeadStack implements AutoCloseable {
             final LeadStack self = s;
             final Devstack st = stack;
             CompletableFuture<ServiceProcess> runnerF = !withToolRunner ? CompletableFuture.completedFuture(null)
-                    : CompletableFuture.supplyAsync(() -> ServiceProcess.start("tool-runner-it", RUNNER_JAR, runnerPort, Map.of(
-                            "KAFKA_BOOTSTRAP_SERVERS", st.kafka().bootstrapServers(),
-                            "COHORT_DB_URL", st.jdbcUrl(),
-                            "COHORT_DB_USER", st.dbUser(),
-                            "COHORT_DB_PASSWORD", st.dbPassword(),
-                            "COHORT_WORKSPACE_ROOT", workspace.toString(),
-                            "COHORT_STATE_DIR", tmp.resolve("runner-state").toString(),
-                            "COHORT_TOOL_RUNNER_TOKEN", RUNNER_TOKEN), workspace, START_TIMEOUT));
+                    : CompletableFuture.supplyAsync(() -> {
+                        Map<String, String> runnerEnv = st.serviceEnvironment();
+                        runnerEnv.put("COHORT_WORKSPACE_ROOT", workspace.toString());
+                        runnerEnv.put("COHORT_STATE_DIR", tmp.resolve("runner-state").toString());
+                        runnerEnv.put("COHORT_TOOL_RUNNER_TOKEN", RUNNER_TOKEN);
+                        return ServiceProcess.start("tool-runner-it", RUNNER_JAR, runnerPort, runnerEnv, workspace, START_TIMEOUT);
+                    });
             CompletableFuture<ServiceProcess> leadF = CompletableFuture.supplyAsync(self::newLeadProcess);
             try {
                 s.runner = runnerF.join();
