@@ -31,13 +31,7 @@ public class ToolCallStore {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO toolrunner.tool_calls (team, agent, call_id, tool, args_hash, cwd, status, instance_id)"
                         + " VALUES (?, ?, ?, ?, ?, ?, 'running', ?) ON CONFLICT DO NOTHING")) {
-            ps.setString(1, team);
-            ps.setString(2, agent);
-            ps.setString(3, callId);
-            ps.setString(4, tool);
-            ps.setString(5, argsHash);
-            ps.setString(6, cwd);
-            ps.setString(7, instance);
+            setCall(ps, team, agent, callId, tool, argsHash, cwd, instance);
             return ps.executeUpdate() == 1;
         }
     }
@@ -52,13 +46,7 @@ public class ToolCallStore {
                 "INSERT INTO toolrunner.tool_calls (team, agent, call_id, tool, args_hash, cwd, status, instance_id,"
                         + " finished_at, duration_ms, exit_code, error, result)"
                         + " VALUES (?, ?, ?, ?, ?, ?, 'done', ?, now(), ?, ?, ?, CAST(? AS jsonb)) ON CONFLICT DO NOTHING")) {
-            ps.setString(1, team);
-            ps.setString(2, agent);
-            ps.setString(3, callId);
-            ps.setString(4, tool);
-            ps.setString(5, argsHash);
-            ps.setString(6, cwd);
-            ps.setString(7, instance);
+            setCall(ps, team, agent, callId, tool, argsHash, cwd, instance);
             ps.setLong(8, r.durationMs());
             if (r.exitCode() == null) {
                 ps.setNull(9, Types.INTEGER);
@@ -69,6 +57,18 @@ public class ToolCallStore {
             ps.setString(11, Json.write(r));
             return ps.executeUpdate() == 1;
         }
+    }
+
+    /** Parameters 1–7 of both inserts: the call's identity and where it ran. */
+    private static void setCall(PreparedStatement ps, String team, String agent, String callId, String tool,
+            String argsHash, String cwd, String instance) throws SQLException {
+        ps.setString(1, team);
+        ps.setString(2, agent);
+        ps.setString(3, callId);
+        ps.setString(4, tool);
+        ps.setString(5, argsHash);
+        ps.setString(6, cwd);
+        ps.setString(7, instance);
     }
 
     /** Stores the result of a claimed call. */
