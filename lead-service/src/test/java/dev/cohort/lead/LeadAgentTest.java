@@ -389,8 +389,11 @@ class LeadAgentTest {
         done = awaitTurnCompleted(team, prompt(team, "drop the auth worktree"));
         assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
         List<String> after = toolResults(team);
-        assertThat(after.get(after.size() - 1)).doesNotContain("Error");
+        assertThat(after.get(after.size() - 1)).doesNotContain("Error").endsWith("Unbound: " + task + " (auth work).");
         assertThat(git(teamWorkspace, "branch", "--list", "wt/auth")).isBlank();
+        // no task stays bound to a worktree that is gone (s18 gap 43)
+        given().get("/api/v1/teams/" + team + "/tasks/" + task).then().statusCode(200)
+                .body("worktree", org.hamcrest.Matchers.nullValue());
     }
 
     /** The tool results the model saw in the team's latest request. */

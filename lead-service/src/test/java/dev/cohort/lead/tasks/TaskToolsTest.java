@@ -43,6 +43,9 @@ class TaskToolsTest {
     TeamRepository teams;
 
     @Inject
+    dev.cohort.lead.tasks.service.TaskService service;
+
+    @Inject
     AgroalDataSource ds;
 
     ToolRegistry registry;
@@ -83,6 +86,19 @@ class TaskToolsTest {
         assertThat(taskTools.all().stream().filter(Tool::isMutating).map(Tool::name))
                 .containsExactly("create_task", "claim_task", "complete_task", "create_worktree", "remove_worktree",
                         "keep_worktree");
+    }
+
+    @Test
+    void aWorktreeWhoseTaskIsInProgressIsNotRemovedFromUnderItsHolder() {
+        String id = create("{\"subject\":\"auth work\"}");
+        service.bindWorktree(team, id, "auth");
+        assertThat(call(lead, "claim_task", "{\"task_id\":\"" + id + "\"}").error()).isFalse();
+        assertThat(call(lead, "list_tasks", "{}").content()).contains(id + ": auth work [in_progress] [lead] [worktree auth]");
+        // the lead's context has no workspace: reaching the tool runner would throw, so the refusal came first
+        ToolResult r = call(lead, "remove_worktree", "{\"name\":\"auth\",\"discard_changes\":true}");
+        assertThat(r.error()).isTrue();
+        assertThat(r.rule()).isEqualTo("worktree-in-use");
+        assertThat(r.content()).contains("worktree 'auth' is in use: " + id + " (auth work) is in progress there (held by lead)");
     }
 
     @Test

@@ -6,7 +6,7 @@ import dev.cohort.core.tools.ToolSchemas;
  * {@code remove_worktree} (s18): removes a worktree and its branch; refuses one with uncommitted files or commits not
  * in its base unless {@code discard_changes} is true. Runs in the tool runner.
  */
-public final class RemoveWorktreeTool extends WorkspaceTool {
+public class RemoveWorktreeTool extends WorkspaceTool {
     public static final String NAME = "remove_worktree";
 
     public RemoveWorktreeTool() {

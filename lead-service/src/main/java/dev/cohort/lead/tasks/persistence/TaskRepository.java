@@ -144,6 +144,14 @@ public class TaskRepository {
             WHERE t.team = :team AND t.id = :id
             RETURNING %1$s""".formatted(COLS));
 
+    private static final NamedSql IN_WORKTREE = NamedSql.of(
+            "SELECT " + COLS + " FROM lead.tasks t WHERE t.team = :team AND t.worktree = :worktree ORDER BY t.id");
+
+    private static final NamedSql UNBIND_WORKTREE = NamedSql.of("""
+            UPDATE lead.tasks AS t SET worktree = NULL, version = t.version + 1, updated_at = now()
+            WHERE t.team = :team AND t.worktree = :worktree
+            RETURNING %1$s""".formatted(COLS));
+
     private static final NamedSql FIND = NamedSql.of("SELECT " + COLS + " FROM lead.tasks t WHERE t.team = :team AND t.id = :id");
     private static final NamedSql FIND_MANY = NamedSql.of(
             "SELECT " + COLS + " FROM lead.tasks t WHERE t.team = :team AND t.id = ANY(:ids) ORDER BY t.id");
@@ -221,6 +229,18 @@ public class TaskRepository {
     public Optional<TaskRow> bindWorktree(String team, long id, String worktree) {
         return query("bind task " + id + " to a worktree",
                 c -> one(c, BIND_WORKTREE, params("team", team, "id", id, "worktree", worktree)));
+    }
+
+    /** The team's tasks bound to {@code worktree}, ascending. */
+    public List<TaskRow> inWorktree(String team, String worktree) {
+        return query("read the tasks of worktree " + worktree,
+                c -> many(c, IN_WORKTREE, params("team", team, "worktree", worktree)));
+    }
+
+    /** Clears every binding to {@code worktree}; returns the tasks that were bound. */
+    public List<TaskRow> unbindWorktree(String team, String worktree) {
+        return query("unbind worktree " + worktree,
+                c -> many(c, UNBIND_WORKTREE, params("team", team, "worktree", worktree)));
     }
 
     public Optional<TaskRow> find(String team, long id) {

@@ -104,6 +104,19 @@ public class TaskService {
         return repo.bindWorktree(team, id, worktree).orElseThrow(() -> notFound(team, id));
     }
 
+    /** The team's tasks bound to {@code worktree} (expired claims read as pending). */
+    public List<TaskRow> inWorktree(String team, String worktree) {
+        requireTeam(team);
+        expire(team);
+        return repo.inWorktree(team, worktree);
+    }
+
+    /** Clears every task's binding to {@code worktree} (it was removed); returns the tasks that were bound. */
+    public List<TaskRow> unbindWorktree(String team, String worktree) {
+        requireTeam(team);
+        return repo.unbindWorktree(team, worktree);
+    }
+
     /**
      * Claims a task for {@code holder}. {@code leaseMs} null = no expiry. A holder that already holds the task (same
      * name, and same token unless identified by name) gets it again with a renewed lease (idempotent).

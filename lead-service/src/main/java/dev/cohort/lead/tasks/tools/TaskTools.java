@@ -7,7 +7,6 @@ import dev.cohort.core.tools.ToolInfrastructureException;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.workspace.KeepWorktreeTool;
 import dev.cohort.core.tools.workspace.ListWorktreesTool;
-import dev.cohort.core.tools.workspace.RemoveWorktreeTool;
 import dev.cohort.lead.tasks.persistence.TaskRow;
 import dev.cohort.lead.tasks.service.TaskIds;
 import dev.cohort.lead.tasks.service.TaskRefusal;
@@ -35,12 +34,13 @@ public class TaskTools {
 
     /**
      * The five board tools, in the order the seed registers them, then the worktree tools of s18 ({@code
-     * create_worktree} binds its {@code task_id} on this board; the others are the tool runner's as they are).
+     * create_worktree} binds its {@code task_id} on this board, {@code remove_worktree} refuses while a bound task
+     * is in progress and unbinds the rest; the others are the tool runner's as they are).
      */
     public List<Tool> all() {
         return List.of(new CreateTaskTool(service), new ListTasksTool(service), new GetTaskTool(service),
                 new ClaimTaskTool(service), new CompleteTaskTool(service), new BoundCreateWorktreeTool(service),
-                new RemoveWorktreeTool(), new KeepWorktreeTool(), new ListWorktreesTool());
+                new BoundRemoveWorktreeTool(service), new KeepWorktreeTool(), new ListWorktreesTool());
     }
 
     /** Runs a board operation, mapping refusals to model-visible errors and infrastructure failures to turn ends. */
