@@ -1,4 +1,4 @@
-# Sourced by ./mvnw, ./cohort and .ci/run: picks a JDK >= 21 and exports JAVA_HOME.
+# Sourced by ./mvnw, ./cohort and .ci/run: picks a JDK >= 21 and exports JAVA_HOME (and COHORT_JAVA_MAJOR).
 # Order: JAVA_HOME when it is >= 21; then `java` on the PATH; then JDKs installed under /usr/lib/jvm
 # (the machine's default java is 17, with a Temurin 25 beside it). Fails with one line when none fits.
 cohort_java_major() { # $1 = path to a java binary; prints its feature version or nothing
@@ -9,7 +9,7 @@ cohort_select_jdk() {
   if [ -n "${JAVA_HOME:-}" ] && [ -x "$JAVA_HOME/bin/java" ]; then _cand="$JAVA_HOME"; fi
   if [ -n "$_cand" ]; then
     _v=$(cohort_java_major "$_cand/bin/java")
-    if [ -n "$_v" ] && [ "$_v" -ge 21 ]; then export JAVA_HOME="$_cand"; return 0; fi
+    if [ -n "$_v" ] && [ "$_v" -ge 21 ]; then export JAVA_HOME="$_cand" COHORT_JAVA_MAJOR="$_v"; return 0; fi
   fi
   _best=""; _bestv=0
   case $- in *f*) _cohort_noglob=1; set +f ;; *) _cohort_noglob=0 ;; esac  # mvnw runs with set -f
@@ -31,6 +31,6 @@ cohort_select_jdk() {
     echo "cohort: no JDK >= 21 found (JAVA_HOME=${JAVA_HOME:-unset}; searched PATH and /usr/lib/jvm) - install one, e.g. 'apt-get install openjdk-21-jdk' or Temurin 21+, and/or set JAVA_HOME" >&2
     return 1
   fi
-  export JAVA_HOME="$_best"
+  export JAVA_HOME="$_best" COHORT_JAVA_MAJOR="$_bestv"
   export PATH="$JAVA_HOME/bin:$PATH"
 }
