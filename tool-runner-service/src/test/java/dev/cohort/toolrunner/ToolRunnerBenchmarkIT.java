@@ -85,6 +85,9 @@ class ToolRunnerBenchmarkIT {
                         SAMPLES, ns[SAMPLES / 2] / 1e6, ns[(int) (SAMPLES * 0.99)] / 1e6, ns[SAMPLES - 1] / 1e6));
                 report.append(String.format("%-15s %d callers: %.0f calls/s%n", e.getKey(), CALLERS, throughput(e.getValue())));
             }
+            // each process start closes every inherited descriptor in the child: this number is part of the cost
+            String[] fds = new java.io.File("/proc/" + runner.pid() + "/fd").list();
+            report.append("open files in the runner process: ").append(fds == null ? "unknown" : fds.length).append('\n');
             System.out.println(report);
         }
     }
