@@ -1,6 +1,6 @@
 package dev.cohort.core.tools.cron;
 
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolFailure;
@@ -9,7 +9,7 @@ import dev.cohort.core.tools.ToolSchemas;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /** {@code cancel_cron} (seed s14): cancels a job of the caller's team; it never fires again. */
-public final class CancelCronTool implements Tool {
+public final class CancelCronTool extends SpecifiedTool {
 
     public static final String NAME = "cancel_cron";
 
@@ -20,22 +20,8 @@ public final class CancelCronTool implements Tool {
     private final SchedulerClient client;
 
     public CancelCronTool(SchedulerClient client) {
+        super(SPEC, true);
         this.client = client;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.cohort.core.tools.cron;
 
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolFailure;
@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /** {@code list_crons} (seed s14): the caller's team's jobs, one line each. */
-public final class ListCronsTool implements Tool {
+public final class ListCronsTool extends SpecifiedTool {
 
     public static final String NAME = "list_crons";
     /** What the model sees when there is nothing (seed: "no cron jobs; use schedule_cron to add"). */
@@ -23,22 +23,8 @@ public final class ListCronsTool implements Tool {
     private final SchedulerClient client;
 
     public ListCronsTool(SchedulerClient client) {
+        super(SPEC, false);
         this.client = client;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.cohort.core.tools.cron;
 
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolFailure;
@@ -9,7 +9,7 @@ import dev.cohort.core.tools.ToolSchemas;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /** {@code schedule_cron} (seed s14, plus {@code timezone}): registers a job on scheduler-service for the caller's team. */
-public final class ScheduleCronTool implements Tool {
+public final class ScheduleCronTool extends SpecifiedTool {
 
     public static final String NAME = "schedule_cron";
 
@@ -29,22 +29,8 @@ public final class ScheduleCronTool implements Tool {
     private final SchedulerClient client;
 
     public ScheduleCronTool(SchedulerClient client) {
+        super(SPEC, true);
         this.client = client;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
     }
 
     @Override

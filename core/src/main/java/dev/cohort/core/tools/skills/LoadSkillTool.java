@@ -1,6 +1,6 @@
 package dev.cohort.core.tools.skills;
 
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 
 /** {@code load_skill} (s07): returns a skill's body, without its frontmatter, as the tool result. */
-public final class LoadSkillTool implements Tool {
+public final class LoadSkillTool extends SpecifiedTool {
     public static final String NAME = "load_skill";
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
@@ -18,19 +18,8 @@ public final class LoadSkillTool implements Tool {
             ToolSchemas.object().addProperty("name", ToolSchemas.string("the skill name from the catalogue"))
                     .required("name").build());
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
+    public LoadSkillTool() {
+        super(SPEC, false);
     }
 
     @Override

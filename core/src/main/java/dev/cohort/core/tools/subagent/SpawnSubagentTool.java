@@ -1,7 +1,7 @@
 package dev.cohort.core.tools.subagent;
 
 import dev.cohort.core.tools.AgentRole;
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
@@ -12,7 +12,7 @@ import dev.langchain4j.agent.tool.ToolSpecification;
  * {@code spawn_subagent} (s06): delegates a self-contained piece of work to a subagent with a clean context and
  * returns only its final answer. Subagents cannot spawn subagents.
  */
-public final class SpawnSubagentTool implements Tool {
+public final class SpawnSubagentTool extends SpecifiedTool {
     public static final String NAME = "spawn_subagent";
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
@@ -22,19 +22,8 @@ public final class SpawnSubagentTool implements Tool {
             ToolSchemas.object().addProperty("description", ToolSchemas.string("the complete task for the subagent"))
                     .required("description").build());
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false; // the subagent's own calls are gated one by one
+    public SpawnSubagentTool() {
+        super(SPEC, false); // the subagent's own calls are gated one by one
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.cohort.core.tools.todo;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
@@ -14,7 +14,7 @@ import java.util.List;
  * {@code todo_write} (s05): replaces this agent's whole todo list. All-or-nothing: an invalid list (missing content,
  * unknown status, more than one {@code in_progress}) changes nothing and tells the model every problem.
  */
-public final class TodoWriteTool implements Tool {
+public final class TodoWriteTool extends SpecifiedTool {
     public static final String NAME = "todo_write";
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
@@ -29,19 +29,8 @@ public final class TodoWriteTool implements Tool {
                             .required("content", "status").build()))
                     .required("todos").build());
 
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false; // only the agent's own plan changes, never the workspace
+    public TodoWriteTool() {
+        super(SPEC, false); // only the agent's own plan changes, never the workspace
     }
 
     @Override

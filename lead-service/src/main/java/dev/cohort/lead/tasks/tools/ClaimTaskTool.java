@@ -1,6 +1,6 @@
 package dev.cohort.lead.tasks.tools;
 
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
@@ -15,7 +15,7 @@ import dev.langchain4j.agent.tool.ToolSpecification;
  * reason, when the task is blocked (its unfinished dependencies), held by someone else (the holder) or completed.
  * There is no {@code owner} argument: the owner is the calling agent (gap 12).
  */
-public final class ClaimTaskTool implements Tool {
+public final class ClaimTaskTool extends SpecifiedTool {
 
     public static final String NAME = "claim_task";
 
@@ -28,22 +28,8 @@ public final class ClaimTaskTool implements Tool {
     private final TaskService service;
 
     ClaimTaskTool(TaskService service) {
+        super(SPEC, true);
         this.service = service;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
     }
 
     @Override

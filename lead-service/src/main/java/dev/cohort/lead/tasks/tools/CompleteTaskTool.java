@@ -1,6 +1,6 @@
 package dev.cohort.lead.tasks.tools;
 
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
@@ -14,7 +14,7 @@ import dev.langchain4j.agent.tool.ToolSpecification;
  * {@code complete_task} (seed s12): only the holder completes (gap 13); the result names exactly the tasks this
  * completion unblocked, i.e. dependants of this task whose last unfinished dependency it was (gaps 24, 40).
  */
-public final class CompleteTaskTool implements Tool {
+public final class CompleteTaskTool extends SpecifiedTool {
 
     public static final String NAME = "complete_task";
 
@@ -26,22 +26,8 @@ public final class CompleteTaskTool implements Tool {
     private final TaskService service;
 
     CompleteTaskTool(TaskService service) {
+        super(SPEC, true);
         this.service = service;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
     }
 
     @Override

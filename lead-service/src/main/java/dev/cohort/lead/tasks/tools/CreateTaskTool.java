@@ -1,7 +1,7 @@
 package dev.cohort.lead.tasks.tools;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** {@code create_task} (seed s12): a persistent task, optionally blocked by existing tasks. */
-public final class CreateTaskTool implements Tool {
+public final class CreateTaskTool extends SpecifiedTool {
 
     public static final String NAME = "create_task";
 
@@ -33,22 +33,8 @@ public final class CreateTaskTool implements Tool {
     private final TaskService service;
 
     CreateTaskTool(TaskService service) {
+        super(SPEC, true);
         this.service = service;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
     }
 
     @Override

@@ -1,7 +1,7 @@
 package dev.cohort.lead.tasks.tools;
 
 import dev.cohort.core.protocol.Json;
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
@@ -11,7 +11,7 @@ import dev.cohort.lead.tasks.service.TaskView;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /** {@code get_task} (seed s12): one task's full details as indented JSON. */
-public final class GetTaskTool implements Tool {
+public final class GetTaskTool extends SpecifiedTool {
 
     public static final String NAME = "get_task";
 
@@ -22,22 +22,8 @@ public final class GetTaskTool implements Tool {
     private final TaskService service;
 
     GetTaskTool(TaskService service) {
+        super(SPEC, false);
         this.service = service;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
     }
 
     @Override

@@ -1,6 +1,6 @@
 package dev.cohort.lead.tasks.tools;
 
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /** {@code list_tasks} (seed s12): the team's board in creation order, one line per task. */
-public final class ListTasksTool implements Tool {
+public final class ListTasksTool extends SpecifiedTool {
 
     public static final String NAME = "list_tasks";
     /** What the model sees on an empty board (seed: "no tasks; use create_task to add"). */
@@ -25,22 +25,8 @@ public final class ListTasksTool implements Tool {
     private final TaskService service;
 
     ListTasksTool(TaskService service) {
+        super(SPEC, false);
         this.service = service;
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
     }
 
     @Override
