@@ -60,6 +60,11 @@ public final class AgentEngine {
         return tools;
     }
 
+    /** The model client every call of this engine goes through. */
+    public ModelClient model() {
+        return model;
+    }
+
     /** The transcript store (where compaction keeps full texts). */
     public TranscriptStore transcripts() {
         return transcripts;

@@ -1,13 +1,6 @@
 package dev.cohort.core.engine;
 
-import dev.cohort.core.engine.recovery.ProviderHttpClient;
 import dev.cohort.core.llm.LlmGateway;
-import dev.cohort.core.llm.LlmSettings;
-import dev.langchain4j.agent.tool.ToolSpecification;
-import dev.langchain4j.model.chat.ChatModel;
-import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.model.openai.OpenAiChatModel;
-import dev.langchain4j.model.openai.OpenAiChatRequestParameters;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
 import dev.langchain4j.data.message.ChatMessage;
@@ -18,47 +11,34 @@ import dev.langchain4j.model.chat.response.ChatResponse;
 import dev.langchain4j.model.output.TokenUsage;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /**
- * {@link ModelClient} over langchain4j's OpenAI model: converts the engine's messages to langchain4j's and back.
- * Prefer {@link #GatewayModelClient(LlmSettings)}: it uses {@link ProviderHttpClient}, so error answers keep their
- * headers and recovery honours {@code Retry-After}; over a plain {@link LlmGateway} the computed backoff is used.
+ * The engine's {@link ModelClient} over the {@link LlmGateway}: converts the engine's messages to langchain4j's and
+ * back, and sends every call through the gateway's client of the requested model. It builds no client of its own, so
+ * a host that shares one gateway has exactly one client per configured model (the gateway's clients keep error
+ * headers, so recovery honours {@code Retry-After}). {@link #applyTo} gives the engine the gateway's primary and
+ * fallback models, so the fallback the engine switches to is always one the gateway has a client for.
  */
 public final class GatewayModelClient implements ModelClient {
-    private final Chat chat;
-
-    @FunctionalInterface
-    private interface Chat {
-        ChatResponse chat(String agentId, List<ChatMessage> messages, List<ToolSpecification> tools, String model,
-                Integer maxOutputTokens);
-    }
+    private final LlmGateway gateway;
 
     public GatewayModelClient(LlmGateway gateway) {
-        this.chat = gateway::chat;
+        this.gateway = Objects.requireNonNull(gateway, "gateway");
     }
 
-    /** A client for {@code settings} whose HTTP errors keep their headers ({@code Retry-After}). */
-    public GatewayModelClient(LlmSettings settings) {
-        ChatModel model = OpenAiChatModel.builder()
-                .httpClientBuilder(ProviderHttpClient.builder())
-                .baseUrl(settings.baseUrl())
-                .apiKey(settings.hasApiKey() ? settings.apiKey() : "not-configured")
-                .modelName(settings.modelId())
-                .timeout(settings.timeout())
-                .maxRetries(0) // retries, backoff and fallback are the engine's (s11 gap 17: no stacked retries)
-                .build();
-        this.chat = (agentId, messages, tools, modelName, maxOut) -> {
-            OpenAiChatRequestParameters.Builder params = OpenAiChatRequestParameters.builder()
-                    .modelName(modelName == null ? settings.modelId() : modelName)
-                    .user(agentId);
-            if (tools != null && !tools.isEmpty()) {
-                params.toolSpecifications(tools);
-            }
-            if (maxOut != null) {
-                params.maxOutputTokens(maxOut);
-            }
-            return model.chat(ChatRequest.builder().messages(messages).parameters(params.build()).build());
-        };
+    /** The gateway every call goes through. */
+    public LlmGateway gateway() {
+        return gateway;
+    }
+
+    /**
+     * {@code settings} with the gateway's primary as the engine's model and the gateway's fallback (or none) as the
+     * recovery's fallback model: the one place the engine learns which models exist.
+     */
+    public EngineSettings applyTo(EngineSettings settings) {
+        return settings.withModel(gateway.primaryModel())
+                .withRecovery(settings.recovery().withFallbackModel(gateway.fallbackModel().orElse(null)));
     }
 
     @Override
@@ -70,7 +50,7 @@ public final class GatewayModelClient implements ModelClient {
         for (Message m : r.messages()) {
             msgs.add(toLangchain(m));
         }
-        ChatResponse resp = chat.chat(r.agentId(), msgs, r.tools(), r.model(), r.maxOutputTokens());
+        ChatResponse resp = gateway.chat(r.agentId(), msgs, r.tools(), r.model(), r.maxOutputTokens());
         AiMessage ai = resp.aiMessage();
         List<ModelToolCall> calls = new ArrayList<>();
         if (ai.hasToolExecutionRequests()) {

@@ -3,6 +3,7 @@ package dev.cohort.core.engine;
 import static dev.cohort.core.engine.EngineHarness.messages;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cohort.core.llm.LlmGateway;
 import dev.cohort.core.llm.LlmSettings;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
@@ -48,8 +49,9 @@ class RecoveryScenariosTest {
     }
 
     AgentSession lead(EngineSettings settings) {
-        ModelClient client = new GatewayModelClient(new LlmSettings(model.baseUrl(), "sk-test", "scripted",
-                Optional.empty(), Duration.ofSeconds(20)));
+        // the gateway has a client for the fallback the fallback scenario switches to
+        ModelClient client = new GatewayModelClient(new LlmGateway(new LlmSettings(model.baseUrl(), "sk-test", "scripted",
+                Optional.of("backup"), Duration.ofSeconds(20))));
         AgentEngine engine = EngineHarness.engine(client, events, List.of()).settings(settings)
                 .sleeper(sleeps::add).random(() -> 0.0).transcripts(transcripts).build();
         return engine.open(AgentContext.of("default", "lead", AgentRole.LEAD, new LocalWorkspace(dir)), null);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.engine.recovery.ModelFailure;
 import dev.cohort.devstack.model.ScriptedModelServer;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.data.message.SystemMessage;
@@ -80,6 +81,59 @@ class LlmGatewayTest {
         assertThatThrownBy(() -> gateway.chat("default/lead", List.of(UserMessage.from("x"))))
                 .isInstanceOf(RateLimitException.class);
         assertThat(server.requests()).hasSize(1);
+    }
+
+    @Test
+    void anErrorAnswerKeepsItsHeadersSoRecoveryCanHonourRetryAfter() {
+        server.load("{\"rules\":[{\"name\":\"limit\",\"reply\":{\"error\":{\"preset\":\"rate_limit\",\"retryAfter\":\"3\"}}}]}");
+        Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> gateway.chat("default/lead", List.of(UserMessage.from("x"))));
+        assertThat(t).hasCauseInstanceOf(dev.cohort.core.engine.recovery.ProviderHttpException.class);
+        ModelFailure f = ModelFailure.classify(t);
+        assertThat(f.kind()).isEqualTo(ModelFailure.Kind.RATE_LIMIT);
+        assertThat(f.retryAfter()).isEqualTo(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void oneClientIsBuiltPerConfiguredModelOnceForAllCalls() {
+        server.load("{\"rules\":[{\"name\":\"r\",\"reply\":{\"text\":\"ok {{model}}\"}}]}");
+        List<String> built = new java.util.ArrayList<>();
+        LlmGateway g = new LlmGateway(new LlmSettings(server.baseUrl(), "sk-test", "primary-model",
+                Optional.of("fallback-model"), Duration.ofSeconds(10)), (settings, name) -> {
+                    built.add(name);
+                    return LlmGateway.openAi(settings, name);
+                });
+        for (int i = 0; i < 3; i++) {
+            assertThat(g.chat("default/lead", List.of(UserMessage.from("x"))).aiMessage().text()).isEqualTo("ok primary-model");
+            assertThat(g.chat("default/lead", List.of(UserMessage.from("x")), List.of(), "fallback-model", null).aiMessage()
+                    .text()).isEqualTo("ok fallback-model");
+        }
+        assertThat(built).containsExactly("primary-model", "fallback-model");
+        assertThat(g.models()).containsExactly("primary-model", "fallback-model");
+        assertThat(g.primaryModel()).isEqualTo("primary-model");
+        assertThat(g.fallbackModel()).contains("fallback-model");
+    }
+
+    @Test
+    void withoutAFallbackOrWithTheFallbackEqualToThePrimaryOnlyOneClientIsBuilt() {
+        for (Optional<String> fallback : List.of(Optional.<String>empty(), Optional.of("primary-model"))) {
+            List<String> built = new java.util.ArrayList<>();
+            LlmGateway g = new LlmGateway(new LlmSettings(server.baseUrl(), "sk-test", "primary-model", fallback,
+                    Duration.ofSeconds(10)), (settings, name) -> {
+                        built.add(name);
+                        return LlmGateway.openAi(settings, name);
+                    });
+            assertThat(built).containsExactly("primary-model");
+            assertThat(g.fallbackModel()).isEmpty();
+        }
+    }
+
+    @Test
+    void aModelThatIsNotConfiguredIsRefusedWithAClearErrorAndNothingIsSent() {
+        assertThatThrownBy(() -> gateway.chat("default/lead", List.of(UserMessage.from("x")), List.of(), "gpt-5-huge", null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("model \"gpt-5-huge\" is not configured on this gateway (configured: primary-model, "
+                        + "fallback-model; set cohort.llm.model / MODEL_ID or cohort.llm.fallback-model / FALLBACK_MODEL)");
+        assertThat(server.requests()).isEmpty();
     }
 
     @Test

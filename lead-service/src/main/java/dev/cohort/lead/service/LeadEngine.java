@@ -91,12 +91,11 @@ public class LeadEngine {
         for (LeadToolProvider p : providers) {
             tools.addAll(p.tools());
         }
-        var llm = gateway.settings();
-        EngineSettings settings = EngineSettings.defaults().withMaxModelCallsPerTurn(config.maxModelCallsPerTurn())
-                .withApprovalTimeout(config.approvalTimeout()).withModel(llm.modelId())
-                .withRecovery(dev.cohort.core.engine.RecoverySettings.defaults().withFallbackModel(llm.fallbackModel().orElse(null)));
-        // this client keeps the provider's response headers, so Retry-After is honoured (s11)
-        GatewayModelClient model = new GatewayModelClient(llm);
+        // every model call (turns, compaction, memory) goes through the one gateway bean: one client per configured
+        // model, with error headers kept so Retry-After is honoured (s11); its primary and fallback set the engine's
+        GatewayModelClient model = new GatewayModelClient(gateway);
+        EngineSettings settings = model.applyTo(EngineSettings.defaults().withMaxModelCallsPerTurn(config.maxModelCallsPerTurn())
+                .withApprovalTimeout(config.approvalTimeout()));
         var memory = dev.cohort.core.memory.MemoryManager.builder().stores(stores).model(model).executor(memoryWork)
                 .events(this::record).build();
         engine = AgentEngine.builder().settings(settings).model(model).tools(ToolRegistry.of(tools))

@@ -7,7 +7,10 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
-/** Builds the core LLM gateway from {@code cohort.llm.*}. */
+/**
+ * Builds the one core LLM gateway of this replica from {@code cohort.llm.*}: one client per configured model (primary
+ * and fallback), built once here; {@link LeadEngine} sends every model call through it.
+ */
 @ApplicationScoped
 public class LlmProducer {
 
@@ -21,6 +24,8 @@ public class LlmProducer {
         } else {
             Log.infof("model: %s", settings);
         }
-        return new LlmGateway(settings);
+        LlmGateway gateway = new LlmGateway(settings);
+        Log.debugf("model clients: %s", gateway.models());
+        return gateway;
     }
 }

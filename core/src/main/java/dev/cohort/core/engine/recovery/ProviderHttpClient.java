@@ -20,11 +20,14 @@ import java.time.Duration;
  * that keeps the response headers, so error recovery can honour {@code Retry-After} / {@code retry-after-ms}
  * (langchain4j's own client drops them). Streaming requests are delegated to {@link JdkHttpClient} unchanged.
  * Connection failures surface as {@link UncheckedIOException}, timeouts as langchain4j's {@link TimeoutException}.
+ * {@link dev.cohort.core.llm.LlmGateway} builds one per configured model.
  */
 public final class ProviderHttpClient implements HttpClient {
     private final java.net.http.HttpClient http;
+    private final Duration connectTimeout;
     private final Duration readTimeout;
-    private final HttpClient streaming;
+    /** Built on the first streaming request only (Cohort never streams): one JDK client per model, not two. */
+    private volatile HttpClient streaming;
 
     private ProviderHttpClient(Builder b) {
         java.net.http.HttpClient.Builder hb = java.net.http.HttpClient.newBuilder()
@@ -33,8 +36,8 @@ public final class ProviderHttpClient implements HttpClient {
             hb.connectTimeout(b.connectTimeout);
         }
         this.http = hb.build();
+        this.connectTimeout = b.connectTimeout;
         this.readTimeout = b.readTimeout;
-        this.streaming = JdkHttpClient.builder().connectTimeout(b.connectTimeout).readTimeout(b.readTimeout).build();
     }
 
     public static Builder builder() {
@@ -71,7 +74,17 @@ public final class ProviderHttpClient implements HttpClient {
 
     @Override
     public void execute(HttpRequest request, ServerSentEventParser parser, ServerSentEventListener listener) {
-        streaming.execute(request, parser, listener);
+        HttpClient s = streaming;
+        if (s == null) {
+            synchronized (this) {
+                s = streaming;
+                if (s == null) {
+                    s = JdkHttpClient.builder().connectTimeout(connectTimeout).readTimeout(readTimeout).build();
+                    streaming = s;
+                }
+            }
+        }
+        s.execute(request, parser, listener);
     }
 
     /** Builds a {@link ProviderHttpClient}; pass it to {@code OpenAiChatModel.builder().httpClientBuilder(...)}. */
