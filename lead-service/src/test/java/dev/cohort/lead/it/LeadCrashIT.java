@@ -28,8 +28,11 @@ class LeadCrashIT {
     private static final String TEAM = "default";
     private static final String AGENT = TEAM + "/lead";
     private static final String PROMPT = "crash test: append step1 then step2 to log.txt";
-    /** Long enough to SIGKILL the lead while it waits for this answer; only the first request waits. */
-    private static final int THINKING_MS = 8000;
+    /**
+     * Long enough to SIGKILL the lead while it waits for this answer however slow the machine is (the test kills it as
+     * soon as the request is seen; nothing waits for the held answer); only the first request waits.
+     */
+    private static final int THINKING_MS = 120_000;
 
     /*
      * Rules match on message content, never on call numbers (the restart re-sends a request). The answer to step 1's
