@@ -36,7 +36,7 @@ class LeadCronToolsTest {
     @Test
     void scheduleListCancelAndVerifyThroughTheLeadsTools() throws Exception {
         ToolRegistry tools = ToolRegistry.of(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN),
-                Duration.ofSeconds(5))));
+                Duration.ofSeconds(30))));
         ToolContext lead = IdentityContext.lead("tools-s14");
 
         ToolResult scheduled = run(tools, lead, "schedule_cron", "{\"cron\":\"*/2 * * * *\","
@@ -57,7 +57,7 @@ class LeadCronToolsTest {
     @Test
     void theSchedulersRefusalsReachTheModelAsErrors() throws Exception {
         ToolRegistry tools = ToolRegistry.of(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN),
-                Duration.ofSeconds(5))));
+                Duration.ofSeconds(30))));
 
         assertThat(run(tools, IdentityContext.lead("tools-errors"), "schedule_cron", "{\"cron\":\"0 0 * * 8\",\"prompt\":\"p\"}"))
                 .isEqualTo(new ToolResult("Error: day-of-week: 8 is outside 0-7", true, "scheduler:invalid-cron"));

@@ -82,7 +82,7 @@ class S14TryThesePromptsTest {
     @Test
     void scheduleEveryTwoMinutesWatchItFireThenListCancelAndVerify() throws Exception {
         List<Tool> tools = new ArrayList<>(List.of(new BashTool()));
-        tools.addAll(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN), Duration.ofSeconds(5))));
+        tools.addAll(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN), Duration.ofSeconds(30))));
         AgentEngine engine = AgentEngine.builder()
                 .model(new GatewayModelClient(new LlmGateway(new LlmSettings(model.baseUrl(), "sk-test", "scripted",
                         Optional.empty(), Duration.ofSeconds(20)))))
@@ -110,7 +110,7 @@ class S14TryThesePromptsTest {
 
         // 2. At the even minute the job fires; the lead's host runs the turn "[cron] <prompt>" with nobody watching
         clock.runFrom(due.minusMillis(300));
-        ConsumerRecord<String, String> fired = await().atMost(Duration.ofSeconds(10)).until(
+        ConsumerRecord<String, String> fired = await().atMost(Duration.ofSeconds(60)).until(
                 () -> KafkaTopics.readAll(Topics.PROMPTS).stream().filter(r -> r.value().contains(id)).toList(),
                 r -> !r.isEmpty()).get(0);
         PromptRecord prompt = PromptRecord.fromRecord(fired.key(), fired.value());
@@ -161,7 +161,7 @@ class S14TryThesePromptsTest {
             Process p = new ProcessBuilder("sh", "-c", args.path("command").asText()).directory(workspace.toFile())
                     .redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            boolean done = p.waitFor(10, TimeUnit.SECONDS);
+            boolean done = p.waitFor(60, TimeUnit.SECONDS);
             return new ToolOutcome(out, null, done ? p.exitValue() : null, false, null, 0);
         } catch (Exception e) {
             return ToolOutcome.failure(e.toString());

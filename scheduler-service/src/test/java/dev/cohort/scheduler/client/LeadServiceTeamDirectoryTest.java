@@ -34,7 +34,7 @@ class LeadServiceTeamDirectoryTest {
 
     private LeadServiceTeamDirectory directory(Optional<String> token) {
         URI base = URI.create("http://127.0.0.1:" + lead.getAddress().getPort() + "/");
-        return new LeadServiceTeamDirectory(base, token, Duration.ofSeconds(2), Duration.ofSeconds(60), clock);
+        return new LeadServiceTeamDirectory(base, token, Duration.ofSeconds(30), Duration.ofSeconds(60), clock);
     }
 
     @Test
@@ -71,7 +71,7 @@ class LeadServiceTeamDirectoryTest {
             port = s.getLocalPort();
         }
         LeadServiceTeamDirectory teams = new LeadServiceTeamDirectory(URI.create("http://127.0.0.1:" + port),
-                Optional.of("t0ken"), Duration.ofSeconds(2), Duration.ofSeconds(60), clock);
+                Optional.of("t0ken"), Duration.ofSeconds(30), Duration.ofSeconds(60), clock);
 
         assertThatThrownBy(() -> teams.exists("alpha")).isInstanceOf(TeamDirectory.TeamLookupException.class)
                 .hasMessageStartingWith("lead-service at http://127.0.0.1:" + port + " is unreachable");

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 class FiringServiceTest {
 
     private static final FiringService.Settings SETTINGS = new FiringService.Settings(Duration.ofSeconds(60), 200,
-            Duration.ofSeconds(10));
+            Duration.ofSeconds(60)); // publish timeout: generous, Kafka acks are slow on a loaded machine
 
     @Inject
     CronJobRepository repository;
@@ -90,14 +90,14 @@ class FiringServiceTest {
                     long a = ticks.get(0).get();
                     long b = ticks.get(1).get();
                     // both replicas have ticked at least twice at this time
-                    await().atMost(Duration.ofSeconds(10))
+                    await().atMost(Duration.ofSeconds(60))
                             .until(() -> ticks.get(0).get() >= a + 2 && ticks.get(1).get() >= b + 2);
                 }
             }
         } finally {
             stop.set(true);
             pool.shutdown();
-            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
         }
         for (Future<?> loop : loops) {
             loop.get();
@@ -105,7 +105,7 @@ class FiringServiceTest {
 
         List<Instant> expected = List.of(m0, m0.plusSeconds(60), m0.plusSeconds(120));
         assertThat(published.dueTimes()).containsExactlyInAnyOrderElementsOf(expected);
-        List<PromptRecord> prompts = await().atMost(Duration.ofSeconds(10))
+        List<PromptRecord> prompts = await().atMost(Duration.ofSeconds(60))
                 .until(() -> promptsOf(job.id()), p -> p.size() >= 3);
         assertThat(prompts).extracting(PromptRecord::idempotencyKey)
                 .containsExactlyInAnyOrder("cron/" + job.id() + "/" + m0, "cron/" + job.id() + "/" + m0.plusSeconds(60),
@@ -133,7 +133,7 @@ class FiringServiceTest {
         assertThat(restarted.tick().fired()).isEqualTo(1);
 
         assertThat(published.dueTimes()).containsExactly(m0, m0.plusSeconds(60));
-        assertThat(await().atMost(Duration.ofSeconds(10)).until(() -> promptsOf(job.id()), p -> p.size() >= 2)).hasSize(2);
+        assertThat(await().atMost(Duration.ofSeconds(60)).until(() -> promptsOf(job.id()), p -> p.size() >= 2)).hasSize(2);
     }
 
     @Test
@@ -151,7 +151,7 @@ class FiringServiceTest {
         clock.set(m0.plusSeconds(2));
         assertThat(new FiringService("survivor", repository, clock, kafka, SETTINGS).tick().fired()).isEqualTo(1);
 
-        List<PromptRecord> prompts = await().atMost(Duration.ofSeconds(10)).until(() -> promptsOf(job.id()), p -> p.size() >= 2);
+        List<PromptRecord> prompts = await().atMost(Duration.ofSeconds(60)).until(() -> promptsOf(job.id()), p -> p.size() >= 2);
         // the duplicate is the same message: consumers dedupe on id
         assertThat(prompts).extracting(PromptRecord::id).hasSize(2).containsOnly(prompts.get(0).id());
         assertThat(repository.find(job.team(), job.id())).get().extracting(CronJob::nextFireAt).isEqualTo(m0.plusSeconds(3600));
@@ -175,7 +175,7 @@ class FiringServiceTest {
         assertThat(repository.find(job.team(), job.id())).as("gone once acknowledged").isEmpty();
         clock.set(m0.plus(Duration.ofDays(1)));
         assertThat(healthy.tick().fired()).isZero();
-        assertThat(await().atMost(Duration.ofSeconds(10)).until(() -> promptsOf(job.id()), p -> !p.isEmpty())).hasSize(1);
+        assertThat(await().atMost(Duration.ofSeconds(60)).until(() -> promptsOf(job.id()), p -> !p.isEmpty())).hasSize(1);
     }
 
     @Test
@@ -194,12 +194,12 @@ class FiringServiceTest {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             Future<FiringService.TickResult> tick = pool.submit(replica::tick);
-            assertThat(publishing.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(publishing.await(60, TimeUnit.SECONDS)).isTrue();
             // the cancel waits for the in-flight firing's row lock, then deletes
             Future<Boolean> cancel = pool.submit(() -> repository.delete(job.team(), job.id()));
             release.complete(null);
-            assertThat(tick.get(10, TimeUnit.SECONDS).fired()).isEqualTo(1);
-            assertThat(cancel.get(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(tick.get(60, TimeUnit.SECONDS).fired()).isEqualTo(1);
+            assertThat(cancel.get(60, TimeUnit.SECONDS)).isTrue();
         } finally {
             pool.shutdownNow();
         }
@@ -235,7 +235,7 @@ class FiringServiceTest {
                 .containsExactly(nextHour, 0L);
         assertThat(repository.find(fireOnce.team(), fireOnce.id())).get().extracting(CronJob::nextFireAt, CronJob::fireCount)
                 .containsExactly(nextHour, 1L);
-        JsonNode event = await().atMost(Duration.ofSeconds(10))
+        JsonNode event = await().atMost(Duration.ofSeconds(60))
                 .until(() -> eventsOf(fireOnce.id()), e -> !e.isEmpty()).get(0).data();
         assertThat(event.get("catchUp").asBoolean()).isTrue();
         assertThat(event.get("missedSince").asText()).isEqualTo(m0.toString());

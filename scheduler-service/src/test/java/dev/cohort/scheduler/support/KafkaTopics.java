@@ -26,12 +26,12 @@ public final class KafkaTopics {
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
-            List<TopicPartition> parts = c.partitionsFor(topic, Duration.ofSeconds(10)).stream()
+            List<TopicPartition> parts = c.partitionsFor(topic, Duration.ofSeconds(60)).stream()
                     .map(p -> new TopicPartition(topic, p.partition())).toList();
             c.assign(parts);
             c.seekToBeginning(parts);
             Map<TopicPartition, Long> end = c.endOffsets(parts);
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (parts.stream().anyMatch(p -> c.position(p) < end.get(p)) && System.nanoTime() < deadline) {
                 c.poll(Duration.ofMillis(100)).forEach(out::add);
             }
