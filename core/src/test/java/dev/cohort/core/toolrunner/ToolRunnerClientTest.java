@@ -65,7 +65,7 @@ class ToolRunnerClientTest {
 
     @Test
     void postsTheRequestWithTheTokenAndReadsTheResult() throws Exception {
-        ToolRunnerClient c = new ToolRunnerClient(base, "secret", Duration.ofSeconds(5));
+        ToolRunnerClient c = new ToolRunnerClient(base, "secret", Duration.ofSeconds(30));
         ToolCallResult r = c.call("bash", new ToolCallRequest("default", "lead", "call_1", "wt:poem",
                 Map.of("command", "echo hi")));
         assertThat(r).isEqualTo(new ToolCallResult("hi\n", null, 0, null, null, 3));
@@ -80,7 +80,7 @@ class ToolRunnerClientTest {
 
     @Test
     void aRefusedRequestIsAToolRunnerExceptionWithTheProblemDetail() {
-        ToolRunnerClient c = new ToolRunnerClient(base, "wrong", Duration.ofSeconds(5));
+        ToolRunnerClient c = new ToolRunnerClient(base, "wrong", Duration.ofSeconds(30));
         assertThatThrownBy(() -> c.call("bash", new ToolCallRequest("default", "lead", "c", null, Map.of())))
                 .isInstanceOf(ToolRunnerException.class).hasMessageContaining("401").hasMessageContaining("wrong bearer token")
                 .extracting(e -> ((ToolRunnerException) e).status()).isEqualTo(401);
@@ -88,7 +88,7 @@ class ToolRunnerClientTest {
 
     @Test
     void backgroundJobsCanBeReadAndCancelledAndUnknownOnesAreEmpty() {
-        ToolRunnerClient c = new ToolRunnerClient(base, null, Duration.ofSeconds(5));
+        ToolRunnerClient c = new ToolRunnerClient(base, null, Duration.ofSeconds(30));
         assertThat(c.cancelBackgroundJob("bg_1")).get().extracting(BackgroundJob::status).isEqualTo("cancelled");
         assertThat(c.backgroundJob("bg_2")).isEmpty();
         assertThat(seen).containsExactly("DELETE /internal/v1/background/bg_1", "GET /internal/v1/background/bg_2");

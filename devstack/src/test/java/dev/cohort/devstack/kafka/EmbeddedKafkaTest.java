@@ -45,7 +45,7 @@ class EmbeddedKafkaTest {
     void createsEveryRequestedTopicWithTheConfiguredPartitionsOnLoopback() throws Exception {
         assertThat(kafka.bootstrapServers()).startsWith("127.0.0.1:");
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
-            Map<String, TopicDescription> d = admin.describeTopics(TOPICS).allTopicNames().get(10, TimeUnit.SECONDS);
+            Map<String, TopicDescription> d = admin.describeTopics(TOPICS).allTopicNames().get(60, TimeUnit.SECONDS);
             assertThat(d).containsOnlyKeys(TOPICS);
             assertThat(d.values()).allSatisfy(t -> assertThat(t.partitions()).hasSize(4));
         }
@@ -65,7 +65,7 @@ class EmbeddedKafkaTest {
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
             c.subscribe(List.of("cohort.prompts"));
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (got.isEmpty() && System.nanoTime() < deadline) {
                 c.poll(Duration.ofMillis(200)).forEach(got::add);
             }

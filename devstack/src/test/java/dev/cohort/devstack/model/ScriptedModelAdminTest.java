@@ -29,7 +29,7 @@ class ScriptedModelAdminTest extends ScriptedModelTestSupport {
         chat(chatRequest("default/lead", "user", "what is here?", "assistant", "", "tool", "a.txt b.txt"));
         chat(chatRequest("default/nobody", "user", "hi"));
 
-        List<JsonNode> log = client.waitForRequests(3, Duration.ofSeconds(5));
+        List<JsonNode> log = client.waitForRequests(3, Duration.ofSeconds(30));
         assertThat(log).extracting(r -> r.path("seq").asInt()).containsExactly(1, 2, 3);
         assertThat(log).extracting(r -> r.path("rule").isNull() ? null : r.path("rule").asText())
                 .containsExactly("lead-runs-ls", "lead-summarises", null);

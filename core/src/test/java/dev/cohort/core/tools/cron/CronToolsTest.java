@@ -31,7 +31,7 @@ class CronToolsTest {
     @BeforeEach
     void start() throws Exception {
         scheduler = new StubScheduler();
-        client = new SchedulerClient(scheduler.baseUrl(), Optional.of("secret"), Duration.ofSeconds(5));
+        client = new SchedulerClient(scheduler.baseUrl(), Optional.of("secret"), Duration.ofSeconds(30));
     }
 
     @AfterEach
