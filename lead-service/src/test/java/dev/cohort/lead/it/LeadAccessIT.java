@@ -141,7 +141,7 @@ class LeadAccessIT {
 
         // the stream answers 200 text/event-stream and delivers the turn of a prompt accepted with 202
         try (EventStream sse = stack.events(TEAM, 0)) {
-            assertThat(sse.status(Duration.ofSeconds(10))).isEqualTo(200);
+            assertThat(sse.status(Duration.ofSeconds(60))).isEqualTo(200);
             HttpResponse<String> accepted = stack.post("/api/v1/teams/" + TEAM + "/prompts", Map.of("text", "hello access"));
             assertThat(accepted.statusCode()).isEqualTo(202);
             assertThat(LeadStack.json(accepted.body()).path("id").asText()).isNotBlank();
