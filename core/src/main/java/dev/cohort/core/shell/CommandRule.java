@@ -22,7 +22,7 @@ public enum CommandRule {
     RECURSIVE_DELETE_OF_PROTECTED_PATH("recursive-delete-of-protected-path", Kind.DENY,
             "rm -r of /, a top-level directory (/usr, /etc, /tmp…), a home (~, $HOME), the workspace root (., *) or "
                     + "anything outside it reached with .., an absolute ancestor of the workspace; rm "
-                    + "--no-preserve-root; find -delete / -exec rm starting at such a path"),
+                    + "--no-preserve-root; find -delete / -exec rm starting at such a path; rsync --delete onto one"),
     RECURSIVE_CHANGE_OF_PROTECTED_PATH("recursive-change-of-protected-path", Kind.DENY,
             "chmod / chown / chgrp -R of the same protected paths"),
     REMOTE_SCRIPT_EXECUTION("remote-script-execution", Kind.DENY,
@@ -37,7 +37,7 @@ public enum CommandRule {
     PERMISSION_CHANGE("permission-change", Kind.ASK,
             "chmod / chown / chgrp recursive (of an unprotected path) or world-writable (777, o+w)"),
     WRITE_OUTSIDE_WORKSPACE("write-outside-workspace", Kind.ASK,
-            "a redirection, tee, cp, mv, install, ln, touch or mkdir whose target is outside the workspace"),
+            "a redirection, tee, cp, mv, install, ln, rsync, touch or mkdir whose target is outside the workspace"),
 
     // allows
     READ_ONLY("read-only", Kind.ALLOW,

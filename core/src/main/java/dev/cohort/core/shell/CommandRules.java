@@ -96,7 +96,8 @@ public final class CommandRules {
             "fdisk", "parted", "cfdisk", "sgdisk");
     private static final Set<String> SHELLS = Set.of("sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "fish",
             "csh", "tcsh");
-    private static final Set<String> SOURCING = Set.of("eval", "source", ".");
+    /** Builtins and tools that run a string or a file as shell ({@code watch 'cmd'} runs {@code sh -c 'cmd'}). */
+    private static final Set<String> SOURCING = Set.of("eval", "source", ".", "watch");
     private static final Set<String> DOWNLOADERS = Set.of("curl", "wget", "fetch", "aria2c", "http", "https");
     private static final Set<String> SAFE_DEVICES = Set.of("/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr",
             "/dev/stdin", "/dev/tty", "/dev/full", "/dev/random", "/dev/urandom");
@@ -133,7 +134,6 @@ public final class CommandRules {
             Map.entry("busybox", Set.of()),
             Map.entry("setsid", Set.of()),
             Map.entry("unbuffer", Set.of()),
-            Map.entry("watch", Set.of("-n", "--interval", "-d")),
             Map.entry("chrt", Set.of()),
             Map.entry("taskset", Set.of()));
     private static final Pattern ASSIGNMENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*\\+?=.*", Pattern.DOTALL);
@@ -279,6 +279,10 @@ public final class CommandRules {
             base = Base.HOME;
             int slash = raw.indexOf('/');
             rest = slash < 0 ? "" : raw.substring(slash + 1);
+        } else if (raw.equals("$PWD") || raw.startsWith("$PWD/") || raw.equals("${PWD}") || raw.startsWith("${PWD}/")) {
+            base = null;
+            int slash = raw.indexOf('/');
+            rest = slash < 0 ? "" : raw.substring(slash + 1);
         } else if (raw.startsWith("$")) {
             return null;
         } else if (raw.startsWith("/")) {
@@ -364,17 +368,29 @@ public final class CommandRules {
     /** One classification: walks the commands in order, keeps the first ask, the read-only flag and the cwd. */
     private static final class Scan {
         private final Workspace ws;
+        /** The cwd the command starts in. */
+        private final Location start;
+        /** The cwd after the {@code cd}s seen so far. */
         private Location cwd;
         private CommandVerdict ask;
         private boolean readOnly = true;
 
         Scan(Workspace ws) {
             this.ws = ws;
-            this.cwd = new Location(Base.WORKSPACE, ws.cwd());
+            this.start = new Location(Base.WORKSPACE, ws.cwd());
+            this.cwd = start;
         }
 
         private Location at(String target) {
             return resolve(target, cwd, ws);
+        }
+
+        /**
+         * A hard deny judges a target from the cwd after {@code cd} and from the starting cwd: a {@code cd} that
+         * fails ({@code cd build; rm -rf *}) leaves the command where it started.
+         */
+        private boolean isProtectedFromEither(String target, boolean rootProtected) {
+            return isProtected(at(target), ws, rootProtected) || isProtected(resolve(target, start, ws), ws, rootProtected);
         }
 
         private void ask(CommandRule rule, String reason) {
@@ -463,6 +479,14 @@ public final class CommandRules {
             if (d == null && (exe.equals("chmod") || exe.equals("chown") || exe.equals("chgrp"))) {
                 d = permissions(exe, args);
             }
+            if (d == null && exe.equals("rsync") && args.stream().anyMatch(a -> a.startsWith("--delete"))) {
+                List<String> to = writeTargets(exe, args);
+                if (!to.isEmpty() && isProtectedFromEither(to.get(0), true)) {
+                    d = deny(CommandRule.RECURSIVE_DELETE_OF_PROTECTED_PATH, "rsync --delete onto '" + to.get(0)
+                            + "' would delete from the file-system root, a top-level directory, a home, the workspace"
+                            + " root or a path outside the workspace");
+                }
+            }
             if (d == null && exe.equals("find")) {
                 d = find(args, c, nesting);
             }
@@ -550,7 +574,7 @@ public final class CommandRules {
                 return null;
             }
             for (String t : targets) {
-                if (isProtected(at(t), ws, true)) {
+                if (isProtectedFromEither(t, true)) {
                     return deny(rule, exe + " -r on '" + t + "' would hit the file-system root, a top-level"
                             + " directory, a home directory, the workspace root or a path outside the workspace");
                 }
@@ -635,7 +659,7 @@ public final class CommandRules {
             if (deletes) {
                 for (String s : starts) {
                     // find deletes only what matches, so the workspace itself is a fine start; / and homes are not
-                    if (isProtected(at(s), ws, false)) {
+                    if (isProtectedFromEither(s, false)) {
                         return deny(CommandRule.RECURSIVE_DELETE_OF_PROTECTED_PATH, "find … -delete starting at '" + s
                                 + "' would delete from the file-system root, a system directory, a home or outside"
                                 + " the workspace");
@@ -738,6 +762,8 @@ public final class CommandRules {
             case "touch" -> Set.of("-d", "-t", "-r", "--date", "--reference");
             case "mkdir" -> Set.of("-m", "--mode");
             case "cp", "mv", "ln" -> Set.of("-S", "--suffix");
+            case "rsync" -> Set.of("-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from",
+                    "--include-from", "--files-from");
             case "install" -> Set.of("-m", "-o", "-g", "-S", "--mode", "--owner", "--group", "--suffix");
             default -> null;
         };
@@ -767,7 +793,7 @@ public final class CommandRules {
         if (targetDir != null) {
             return List.of(targetDir);
         }
-        // cp/mv/install/ln: the last operand is the destination (ln with one operand links into the cwd)
+        // cp/mv/install/ln/rsync: the last operand is the destination (ln with one operand links into the cwd)
         return operands.size() >= 2 ? List.of(operands.get(operands.size() - 1)) : List.of();
     }
 
@@ -814,6 +840,13 @@ public final class CommandRules {
     private static String innerCommand(String exe, List<String> args) {
         if (exe.equals("eval")) {
             return args.isEmpty() ? null : String.join(" ", args);
+        }
+        if (exe.equals("watch")) {
+            int k = 0;
+            while (k < args.size() && args.get(k).startsWith("-")) {
+                k += Set.of("-n", "--interval").contains(args.get(k)) ? 2 : 1;
+            }
+            return k >= args.size() ? null : String.join(" ", args.subList(k, args.size()));
         }
         if (!SHELLS.contains(exe)) {
             return null; // source / . of a file: its contents are not ours to see
