@@ -5,6 +5,7 @@ import dev.cohort.core.shell.ShellParser.SimpleCommand;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -27,7 +28,8 @@ import java.util.regex.Pattern;
  *
  * <p>Order: blank / NUL / fork bomb → parse → per simple command, in order: hard denies, then asks (the first one
  * found is the verdict unless a later command is hard-denied) → downloads piped into a shell → read-only or ordinary.
- * The rules and what they cover are listed in {@link CommandRule}.
+ * The rules and what they cover are listed in {@link CommandRule}. The rule data below is deliberately not
+ * configurable: a setting per service would let the engine and the tool runner disagree again.
  */
 public final class CommandRules {
 
@@ -141,6 +143,12 @@ public final class CommandRules {
     private static final Pattern CHMOD_RECURSIVE = Pattern.compile("-[a-zA-Z]*R[a-zA-Z]*");
     private static final Pattern CHMOD_MODE = Pattern.compile(
             "[0-7]{1,4}|[ugoa]*[-+=][rwxXstugo]*(,[ugoa]*[-+=][rwxXstugo]*)*");
+    private static final Pattern OCTAL_MODE = Pattern.compile("[0-7]{3,4}");
+    private static final Pattern DRIVE_LETTER = Pattern.compile("[A-Za-z]:([/\\\\].*)?");
+    private static final Pattern USER_HOME = Pattern.compile("~[A-Za-z0-9_.-]+(/.*)?");
+    private static final Pattern BRACE_GLOB = Pattern.compile("\\{[^}]*,[^}]*\\}\\*?");
+    private static final Pattern PUSH_FORCE_OR_DELETE = Pattern.compile("-[a-zA-Z]*[fd][a-zA-Z]*");
+    private static final Pattern BRANCH_FORCE_DELETE = Pattern.compile("-[a-zA-Z]*D[a-zA-Z]*");
     private static final Pattern FORK_BOMB = Pattern.compile(
             "([A-Za-z_:.][A-Za-z0-9_:.-]*)\\s*\\(\\s*\\)\\s*\\{[^}]*?(?<![A-Za-z0-9_:.-])\\1\\s*\\|\\s*&?\\s*\\1"
                     + "|function\\s+([A-Za-z_][A-Za-z0-9_-]*)[^{]*\\{[^}]*?\\b\\2\\s*\\|\\s*&?\\s*\\2\\b");
@@ -182,7 +190,7 @@ public final class CommandRules {
         if (path == null || path.isBlank()) {
             return false;
         }
-        if (path.matches("[A-Za-z]:([/\\\\].*)?")) {
+        if (DRIVE_LETTER.matcher(path).matches()) {
             return true;
         }
         return outside(resolve(path.replace('\\', '/'), new Location(Base.WORKSPACE, workspace.cwd()), workspace));
@@ -270,7 +278,7 @@ public final class CommandRules {
         }
         Base base;
         String rest;
-        if (raw.equals("~") || raw.startsWith("~/") || raw.matches("~[A-Za-z0-9_.-]+(/.*)?")) {
+        if (raw.equals("~") || raw.startsWith("~/") || USER_HOME.matcher(raw).matches()) {
             base = Base.HOME;
             int slash = raw.indexOf('/');
             rest = slash < 0 ? "" : raw.substring(slash + 1);
@@ -317,10 +325,10 @@ public final class CommandRules {
             return path; // "/" or "//"
         }
         String last = parts[parts.length - 1];
-        if (!(last.equals("*") || last.equals(".*") || last.equals("*.*") || last.matches("\\{[^}]*,[^}]*\\}\\*?"))) {
+        if (!(last.equals("*") || last.equals(".*") || last.equals("*.*") || BRACE_GLOB.matcher(last).matches())) {
             return path;
         }
-        String kept = String.join("/", java.util.Arrays.copyOf(parts, parts.length - 1));
+        String kept = String.join("/", Arrays.copyOf(parts, parts.length - 1));
         return path.startsWith("/") && kept.isEmpty() ? "/" : kept;
     }
 
@@ -390,7 +398,8 @@ public final class CommandRules {
          * fails ({@code cd build; rm -rf *}) leaves the command where it started.
          */
         private boolean isProtectedFromEither(String target, boolean rootProtected) {
-            return isProtected(at(target), ws, rootProtected) || isProtected(resolve(target, start, ws), ws, rootProtected);
+            return isProtected(at(target), ws, rootProtected)
+                    || isProtected(resolve(target, start, ws), ws, rootProtected);
         }
 
         private void ask(CommandRule rule, String reason) {
@@ -608,7 +617,7 @@ public final class CommandRules {
         }
 
         private static boolean worldWritable(String mode) {
-            if (mode.matches("[0-7]{3,4}")) {
+            if (OCTAL_MODE.matcher(mode).matches()) {
                 return "2367".indexOf(mode.charAt(mode.length() - 1)) >= 0;
             }
             for (String clause : mode.split(",")) {
@@ -727,10 +736,10 @@ public final class CommandRules {
                 case "reset" -> rest.contains("--hard");
                 case "clean" -> !rest.contains("-n") && !rest.contains("--dry-run");
                 case "push" -> rest.stream().anyMatch(a -> a.startsWith("--force") || a.equals("--delete")
-                        || a.equals("--mirror") || a.matches("-[a-zA-Z]*[fd][a-zA-Z]*")
+                        || a.equals("--mirror") || PUSH_FORCE_OR_DELETE.matcher(a).matches()
                         || a.startsWith("+") || a.startsWith(":"));
                 case "branch" -> rest.stream().anyMatch(a -> a.equals("-D") || a.equals("--delete")
-                        || a.matches("-[a-zA-Z]*D[a-zA-Z]*"));
+                        || BRANCH_FORCE_DELETE.matcher(a).matches());
                 case "checkout" -> rest.contains("--") || rest.contains("-f") || rest.contains("--force")
                         || rest.contains(".");
                 case "restore" -> !rest.contains("--staged") || rest.contains("--worktree");
