@@ -21,6 +21,7 @@ import java.util.UUID;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Ids;
+import dev.cohort.core.shell.CommandRules;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolArguments;
@@ -959,7 +960,7 @@ public final class AgentSession {
             }
             ToolCall call = new ToolCall(c.id(), tool.name(), parsed.args());
             PermissionDecision pd = PermissionGate.decide(agent.mode().get(), tool.name(), tool.isMutating(),
-                    call.args(), policy, ctx.unattended());
+                    call.args(), policy, CommandRules.Workspace.relative(ctx.cwd()), ctx.unattended());
             if (pd.kind() == PermissionDecision.Kind.DENY) {
                 return ToolResult.error("permission:" + pd.rule(), "permission denied by rule '" + pd.rule() + "': "
                         + pd.reason());

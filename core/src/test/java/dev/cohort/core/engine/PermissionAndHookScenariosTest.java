@@ -137,7 +137,8 @@ class PermissionAndHookScenariosTest {
 
         assertThat(approvals.asked).isEmpty();
         assertThat(toolResults(model.requests().get(1))).containsExactly(
-                "Error: permission denied by rule 'hard-deny:sudo': 'sudo' is never run by agents");
+                "Error: permission denied by rule 'privilege-escalation': 'sudo' is never allowed: tools run without"
+                        + " privilege escalation (a hard deny: no permission mode or approval lifts it)");
     }
 
     @Test
@@ -149,7 +150,7 @@ class PermissionAndHookScenariosTest {
 
         assertThat(approvals.asked).isEmpty();
         assertThat(toolResults(model.requests().get(1)).get(0)).startsWith("Error: permission denied by rule "
-                + "'destructive'").contains("nobody can approve it in an unattended (scheduled) turn");
+                + "'destructive-command'").contains("nobody can approve it in an unattended (scheduled) turn");
     }
 
     @Test

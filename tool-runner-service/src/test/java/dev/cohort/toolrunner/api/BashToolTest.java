@@ -132,6 +132,27 @@ class BashToolTest {
     }
 
     @Test
+    void hardDeniesOfTheSharedRuleSetAreRefusedOverHttpWhateverTheEngineSaidAndAsksRun() throws Exception {
+        // the old engine only asked about these two: at the workspace root, '.' and '*' are the whole workspace
+        String team = newTeam();
+        bash(team, "touch keep.txt");
+        Path ws = Calls.workspace(team);
+        ToolCallResult dot = bash(team, "touch made-before; rm -rf .");
+        assertThat(dot.error()).isEqualTo("command refused by the tool runner's safety policy: rm -r on '.' would hit"
+                + " the file-system root, a top-level directory, a home directory, the workspace root or a path"
+                + " outside the workspace (rule: recursive-delete-of-protected-path)");
+        assertThat(dot.exitCode()).isNull();
+        assertThat(bash(team, "rm -rf *").error()).endsWith("(rule: recursive-delete-of-protected-path)");
+        assertThat(ws.resolve("keep.txt")).exists();
+        assertThat(ws.resolve("made-before")).doesNotExist();
+        // an ask (destructive-command) was the engine's to ask: the runner runs it
+        ToolCallResult rm = bash(team, "rm keep.txt && echo removed");
+        assertThat(rm.error()).isNull();
+        assertThat(rm.output()).isEqualTo("removed\n");
+        assertThat(ws.resolve("keep.txt")).doesNotExist();
+    }
+
+    @Test
     void badArgumentsAreModelVisibleErrors() {
         String team = newTeam();
         assertThat(call("bash", team, args()).error()).isEqualTo("missing required argument 'command' (rule: bad-argument)");

@@ -4,7 +4,8 @@ package dev.cohort.core.engine.permission;
  * The gate's answer for one tool call.
  *
  * @param kind   allow, ask or deny
- * @param rule   the rule that decided (e.g. {@code hard-deny:privilege}, {@code destructive:rm}, {@code plan-mode})
+ * @param rule   the rule that decided (a {@link dev.cohort.core.shell.CommandRule} name such as
+ *               {@code privilege-escalation} or {@code destructive-command}, {@code plan-mode}, {@code rule:…})
  * @param reason a sentence for the model (deny) or the approver (ask)
  */
 public record PermissionDecision(Kind kind, String rule, String reason) {

@@ -1,16 +1,21 @@
 package dev.cohort.core.engine.permission;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.Optional;
+import dev.cohort.core.shell.CommandRule;
+import dev.cohort.core.shell.CommandRules;
+import dev.cohort.core.shell.CommandVerdict;
 import java.util.Set;
 
 /**
- * The permission decision, a pure function (CONVENTIONS #7): {@code (mode, tool, args, policy) → ALLOW | ASK | DENY}.
+ * The permission decision, a pure function (CONVENTIONS #7):
+ * {@code (mode, tool, args, policy, workspace) → ALLOW | ASK | DENY}.
  *
- * <p>Order: (1) hard denies (every mode, bypass included) → (2) the mode ({@code bypass} allows; {@code plan}
- * denies mutating tools except read-only shell commands) → (3) the team's rules, first match → (4) the built-in
- * asks: destructive shell commands, and file writes outside the workspace (not in {@code accept-edits}). An ASK in
- * {@code deny-asks} mode, or in a turn nobody watches, is a DENY.
+ * <p>Order: (1) the hard denies of the command rule set ({@link CommandRules}, shared with the tool runner; every
+ * mode, bypass included) → (2) the mode ({@code bypass} allows; {@code plan} denies mutating tools except read-only
+ * shell commands) → (3) the team's rules, first match → (4) the asks: the command rule set's (destructive commands,
+ * destructive git, permission changes, writes outside the workspace), {@code remove_worktree} discarding work, and
+ * file writes outside the workspace (not in {@code accept-edits}). An ASK in {@code deny-asks} mode, or in a turn
+ * nobody watches, is a DENY.
  */
 public final class PermissionGate {
     /** Tools whose {@code path} argument is written. */
@@ -25,11 +30,12 @@ public final class PermissionGate {
      * @param mutating   the tool's {@link dev.cohort.core.tools.Tool#isMutating()}
      * @param args       the validated arguments
      * @param policy     the policy data
+     * @param workspace  where the call runs (the host-chosen cwd; the engine does not know the absolute root)
      * @param unattended the turn has no human (cron): asks become denials
      */
     public static PermissionDecision decide(PermissionMode mode, String tool, boolean mutating, ObjectNode args,
-            PermissionPolicy policy, boolean unattended) {
-        PermissionDecision d = decide(mode, tool, mutating, args, policy);
+            PermissionPolicy policy, CommandRules.Workspace workspace, boolean unattended) {
+        PermissionDecision d = decide(mode, tool, mutating, args, policy, workspace);
         if (d.kind() == PermissionDecision.Kind.ASK && (mode == PermissionMode.DENY_ASKS || unattended)) {
             String why = mode == PermissionMode.DENY_ASKS ? "the team's permission mode is deny-asks"
                     : "nobody can approve it in an unattended (scheduled) turn";
@@ -39,20 +45,19 @@ public final class PermissionGate {
     }
 
     static PermissionDecision decide(PermissionMode mode, String tool, boolean mutating, ObjectNode args,
-            PermissionPolicy policy) {
+            PermissionPolicy policy, CommandRules.Workspace workspace) {
         boolean bash = tool.equals("bash");
         String command = bash ? args.path("command").asText("") : null;
-        if (bash) {
-            Optional<PermissionDecision> hard = CommandRules.hardDeny(command, policy);
-            if (hard.isPresent()) {
-                return hard.get();
-            }
+        CommandVerdict verdict = bash ? CommandRules.classify(command, workspace) : null;
+        if (bash && verdict.hardDeny()) {
+            return PermissionDecision.deny(verdict.rule().id(), verdict.reason()
+                    + " (a hard deny: no permission mode or approval lifts it)");
         }
         if (mode == PermissionMode.BYPASS) {
             return PermissionDecision.ALLOW;
         }
         if (mode == PermissionMode.PLAN && mutating) {
-            if (bash && CommandRules.readOnly(command, policy)) {
+            if (bash && verdict.readOnly()) {
                 return PermissionDecision.ALLOW;
             }
             return PermissionDecision.deny("plan-mode", "the team is in plan mode (read-only): '" + tool + "'"
@@ -68,19 +73,16 @@ public final class PermissionGate {
                 };
             }
         }
-        if (bash) {
-            Optional<String> why = CommandRules.destructive(command, policy);
-            if (why.isPresent()) {
-                return PermissionDecision.ask("destructive", why.get());
-            }
+        if (bash && verdict.kind() == CommandRule.Kind.ASK) {
+            return PermissionDecision.ask(verdict.rule().id(), verdict.reason());
         }
         if (tool.equals("remove_worktree") && args.path("discard_changes").asBoolean(false)) {
-            return PermissionDecision.ask("destructive", "removing worktree '" + args.path("name").asText()
+            return PermissionDecision.ask("discard-worktree", "removing worktree '" + args.path("name").asText()
                     + "' and discarding its uncommitted and unmerged work");
         }
         if (FILE_WRITERS.contains(tool) && mode != PermissionMode.ACCEPT_EDITS
-                && CommandRules.outsideWorkspace(args.path("path").asText(""))) {
-            return PermissionDecision.ask("outside-workspace", "a write outside the workspace ("
+                && CommandRules.outsideWorkspace(args.path("path").asText(""), workspace)) {
+            return PermissionDecision.ask(CommandRule.WRITE_OUTSIDE_WORKSPACE.id(), "a write outside the workspace ("
                     + args.path("path").asText() + ")");
         }
         return PermissionDecision.ALLOW;

@@ -1,21 +1,16 @@
 package dev.cohort.core.engine.permission;
 
 import java.util.List;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The permission gate's data (CONVENTIONS #7): which executables are hard-denied, which ask as destructive, which
- * are read-only enough for {@code plan} mode, plus the team's own rules. {@link #defaults()} is the built-in policy.
+ * The permission gate's data (CONVENTIONS #7): the team's own rules. What a shell command may do is not here: it is
+ * the one command rule set, {@link dev.cohort.core.shell.CommandRules}, shared with the tool runner so that the two
+ * layers cannot disagree. {@link #defaults()} is the built-in policy (no team rules).
  *
- * @param hardDeny     executables that never run (privilege escalation, power, disk formatting)
- * @param destructive  executables whose use asks in {@code default} and {@code accept-edits} mode
- * @param readOnly     executables {@code plan} mode lets through (with no output redirection)
- * @param wrappers     executables that run their arguments as a command ({@code xargs rm} is {@code rm})
- * @param rules        the team's rules, checked after the hard denies, first match wins
+ * @param rules the team's rules, checked after the hard denies, first match wins
  */
-public record PermissionPolicy(Set<String> hardDeny, Set<String> destructive, Set<String> readOnly,
-        Set<String> wrappers, List<Rule> rules) {
+public record PermissionPolicy(List<Rule> rules) {
 
     public PermissionPolicy {
         rules = rules == null ? List.of() : List.copyOf(rules);
@@ -23,22 +18,12 @@ public record PermissionPolicy(Set<String> hardDeny, Set<String> destructive, Se
 
     /** The built-in policy. */
     public static PermissionPolicy defaults() {
-        return new PermissionPolicy(
-                Set.of("sudo", "su", "doas", "pkexec", "runuser", "shutdown", "reboot", "halt", "poweroff", "mkfs",
-                        "mke2fs", "mkswap", "wipefs", "fdisk", "sfdisk", "parted", "format"),
-                Set.of("rm", "rmdir", "shred", "unlink", "truncate", "dd", "del", "erase", "rd", "srm", "kill",
-                        "pkill", "killall"),
-                Set.of("ls", "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "find", "wc", "pwd",
-                        "echo", "printf", "tree", "stat", "file", "which", "type", "du", "df", "diff", "sort", "uniq",
-                        "cut", "tr", "date", "whoami", "uname", "true", "basename", "dirname", "realpath", "jq", "git",
-                        "sed", "nl", "cmp", "md5sum", "sha256sum", "env", "printenv", "id", "hostname", "column"),
-                Set.of("xargs", "env", "nohup", "timeout", "nice", "time", "command", "exec", "stdbuf", "setsid"),
-                List.of());
+        return new PermissionPolicy(List.of());
     }
 
     /** The same policy with the team's {@code rules}. */
     public PermissionPolicy withRules(List<Rule> teamRules) {
-        return new PermissionPolicy(hardDeny, destructive, readOnly, wrappers, teamRules);
+        return new PermissionPolicy(teamRules);
     }
 
     /**
