@@ -109,24 +109,16 @@ public final class UpCommand implements Callable<Integer> {
         if (scripted && !scriptedModel.isBlank()) {
             stack.model().loadFile(Path.of(scriptedModel));
         }
-        String token = env("COHORT_API_TOKEN");
-        if (token == null) {
-            byte[] b = new byte[24];
-            new SecureRandom().nextBytes(b);
-            token = HexFormat.of().formatHex(b);
-        }
-        String internalToken = env("COHORT_INTERNAL_TOKEN");
-        if (internalToken == null) {
-            byte[] b = new byte[24];
-            new SecureRandom().nextBytes(b);
-            internalToken = HexFormat.of().formatHex(b);
-        }
+        // a token given in the environment is used as is (scripts and other clients know it); else a fresh one
+        String token = tokenOrGenerated("COHORT_API_TOKEN");
+        String internalToken = tokenOrGenerated("COHORT_INTERNAL_TOKEN");
+        String toolRunnerToken = tokenOrGenerated("COHORT_TOOL_RUNNER_TOKEN");
         Map<String, String> common = new LinkedHashMap<>();
         common.put("QUARKUS_HTTP_HOST", "127.0.0.1");
         common.putAll(stack.serviceEnvironment());
         common.put("COHORT_API_TOKEN", token);
         common.put("COHORT_INTERNAL_TOKEN", internalToken);
-        common.put("COHORT_TOOL_RUNNER_TOKEN", internalToken);
+        common.put("COHORT_TOOL_RUNNER_TOKEN", toolRunnerToken);
         common.put("COHORT_WORKSPACE_ROOT", ws.toString());
         common.put("COHORT_STATE_DIR", runDir.resolve("state").toString());
         common.put("COHORT_LEAD_URL", "http://127.0.0.1:" + services.get(1).port());
@@ -139,9 +131,12 @@ public final class UpCommand implements Callable<Integer> {
             common.put("MODEL_ID", ScriptedModelServer.DEFAULT_MODEL);
         }
         Path logs = Files.createDirectories(runDir.resolve("logs"));
+        Path serviceTmp = Files.createDirectories(runDir.resolve("tmp"));
         for (Service s : services) {
+            // the services' temporary files live in the run directory, so stopping removes them even after a SIGKILL
             ProcessBuilder pb = new ProcessBuilder(javaBin(), "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                    "-Dcohort.parent-pid=" + ProcessHandle.current().pid(), "-jar", jar(home, s).toString());
+                    "-Dcohort.parent-pid=" + ProcessHandle.current().pid(), "-Djava.io.tmpdir=" + serviceTmp,
+                    "-jar", jar(home, s).toString());
             pb.environment().putAll(common);
             pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(s.port()));
             pb.directory(ws.toFile());
@@ -162,7 +157,9 @@ public final class UpCommand implements Callable<Integer> {
         System.out.printf("  %-20s %s%n", "model", scripted ? stack.model().baseUrl() + " (scripted)" : modelLine());
         System.out.printf("  %-20s %s%n", "workspace", ws);
         System.out.printf("  %-20s %s%n", "logs", logs);
-        System.out.printf("  %-20s %s (saved for the CLI in %s)%n", "api token", env("COHORT_API_TOKEN") != null ? "from COHORT_API_TOKEN" : "generated", LocalRun.file());
+        System.out.printf("  %-20s %s (saved for the CLI in %s)%n", "api token", tokenSource("COHORT_API_TOKEN"), LocalRun.file());
+        System.out.printf("  %-20s internal %s, tool runner %s%n", "service tokens", tokenSource("COHORT_INTERNAL_TOKEN"),
+                tokenSource("COHORT_TOOL_RUNNER_TOKEN"));
         System.out.println();
 
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -298,6 +295,22 @@ public final class UpCommand implements Callable<Integer> {
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(env + "=" + v + " is not a port number");
         }
+    }
+
+    /** The token in env {@code name}, else 48 random hex digits (never printed). */
+    private static String tokenOrGenerated(String name) {
+        String given = env(name);
+        if (given != null) {
+            return given;
+        }
+        byte[] b = new byte[24];
+        new SecureRandom().nextBytes(b);
+        return HexFormat.of().formatHex(b);
+    }
+
+    /** "from COHORT_X_TOKEN" or "generated", for the start-up summary (the value itself is never shown). */
+    private static String tokenSource(String name) {
+        return env(name) != null ? "from " + name : "generated";
     }
 
     static String env(String name) {

@@ -230,7 +230,34 @@ class LeadAgentTest {
                 .map(e -> e.path("data").path("text").asText()).toList()).contains("apples and pears");
         // the second prompt ran inside the first turn, not as a turn of its own
         assertThat(storedEvents(team).stream().filter(e -> e.get("type").asText().equals("turn_started")).count()).isEqualTo(1);
-        assertThat(second).isNotBlank();
+        // and the turn's end says it answered both (how `cohort send` of the second prompt knows its turn ended)
+        assertThat(done.get("data").get("promptIds")).extracting(JsonNode::asText).containsExactly(first, second);
+    }
+
+    @Test
+    void thePromptAnswerNamesTheSeqAfterWhichAllOfItsTurnsEventsCome() {
+        String team = newTeam("after");
+        model.append("{\"rules\":[{\"name\":\"echo-" + team + "\",\"match\":{\"agent\":\"" + team
+                + "/lead\",\"lastMessage\":\"^say \"},\"reply\":{\"text\":\"{{lastMessage}}\"}}]}");
+        io.restassured.path.json.JsonPath firstAnswer = given().contentType("application/json").body(Map.of("text", "say one"))
+                .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202).extract().jsonPath();
+        String first = firstAnswer.getString("id");
+        JsonNode firstDone = awaitTurnCompleted(team, first);
+        io.restassured.path.json.JsonPath secondAnswer = given().contentType("application/json").body(Map.of("text", "say two"))
+                .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202).extract().jsonPath();
+        String second = secondAnswer.getString("id");
+        awaitTurnCompleted(team, second);
+
+        long firstAfter = firstAnswer.getLong("afterSeq");
+        long secondAfter = secondAnswer.getLong("afterSeq");
+        List<JsonNode> all = storedEvents(team);
+        // every event of a prompt's turn comes after its afterSeq; the second was accepted after the first turn ended
+        assertThat(all.stream().filter(e -> first.equals(e.path("data").path("promptId").asText())))
+                .isNotEmpty().allMatch(e -> e.get("seq").asLong() > firstAfter);
+        assertThat(all.stream().filter(e -> second.equals(e.path("data").path("promptId").asText())))
+                .isNotEmpty().allMatch(e -> e.get("seq").asLong() > secondAfter);
+        assertThat(secondAfter).isGreaterThanOrEqualTo(firstDone.get("seq").asLong());
+        assertThat(firstDone.get("data").get("promptIds")).extracting(JsonNode::asText).containsExactly(first);
     }
 
     @Test

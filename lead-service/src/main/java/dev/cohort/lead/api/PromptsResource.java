@@ -5,6 +5,7 @@ import dev.cohort.core.protocol.PromptRecord;
 import dev.cohort.core.protocol.PromptSource;
 import dev.cohort.lead.config.LeadConfig;
 import dev.cohort.lead.messaging.PromptPublisher;
+import dev.cohort.lead.persistence.EventRepository;
 import dev.cohort.lead.persistence.TeamRepository;
 import io.quarkus.logging.Log;
 import io.smallrye.common.annotation.Blocking;
@@ -24,7 +25,9 @@ import java.util.UUID;
 /**
  * {@code POST /api/v1/teams/{team}/prompts}: validates, then only produces to {@code cohort.prompts} (the replica
  * owning the team's partition runs the turn). 202 with the prompt id. With an {@code idempotencyKey} the id is
- * derived from it, so a retried POST yields the same id and the lead runs the prompt once.
+ * derived from it, so a retried POST yields the same id and the lead runs the prompt once. The answer's
+ * {@code afterSeq} is the team's last event seq when the prompt was accepted: every event of its turn comes later, so
+ * a client follows it with {@code events?since=afterSeq} instead of replaying the team's history.
  */
 @Path("/api/v1/teams/{team}/prompts")
 @Produces(MediaType.APPLICATION_JSON)
@@ -41,6 +44,9 @@ public class PromptsResource {
 
     @Inject
     LeadConfig config;
+
+    @Inject
+    EventRepository events;
 
     /** Body: {@code {text, idempotencyKey?, source?}} ({@code source} may be {@code cli} for the command line). */
     public record PostPrompt(String text, String idempotencyKey, String source) {
@@ -66,8 +72,10 @@ public class PromptsResource {
         String id = body.idempotencyKey() == null || body.idempotencyKey().isBlank() ? Ids.newId()
                 : UUID.nameUUIDFromBytes((team + "\n" + body.idempotencyKey()).getBytes(StandardCharsets.UTF_8)).toString();
         PromptRecord prompt = new PromptRecord(id, team, body.text(), source, body.idempotencyKey(), null);
+        // read before the prompt is published: its turn's events can only be sequenced after this
+        long afterSeq = events.lastSeq(team);
         publisher.publish(prompt);
         Log.debugf("team=%s prompt=%s queued", team, id);
-        return Response.accepted(Map.of("id", id)).build();
+        return Response.accepted(Map.of("id", id, "afterSeq", afterSeq)).build();
     }
 }

@@ -69,6 +69,19 @@ public class EventRepository {
         }
     }
 
+    /** The team's last assigned seq (0 before its first event): one primary-key read of {@code event_seq}. */
+    public long lastSeq(String team) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT seq FROM lead.event_seq WHERE team = ?")) {
+            ps.setString(1, team);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getLong(1) : 0;
+            }
+        } catch (SQLException ex) {
+            throw new IllegalStateException("cannot read the last event seq of team " + team, ex);
+        }
+    }
+
     /** Events of a team with {@code seq > after}, in order, at most {@code limit}. */
     public List<Event> after(String team, long after, int limit) {
         try (Connection c = ds.getConnection();

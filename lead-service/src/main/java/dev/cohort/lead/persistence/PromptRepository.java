@@ -122,6 +122,24 @@ public class PromptRepository {
         });
     }
 
+    /** Every prompt a turn answered, oldest first: the one that started it and those injected into it. */
+    public List<String> idsOfTurn(String team, String turnId) {
+        return Jdbc.inTransaction(ds, "read prompts of turn", c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT id FROM lead.prompts WHERE team = ? AND turn_id = ? ORDER BY seq")) {
+                ps.setString(1, team);
+                ps.setString(2, turnId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    List<String> out = new ArrayList<>();
+                    while (rs.next()) {
+                        out.add(rs.getString(1));
+                    }
+                    return out;
+                }
+            }
+        });
+    }
+
     /** The prompt that started a turn (to label a resumed turn's events). */
     public Optional<String> runningPromptOfTurn(String team, String turnId) {
         return Jdbc.inTransaction(ds, "read prompt of turn", c -> {

@@ -71,6 +71,9 @@ public class LeadEngine {
     @Inject
     dev.cohort.lead.persistence.PgTranscriptStore transcripts;
 
+    @Inject
+    dev.cohort.lead.persistence.PromptRepository prompts;
+
     /** Memory extraction and consolidation run here, off the turns' threads (s09). */
     private final java.util.concurrent.ExecutorService memoryWork = java.util.concurrent.Executors.newThreadPerTaskExecutor(
             Thread.ofVirtual().name("lead-memory-", 0).factory());
@@ -124,6 +127,17 @@ public class LeadEngine {
             // clients read one field to know whether the turn succeeded
             if (e.type() == dev.cohort.core.protocol.EventType.TURN_COMPLETED && !o.has("status")) {
                 o.put("status", "completed".equals(o.path("reason").asText()) ? "completed" : "failed");
+            }
+            // a prompt injected into a running turn is answered by that turn: `cohort send` finds its end here
+            if (e.type() == dev.cohort.core.protocol.EventType.TURN_COMPLETED && o.hasNonNull("turnId") && !o.has("promptIds")) {
+                try {
+                    List<String> ids = prompts.idsOfTurn(e.team(), o.get("turnId").asText());
+                    ids.forEach(o.putArray("promptIds")::add);
+                } catch (RuntimeException ex) {
+                    // the end of the turn matters more than the field: it is published without it
+                    io.quarkus.logging.Log.warnf("team=%s agent=%s turn=%s prompts of the turn not read: %s", e.team(), e.agent(),
+                            o.get("turnId").asText(), ex.toString());
+                }
             }
         }
         events.record(e);

@@ -259,6 +259,7 @@ public class LeadHost {
                 var done = Event.newData().put("reason", "error").put("status", "failed").put("message", msg);
                 if (turnId != null) {
                     done.put("turnId", turnId);
+                    prompts.idsOfTurn(team, turnId).forEach(done.putArray("promptIds")::add);
                 }
                 if (promptId != null) {
                     done.put("promptId", promptId);
