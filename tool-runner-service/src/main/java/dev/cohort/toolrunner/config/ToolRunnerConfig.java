@@ -172,5 +172,12 @@ public interface ToolRunnerConfig {
         /** Running jobs per team; more are refused with a model-visible error. */
         @WithDefault("16")
         int maxRunningPerTeam();
+
+        /**
+         * How long a cancel waits for the job's end to be stored before answering: killing a process group and one
+         * database update take milliseconds; the bound only keeps a stuck kill from holding the request forever.
+         */
+        @WithDefault("10s")
+        Duration cancelWait();
     }
 }

@@ -127,14 +127,20 @@ class BackgroundJobTest {
     }
 
     @Test
-    void deleteCancelsARunningJob() {
+    void deleteCancelsARunningJobAndItsProcessIsGone() {
         String team = newTeam();
-        ToolCallResult r = call("bash", team, "alice", null, args("command", "sleep 300", "run_in_background", true));
+        String marker = "cohort-bg-cancel-" + System.nanoTime();
+        ToolCallResult r = call("bash", team, "alice", null, args("command", "exec -a " + marker + " sleep 300",
+                "run_in_background", true));
         String id = jobId(r);
+        // the DELETE may arrive before or after the process started: either way the answer is the final state
         BackgroundJob job = given().header("Authorization", "Bearer " + TempWorkspaceResource.TOKEN)
                 .delete("/internal/v1/background/" + id).then().statusCode(200).extract().as(BackgroundJob.class);
         assertThat(job.status()).isEqualTo("cancelled");
+        assertThat(job.finishedAt()).isNotNull();
         assertThat(AgentMessage.parse(awaitDone(id).value()).metadata()).containsEntry("status", "cancelled");
+        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.allProcesses()
+                .noneMatch(p -> p.info().commandLine().orElse("").contains(marker)));
         given().header("Authorization", "Bearer " + TempWorkspaceResource.TOKEN)
                 .get("/internal/v1/background/bg_unknown").then().statusCode(404).contentType("application/problem+json");
     }
