@@ -151,8 +151,11 @@ public class ToolService {
                 ToolCallResult result = execute(name, req, loc);
                 recorder.execute(() -> {
                     try {
-                        calls.record(req.team(), req.agent(), req.callId(), name, hash, req.cwd(), config.instanceId(),
-                                result);
+                        boolean first = calls.record(req.team(), req.agent(), req.callId(), name, hash, req.cwd(),
+                                config.instanceId(), result);
+                        // a repeated read id keeps the first record; counted so the outcome is observable
+                        meters.counter("cohort.toolrunner.read.records", "outcome", first ? "recorded" : "already-recorded")
+                                .increment();
                     } catch (SQLException e) {
                         Log.errorf(e, "team=%s agent=%s call=%s read not recorded", req.team(), req.agent(), req.callId());
                     }
