@@ -12,6 +12,8 @@ import dev.cohort.core.tools.skills.LoadSkillTool;
 import dev.cohort.core.tools.subagent.SpawnSubagentTool;
 import dev.cohort.core.tools.todo.TodoWriteTool;
 import dev.cohort.core.tools.workspace.BashTool;
+import dev.cohort.core.tools.workspace.CancelBackgroundTool;
+import dev.cohort.core.tools.workspace.CheckBackgroundTool;
 import dev.cohort.core.tools.workspace.EditFileTool;
 import dev.cohort.core.tools.workspace.GlobTool;
 import dev.cohort.core.tools.workspace.GrepTool;
@@ -83,7 +85,7 @@ public class LeadEngine {
         java.util.function.Function<String, dev.cohort.core.memory.MemoryStore> stores =
                 team -> new dev.cohort.lead.persistence.PgMemoryStore(ds, team);
         List<Tool> tools = new ArrayList<>(List.of(new BashTool(), new ReadFileTool(), new WriteFileTool(), new EditFileTool(),
-                new GlobTool(), new GrepTool(), new TodoWriteTool(), new SpawnSubagentTool(), new LoadSkillTool(),
+                new GlobTool(), new GrepTool(), new CheckBackgroundTool(), new CancelBackgroundTool(), new TodoWriteTool(), new SpawnSubagentTool(), new LoadSkillTool(),
                 new dev.cohort.core.tools.compact.CompactTool(), new dev.cohort.core.tools.memory.MemoryWriteTool(stores),
                 new dev.cohort.core.tools.memory.MemoryDeleteTool(stores)));
         tools.addAll(CronTools.all(new SchedulerClient(URI.create(config.schedulerUrl()), apiToken.filter(s -> !s.isBlank()),

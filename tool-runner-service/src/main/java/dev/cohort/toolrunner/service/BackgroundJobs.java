@@ -42,6 +42,8 @@ import java.util.concurrent.TimeUnit;
 public class BackgroundJobs {
     /** How often unacknowledged completion messages are retried. */
     private static final Duration RETRY_EVERY = Duration.ofSeconds(10);
+    /** Job ids as {@link #start} makes them ({@code bg_} + hex), with room for older or hand-made ones. */
+    private static final java.util.regex.Pattern JOB_ID = java.util.regex.Pattern.compile("bg_[A-Za-z0-9_-]{1,64}");
 
     @Inject
     ToolRunnerConfig config;
@@ -176,6 +178,56 @@ public class BackgroundJobs {
     /** The job's state, if it exists. */
     public Optional<BackgroundJob> find(String id) throws SQLException {
         return store.find(id);
+    }
+
+    /**
+     * The job {@code jobId} if it belongs to the calling agent (team and agent from the host). An unknown id and
+     * another agent's or team's job get the same model-visible error, so the answer tells nothing about the others.
+     */
+    public BackgroundJob findOwn(ToolContext ctx, String jobId) throws SQLException {
+        String id = jobId == null ? "" : jobId.strip();
+        if (id.startsWith(OutputStore.SCHEME)) {
+            id = id.substring(OutputStore.SCHEME.length()); // the model may pass the outputRef it was given
+        }
+        if (!JOB_ID.matcher(id).matches()) {
+            throw ToolError.badArgument("job_id must look like bg_<letters and digits> (got '" + jobId + "')");
+        }
+        Optional<BackgroundJob> job = store.find(id);
+        if (job.isEmpty() || !job.get().team().equals(ctx.team()) || !job.get().agent().equals(ctx.agent())) {
+            throw new ToolError("background-owner", "you (" + ctx.agent() + ") have no background job " + id
+                    + "; an agent can only see and cancel the jobs it started");
+        }
+        return job.get();
+    }
+
+    /** A job as the model reads it: status, exit code, duration, error, first output, where the whole output is. */
+    public static String describe(BackgroundJob j) {
+        StringBuilder sb = new StringBuilder("Background job ").append(j.id()).append(": ").append(j.status());
+        if (j.exitCode() != null) {
+            sb.append(" (exit code ").append(j.exitCode()).append(')');
+        }
+        if ("running".equals(j.status())) {
+            if (j.startedAt() != null) {
+                sb.append(" since ").append(j.startedAt());
+            }
+        } else if (j.durationMs() != null) {
+            sb.append(" after ").append(j.durationMs()).append(" ms");
+        }
+        if (j.error() != null) {
+            sb.append(": ").append(j.error());
+        }
+        sb.append("\nCommand: ").append(j.command());
+        if (j.summary() != null && !j.summary().isEmpty()) {
+            sb.append("\nFirst output:\n").append(j.summary());
+            if (!j.summary().endsWith("\n")) {
+                sb.append('\n');
+            }
+        } else {
+            sb.append('\n');
+        }
+        sb.append("running".equals(j.status()) ? "Output so far" : "Whole output").append(": read_file path=\"")
+                .append(j.outputRef()).append('"');
+        return sb.toString();
     }
 
     /**

@@ -146,6 +146,55 @@ class BackgroundJobTest {
     }
 
     @Test
+    void anAgentChecksAndCancelsItsOwnJobButCannotSeeOrCancelAnotherAgentsOrTeamsJob() throws Exception {
+        String team = newTeam();
+        String otherTeam = newTeam();
+        String id = jobId(call("bash", team, "alice", null, args("command", "sleep 300", "run_in_background", true)));
+
+        ToolCallResult own = call("check_background", team, "alice", null, args("job_id", id));
+        assertThat(own.error()).isNull();
+        assertThat(own.output()).startsWith("Background job " + id + ": running since ")
+                .contains("\nCommand: sleep 300\n").endsWith("Output so far: read_file path=\"cohort-output://" + id + "\"");
+
+        String refused = "you (%s) have no background job " + id
+                + "; an agent can only see and cancel the jobs it started (rule: background-owner)";
+        assertThat(call("check_background", team, "bob", null, args("job_id", id)).error())
+                .isEqualTo(refused.formatted("bob"));
+        assertThat(call("cancel_background", team, "bob", null, args("job_id", id)).error())
+                .isEqualTo(refused.formatted("bob"));
+        assertThat(call("check_background", otherTeam, "alice", null, args("job_id", id)).error())
+                .isEqualTo(refused.formatted("alice"));
+        assertThat(call("cancel_background", otherTeam, "alice", null, args("job_id", id)).error())
+                .isEqualTo(refused.formatted("alice"));
+        // the refused cancels changed nothing; an unknown id gets the very same answer as a foreign one
+        assertThat(store.find(id).orElseThrow().status()).isEqualTo("running");
+        assertThat(call("check_background", team, "bob", null, args("job_id", "bg_doesnotexist")).error())
+                .isEqualTo(refused.formatted("bob").replace(id, "bg_doesnotexist"));
+
+        ToolCallResult cancelled = call("cancel_background", team, "alice", null, args("job_id", id));
+        assertThat(cancelled.error()).isNull();
+        assertThat(cancelled.output()).startsWith("Cancelled. Background job " + id + ": cancelled after ");
+        assertThat(store.find(id).orElseThrow().status()).isEqualTo("cancelled");
+        assertThat(call("cancel_background", team, "alice", null, args("job_id", id)).output())
+                .startsWith("Nothing to cancel: Background job " + id + ": cancelled");
+    }
+
+    @Test
+    void checkBackgroundShowsTheEndOfAFinishedJobAndRefusesABadId() {
+        String team = newTeam();
+        String id = jobId(call("bash", team, "alice", null, args("command", "echo hello; exit 3",
+                "run_in_background", true)));
+        awaitDone(id);
+        assertThat(call("check_background", team, "alice", null, args("job_id", "cohort-output://" + id)).output())
+                .matches("(?s)Background job " + id + ": failed \\(exit code 3\\) after \\d+ ms\nCommand: echo hello; exit 3\n"
+                        + "First output:\nhello\nWhole output: read_file path=\"cohort-output://" + id + "\"");
+        assertThat(call("check_background", team, "alice", null, args("job_id", "../etc")).error())
+                .isEqualTo("job_id must look like bg_<letters and digits> (got '../etc') (rule: bad-argument)");
+        assertThat(call("check_background", team, "alice", null, args()).error())
+                .isEqualTo("missing required argument 'job_id' (rule: bad-argument)");
+    }
+
+    @Test
     void slowCommandsGoToTheBackgroundUnlessTheModelSaysOtherwiseAndMakeSureIsNotABuild() {
         String team = newTeam();
         ToolCallResult slow = call("bash", team, args("command", "make --version || true"));
