@@ -15,6 +15,13 @@ public interface ToolRunnerConfig {
     Path workspaceRoot();
 
     /**
+     * The directories a team's own workspace ({@code POST /api/v1/teams {workspace}}) may be in, symlinks resolved;
+     * default: the workspace root alone. The runner is the only component that touches files, so it is the one that
+     * decides which directories an API caller may hand to agents.
+     */
+    Optional<List<Path>> workspaceRoots();
+
+    /**
      * Where other teams' workspaces live: {@code <teams-dir>/<team>}, relative to the workspace root unless absolute.
      */
     @WithDefault("teams")
