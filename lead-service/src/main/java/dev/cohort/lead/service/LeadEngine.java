@@ -79,6 +79,7 @@ public class LeadEngine {
 
     private AgentEngine engine;
     private WorkspaceToolExecutor workspace;
+    private ToolRunnerClient toolRunner;
 
     @PostConstruct
     void init() {
@@ -103,8 +104,9 @@ public class LeadEngine {
                 .events(this::record).build();
         engine = AgentEngine.builder().settings(settings).model(model).tools(ToolRegistry.of(tools))
                 .events(this::record).approvals(approvals).memory(memory).transcripts(transcripts).build();
-        workspace = new ToolRunnerWorkspaceExecutor(new ToolRunnerClient(config.toolRunnerUrl(),
-                config.toolRunnerToken().filter(s -> !s.isBlank()).orElse(null), config.toolRunnerTimeout()));
+        toolRunner = new ToolRunnerClient(config.toolRunnerUrl(),
+                config.toolRunnerToken().filter(s -> !s.isBlank()).orElse(null), config.toolRunnerTimeout());
+        workspace = new ToolRunnerWorkspaceExecutor(toolRunner);
     }
 
     /** The prompt each team's running turn is working on, to label its events (clients follow a prompt by id). */
@@ -143,5 +145,10 @@ public class LeadEngine {
 
     public WorkspaceToolExecutor workspace() {
         return workspace;
+    }
+
+    /** The client of the tool runner the tools use (also for preparing a team's own workspace). */
+    public ToolRunnerClient toolRunner() {
+        return toolRunner;
     }
 }
