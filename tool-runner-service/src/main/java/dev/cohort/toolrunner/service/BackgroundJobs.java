@@ -78,7 +78,7 @@ public class BackgroundJobs {
     }
 
     /** Jobs of this instance left {@code running} by a previous life are failed and announced. Returns how many. */
-    public int recoverInterrupted() {
+    private int recoverInterrupted() {
         try {
             var lost = store.failRunning(config.instanceId(),
                     "the tool runner restarted while the job was running; its outcome is unknown");

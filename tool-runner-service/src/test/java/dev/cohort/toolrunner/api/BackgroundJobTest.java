@@ -12,14 +12,13 @@ import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.toolrunner.Processes;
 import dev.cohort.toolrunner.TempWorkspaceResource;
 import dev.cohort.toolrunner.persistence.BackgroundJobStore;
-import dev.cohort.toolrunner.service.BackgroundJobs;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -32,13 +31,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Background jobs: immediate bg id, completion on the right inbox topic of the real broker, output, cancel, restart. */
+/**
+ * Background jobs: immediate bg id, completion on the right inbox topic of the real broker, output, cancel, the
+ * owner-only tools. Restart recovery is tested on the packaged runner by {@code BackgroundRestartIT}.
+ */
 @QuarkusTest
 class BackgroundJobTest {
     @Inject
     BackgroundJobStore store;
-    @Inject
-    BackgroundJobs jobs;
 
     private KafkaConsumer<String, String> consumer;
     private final List<ConsumerRecord<String, String>> seen = new CopyOnWriteArrayList<>();
@@ -139,8 +139,7 @@ class BackgroundJobTest {
         assertThat(job.status()).isEqualTo("cancelled");
         assertThat(job.finishedAt()).isNotNull();
         assertThat(AgentMessage.parse(awaitDone(id).value()).metadata()).containsEntry("status", "cancelled");
-        await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.allProcesses()
-                .noneMatch(p -> p.info().commandLine().orElse("").contains(marker)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Processes.anyWith(marker));
         given().header("Authorization", "Bearer " + TempWorkspaceResource.TOKEN)
                 .get("/internal/v1/background/bg_unknown").then().statusCode(404).contentType("application/problem+json");
     }
@@ -203,18 +202,5 @@ class BackgroundJobTest {
                 "run_in_background", false));
         assertThat(fg.output()).isEqualTo("fg\n");
         assertThat(call("bash", team, args("command", "echo \"make sure\"")).output()).isEqualTo("make sure\n");
-    }
-
-    @Test
-    void aJobThatWasRunningWhenTheRunnerRestartedIsReportedFailed() throws Exception {
-        String team = newTeam();
-        String id = "bg_lost" + UUID.randomUUID().toString().substring(0, 8);
-        store.insert(id, team, "alice", "c-lost", "sleep 999", ".", "cohort-output://" + id, "test-instance");
-        assertThat(jobs.recoverInterrupted()).isEqualTo(1);
-        AgentMessage m = AgentMessage.parse(awaitDone(id).value());
-        assertThat(m.metadata()).containsEntry("status", "failed");
-        assertThat(m.content()).contains("restarted while the job was running");
-        assertThat(store.find(id).orElseThrow().status()).isEqualTo("failed");
-        assertThat(Map.of("n", jobs.recoverInterrupted())).containsEntry("n", 0);
     }
 }

@@ -13,6 +13,7 @@ import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.devstack.quarkus.DevstackTestResource;
 import dev.cohort.toolrunner.Calls;
+import dev.cohort.toolrunner.Processes;
 import dev.cohort.toolrunner.TempWorkspaceResource;
 import dev.cohort.toolrunner.persistence.ToolCallStore;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -67,12 +68,12 @@ class BashToolTest {
         bash(team, "true"); // the team's workspace is created and git-initialised on first use: not part of the timing
         long t0 = System.nanoTime();
         ToolCallResult r = call("bash", team, args("command",
-                "exec -a " + marker + " bash -c 'sleep 300 & sleep 300'", "timeout_ms", 1000));
+                "exec -a " + marker + " bash -c '(exec -a " + marker + "-bg sleep 300) & exec -a " + marker
+                        + "-fg sleep 300'", "timeout_ms", 1000));
         assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
         assertThat(r.error()).contains("timed out after 1000 ms").contains("rule: timeout");
         assertThat(r.exitCode()).isNull();
-        await().atMost(Duration.ofSeconds(3)).until(() -> ProcessHandle.allProcesses()
-                .noneMatch(p -> p.info().commandLine().orElse("").contains(marker)));
+        await().atMost(Duration.ofSeconds(3)).until(() -> !Processes.anyWith(marker));
     }
 
     @Test
@@ -80,8 +81,7 @@ class BashToolTest {
         String marker = "cohort-left-" + System.nanoTime();
         ToolCallResult r = bash(newTeam(), "(exec -a " + marker + " sleep 300) > /dev/null 2>&1 & echo started");
         assertThat(r.output()).isEqualTo("started\n");
-        await().atMost(Duration.ofSeconds(3)).until(() -> ProcessHandle.allProcesses()
-                .noneMatch(p -> p.info().commandLine().orElse("").contains(marker)));
+        await().atMost(Duration.ofSeconds(3)).until(() -> !Processes.anyWith(marker));
     }
 
     @Test
