@@ -47,7 +47,7 @@ public final class TeamCommand implements Runnable {
         String permissionMode;
 
         @Option(names = "--workspace", paramLabel = "DIR",
-                description = "Workspace, relative to the tool runner's root (default: teams/<id>).")
+                description = "Workspace: relative to the tool runner's root, or absolute inside its workspace-roots (default: teams/<id>).")
         String workspace;
 
         @Override

@@ -442,6 +442,83 @@ class LeadAgentTest {
                 .body("worktree", org.hamcrest.Matchers.nullValue());
     }
 
+    @ConfigProperty(name = "cohort.lead.tool-runner-url")
+    String runnerUrl;
+
+    @ConfigProperty(name = "cohort.lead.tool-runner-token")
+    String runnerToken;
+
+    @Test
+    void theLeadChecksAndCancelsItsOwnBackgroundJobButNeitherATeammatesNorAnotherTeamsThroughTheRealToolRunner() {
+        String team = newTeam("bg");
+        String other = newTeam("bg-other");
+        var runner = new dev.cohort.core.toolrunner.ToolRunnerClient(runnerUrl, runnerToken, Duration.ofSeconds(30));
+        String mine = startJob(runner, team, "lead");
+        String teammates = startJob(runner, team, "alice");
+        String foreign = startJob(runner, other, "lead");
+        try {
+            model.append("""
+                    {"rules":[
+                      {"name":"bg-%1$s","match":{"agent":"%1$s/lead","lastMessage":"^look after the jobs$"},
+                       "reply":{"toolCalls":[{"name":"check_background","arguments":{"job_id":"%2$s"}},
+                                             {"name":"check_background","arguments":{"job_id":"%3$s"}},
+                                             {"name":"cancel_background","arguments":{"job_id":"%3$s"}},
+                                             {"name":"cancel_background","arguments":{"job_id":"%4$s"}},
+                                             {"name":"cancel_background","arguments":{"job_id":"%2$s"}}]}},
+                      {"name":"bg-end-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool"},"reply":{"text":"ok"}}
+                    ]}""".formatted(team, mine, teammates, foreign));
+            JsonNode done = awaitTurnCompleted(team, prompt(team, "look after the jobs"));
+            assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
+            List<String> results = toolResults(team);
+            assertThat(results).hasSize(5);
+            assertThat(results.get(0)).startsWith("Background job " + mine + ": running since ")
+                    .contains("Command: sleep 300");
+            String notYours = "Error: you (lead) have no background job %s; an agent can only see and cancel the jobs"
+                    + " it started (rule: background-owner)";
+            assertThat(results.get(1)).isEqualTo(notYours.formatted(teammates));
+            assertThat(results.get(2)).isEqualTo(notYours.formatted(teammates));
+            assertThat(results.get(3)).isEqualTo(notYours.formatted(foreign));
+            assertThat(results.get(4)).startsWith("Cancelled. Background job " + mine + ": cancelled after ");
+            // identity came from the host: the refused cancels left the other jobs running
+            assertThat(runner.backgroundJob(mine).orElseThrow().status()).isEqualTo("cancelled");
+            assertThat(runner.backgroundJob(teammates).orElseThrow().status()).isEqualTo("running");
+            assertThat(runner.backgroundJob(foreign).orElseThrow().status()).isEqualTo("running");
+        } finally {
+            runner.cancelBackgroundJob(teammates);
+            runner.cancelBackgroundJob(foreign);
+        }
+    }
+
+    private static String startJob(dev.cohort.core.toolrunner.ToolRunnerClient runner, String team, String agent) {
+        var r = runner.call("bash", new dev.cohort.core.toolrunner.ToolCallRequest(team, agent, "start-" + UUID.randomUUID(),
+                null, Map.of("command", "sleep 300", "run_in_background", true)));
+        assertThat(r.outputRef()).startsWith("cohort-output://bg_");
+        return r.outputRef().substring("cohort-output://".length());
+    }
+
+    @Test
+    void aTeamCreatedOnAnExistingDirectoryWorksInItAndTheLeadsToolsSeeItsFiles() throws Exception {
+        String team = "own-ws-" + UUID.randomUUID().toString().substring(0, 8);
+        Path dir = Files.createDirectories(Path.of(workspace, "projects", team));
+        Files.writeString(dir.resolve("README.txt"), "the project's own readme\n");
+        given().contentType("application/json").body(Map.of("id", team, "workspace", "projects/" + team))
+                .post("/api/v1/teams").then().statusCode(201)
+                .body("workspace", org.hamcrest.Matchers.equalTo(dir.toRealPath().toString()));
+        model.append("""
+                {"rules":[
+                  {"name":"ws-%1$s","match":{"agent":"%1$s/lead","lastMessage":"^what is here$"},
+                   "reply":{"toolCalls":[{"name":"read_file","arguments":{"path":"README.txt"}},
+                                         {"name":"bash","arguments":{"command":"pwd"}}]}},
+                  {"name":"ws-end-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool"},"reply":{"text":"ok"}}
+                ]}""".formatted(team));
+        JsonNode done = awaitTurnCompleted(team, prompt(team, "what is here"));
+        assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
+        List<String> results = toolResults(team);
+        assertThat(results.get(0)).contains("the project's own readme");
+        assertThat(results.get(1)).isEqualTo(dir.toRealPath() + "\n");
+        assertThat(Path.of(workspace, "teams", team)).doesNotExist();
+    }
+
     /** The tool results the model saw in the team's latest request. */
     private List<String> toolResults(String team) {
         List<String> out = new java.util.ArrayList<>();

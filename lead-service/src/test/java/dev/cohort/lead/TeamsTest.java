@@ -37,6 +37,25 @@ class TeamsTest {
         given().contentType("application/json").body("{\"id\":\"beta\",\"permissionMode\":\"yolo\"}")
                 .post("/api/v1/teams").then().statusCode(400).body("detail", containsString("unknown permissionMode"));
         given().contentType("application/json").body("{\"id\":\"gamma\",\"workspace\":\"../etc\"}")
-                .post("/api/v1/teams").then().statusCode(400).body("detail", containsString("workspace"));
+                .post("/api/v1/teams").then().statusCode(400).contentType("application/problem+json")
+                .body("detail", containsString("workspace refused by the tool runner"))
+                .body("detail", containsString("(rule: workspace-roots)"));
+        given().contentType("application/json").body("{\"id\":\"gamma\",\"workspace\":\"/etc\"}")
+                .post("/api/v1/teams").then().statusCode(400).body("detail", containsString("(rule: workspace-roots)"));
+        // nothing was created by the refusals
+        given().get("/api/v1/teams/gamma").then().statusCode(404);
+    }
+
+    @Test
+    void aWorkspaceThatIsAFileIsRefusedAndAnExistingTeamIsAConflictBeforeTheRunnerIsAsked() throws Exception {
+        java.nio.file.Path ws = java.nio.file.Path.of(org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getValue("cohort.test.workspace", String.class));
+        java.nio.file.Files.writeString(ws.resolve("not-a-dir.txt"), "x");
+        given().contentType("application/json").body("{\"id\":\"delta\",\"workspace\":\"not-a-dir.txt\"}")
+                .post("/api/v1/teams").then().statusCode(400).contentType("application/problem+json")
+                .body("detail", containsString("(rule: workspace-not-a-directory)"));
+        given().contentType("application/json").body("{\"id\":\"default\",\"workspace\":\"elsewhere\"}")
+                .post("/api/v1/teams").then().statusCode(409).contentType("application/problem+json");
+        org.assertj.core.api.Assertions.assertThat(ws.resolve("elsewhere")).doesNotExist();
     }
 }

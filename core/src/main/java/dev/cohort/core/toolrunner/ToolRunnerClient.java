@@ -71,6 +71,25 @@ public final class ToolRunnerClient {
         return r.statusCode() == 404 ? Optional.empty() : Optional.of(Json.read(r.body(), BackgroundJob.class));
     }
 
+    /**
+     * Asks the runner to check and prepare {@code workspace} (relative to its root, or absolute) as the workspace of
+     * {@code team}, and to record it: the runner owns the rule ({@code workspace-roots}) because it is the only thing
+     * that touches files. Returns the workspace's real path.
+     *
+     * @throws ToolRunnerException 400 when the runner refuses it ({@link ToolRunnerException#detail()} names the rule),
+     *                             409 when the team already has another workspace, 0 when the runner did not answer
+     */
+    public String prepareTeamWorkspace(String team, String workspace) {
+        HttpRequest.Builder rb = request("internal/v1/teams/" + enc(team) + "/workspace")
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(Json.write(java.util.Map.of("workspace", workspace))));
+        try {
+            return Json.MAPPER.readTree(send(rb.build()).body()).path("workspace").asText();
+        } catch (IOException e) {
+            throw new ToolRunnerException(0, "the tool runner's answer about team " + team + "'s workspace is not JSON", e);
+        }
+    }
+
     private HttpRequest.Builder request(String path) {
         HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(requestTimeout)
                 .header("Accept", "application/json");
@@ -128,7 +147,7 @@ public final class ToolRunnerClient {
             // not JSON: keep the raw body
         }
         return new ToolRunnerException(r.statusCode(), "tool runner answered " + r.statusCode() + " to "
-                + req.method() + " " + req.uri().getPath() + ": " + detail, null);
+                + req.method() + " " + req.uri().getPath() + ": " + detail, detail, null);
     }
 
     private static String enc(String s) {

@@ -8,8 +8,12 @@ import java.util.Set;
  * allowlist where a call is executed, not only in the schemas sent to the model.
  */
 public final class Toolsets {
-    /** File and shell tools: everything that goes to the tool runner. */
-    public static final Set<String> WORKSPACE = Set.of("bash", "read_file", "write_file", "edit_file", "glob", "grep");
+    /**
+     * File and shell tools, and the caller's own background jobs (all roles, ARCHITECTURE §4.3): everything that goes
+     * to the tool runner for any agent.
+     */
+    public static final Set<String> WORKSPACE = Set.of("bash", "read_file", "write_file", "edit_file", "glob", "grep",
+            "check_background", "cancel_background");
 
     /** The lead's tools. */
     public static final Set<String> LEAD = union(WORKSPACE, Set.of("todo_write", "spawn_subagent", "load_skill",

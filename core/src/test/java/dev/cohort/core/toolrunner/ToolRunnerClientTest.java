@@ -54,6 +54,16 @@ class ToolRunnerClientTest {
             ex.getResponseBody().write(out);
             ex.close();
         });
+        server.createContext("/internal/v1/teams/", ex -> {
+            String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            seen.add(ex.getRequestMethod() + " " + ex.getRequestURI().getPath() + " " + body);
+            boolean inside = body.contains("\"projects/a\"");
+            byte[] out = inside ? "{\"team\":\"alpha\",\"workspace\":\"/srv/root/projects/a\"}".getBytes()
+                    : "{\"title\":\"Bad Request\",\"status\":400,\"detail\":\"outside (rule: workspace-roots)\"}".getBytes();
+            ex.sendResponseHeaders(inside ? 200 : 400, out.length);
+            ex.getResponseBody().write(out);
+            ex.close();
+        });
         server.start();
         base = "http://127.0.0.1:" + server.getAddress().getPort();
     }
@@ -92,6 +102,19 @@ class ToolRunnerClientTest {
         assertThat(c.cancelBackgroundJob("bg_1")).get().extracting(BackgroundJob::status).isEqualTo("cancelled");
         assertThat(c.backgroundJob("bg_2")).isEmpty();
         assertThat(seen).containsExactly("DELETE /internal/v1/background/bg_1", "GET /internal/v1/background/bg_2");
+    }
+
+    @Test
+    void aTeamWorkspaceIsPreparedByTheRunnerAndARefusalCarriesTheRunnersDetail() {
+        ToolRunnerClient c = new ToolRunnerClient(base, null, Duration.ofSeconds(5));
+        assertThat(c.prepareTeamWorkspace("alpha", "projects/a")).isEqualTo("/srv/root/projects/a");
+        assertThat(seen).containsExactly("PUT /internal/v1/teams/alpha/workspace {\"workspace\":\"projects/a\"}");
+        assertThatThrownBy(() -> c.prepareTeamWorkspace("alpha", "/etc")).isInstanceOf(ToolRunnerException.class)
+                .satisfies(e -> {
+                    ToolRunnerException t = (ToolRunnerException) e;
+                    assertThat(t.status()).isEqualTo(400);
+                    assertThat(t.detail()).isEqualTo("outside (rule: workspace-roots)");
+                });
     }
 
     @Test

@@ -1,8 +1,10 @@
 package dev.cohort.lead.api;
 
 import dev.cohort.core.protocol.Ids;
+import dev.cohort.core.toolrunner.ToolRunnerException;
 import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.persistence.TeamRow;
+import dev.cohort.lead.service.LeadEngine;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -29,6 +31,9 @@ public class TeamsResource {
     @Inject
     TeamRepository teams;
 
+    @Inject
+    LeadEngine engine;
+
     /** Body of {@code POST /api/v1/teams}. */
     public record CreateTeam(String id, String workspace, String permissionMode) {
     }
@@ -53,14 +58,32 @@ public class TeamsResource {
         if (!PERMISSION_MODES.contains(mode)) {
             throw ApiException.badRequest("unknown permissionMode \"" + mode + "\"; one of " + PERMISSION_MODES);
         }
-        if (body.workspace() != null && (body.workspace().startsWith("/") || body.workspace().contains(".."))) {
-            throw ApiException.badRequest("workspace must be a relative path inside the tool runner's root, without \"..\"");
-        }
-        if (!teams.insert(body.id(), body.workspace(), mode)) {
+        String workspace = body.workspace() == null ? null : prepareWorkspace(body.id(), body.workspace());
+        if (!teams.insert(body.id(), workspace, mode)) {
             throw ApiException.conflict("team \"" + body.id() + "\" already exists");
         }
         TeamRow row = teams.find(body.id()).orElseThrow();
         return Response.created(URI.create("/api/v1/teams/" + row.id())).entity(TeamView.of(row)).build();
+    }
+
+    /**
+     * The tool runner checks the workspace against its allowed roots, prepares it and records it for the team (it is
+     * the only thing that touches files); a refusal is a 400 naming its rule. Returns the real path, which is stored.
+     */
+    private String prepareWorkspace(String team, String workspace) {
+        if (teams.exists(team)) {
+            throw ApiException.conflict("team \"" + team + "\" already exists");
+        }
+        try {
+            return engine.toolRunner().prepareTeamWorkspace(team, workspace);
+        } catch (ToolRunnerException e) {
+            throw switch (e.status()) {
+                case 400 -> ApiException.badRequest("workspace refused by the tool runner: " + e.detail());
+                case 409 -> ApiException.conflict(e.detail());
+                default -> new ApiException(503, "Service Unavailable",
+                        "the tool runner cannot prepare the workspace now: " + e.detail());
+            };
+        }
     }
 
     @GET

@@ -12,6 +12,8 @@ import dev.cohort.core.tools.skills.LoadSkillTool;
 import dev.cohort.core.tools.subagent.SpawnSubagentTool;
 import dev.cohort.core.tools.todo.TodoWriteTool;
 import dev.cohort.core.tools.workspace.BashTool;
+import dev.cohort.core.tools.workspace.CancelBackgroundTool;
+import dev.cohort.core.tools.workspace.CheckBackgroundTool;
 import dev.cohort.core.tools.workspace.EditFileTool;
 import dev.cohort.core.tools.workspace.GlobTool;
 import dev.cohort.core.tools.workspace.GrepTool;
@@ -80,13 +82,14 @@ public class LeadEngine {
 
     private AgentEngine engine;
     private WorkspaceToolExecutor workspace;
+    private ToolRunnerClient toolRunner;
 
     @PostConstruct
     void init() {
         java.util.function.Function<String, dev.cohort.core.memory.MemoryStore> stores =
                 team -> new dev.cohort.lead.persistence.PgMemoryStore(ds, team);
         List<Tool> tools = new ArrayList<>(List.of(new BashTool(), new ReadFileTool(), new WriteFileTool(), new EditFileTool(),
-                new GlobTool(), new GrepTool(), new TodoWriteTool(), new SpawnSubagentTool(), new LoadSkillTool(),
+                new GlobTool(), new GrepTool(), new CheckBackgroundTool(), new CancelBackgroundTool(), new TodoWriteTool(), new SpawnSubagentTool(), new LoadSkillTool(),
                 new dev.cohort.core.tools.compact.CompactTool(), new dev.cohort.core.tools.memory.MemoryWriteTool(stores),
                 new dev.cohort.core.tools.memory.MemoryDeleteTool(stores)));
         tools.addAll(CronTools.all(new SchedulerClient(URI.create(config.schedulerUrl()), apiToken.filter(s -> !s.isBlank()),
@@ -103,8 +106,9 @@ public class LeadEngine {
                 .events(this::record).build();
         engine = AgentEngine.builder().settings(settings).model(model).tools(ToolRegistry.of(tools))
                 .events(this::record).approvals(approvals).memory(memory).transcripts(transcripts).build();
-        workspace = new ToolRunnerWorkspaceExecutor(new ToolRunnerClient(config.toolRunnerUrl(),
-                config.toolRunnerToken().filter(s -> !s.isBlank()).orElse(null), config.toolRunnerTimeout()));
+        toolRunner = new ToolRunnerClient(config.toolRunnerUrl(),
+                config.toolRunnerToken().filter(s -> !s.isBlank()).orElse(null), config.toolRunnerTimeout());
+        workspace = new ToolRunnerWorkspaceExecutor(toolRunner);
     }
 
     /** The prompt each team's running turn is working on, to label its events (clients follow a prompt by id). */
@@ -154,5 +158,10 @@ public class LeadEngine {
 
     public WorkspaceToolExecutor workspace() {
         return workspace;
+    }
+
+    /** The client of the tool runner the tools use (also for preparing a team's own workspace). */
+    public ToolRunnerClient toolRunner() {
+        return toolRunner;
     }
 }

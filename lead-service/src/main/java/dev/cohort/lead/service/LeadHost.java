@@ -332,7 +332,11 @@ public class LeadHost {
     }
 
     private String workspaceText(String team) {
-        return Ids.DEFAULT_TEAM.equals(team) ? "the team's git repository (the tool runner's root)"
+        if (Ids.DEFAULT_TEAM.equals(team)) {
+            return "the team's git repository (the tool runner's root)";
+        }
+        String own = teams.find(team).map(t -> t.workspace()).orElse(null);
+        return own != null ? "the team's git repository (" + own + ")"
                 : "the team's git repository (teams/" + team + " under the tool runner's root)";
     }
 }

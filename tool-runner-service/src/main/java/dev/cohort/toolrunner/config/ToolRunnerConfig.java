@@ -15,6 +15,13 @@ public interface ToolRunnerConfig {
     Path workspaceRoot();
 
     /**
+     * The directories a team's own workspace ({@code POST /api/v1/teams {workspace}}) may be in, symlinks resolved;
+     * default: the workspace root alone. The runner is the only component that touches files, so it is the one that
+     * decides which directories an API caller may hand to agents.
+     */
+    Optional<List<Path>> workspaceRoots();
+
+    /**
      * Where other teams' workspaces live: {@code <teams-dir>/<team>}, relative to the workspace root unless absolute.
      */
     @WithDefault("teams")
@@ -172,5 +179,12 @@ public interface ToolRunnerConfig {
         /** Running jobs per team; more are refused with a model-visible error. */
         @WithDefault("16")
         int maxRunningPerTeam();
+
+        /**
+         * How long a cancel waits for the job's end to be stored before answering: killing a process group and one
+         * database update take milliseconds; the bound only keeps a stuck kill from holding the request forever.
+         */
+        @WithDefault("10s")
+        Duration cancelWait();
     }
 }

@@ -70,6 +70,8 @@ public final class OutputCapture {
                 if (total < cap) {
                     int fits = (int) (cap - total);
                     first.append(buf, off, fits);
+                    // the head is complete: drop the slack the builder's doubling left, so the bound is exact
+                    first.trimToSize();
                 }
                 if (spill == null) {
                     openSpill();
@@ -128,6 +130,15 @@ public final class OutputCapture {
                 throw new UncheckedIOException(e);
             }
         }
+    }
+
+    /**
+     * Characters this capture holds in memory (head buffer capacity + tail ring), whatever the output's length: at
+     * most {@code 2 * cap + 2} while the output fits (the builder grows by doubling) and exactly {@code cap +
+     * (cap - cap / 2)} once it has overflowed. The spill file's writer adds its fixed 8 KB buffer.
+     */
+    public synchronized long retainedChars() {
+        return (long) first.capacity() + ring.length;
     }
 
     /** Characters seen so far. */

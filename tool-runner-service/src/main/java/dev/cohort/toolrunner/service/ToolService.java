@@ -127,8 +127,6 @@ public class ToolService {
         }
     }
 
-    /** Tools without side effects: running one twice is harmless, so it needs no at-most-once journal entry first. */
-    static final java.util.Set<String> READ_ONLY = java.util.Set.of("read_file", "glob", "grep", "list_worktrees");
 
     public ToolCallResult call(String name, ToolCallRequest req) throws SQLException, InterruptedException {
         validate(req);
@@ -145,14 +143,19 @@ public class ToolService {
         try {
             String hash = argsHash(name, req);
             String key = req.team() + "/" + req.agent() + "/" + req.callId();
-            if (READ_ONLY.contains(name)) {
+            // a tool without side effects (it says so: isMutating() is false) can run twice harmlessly, so it needs no
+            // at-most-once journal entry first
+            if (registry.find(name).map(t -> !t.isMutating()).orElse(false)) {
                 // reading twice changes nothing, so a read is not journaled before it runs (one database round trip
                 // less on the hottest path); it is still recorded, off the latency path
                 ToolCallResult result = execute(name, req, loc);
                 recorder.execute(() -> {
                     try {
-                        calls.record(req.team(), req.agent(), req.callId(), name, hash, req.cwd(), config.instanceId(),
-                                result);
+                        boolean first = calls.record(req.team(), req.agent(), req.callId(), name, hash, req.cwd(),
+                                config.instanceId(), result);
+                        // a repeated read id keeps the first record; counted so the outcome is observable
+                        meters.counter("cohort.toolrunner.read.records", "outcome", first ? "recorded" : "already-recorded")
+                                .increment();
                     } catch (SQLException e) {
                         Log.errorf(e, "team=%s agent=%s call=%s read not recorded", req.team(), req.agent(), req.callId());
                     }

@@ -12,14 +12,13 @@ import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.toolrunner.Processes;
 import dev.cohort.toolrunner.TempWorkspaceResource;
 import dev.cohort.toolrunner.persistence.BackgroundJobStore;
-import dev.cohort.toolrunner.service.BackgroundJobs;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -32,13 +31,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Background jobs: immediate bg id, completion on the right inbox topic of the real broker, output, cancel, restart. */
+/**
+ * Background jobs: immediate bg id, completion on the right inbox topic of the real broker, output, cancel, the
+ * owner-only tools. Restart recovery is tested on the packaged runner by {@code BackgroundRestartIT}.
+ */
 @QuarkusTest
 class BackgroundJobTest {
     @Inject
     BackgroundJobStore store;
-    @Inject
-    BackgroundJobs jobs;
 
     private KafkaConsumer<String, String> consumer;
     private final List<ConsumerRecord<String, String>> seen = new CopyOnWriteArrayList<>();
@@ -127,16 +127,70 @@ class BackgroundJobTest {
     }
 
     @Test
-    void deleteCancelsARunningJob() {
+    void deleteCancelsARunningJobAndItsProcessIsGone() {
         String team = newTeam();
-        ToolCallResult r = call("bash", team, "alice", null, args("command", "sleep 300", "run_in_background", true));
+        String marker = "cohort-bg-cancel-" + System.nanoTime();
+        ToolCallResult r = call("bash", team, "alice", null, args("command", "exec -a " + marker + " sleep 300",
+                "run_in_background", true));
         String id = jobId(r);
+        // the DELETE may arrive before or after the process started: either way the answer is the final state
         BackgroundJob job = given().header("Authorization", "Bearer " + TempWorkspaceResource.TOKEN)
                 .delete("/internal/v1/background/" + id).then().statusCode(200).extract().as(BackgroundJob.class);
         assertThat(job.status()).isEqualTo("cancelled");
+        assertThat(job.finishedAt()).isNotNull();
         assertThat(AgentMessage.parse(awaitDone(id).value()).metadata()).containsEntry("status", "cancelled");
+        await().atMost(Duration.ofSeconds(10)).until(() -> !Processes.anyWith(marker));
         given().header("Authorization", "Bearer " + TempWorkspaceResource.TOKEN)
                 .get("/internal/v1/background/bg_unknown").then().statusCode(404).contentType("application/problem+json");
+    }
+
+    @Test
+    void anAgentChecksAndCancelsItsOwnJobButCannotSeeOrCancelAnotherAgentsOrTeamsJob() throws Exception {
+        String team = newTeam();
+        String otherTeam = newTeam();
+        String id = jobId(call("bash", team, "alice", null, args("command", "sleep 300", "run_in_background", true)));
+
+        ToolCallResult own = call("check_background", team, "alice", null, args("job_id", id));
+        assertThat(own.error()).isNull();
+        assertThat(own.output()).startsWith("Background job " + id + ": running since ")
+                .contains("\nCommand: sleep 300\n").endsWith("Output so far: read_file path=\"cohort-output://" + id + "\"");
+
+        String refused = "you (%s) have no background job " + id
+                + "; an agent can only see and cancel the jobs it started (rule: background-owner)";
+        assertThat(call("check_background", team, "bob", null, args("job_id", id)).error())
+                .isEqualTo(refused.formatted("bob"));
+        assertThat(call("cancel_background", team, "bob", null, args("job_id", id)).error())
+                .isEqualTo(refused.formatted("bob"));
+        assertThat(call("check_background", otherTeam, "alice", null, args("job_id", id)).error())
+                .isEqualTo(refused.formatted("alice"));
+        assertThat(call("cancel_background", otherTeam, "alice", null, args("job_id", id)).error())
+                .isEqualTo(refused.formatted("alice"));
+        // the refused cancels changed nothing; an unknown id gets the very same answer as a foreign one
+        assertThat(store.find(id).orElseThrow().status()).isEqualTo("running");
+        assertThat(call("check_background", team, "bob", null, args("job_id", "bg_doesnotexist")).error())
+                .isEqualTo(refused.formatted("bob").replace(id, "bg_doesnotexist"));
+
+        ToolCallResult cancelled = call("cancel_background", team, "alice", null, args("job_id", id));
+        assertThat(cancelled.error()).isNull();
+        assertThat(cancelled.output()).startsWith("Cancelled. Background job " + id + ": cancelled after ");
+        assertThat(store.find(id).orElseThrow().status()).isEqualTo("cancelled");
+        assertThat(call("cancel_background", team, "alice", null, args("job_id", id)).output())
+                .startsWith("Nothing to cancel: Background job " + id + ": cancelled");
+    }
+
+    @Test
+    void checkBackgroundShowsTheEndOfAFinishedJobAndRefusesABadId() {
+        String team = newTeam();
+        String id = jobId(call("bash", team, "alice", null, args("command", "echo hello; exit 3",
+                "run_in_background", true)));
+        awaitDone(id);
+        assertThat(call("check_background", team, "alice", null, args("job_id", "cohort-output://" + id)).output())
+                .matches("(?s)Background job " + id + ": failed \\(exit code 3\\) after \\d+ ms\nCommand: echo hello; exit 3\n"
+                        + "First output:\nhello\nWhole output: read_file path=\"cohort-output://" + id + "\"");
+        assertThat(call("check_background", team, "alice", null, args("job_id", "../etc")).error())
+                .isEqualTo("job_id must look like bg_<letters and digits> (got '../etc') (rule: bad-argument)");
+        assertThat(call("check_background", team, "alice", null, args()).error())
+                .isEqualTo("missing required argument 'job_id' (rule: bad-argument)");
     }
 
     @Test
@@ -148,18 +202,5 @@ class BackgroundJobTest {
                 "run_in_background", false));
         assertThat(fg.output()).isEqualTo("fg\n");
         assertThat(call("bash", team, args("command", "echo \"make sure\"")).output()).isEqualTo("make sure\n");
-    }
-
-    @Test
-    void aJobThatWasRunningWhenTheRunnerRestartedIsReportedFailed() throws Exception {
-        String team = newTeam();
-        String id = "bg_lost" + UUID.randomUUID().toString().substring(0, 8);
-        store.insert(id, team, "alice", "c-lost", "sleep 999", ".", "cohort-output://" + id, "test-instance");
-        assertThat(jobs.recoverInterrupted()).isEqualTo(1);
-        AgentMessage m = AgentMessage.parse(awaitDone(id).value());
-        assertThat(m.metadata()).containsEntry("status", "failed");
-        assertThat(m.content()).contains("restarted while the job was running");
-        assertThat(store.find(id).orElseThrow().status()).isEqualTo("failed");
-        assertThat(Map.of("n", jobs.recoverInterrupted())).containsEntry("n", 0);
     }
 }

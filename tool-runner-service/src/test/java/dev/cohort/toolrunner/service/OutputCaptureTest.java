@@ -68,6 +68,32 @@ class OutputCaptureTest {
     }
 
     @Test
+    void fiftyMegabytesThroughTheCaptureRetainTheSameFixedNumberOfCharactersAsTheFirstOverflow() throws Exception {
+        int cap = 50_000;
+        OutputCapture c = new OutputCapture(cap, dir.resolve("big.txt"), false);
+        char[] chunk = "y\n".repeat(4096).toCharArray();
+        c.accept(chunk, 0, chunk.length);
+        c.accept(chunk, 0, chunk.length); // 16 KB: still inside the cap
+        assertThat(c.truncated()).isFalse();
+        long total = 2L * chunk.length;
+        while (total <= cap) {
+            c.accept(chunk, 0, chunk.length);
+            total += chunk.length;
+        }
+        long atFirstOverflow = c.retainedChars();
+        assertThat(atFirstOverflow).isEqualTo(cap + (cap - cap / 2));
+        while (total < 50_000_000L) {
+            c.accept(chunk, 0, chunk.length);
+            total += chunk.length;
+        }
+        c.close();
+        assertThat(c.total()).isEqualTo(total);
+        assertThat(c.retainedChars()).isEqualTo(atFirstOverflow);
+        assertThat(c.text("r").length()).isLessThan(cap + 400);
+        assertThat(Files.size(dir.resolve("big.txt"))).isEqualTo(total);
+    }
+
+    @Test
     void invalidUtf8BecomesReplacementCharacters() throws Exception {
         OutputCapture c = new OutputCapture(100, dir.resolve("o.txt"), false);
         c.consume(new ByteArrayInputStream(new byte[] {'a', (byte) 0xff, 'b'}));

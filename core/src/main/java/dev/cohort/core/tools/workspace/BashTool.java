@@ -8,7 +8,11 @@ public final class BashTool extends WorkspaceTool {
 
     public BashTool() {
         super(ToolSchemas.spec(NAME, "Run one shell command (bash) in the workspace and return its output and exit code. Commands run non-interactively (stdin is empty), with a timeout; long output keeps head and tail.",
-                ToolSchemas.object().addProperty("command", ToolSchemas.string("the command line, e.g. 'ls -la' or 'mvn -q test'")).required("command").build()));
+                ToolSchemas.object().addProperty("command", ToolSchemas.string("the command line, e.g. 'ls -la' or 'mvn -q test'"))
+                        .addProperty("run_in_background", ToolSchemas.bool("run it as a background job: the call returns its"
+                                + " job id at once and a background_done message arrives when it ends (check_background,"
+                                + " cancel_background)"))
+                        .required("command").build()));
     }
 
     @Override
