@@ -57,6 +57,7 @@ class UpCommandIT {
         pb.environment().put("COHORT_MODEL_PORT", "" + ports[6]);
         pb.environment().remove("COHORT_API_TOKEN");
         pb.environment().remove("COHORT_DB_URL");
+        pb.environment().remove("COHORT_SANDBOX");
         long t0 = System.nanoTime();
         Process up = pb.start();
         List<String> out = new CopyOnWriteArrayList<>();
@@ -78,6 +79,8 @@ class UpCommandIT {
                     .until(() -> !up.isAlive() || out.stream().anyMatch(l -> l.contains("all four services ready")));
             assertThat(up.isAlive()).as("cohort up is running; output:%n%s", String.join("\n", out)).isTrue();
             System.out.printf("[cohort up] ready after %.1f s%n", (System.nanoTime() - t0) / 1e9);
+            // sandboxed by default, and the start-up lines say with what
+            assertThat(out).anyMatch(l -> l.matches("cohort up: tool sandbox: (bubblewrap|unshare) \\(COHORT_SANDBOX=auto\\)"));
             String logsLine = out.stream().filter(l -> l.strip().startsWith("logs")).findFirst().orElseThrow();
             Path runDir = Path.of(logsLine.strip().substring(4).strip()).getParent();
             assertThat(runDir).exists();
