@@ -127,8 +127,6 @@ public class BackgroundJobs {
             error = "could not run: " + e.getMessage();
             ms = (System.nanoTime() - t0) / 1_000_000;
             capture.close();
-        } finally {
-            running.remove(id);
         }
         String summary = capture.head(config.background().summaryChars());
         try {
@@ -139,6 +137,8 @@ public class BackgroundJobs {
             store.find(id).ifPresent(this::notifyDone);
         } catch (SQLException e) {
             Log.errorf(e, "team=%s call=%s cannot record the end of background job %s", ctx.team(), ctx.callId(), id);
+        } finally {
+            running.remove(id); // only once the end is stored: cancel() waits for this and answers the final state
         }
     }
 
