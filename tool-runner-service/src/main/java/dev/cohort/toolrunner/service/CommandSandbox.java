@@ -56,6 +56,7 @@ public class CommandSandbox {
     private List<Path> submounts = List.of();
     private Path mountRoot;
     private String unshare;
+    private String setpriv;
     private boolean asRoot;
 
     void onStart(@Observes @Priority(10) StartupEvent ev) {
@@ -102,7 +103,7 @@ public class CommandSandbox {
     private List<String> prefix(Level l, Sandbox.Layout layout) {
         return switch (l) {
             case BUBBLEWRAP -> Sandbox.bubblewrap(config.bwrapPath(), layout);
-            case UNSHARE -> Sandbox.unshare(unshare, mountRoot, submounts, asRoot, layout);
+            case UNSHARE -> Sandbox.unshare(unshare, setpriv, mountRoot, submounts, asRoot, layout);
             case NONE -> List.of();
         };
     }
@@ -127,6 +128,7 @@ public class CommandSandbox {
         mountRoot = realDir(workspaces.stateDir().resolve("sandbox").resolve("root"));
         submounts = submounts(Path.of("/proc/self/mountinfo"), hidden, mountRoot);
         unshare = onPath(config.unsharePath());
+        setpriv = onPath("setpriv");
         Level chosen = choose(requested, candidate -> probe(candidate, probeDir));
         Log.infof("sandbox: %s (requested: %s); hidden: %s; network for teams: %s", chosen.id(),
                 requested.name().toLowerCase(Locale.ROOT), hidden, config.sandboxNetworkTeams().orElse(List.of()));

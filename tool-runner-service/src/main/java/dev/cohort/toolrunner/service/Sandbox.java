@@ -138,7 +138,8 @@ public final class Sandbox {
                 case REMOUNT_RO -> a.addAll(List.of("--remount-ro", p));
             }
         }
-        a.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"));
+        // no capability inside: root in the sandbox could otherwise remount the system read-write
+        a.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL"));
         if (!layout.network()) {
             a.add("--unshare-net");
         }
@@ -150,17 +151,19 @@ public final class Sandbox {
      * The fallback built from util-linux {@code unshare} (always installed): new PID, mount, IPC, UTS and (unless
      * allowed) network namespaces; a {@code /bin/sh} script inside them builds the same view under {@code mountRoot}
      * (an empty directory of the runner, mounted over privately, so the host is never changed) and enters it
-     * ({@code unshare --root --wd}). Costs a dozen {@code mount} executions per call: slower than bubblewrap, which is preferred.
+     * ({@code unshare --root --wd}) without any capability ({@code setpriv}). Costs a dozen {@code mount}
+     * executions per call: slower than bubblewrap, which is preferred.
      *
      * @param unshare     the {@code unshare} binary, an absolute path (the command's PATH is its own)
+     * @param setpriv     the util-linux {@code setpriv} binary (absolute), which drops every capability
      * @param mountRoot   an existing empty directory (in the runner's state, hidden inside)
      * @param submounts   other filesystems mounted below {@code /} (e.g. {@code /nix}), bound read-only
      * @param asRoot      the runner is root: a minimal {@code /dev} of copied device nodes; otherwise a user namespace
      *                    ({@code --map-root-user}) and the host's {@code /dev} (whose devices root-in-a-user-namespace
      *                    cannot open beyond the user's own rights)
      */
-    public static List<String> unshare(String unshare, Path mountRoot, List<Path> submounts, boolean asRoot,
-            Layout layout) {
+    public static List<String> unshare(String unshare, String setpriv, Path mountRoot, List<Path> submounts,
+            boolean asRoot, Layout layout) {
         List<String> a = new ArrayList<>(List.of(unshare));
         if (!asRoot) {
             a.addAll(List.of("--user", "--map-root-user"));
@@ -169,17 +172,19 @@ public final class Sandbox {
         if (!layout.network()) {
             a.add("--net");
         }
-        a.addAll(List.of("/bin/sh", "-c", unshareScript(unshare, mountRoot, submounts, asRoot, layout), "cohort-sandbox",
+        a.addAll(List.of("/bin/sh", "-c", unshareScript(unshare, setpriv, mountRoot, submounts, asRoot, layout), "cohort-sandbox",
                 layout.cwd().toString()));
         return a;
     }
 
     /** The setup script; {@code "$1"} is the cwd, the rest ({@code shell -c command}) is run inside. */
-    static String unshareScript(String unshare, Path mountRoot, List<Path> submounts, boolean asRoot, Layout layout) {
+    static String unshareScript(String unshare, String setpriv, Path mountRoot, List<Path> submounts, boolean asRoot,
+            Layout layout) {
         String r = q(mountRoot.toString());
         List<String> steps = new ArrayList<>();
         steps.add("R=" + r);
         steps.add("U=" + q(unshare));
+        steps.add("S=" + q(setpriv));
         steps.add("mount --bind -o ro / \"$R\"");
         for (Path s : submounts) {
             steps.add("mount --bind -o ro " + q(s.toString()) + " \"$R\"" + q(s.toString()));
@@ -211,7 +216,8 @@ public final class Sandbox {
                 + "{ " + setup + "; } || { echo 'cohort sandbox: setting up the mounts failed' >&2; exit " + SETUP_FAILED
                 + "; }\n"
                 + "W=\"$1\"; shift; PATH=\"$P\"\n"
-                + "exec \"$U\" --root=\"$R\" --wd=\"$W\" \"$@\"";
+                // no capability inside (bounding set too): root in the sandbox could otherwise remount / read-write
+                + "exec \"$U\" --root=\"$R\" --wd=\"$W\" \"$S\" --bounding-set=-all --inh-caps=-all --no-new-privs \"$@\"";
     }
 
     /** Single-quotes {@code s} for {@code /bin/sh}. */

@@ -82,7 +82,7 @@ class SandboxTest {
             case BUBBLEWRAP -> Sandbox.bubblewrap("bwrap", layout);
             case UNSHARE -> {
                 Path mountRoot = Files.createDirectories(state.resolve("sandbox/root"));
-                yield Sandbox.unshare(CommandSandbox.onPath("unshare"), mountRoot,
+                yield Sandbox.unshare(CommandSandbox.onPath("unshare"), CommandSandbox.onPath("setpriv"), mountRoot,
                         CommandSandbox.submounts(Path.of("/proc/self/mountinfo"), layout.hidden(), mountRoot),
                         CommandSandbox.runningAsRoot(), layout);
             }
@@ -216,6 +216,20 @@ class SandboxTest {
 
     @ParameterizedTest
     @EnumSource(value = Level.class, names = {"BUBBLEWRAP", "UNSHARE"})
+    void rootInsideHasNoCapabilitySoCannotRemountTheSystemWritable(Level level) throws Exception {
+        assumeWorks(level);
+        String caps = "grep CapEff /proc/self/status | tr -d '\\t'";
+        if (CommandSandbox.runningAsRoot()) { // (never the mounts below outside a sandbox: they would change the host)
+            assertThat(bash(Level.NONE, caps).output()).as("root outside has capabilities")
+                    .isNotEqualTo("CapEff:0000000000000000\n");
+        }
+        assertThat(bash(level, caps + "; mount -o remount,rw / 2>/dev/null && echo REMOUNTED;"
+                + " mount -t tmpfs cohort /usr 2>/dev/null && echo MOUNTED; echo done").output())
+                .isEqualTo("CapEff:0000000000000000\ndone\n");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Level.class, names = {"BUBBLEWRAP", "UNSHARE"})
     void gitWorksInside(Level level) throws Exception {
         assumeWorks(level);
         Ran r = bash(level, "git init -q repo && cd repo && echo a > a && git add a && git commit -qm first"
@@ -287,8 +301,8 @@ class SandboxTest {
         Sandbox.Layout open = new Sandbox.Layout(Path.of("/w"), List.of(), List.of(Path.of("/w")), List.of(), true);
         assertThat(Sandbox.bubblewrap("bwrap", closed)).contains("--unshare-net", "--unshare-pid", "--die-with-parent");
         assertThat(Sandbox.bubblewrap("bwrap", open)).doesNotContain("--unshare-net").contains("--unshare-pid");
-        assertThat(Sandbox.unshare("unshare", Path.of("/r"), List.of(), true, closed)).contains("--net", "--pid");
-        assertThat(Sandbox.unshare("unshare", Path.of("/r"), List.of(), true, open)).doesNotContain("--net");
+        assertThat(Sandbox.unshare("unshare", "setpriv", Path.of("/r"), List.of(), true, closed)).contains("--net", "--pid");
+        assertThat(Sandbox.unshare("unshare", "setpriv", Path.of("/r"), List.of(), true, open)).doesNotContain("--net");
     }
 
     @Test
