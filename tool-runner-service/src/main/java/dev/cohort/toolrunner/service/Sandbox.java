@@ -159,8 +159,8 @@ public final class Sandbox {
      * @param mountRoot   an existing empty directory (in the runner's state, hidden inside)
      * @param submounts   other filesystems mounted below {@code /} (e.g. {@code /nix}), bound read-only
      * @param asRoot      the runner is root: a minimal {@code /dev} of copied device nodes; otherwise a user namespace
-     *                    ({@code --map-root-user}) and the host's {@code /dev} (whose devices root-in-a-user-namespace
-     *                    cannot open beyond the user's own rights)
+     *                    ({@code --map-root-user}), {@code /} bound recursively and the host's {@code /dev} (whose
+     *                    devices root-in-a-user-namespace cannot open beyond the user's own rights)
      */
     public static List<String> unshare(String unshare, String setpriv, Path mountRoot, List<Path> submounts,
             boolean asRoot, Layout layout) {
@@ -185,9 +185,14 @@ public final class Sandbox {
         steps.add("R=" + r);
         steps.add("U=" + q(unshare));
         steps.add("S=" + q(setpriv));
-        steps.add("mount --bind -o ro / \"$R\"");
-        for (Path s : submounts) {
-            steps.add("mount --bind -o ro " + q(s.toString()) + " \"$R\"" + q(s.toString()));
+        if (asRoot) {
+            steps.add("mount --bind -o ro / \"$R\"");
+            for (Path s : submounts) {
+                steps.add("mount --bind -o ro " + q(s.toString()) + " \"$R\"" + q(s.toString()));
+            }
+        } else {
+            // a user namespace may only bind / with its submounts (/dev included); they keep their own flags
+            steps.add("mount --rbind -o ro / \"$R\"");
         }
         steps.add("mount -t proc -o nosuid,nodev,noexec proc \"$R/proc\"");
         if (asRoot) {
@@ -195,8 +200,6 @@ public final class Sandbox {
             steps.add("cp -a /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty /dev/fd /dev/stdin"
                     + " /dev/stdout /dev/stderr /dev/ptmx \"$R/dev/\"");
             steps.add("mkdir \"$R/dev/shm\" \"$R/dev/pts\"");
-        } else {
-            steps.add("mount --rbind /dev \"$R/dev\"");
         }
         for (Mount m : plan(layout)) {
             String p = q(m.path().toString());
@@ -207,7 +210,8 @@ public final class Sandbox {
                 case BIND -> steps.add("mkdir -p \"$R\"" + p + " && mount --bind " + p + " \"$R\"" + p);
                 case RO_BIND -> steps.add("{ [ -d " + p + " ] && mkdir -p \"$R\"" + p + " || { mkdir -p \"$(dirname \"$R\"" + p
                         + ")\" && touch \"$R\"" + p + "; }; } && mount --bind -o ro " + p + " \"$R\"" + p);
-                case REMOUNT_RO -> steps.add("mount -o remount,ro \"$R\"" + p);
+                // a bind remount changes only this mount's flags (allowed in a user namespace, too)
+                case REMOUNT_RO -> steps.add("mount -o remount,bind,ro \"$R\"" + p);
             }
         }
         String setup = String.join(" &&\n", steps);
