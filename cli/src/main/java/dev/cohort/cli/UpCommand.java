@@ -120,6 +120,7 @@ public final class UpCommand implements Callable<Integer> {
         common.put("COHORT_INTERNAL_TOKEN", internalToken);
         common.put("COHORT_TOOL_RUNNER_TOKEN", toolRunnerToken);
         common.put("COHORT_WORKSPACE_ROOT", ws.toString());
+        common.put("COHORT_SANDBOX", env("COHORT_SANDBOX") != null ? env("COHORT_SANDBOX") : "auto"); // none = opt-out
         common.put("COHORT_STATE_DIR", runDir.resolve("state").toString());
         common.put("COHORT_LEAD_URL", "http://127.0.0.1:" + services.get(1).port());
         common.put("COHORT_TEAMMATE_URL", "http://127.0.0.1:" + services.get(2).port());
@@ -185,6 +186,7 @@ public final class UpCommand implements Callable<Integer> {
             }
             Thread.sleep(250);
         }
+        System.out.println(sandboxLine(http, services.get(0).port()));
         double secs = (System.nanoTime() - t0) / 1e9;
         System.out.printf("cohort up: all four services ready in %.1f s. Ctrl-C stops everything.%n", secs);
         if (!scripted && env("OPENAI_API_KEY") == null) {
@@ -203,6 +205,27 @@ public final class UpCommand implements Callable<Integer> {
         String model = env("MODEL_ID");
         return (base == null ? "https://api.openai.com/v1" : base) + " model " + (model == null ? "gpt-4o-mini" : model)
                 + (env("OPENAI_API_KEY") == null ? " (OPENAI_API_KEY not set)" : "");
+    }
+
+    /** The tool runner's sandbox in force, from its readiness data ({@code "sandbox":"bubblewrap"}). */
+    static String sandboxLine(HttpClient http, int toolRunnerPort) {
+        String requested = env("COHORT_SANDBOX") != null ? env("COHORT_SANDBOX") : "auto";
+        String level = "unknown";
+        try {
+            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + toolRunnerPort + "/q/health/ready"))
+                    .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
+            var m = java.util.regex.Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(body);
+            if (m.find()) {
+                level = m.group(1);
+            }
+        } catch (IOException e) {
+            // stays unknown
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return "none".equals(level)
+                ? "cohort up: tool sandbox: NONE (COHORT_SANDBOX=none) - model-issued commands run unsandboxed, with your rights"
+                : "cohort up: tool sandbox: " + level + " (COHORT_SANDBOX=" + requested + ")";
     }
 
     private static boolean ready(HttpClient http, int port) {

@@ -167,7 +167,7 @@ class UpCommandIT {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(workspace.toFile()).redirectErrorStream(true);
         pb.environment().put("COHORT_HOME", home.toString());
         pb.environment().put("COHORT_MODEL_PORT", "" + ports[6]);
-        List.of("COHORT_API_TOKEN", "COHORT_INTERNAL_TOKEN", "COHORT_TOOL_RUNNER_TOKEN", "COHORT_DB_URL")
+        List.of("COHORT_API_TOKEN", "COHORT_INTERNAL_TOKEN", "COHORT_TOOL_RUNNER_TOKEN", "COHORT_DB_URL", "COHORT_SANDBOX")
                 .forEach(pb.environment()::remove);
         pb.environment().putAll(env);
         Process process = pb.start();
@@ -193,6 +193,8 @@ class UpCommandIT {
                 .until(() -> !up.process().isAlive() || up.out().stream().anyMatch(l -> l.contains("all four services ready")));
         assertThat(up.process().isAlive()).as("cohort up is running; output:%n%s", String.join("\n", up.out())).isTrue();
         CONSOLE.printf("[cohort up] ready after %.1f s%n", (System.nanoTime() - t0) / 1e9);
+        // sandboxed by default, and the start-up lines say with what
+        assertThat(up.out()).anyMatch(l -> l.matches("cohort up: tool sandbox: (bubblewrap|unshare) \\(COHORT_SANDBOX=auto\\)"));
         String logsLine = up.out().stream().filter(l -> l.strip().startsWith("logs")).findFirst().orElseThrow();
         Path runDir = Path.of(logsLine.strip().substring(4).strip()).getParent();
         assertThat(runDir).exists().startsWith(up.tmpDir());

@@ -11,6 +11,8 @@ import java.util.Map;
 public class TempWorkspaceResource implements QuarkusTestResourceLifecycleManager {
     /** The bearer token the tests' runner requires. */
     public static final String TOKEN = "test-runner-token";
+    /** The one team whose sandbox keeps the network (the team's policy allows it). */
+    public static final String NETWORK_TEAM = "net-allowed";
 
     @Override
     public Map<String, String> start() {
@@ -21,7 +23,8 @@ public class TempWorkspaceResource implements QuarkusTestResourceLifecycleManage
             return Map.of("cohort.tool-runner.workspace-root", root.toString(),
                     "cohort.tool-runner.state-dir", state.toString(),
                     "cohort.tool-runner.token", TOKEN,
-                    "cohort.tool-runner.instance-id", "test-instance");
+                    "cohort.tool-runner.instance-id", "test-instance",
+                    "cohort.tool-runner.sandbox-network-teams", NETWORK_TEAM);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -69,6 +69,11 @@ class ToolRunnerBenchmarkIT {
 
             StringBuilder report = new StringBuilder("\n=== tool-runner benchmark (packaged runner, loopback HTTP, ")
                     .append(Runtime.getRuntime().availableProcessors()).append(" cores) ===\n");
+            String health = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(runner.url() + "/q/health/ready")).GET().build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            var level = java.util.regex.Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(health);
+            report.append("sandbox in force: ").append(level.find() ? level.group(1) : "unknown").append('\n');
             for (var e : List.of(Map.entry("read_file 4 KB", read), Map.entry("bash true", bash))) {
                 for (int i = 0; i < WARMUP; i++) {
                     e.getValue().apply(i);

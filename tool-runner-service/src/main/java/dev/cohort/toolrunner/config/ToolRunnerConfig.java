@@ -39,13 +39,40 @@ public interface ToolRunnerConfig {
     /** When set, every {@code /internal} call needs {@code Authorization: Bearer <token>}. */
     Optional<String> token();
 
-    /** {@code none}: plain {@code bash}; {@code bubblewrap}: no network, read-only system, writable workspace only. */
-    @WithDefault("none")
+    /**
+     * The sandbox of {@code bash} (and background jobs): {@code auto} (bubblewrap where it works, else the
+     * {@code unshare} fallback, else the runner refuses to start), {@code bubblewrap}, {@code unshare}, or
+     * {@code none} (explicit opt-out: commands run with the runner's rights). A requested kind that does not work on
+     * the machine stops the start-up with the reason; the runner never falls back to {@code none} by itself.
+     */
+    @WithDefault("auto")
     Sandbox sandbox();
 
     /** The bubblewrap binary (Debian package {@code bubblewrap}). */
     @WithDefault("bwrap")
     String bwrapPath();
+
+    /** The util-linux {@code unshare} binary of the fallback sandbox. */
+    @WithDefault("unshare")
+    String unsharePath();
+
+    /**
+     * Teams whose commands keep the host's network inside the sandbox ({@code *} = every team). Default: none, since
+     * a command with network reaches the services on loopback and anything the host can reach.
+     */
+    Optional<List<String>> sandboxNetworkTeams();
+
+    /**
+     * Further directories hidden inside the sandbox, beside the user's home ({@code user.home}, {@code $HOME}), the
+     * CLI's {@code ~/.cohort} ({@code COHORT_HOME}) and the state directory, which are always hidden.
+     */
+    Optional<List<Path>> sandboxHiddenPaths();
+
+    /**
+     * Files or directories made visible again, read-only, inside the sandbox after the hiding (e.g. a JDK installed
+     * under the user's home, or an {@code /etc/resolv.conf} target in {@code /run} for a team with network).
+     */
+    Optional<List<Path>> sandboxReadOnlyPaths();
 
     /** The shell that runs {@code bash} commands. */
     @WithDefault("/bin/bash")
@@ -81,9 +108,9 @@ public interface ToolRunnerConfig {
     @WithDefault("30s")
     Duration gitTimeout();
 
-    /** Sandbox kinds. */
+    /** Sandbox kinds that can be requested. */
     enum Sandbox {
-        NONE, BUBBLEWRAP
+        AUTO, BUBBLEWRAP, UNSHARE, NONE
     }
 
     /** The {@code bash} tool. */

@@ -3,21 +3,20 @@ package dev.cohort.toolrunner.service;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
-/** Builds the {@link ProcessRunner.Spec} of a command: scrubbed environment, and the sandbox when configured. */
+/** Builds the {@link ProcessRunner.Spec} of a command: scrubbed environment, and the sandbox in force. */
 @ApplicationScoped
 public class CommandLauncher {
     @Inject
     ToolRunnerConfig config;
     @Inject
     Workspaces workspaces;
+    @Inject
+    CommandSandbox sandbox;
 
     private volatile Pattern deny;
 
@@ -35,22 +34,6 @@ public class CommandLauncher {
         }
         Map<String, String> env = EnvironmentPolicy.childEnvironment(parentEnvironment(), config.env().allowlist(), d,
                 home, ctx.team(), ctx.agent());
-        return new ProcessRunner.Spec(config.shell(), command, ctx.cwd(), env, timeout, sandboxPrefix(ctx, home));
-    }
-
-    private List<String> sandboxPrefix(ToolContext ctx, Path home) {
-        if (config.sandbox() != dev.cohort.toolrunner.config.ToolRunnerConfig.Sandbox.BUBBLEWRAP) {
-            return List.of();
-        }
-        List<Path> writable = new ArrayList<>();
-        writable.add(ctx.root());
-        if (ctx.worktree() != null) {
-            Path git = ctx.workspace().resolve(".git");
-            if (Files.isDirectory(git)) {
-                writable.add(git); // a worktree's commits land in the main repository's object store
-            }
-        }
-        writable.add(home);
-        return Sandbox.bubblewrap(config.bwrapPath(), workspaces.stateDir(), List.of(), writable, ctx.cwd());
+        return new ProcessRunner.Spec(config.shell(), command, ctx.cwd(), env, timeout, sandbox.prefix(ctx, home));
     }
 }

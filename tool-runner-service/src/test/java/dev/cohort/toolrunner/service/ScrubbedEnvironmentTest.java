@@ -23,6 +23,8 @@ class ScrubbedEnvironmentTest {
     ToolRunnerConfig config;
     @Inject
     Workspaces workspaces;
+    @Inject
+    CommandSandbox sandbox;
 
     @Test
     void envOverHttpShowsNoSecretOfTheRunnersEnvironment() {
@@ -40,6 +42,7 @@ class ScrubbedEnvironmentTest {
         };
         withSecrets.config = config;
         withSecrets.workspaces = workspaces;
+        withSecrets.sandbox = sandbox;
         QuarkusMock.installMockForType(withSecrets, CommandLauncher.class);
 
         String out = bash(newTeam(), "env").output();

@@ -1,0 +1,29 @@
+package dev.cohort.toolrunner.api;
+
+import dev.cohort.toolrunner.service.CommandSandbox;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.Locale;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.Readiness;
+
+/**
+ * Shows the sandbox in force in {@code /q/health/ready} ({@code sandbox}: bubblewrap, unshare or none, and what
+ * was requested), so {@code cohort up} and operators can see it. Always up: a runner without the requested sandbox
+ * does not start at all.
+ */
+@Readiness
+@ApplicationScoped
+public class SandboxHealthCheck implements HealthCheck {
+    @Inject
+    CommandSandbox sandbox;
+
+    @Override
+    public HealthCheckResponse call() {
+        return HealthCheckResponse.named("sandbox").up()
+                .withData("sandbox", sandbox.level().id())
+                .withData("requested", sandbox.requested().name().toLowerCase(Locale.ROOT))
+                .build();
+    }
+}

@@ -1,0 +1,337 @@
+package dev.cohort.toolrunner.service;
+
+import dev.cohort.toolrunner.config.ToolRunnerConfig;
+import io.quarkus.logging.Log;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The sandbox in force for commands. At start-up the requested kind is tried with a real command (a probe) and
+ * the level in force is logged; a requested kind that does not work stops the start-up with the reason, and
+ * {@code auto} without any working kind refuses to start unless {@code none} was chosen explicitly. Per call it
+ * builds the prefix from the call's location (see {@link Sandbox}).
+ */
+@ApplicationScoped
+public class CommandSandbox {
+    /** The sandbox actually used. */
+    public enum Level {
+        BUBBLEWRAP, UNSHARE, NONE;
+
+        /** The name used in configuration, logs and health data. */
+        public String id() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
+
+    /** How long the start-up probe may take (one namespace set-up; seconds even on a loaded machine). */
+    private static final long PROBE_SECONDS = 30;
+    private static final String PROBE_MARKER = "cohort-sandbox-probe-ok";
+
+    @Inject
+    ToolRunnerConfig config;
+    @Inject
+    Workspaces workspaces;
+
+    private volatile Level level;
+    private List<Path> hidden = List.of();
+    private List<Path> readOnly = List.of();
+    private List<Path> submounts = List.of();
+    private Path mountRoot;
+    private String unshare;
+    private String setpriv;
+    private boolean asRoot;
+
+    void onStart(@Observes @Priority(10) StartupEvent ev) {
+        level();
+    }
+
+    /** The level in force (decided once, at start-up). */
+    public Level level() {
+        Level l = level;
+        if (l == null) {
+            synchronized (this) {
+                if (level == null) {
+                    level = decide();
+                }
+                l = level;
+            }
+        }
+        return l;
+    }
+
+    /** The requested kind, as configured. */
+    public ToolRunnerConfig.Sandbox requested() {
+        return config.sandbox();
+    }
+
+    /** The prefix that runs one command of {@code ctx} in the sandbox; empty for {@code none}. */
+    public List<String> prefix(ToolContext ctx, Path home) {
+        Level l = level();
+        if (l == Level.NONE) {
+            return List.of();
+        }
+        List<Path> writable = new ArrayList<>();
+        writable.add(ctx.root());
+        if (ctx.worktree() != null) {
+            Path git = ctx.workspace().resolve(".git");
+            if (Files.isDirectory(git)) {
+                writable.add(git); // a worktree's commits land in the main repository's object store
+            }
+        }
+        writable.add(home);
+        return prefix(l, new Sandbox.Layout(ctx.cwd(), hidden, writable, readOnly, networkAllowed(ctx.team())));
+    }
+
+    private List<String> prefix(Level l, Sandbox.Layout layout) {
+        return switch (l) {
+            case BUBBLEWRAP -> Sandbox.bubblewrap(config.bwrapPath(), layout);
+            case UNSHARE -> Sandbox.unshare(unshare, setpriv, mountRoot, submounts, asRoot, layout);
+            case NONE -> List.of();
+        };
+    }
+
+    /** The team's policy: network only for the teams listed in {@code sandbox-network-teams}. */
+    boolean networkAllowed(String team) {
+        List<String> teams = config.sandboxNetworkTeams().orElse(List.of());
+        return teams.contains("*") || teams.contains(team);
+    }
+
+    private Level decide() {
+        ToolRunnerConfig.Sandbox requested = config.sandbox();
+        if (requested == ToolRunnerConfig.Sandbox.NONE) {
+            Log.warn("sandbox: none (explicit opt-out, cohort.tool-runner.sandbox=none / COHORT_SANDBOX=none): commands"
+                    + " run with the runner's rights; they can read its environment, the user's home and the network");
+            return Level.NONE;
+        }
+        hidden = hiddenDirectories();
+        readOnly = existingRealPaths(config.sandboxReadOnlyPaths().orElse(List.of()));
+        asRoot = runningAsRoot();
+        Path probeDir = realDir(workspaces.stateDir().resolve("sandbox").resolve("probe"));
+        mountRoot = realDir(workspaces.stateDir().resolve("sandbox").resolve("root"));
+        submounts = submounts(Path.of("/proc/self/mountinfo"), hidden, mountRoot);
+        unshare = onPath(config.unsharePath());
+        setpriv = onPath("setpriv");
+        Level chosen = choose(requested, candidate -> probe(candidate, probeDir));
+        Log.infof("sandbox: %s (requested: %s); hidden: %s; network for teams: %s", chosen.id(),
+                requested.name().toLowerCase(Locale.ROOT), hidden, config.sandboxNetworkTeams().orElse(List.of()));
+        return chosen;
+    }
+
+    /**
+     * The decision (pure): the requested kind when its probe passes, {@code auto} = bubblewrap, else unshare.
+     *
+     * @param failureOf the probe: empty when the kind works here, else why not
+     * @throws IllegalStateException when nothing requested works (the runner must not start unsandboxed)
+     */
+    static Level choose(ToolRunnerConfig.Sandbox requested, Function<Level, Optional<String>> failureOf) {
+        switch (requested) {
+            case NONE:
+                return Level.NONE;
+            case BUBBLEWRAP:
+            case UNSHARE: {
+                Level l = requested == ToolRunnerConfig.Sandbox.BUBBLEWRAP ? Level.BUBBLEWRAP : Level.UNSHARE;
+                Optional<String> why = failureOf.apply(l);
+                if (why.isPresent()) {
+                    throw new IllegalStateException("sandbox '" + l.id() + "' was requested (cohort.tool-runner.sandbox"
+                            + " / COHORT_SANDBOX) but does not work on this machine: " + why.get() + ". "
+                            + (l == Level.BUBBLEWRAP ? "Install it (Debian/Ubuntu: apt-get install bubblewrap), " : "")
+                            + "choose COHORT_SANDBOX=auto to use what works, or COHORT_SANDBOX=none to run commands"
+                            + " unsandboxed (not recommended)");
+                }
+                return l;
+            }
+            default: {
+                Map<Level, String> failures = new LinkedHashMap<>();
+                for (Level l : List.of(Level.BUBBLEWRAP, Level.UNSHARE)) {
+                    Optional<String> why = failureOf.apply(l);
+                    if (why.isEmpty()) {
+                        if (!failures.isEmpty()) {
+                            Log.warnf("sandbox: %s does not work here (%s); using %s", Level.BUBBLEWRAP.id(),
+                                    failures.get(Level.BUBBLEWRAP), l.id());
+                        }
+                        return l;
+                    }
+                    failures.put(l, why.get());
+                }
+                throw new IllegalStateException("no sandbox works on this machine, so the tool runner refuses to start:"
+                        + " bubblewrap: " + failures.get(Level.BUBBLEWRAP) + "; unshare: " + failures.get(Level.UNSHARE)
+                        + ". Install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) or allow user namespaces,"
+                        + " or set COHORT_SANDBOX=none to run model-issued commands unsandboxed, with your rights");
+            }
+        }
+    }
+
+    /** Runs {@code sh -c 'echo marker'} in the sandbox of a scratch directory; empty when that worked. */
+    private Optional<String> probe(Level l, Path probeDir) {
+        List<String> cmd = new ArrayList<>(prefix(l, new Sandbox.Layout(probeDir, hidden, List.of(probeDir), readOnly,
+                false)));
+        cmd.addAll(List.of("/bin/sh", "-c", "echo " + PROBE_MARKER));
+        Process p;
+        try {
+            p = new ProcessBuilder(cmd).directory(probeDir.toFile()).redirectErrorStream(true)
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+        } catch (IOException e) {
+            return Optional.of("cannot run " + cmd.get(0) + " (" + e.getMessage() + ")");
+        }
+        try (InputStream in = p.getInputStream()) {
+            String out = new String(in.readNBytes(4096), StandardCharsets.UTF_8);
+            if (!p.waitFor(PROBE_SECONDS, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return Optional.of("the probe did not finish within " + PROBE_SECONDS + " s");
+            }
+            if (p.exitValue() == 0 && out.strip().equals(PROBE_MARKER)) {
+                return Optional.empty();
+            }
+            String said = out.strip().replaceAll("\\s+", " ");
+            return Optional.of(cmd.get(0) + " exited " + p.exitValue() + ": "
+                    + (said.length() > 300 ? said.substring(0, 300) + "…" : said));
+        } catch (IOException e) {
+            return Optional.of("the probe failed: " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            p.destroyForcibly();
+            return Optional.of("interrupted");
+        }
+    }
+
+    /** The user's home ({@code user.home} and {@code $HOME}), the CLI's state, the runner's state, configured extras. */
+    private List<Path> hiddenDirectories() {
+        List<Path> candidates = new ArrayList<>();
+        String userHome = System.getProperty("user.home");
+        if (userHome != null && !userHome.isBlank()) {
+            candidates.add(Path.of(userHome));
+            candidates.add(Path.of(userHome, ".cohort"));
+        }
+        String envHome = System.getenv("HOME");
+        if (envHome != null && !envHome.isBlank()) {
+            candidates.add(Path.of(envHome));
+        }
+        String cliHome = System.getenv("COHORT_HOME");
+        if (cliHome != null && !cliHome.isBlank()) {
+            candidates.add(Path.of(cliHome));
+        }
+        candidates.add(workspaces.stateDir());
+        config.worktreesDir().ifPresent(candidates::add); // other teams' worktrees
+        candidates.addAll(config.sandboxHiddenPaths().orElse(List.of()));
+        return existingRealPaths(candidates);
+    }
+
+    private static List<Path> existingRealPaths(List<Path> paths) {
+        Set<Path> out = new LinkedHashSet<>();
+        for (Path p : paths) {
+            try {
+                Path real = p.toAbsolutePath().toRealPath();
+                if (real.getNameCount() > 0) { // never "/" (a service user's home may be /)
+                    out.add(real);
+                }
+            } catch (IOException e) {
+                // missing: nothing to hide or bind
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /**
+     * Real filesystems mounted below {@code /} that the unshare fallback binds read-only (bubblewrap binds
+     * recursively by itself): everything in {@code mountinfo} except the root, the virtual trees the sandbox
+     * replaces, hidden directories and the sandbox's own mount root.
+     */
+    static List<Path> submounts(Path mountinfo, List<Path> hidden, Path mountRoot) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(mountinfo);
+        } catch (IOException e) {
+            return List.of();
+        }
+        Set<Path> out = new LinkedHashSet<>();
+        List<Path> replaced = List.of(Path.of("/proc"), Path.of("/sys"), Path.of("/dev"), Path.of("/tmp"),
+                Path.of("/run"));
+        for (String line : lines) {
+            String[] f = line.split(" ");
+            if (f.length < 5) {
+                continue;
+            }
+            Path mp = Path.of(unescape(f[4]));
+            if (mp.getNameCount() == 0 || replaced.stream().anyMatch(mp::startsWith)
+                    || hidden.stream().anyMatch(mp::startsWith) || mp.startsWith(mountRoot)) {
+                continue;
+            }
+            out.add(mp);
+        }
+        return List.copyOf(out);
+    }
+
+    /** mountinfo escapes space, tab, newline and backslash as octal ({@code \040}). */
+    private static String unescape(String s) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == '\\' && i + 3 < s.length()) {
+                try {
+                    b.append((char) Integer.parseInt(s.substring(i + 1, i + 4), 8));
+                    i += 3;
+                    continue;
+                } catch (NumberFormatException e) {
+                    // not an escape
+                }
+            }
+            b.append(c);
+        }
+        return b.toString();
+    }
+
+    /** {@code name} as an absolute path: itself when it has a slash, else the first executable on PATH (or itself). */
+    static String onPath(String name) {
+        if (name.contains("/")) {
+            return name;
+        }
+        String path = System.getenv().getOrDefault("PATH", "/usr/local/bin:/usr/bin:/bin");
+        for (String dir : (path + ":/usr/sbin:/sbin").split(":")) {
+            if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, name))) {
+                return Path.of(dir, name).toString();
+            }
+        }
+        return name;
+    }
+
+    /** The runner's real uid is 0 ({@code /proc/self/status}). */
+    static boolean runningAsRoot() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("Uid:")) {
+                    return line.split("\\s+")[1].equals("0");
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // fall through
+        }
+        return "root".equals(System.getProperty("user.name"));
+    }
+
+    private static Path realDir(Path p) {
+        try {
+            Files.createDirectories(p);
+            return p.toRealPath();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot create directory " + p + ": " + e.getMessage(), e);
+        }
+    }
+}
