@@ -51,7 +51,7 @@ class LeadHooksTest {
     void aPreToolUseHookFromTheTeamSettingsBlocksBashWithItsStderrAsTheReason() {
         String team = newTeam("hook-team", """
                 {"PreToolUse": [{"matcher": "bash", "hooks": [{"type": "command",
-                  "command": "grep -q 'touch ran.txt' && { echo 'no touching today' >&2; echo \"stdout-$((6*7))\"; exit 2; }; exit 0",
+                  "command": "grep -q 'touch ran.txt' && { echo 'no touching today' >&2; echo stdout-$((6*7)); exit 2; }; exit 0",
                   "timeout": 30}]}]}""");
         given().get("/api/v1/teams/" + team).then().statusCode(200)
                 .body("hooks.PreToolUse[0].hooks[0].timeout", equalTo(30));

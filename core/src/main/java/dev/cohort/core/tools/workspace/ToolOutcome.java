@@ -41,6 +41,9 @@ public record ToolOutcome(String output, String error, Integer exitCode, boolean
         if (output != null && !output.isEmpty()) {
             sb.append(output);
         }
+        if (stderr != null && !stderr.isEmpty()) {
+            sb.append(sb.isEmpty() ? "" : "\n").append("[stderr]\n").append(stderr);
+        }
         if (exitCode != null && exitCode != 0) {
             sb.append(sb.isEmpty() ? "" : "\n").append("[exit code ").append(exitCode).append(']');
         }
