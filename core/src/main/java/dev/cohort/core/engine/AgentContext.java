@@ -22,7 +22,9 @@ import java.util.function.Supplier;
  * @param allowlist     tools this agent may call (enforced at execution)
  * @param mode          the team's current permission mode (read at every call)
  * @param rules         the team's permission rules
- * @param commandHooks  the team's command hooks
+ * @param commandHooks  the team's command hooks, read at the start of every turn (a host reads its team settings
+ *                      there; the workspace's {@code .cohort/settings.json} is read by the engine, see
+ *                      {@link AgentEngine.Builder#workspaceHookSettings})
  * @param workspace     executor of workspace tools
  * @param store         where state is saved after every step
  * @param inbox         messages injected before each model call
@@ -30,14 +32,14 @@ import java.util.function.Supplier;
  */
 public record AgentContext(String team, String agent, AgentRole role, String cwd, String workspaceText,
         Set<String> allowlist, Supplier<PermissionMode> mode, List<PermissionPolicy.Rule> rules,
-        List<CommandHook> commandHooks, WorkspaceToolExecutor workspace, StateStore store, InboxSource inbox,
+        Supplier<List<CommandHook>> commandHooks, WorkspaceToolExecutor workspace, StateStore store, InboxSource inbox,
         Supplier<String> teamContext) {
 
     public AgentContext {
         allowlist = allowlist == null ? Toolsets.forRole(role) : Set.copyOf(allowlist);
         mode = mode == null ? () -> PermissionMode.DEFAULT : mode;
         rules = rules == null ? List.of() : List.copyOf(rules);
-        commandHooks = commandHooks == null ? List.of() : List.copyOf(commandHooks);
+        commandHooks = commandHooks == null ? List::of : commandHooks;
         store = store == null ? StateStore.NONE : store;
         inbox = inbox == null ? InboxSource.NONE : inbox;
         teamContext = teamContext == null ? () -> "" : teamContext;
@@ -70,6 +72,12 @@ public record AgentContext(String team, String agent, AgentRole role, String cwd
     }
 
     public AgentContext withCommandHooks(List<CommandHook> h) {
+        List<CommandHook> fixed = List.copyOf(h);
+        return withCommandHooks(() -> fixed);
+    }
+
+    /** Command hooks read at every turn start. */
+    public AgentContext withCommandHooks(Supplier<List<CommandHook>> h) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, h, workspace, store, inbox,
                 teamContext);
     }

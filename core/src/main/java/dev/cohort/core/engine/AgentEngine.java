@@ -31,6 +31,8 @@ public final class AgentEngine {
     final TranscriptStore transcripts;
     final Sleeper sleeper;
     final DoubleSupplier random;
+    /** The workspace file with command hooks read at every turn start, or {@code null}. */
+    final String hookSettingsFile;
 
     private AgentEngine(Builder b) {
         this.settings = b.settings;
@@ -46,6 +48,7 @@ public final class AgentEngine {
         this.transcripts = b.transcripts;
         this.sleeper = b.sleeper;
         this.random = b.random;
+        this.hookSettingsFile = b.hookSettingsFile;
     }
 
     public static Builder builder() {
@@ -89,6 +92,7 @@ public final class AgentEngine {
         private TranscriptStore transcripts = new InMemoryTranscriptStore();
         private Sleeper sleeper = Sleeper.REAL;
         private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
+        private String hookSettingsFile;
 
         public Builder settings(EngineSettings s) {
             this.settings = s;
@@ -117,6 +121,17 @@ public final class AgentEngine {
 
         public Builder hooks(Collection<? extends Hook> h) {
             this.hooks = new Hooks(h);
+            return this;
+        }
+
+        /**
+         * Reads command hooks from this workspace file (Claude Code's settings format, {@link
+         * dev.cohort.core.engine.hooks.HookSettings}) through the workspace executor at the start of every turn, e.g.
+         * {@code .cohort/settings.json}; {@code null} (the default) = no workspace hooks. A missing file means none;
+         * an unreadable or invalid one is an {@code error} event and the turn runs without its hooks.
+         */
+        public Builder workspaceHookSettings(String path) {
+            this.hookSettingsFile = path;
             return this;
         }
 

@@ -8,6 +8,7 @@ import dev.cohort.core.engine.compact.Tokens;
 import dev.cohort.core.engine.compact.Transcripts;
 import dev.cohort.core.engine.hooks.CommandHook;
 import dev.cohort.core.engine.hooks.Hooks;
+import dev.cohort.core.engine.hooks.WorkspaceHookSettings;
 import dev.cohort.core.engine.permission.PermissionDecision;
 import dev.cohort.core.engine.permission.PermissionGate;
 import dev.cohort.core.engine.permission.PermissionPolicy;
@@ -50,7 +51,9 @@ import org.jboss.logging.Logger;
  * One agent's loop (s01–s07). Not thread-safe: a host runs one turn of an agent at a time; {@link #cancel()} may be
  * called from any thread.
  *
- * <p><b>A turn</b> ({@link #run}): UserPromptSubmit hooks rewrite the input → it is appended → skills are re-read →
+ * <p><b>A turn</b> ({@link #run}): the turn's hooks are assembled (the engine's built-in hooks, the team's command
+ * hooks, the workspace settings file's) → skills are re-read → UserPromptSubmit hooks rewrite the input → it is
+ * appended →
  * then, step by step:
  * <ol>
  * <li>run the tool calls of the last assistant message that have no result yet (this is also how a restored turn
@@ -69,7 +72,9 @@ public final class AgentSession {
 
     private final AgentEngine engine;
     private final AgentContext agent;
-    private final Hooks hooks;
+    /** The engine's hooks plus this turn's command hooks (team settings, workspace settings file), set per turn. */
+    private Hooks hooks;
+    private final WorkspaceHookSettings workspaceHooks;
     private final PermissionPolicy policy;
     private final SkillLibrary skills;
     private final PromptCache promptCache = new PromptCache();
@@ -89,7 +94,8 @@ public final class AgentSession {
     AgentSession(AgentEngine engine, AgentContext agent, AgentState state) {
         this.engine = engine;
         this.agent = agent;
-        this.hooks = engine.hooks.with(agent.commandHooks().stream().map(CommandHook::toHook).toList());
+        this.hooks = engine.hooks.withReporter(this::hookFailed);
+        this.workspaceHooks = engine.hookSettingsFile == null ? null : new WorkspaceHookSettings(engine.hookSettingsFile);
         this.policy = agent.rules().isEmpty() ? engine.policy : engine.policy.withRules(agent.rules());
         this.skills = new SkillLibrary(engine.bundledSkills);
         this.messages = new ArrayList<>(state.messages());
@@ -170,10 +176,54 @@ public final class AgentSession {
         }
     }
 
+    /** A hook failed: an {@code error} event of the turn (PreToolUse: the call was refused). */
+    private void hookFailed(String event, String hook, String message, boolean blocked) {
+        ObjectNode d = Event.newData();
+        if (turn != null) {
+            d.put("turnId", turn.turnId());
+        }
+        d.put("message", hook + " failed: " + message + (blocked ? "; the tool call was refused (PreToolUse hooks fail closed)"
+                : "; ignored")).put("hook", hook).put("hookEvent", event).put("blocked", blocked);
+        emit(EventType.ERROR, d);
+    }
+
+    /**
+     * The hooks of this turn: the engine's, then the team's command hooks, then those of the workspace settings
+     * file. A source that cannot be read is an {@code error} event and the turn runs without its hooks.
+     */
+    private Hooks turnHooks() {
+        List<CommandHook> commands = new ArrayList<>();
+        try {
+            commands.addAll(agent.commandHooks().get());
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "cannot read the team's command hooks. team=%s agent=%s", agent.team(), agent.agent());
+            settingsProblem("cannot read the team's hooks: " + e.getMessage() + "; this turn runs without them", null);
+        }
+        if (workspaceHooks != null) {
+            WorkspaceHookSettings.Result r = workspaceHooks.read(agent.workspace(),
+                    new WorkspaceToolExecutor.Target(agent.team(), agent.agent(), agent.cwd()));
+            if (r.problem() != null) {
+                LOG.warnf("%s. team=%s agent=%s", r.problem(), agent.team(), agent.agent());
+                settingsProblem(r.problem(), workspaceHooks.path());
+            }
+            commands.addAll(r.hooks());
+        }
+        return engine.hooks.with(commands.stream().map(CommandHook::toHook).toList()).withReporter(this::hookFailed);
+    }
+
+    private void settingsProblem(String message, String file) {
+        ObjectNode d = Event.newData().put("turnId", turn.turnId()).put("message", message).put("hookSettings", true);
+        if (file != null) {
+            d.put("file", file);
+        }
+        emit(EventType.ERROR, d);
+    }
+
     private Loop mainLoop() {
         Set<String> allowed = new LinkedHashSet<>(agent.allowlist());
         allowed.retainAll(engine.tools.names());
         Ctx ctx = new Ctx(agent.role(), turn.turnId(), turn.unattended());
+        hooks = turnHooks();
         if (allowed.contains(LoadSkillTool.NAME)) {
             try {
                 skills.refresh(agent.workspace(), new WorkspaceToolExecutor.Target(agent.team(), agent.agent(), agent.cwd()));

@@ -1,5 +1,6 @@
 package dev.cohort.core.toolrunner;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 
@@ -14,10 +15,23 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * @param truncated  {@code true} when {@code output} was cut; the whole output is then readable via {@code outputRef}
  * @param outputRef  a reference ({@code cohort-output://<id>}) that {@code read_file} accepts, or {@code null}
  * @param durationMs wall time of the call inside the runner
+ * @param stderr     {@code bash} called with the internal {@code stdin} argument (command hooks): what the command
+ *                   wrote to stderr, apart from {@code output} (then stdout only); {@code null} otherwise, when both
+ *                   streams are merged into {@code output} in arrival order
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ToolCallResult(String output, String error, Integer exitCode, Boolean truncated, String outputRef,
-        long durationMs) {
+        long durationMs, String stderr) {
+
+    @JsonCreator
+    public ToolCallResult {
+    }
+
+    /** A result whose stderr, if any, is merged into {@code output}. */
+    public ToolCallResult(String output, String error, Integer exitCode, Boolean truncated, String outputRef,
+            long durationMs) {
+        this(output, error, exitCode, truncated, outputRef, durationMs, null);
+    }
 
     /** A successful result with only an output. */
     public static ToolCallResult ok(String output, long durationMs) {
@@ -40,6 +54,12 @@ public record ToolCallResult(String output, String error, Integer exitCode, Bool
         StringBuilder sb = new StringBuilder();
         if (output != null && !output.isEmpty()) {
             sb.append(output);
+        }
+        if (stderr != null && !stderr.isEmpty()) {
+            if (!sb.isEmpty()) {
+                sb.append('\n');
+            }
+            sb.append("[stderr]\n").append(stderr);
         }
         if (exitCode != null && exitCode != 0) {
             if (!sb.isEmpty()) {

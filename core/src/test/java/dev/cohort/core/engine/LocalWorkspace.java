@@ -70,7 +70,8 @@ final class LocalWorkspace implements WorkspaceToolExecutor {
     private ToolOutcome run(String tool, ObjectNode a) throws IOException {
         try {
             return switch (tool) {
-                case "bash" -> bash(a.path("command").asText());
+                case "bash" -> a.has("stdin") ? bashWithStdin(a.path("command").asText(), a.path("stdin").asText(),
+                        a.path("timeout_ms").asLong(30_000)) : bash(a.path("command").asText());
                 case "write_file" -> {
                     Path f = resolve(a.path("path").asText());
                     Files.createDirectories(f.getParent());
@@ -131,6 +132,33 @@ final class LocalWorkspace implements WorkspaceToolExecutor {
         }
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         return new ToolOutcome(out, null, p.exitValue(), false, null, 0);
+    }
+
+    /** The tool runner's internal form: stdin from the text, stderr apart, the runner's timeout error. */
+    private ToolOutcome bashWithStdin(String command, String stdin, long timeoutMs) throws IOException {
+        Path in = Files.createTempFile("stdin", ".txt");
+        Path out = Files.createTempFile("stdout", ".txt");
+        Path err = Files.createTempFile("stderr", ".txt");
+        try {
+            Files.writeString(in, stdin);
+            Process p = new ProcessBuilder("bash", "-c", command).directory(root.toFile())
+                    .redirectInput(in.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            try {
+                if (!p.waitFor(timeoutMs, TimeUnit.MILLISECONDS)) {
+                    p.descendants().forEach(ProcessHandle::destroyForcibly);
+                    p.destroyForcibly();
+                    return ToolOutcome.failure("timed out after " + timeoutMs + " ms (rule: timeout)");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return ToolOutcome.failure("interrupted");
+            }
+            return new ToolOutcome(Files.readString(out), null, p.exitValue(), false, null, 0, Files.readString(err));
+        } finally {
+            Files.deleteIfExists(in);
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
     }
 
     private static String quote(String s) {

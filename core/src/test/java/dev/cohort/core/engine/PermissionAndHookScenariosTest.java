@@ -215,4 +215,156 @@ class PermissionAndHookScenariosTest {
         assertThat(dir.resolve("secrets.env")).doesNotExist();
         assertThat(toolResults(model.requests().get(1)).get(0)).contains("no writes to secrets files");
     }
+
+    private AgentSession leadWithEvents(EngineHarness.Events events, List<Hook> hooks, AgentContext ctx, boolean workspaceFile) {
+        AgentEngine.Builder b = EngineHarness.engine(EngineHarness.modelClient(model), events, hooks)
+                .approvals(new EngineHarness.Approvals(false));
+        if (workspaceFile) {
+            b.workspaceHookSettings(dev.cohort.core.engine.hooks.HookSettings.WORKSPACE_FILE);
+        }
+        return b.build().open(ctx, null);
+    }
+
+    private static List<com.fasterxml.jackson.databind.JsonNode> errors(EngineHarness.Events events) {
+        return events.all.stream().filter(e -> e.type() == dev.cohort.core.protocol.EventType.ERROR).map(e -> e.data())
+                .toList();
+    }
+
+    @Test
+    void aPreToolUseCommandHookThatCrashesBlocksTheCallAndIsReportedAsAnErrorEvent() {
+        oneCallThenEcho("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}");
+        EngineHarness.Events events = new EngineHarness.Events();
+        AgentContext c = ctx().withCommandHooks(List.of(CommandHook.of(CommandHook.Event.PRE_TOOL_USE, null,
+                "echo 'checker is broken' >&2; exit 1")));
+
+        leadWithEvents(events, List.of(), c, false).run("write x");
+
+        assertThat(dir.resolve("x.txt")).doesNotExist();
+        assertThat(toolResults(model.requests().get(1)).get(0)).contains("blocked: the check PreToolUse hook")
+                .contains("exit code 1: checker is broken").contains("fail");
+        assertThat(errors(events)).anySatisfy(d -> {
+            assertThat(d.path("hookEvent").asText()).isEqualTo("PreToolUse");
+            assertThat(d.path("blocked").asBoolean()).isTrue();
+            assertThat(d.path("message").asText()).contains("checker is broken");
+        });
+    }
+
+    @Test
+    void aPreToolUseCommandHookThatTimesOutBlocksTheCall() {
+        oneCallThenEcho("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}");
+        EngineHarness.Events events = new EngineHarness.Events();
+        AgentContext c = ctx().withCommandHooks(List.of(new CommandHook(CommandHook.Event.PRE_TOOL_USE, null,
+                "sleep 30", 1, "team settings")));
+
+        leadWithEvents(events, List.of(), c, false).run("write x");
+
+        assertThat(dir.resolve("x.txt")).doesNotExist();
+        assertThat(toolResults(model.requests().get(1)).get(0)).contains("timed out after 1 s");
+        assertThat(errors(events)).anySatisfy(d -> assertThat(d.path("message").asText()).contains("timed out after 1 s"));
+    }
+
+    @Test
+    void aFailingPostToolUseCommandHookIsReportedAndTheResultStands() {
+        oneCallThenEcho("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}");
+        EngineHarness.Events events = new EngineHarness.Events();
+        AgentContext c = ctx().withCommandHooks(List.of(CommandHook.of(CommandHook.Event.POST_TOOL_USE, "write_file",
+                "exit 7")));
+
+        leadWithEvents(events, List.of(), c, false).run("write x");
+
+        assertThat(dir.resolve("x.txt")).exists();
+        assertThat(toolResults(model.requests().get(1)).get(0)).startsWith("wrote 1 bytes").doesNotContain("[hook]");
+        assertThat(errors(events)).anySatisfy(d -> {
+            assertThat(d.path("hookEvent").asText()).isEqualTo("PostToolUse");
+            assertThat(d.path("blocked").asBoolean()).isFalse();
+            assertThat(d.path("message").asText()).contains("exit code 7");
+        });
+    }
+
+    @Test
+    void theEventJsonArrivesOnStdinAndAUserPromptSubmitHookAddsItsStdoutAsContext() throws Exception {
+        model.load("""
+                {"rules":[{"reply":{"text":"ok"}}]}""");
+        AgentContext c = ctx().withCommandHooks(List.of(CommandHook.of(CommandHook.Event.USER_PROMPT_SUBMIT, null,
+                "cat > prompt-event.json; echo 'branch: main'")));
+
+        lead(new EngineHarness.Approvals(false), List.of(), c).run("what's up");
+
+        var event = dev.cohort.core.protocol.Json.MAPPER.readTree(Files.readString(dir.resolve("prompt-event.json")));
+        assertThat(event.path("hook_event_name").asText()).isEqualTo("UserPromptSubmit");
+        assertThat(event.path("prompt").asText()).isEqualTo("what's up");
+        assertThat(event.path("agent").asText()).isEqualTo("lead");
+        assertThat(messages(model.requests().get(0)).get(1).path("content").asText()).isEqualTo("what's up\n\nbranch: main");
+    }
+
+    @Test
+    void hooksFromTheWorkspaceSettingsFileBlockAndAreReReadAtEveryTurn() throws Exception {
+        Files.createDirectories(dir.resolve(".cohort"));
+        Files.writeString(dir.resolve(".cohort/settings.json"), """
+                {"permissions": {"allow": []},
+                 "hooks": {"PreToolUse": [{"matcher": "write_.*", "hooks": [
+                   {"type": "command", "command": "echo 'writes are frozen' >&2; exit 2", "timeout": 5}]}]}}""");
+        oneCallThenEcho("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}");
+        EngineHarness.Events events = new EngineHarness.Events();
+        AgentSession s = leadWithEvents(events, List.of(), ctx(), true);
+
+        s.run("write x");
+        assertThat(dir.resolve("x.txt")).doesNotExist();
+        assertThat(toolResults(model.requests().get(1)).get(0))
+                .isEqualTo("Error: blocked by PreToolUse hook `echo 'writes are frozen' >&2; exit 2` (.cohort/settings.json): writes are frozen");
+
+        // edited between turns: the next turn runs with the new content, no restart
+        Files.writeString(dir.resolve(".cohort/settings.json"), "{\"hooks\": {}}");
+        model.reset();
+        model.load("""
+                {"rules":[
+                 {"match":{"lastMessage":"write x again"},"reply":{"toolCalls":[{"id":"c2","name":"write_file",
+                   "arguments":{"path":"x.txt","content":"x"}}]}},
+                 {"match":{"lastRole":"tool"},"reply":{"text":"result: {{lastMessage}}"}}]}""");
+        s.run("write x again");
+        assertThat(dir.resolve("x.txt")).exists();
+        assertThat(errors(events)).isEmpty();
+    }
+
+    @Test
+    void aMalformedWorkspaceSettingsFileIsAnErrorEventAndTheTurnGoesOnWithoutItsHooks() throws Exception {
+        Files.createDirectories(dir.resolve(".cohort"));
+        Files.writeString(dir.resolve(".cohort/settings.json"), """
+                {"hooks": {"PreToolUse": [{"matcher": "(", "hooks": [{"command": "exit 2"}]}]}}""");
+        oneCallThenEcho("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}");
+        EngineHarness.Events events = new EngineHarness.Events();
+
+        TurnResult r = leadWithEvents(events, List.of(), ctx(), true).run("write x");
+
+        assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(dir.resolve("x.txt")).exists();
+        assertThat(errors(events)).singleElement().satisfies(d -> {
+            assertThat(d.path("file").asText()).isEqualTo(".cohort/settings.json");
+            assertThat(d.path("message").asText()).contains("hooks.PreToolUse[0].matcher").contains("invalid regex")
+                    .contains("runs without its hooks");
+        });
+    }
+
+    @Test
+    void builtInHooksRunInPriorityOrderAndCommandHooksAfterThem() {
+        oneCallThenEcho("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}");
+        List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
+        // each records whether the command hook (which writes order.txt) already ran
+        record Ordered(String label, int priority, List<String> order, Path marker) implements PreToolUseHook {
+            @Override
+            public Optional<String> beforeToolUse(dev.cohort.core.tools.ToolCall call, dev.cohort.core.tools.ToolContext c) {
+                order.add(label + (Files.exists(marker) ? " after the command hook" : ""));
+                return Optional.empty();
+            }
+        }
+        Path marker = dir.resolve("order.txt");
+        AgentContext c = ctx().withCommandHooks(List.of(CommandHook.of(CommandHook.Event.PRE_TOOL_USE, null,
+                "echo command >> order.txt")));
+
+        lead(new EngineHarness.Approvals(false), List.of(new Ordered("late", 20, order, marker),
+                new Ordered("early", -5, order, marker), new Ordered("middle", 0, order, marker)), c).run("write x");
+
+        assertThat(order).containsExactly("early", "middle", "late");
+        assertThat(marker).hasContent("command");
+    }
 }

@@ -1,7 +1,10 @@
 package dev.cohort.lead.api;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.engine.hooks.HookSettings;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.toolrunner.ToolRunnerException;
+import dev.cohort.core.protocol.Json;
 import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.persistence.TeamRow;
 import dev.cohort.lead.service.LeadEngine;
@@ -9,6 +12,7 @@ import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
@@ -19,7 +23,10 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 
-/** Teams: {@code POST/GET /api/v1/teams}, {@code GET /api/v1/teams/{team}}. */
+/**
+ * Teams: {@code POST/GET /api/v1/teams}, {@code GET /api/v1/teams/{team}}, and the team's command hooks
+ * ({@code hooks} on create, {@code GET/PUT /api/v1/teams/{team}/hooks}; Claude Code's format, {@link HookSettings}).
+ */
 @Path("/api/v1/teams")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -35,15 +42,32 @@ public class TeamsResource {
     LeadEngine engine;
 
     /** Body of {@code POST /api/v1/teams}. */
-    public record CreateTeam(String id, String workspace, String permissionMode) {
+    public record CreateTeam(String id, String workspace, String permissionMode, JsonNode hooks) {
     }
 
-    /** A team as the API shows it. */
-    public record TeamView(String id, String workspace, String permissionMode, Instant createdAt) {
+    /** A team as the API shows it ({@code hooks}: its command hooks, {@code {}} when none). */
+    public record TeamView(String id, String workspace, String permissionMode, Instant createdAt, JsonNode hooks) {
         static TeamView of(TeamRow r) {
             return new TeamView(r.id(), r.workspace() == null ? (r.id().equals(Ids.DEFAULT_TEAM) ? "." : "teams/" + r.id())
-                    : r.workspace(), r.permissionMode(), r.createdAt());
+                    : r.workspace(), r.permissionMode(), r.createdAt(), hooksOf(r));
         }
+    }
+
+    static JsonNode hooksOf(TeamRow r) {
+        return r.hooks() == null ? Json.MAPPER.createObjectNode() : Json.read(r.hooks(), JsonNode.class);
+    }
+
+    /** Validated hooks as stored ({@code null} = none); a bad one is a 400 naming the field. */
+    static String validHooks(JsonNode hooks) {
+        if (hooks == null || hooks.isNull() || hooks.isEmpty() && hooks.isObject()) {
+            return null;
+        }
+        try {
+            HookSettings.parse(hooks, "team settings");
+        } catch (HookSettings.InvalidHookSettings e) {
+            throw ApiException.badRequest("invalid hooks: " + e.getMessage());
+        }
+        return Json.write(hooks);
     }
 
     @POST
@@ -58,8 +82,9 @@ public class TeamsResource {
         if (!PERMISSION_MODES.contains(mode)) {
             throw ApiException.badRequest("unknown permissionMode \"" + mode + "\"; one of " + PERMISSION_MODES);
         }
+        String hooks = validHooks(body.hooks()); // checked before the runner prepares anything
         String workspace = body.workspace() == null ? null : prepareWorkspace(body.id(), body.workspace());
-        if (!teams.insert(body.id(), workspace, mode)) {
+        if (!teams.insert(body.id(), workspace, mode, hooks)) {
             throw ApiException.conflict("team \"" + body.id() + "\" already exists");
         }
         TeamRow row = teams.find(body.id()).orElseThrow();
@@ -95,6 +120,26 @@ public class TeamsResource {
     @Path("/{team}")
     public TeamView get(@PathParam("team") String team) {
         return teams.find(team).map(TeamView::of).orElseThrow(() -> notFound(team));
+    }
+
+    @GET
+    @Path("/{team}/hooks")
+    public JsonNode hooks(@PathParam("team") String team) {
+        return teams.find(team).map(TeamsResource::hooksOf).orElseThrow(() -> notFound(team));
+    }
+
+    /** Replaces the team's command hooks; they apply from the lead's next turn. {@code {}} removes them. */
+    @PUT
+    @Path("/{team}/hooks")
+    public JsonNode setHooks(@PathParam("team") String team, JsonNode body) {
+        if (body == null) {
+            throw ApiException.badRequest("body required: the hooks object, e.g. {\"PreToolUse\": [{\"matcher\": \"bash\", "
+                    + "\"hooks\": [{\"type\": \"command\", \"command\": \"./check.sh\"}]}]}");
+        }
+        if (!teams.setHooks(team, validHooks(body))) {
+            throw notFound(team);
+        }
+        return hooks(team);
     }
 
     static ApiException notFound(String team) {

@@ -20,22 +20,40 @@ public class TeamRepository {
 
     /** Inserts a team; false when the id is taken (one conditional statement, no read-then-write race). */
     public boolean insert(String id, String workspace, String permissionMode) {
+        return insert(id, workspace, permissionMode, null);
+    }
+
+    /** Inserts a team with its command hooks (validated JSON, {@code null} = none); false when the id is taken. */
+    public boolean insert(String id, String workspace, String permissionMode, String hooks) {
         try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO lead.teams (id, workspace, permission_mode) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING")) {
+                PreparedStatement ps = c.prepareStatement("INSERT INTO lead.teams (id, workspace, permission_mode, hooks)"
+                        + " VALUES (?, ?, ?, CAST(? AS jsonb)) ON CONFLICT (id) DO NOTHING")) {
             ps.setString(1, id);
             ps.setString(2, workspace);
             ps.setString(3, permissionMode);
+            ps.setString(4, hooks);
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
             throw new IllegalStateException("cannot insert team " + id, e);
         }
     }
 
+    /** Replaces the team's command hooks (validated JSON, {@code null} = none); false for an unknown team. */
+    public boolean setHooks(String id, String hooks) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("UPDATE lead.teams SET hooks = CAST(? AS jsonb) WHERE id = ?")) {
+            ps.setString(1, hooks);
+            ps.setString(2, id);
+            return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot set the hooks of team " + id, e);
+        }
+    }
+
     public Optional<TeamRow> find(String id) {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement(
-                        "SELECT id, workspace, permission_mode, created_at FROM lead.teams WHERE id = ?")) {
+                        "SELECT id, workspace, permission_mode, created_at, hooks FROM lead.teams WHERE id = ?")) {
             ps.setString(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(row(rs)) : Optional.empty();
@@ -52,7 +70,7 @@ public class TeamRepository {
     public List<TeamRow> list() {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement(
-                        "SELECT id, workspace, permission_mode, created_at FROM lead.teams ORDER BY id");
+                        "SELECT id, workspace, permission_mode, created_at, hooks FROM lead.teams ORDER BY id");
                 ResultSet rs = ps.executeQuery()) {
             List<TeamRow> out = new ArrayList<>();
             while (rs.next()) {
@@ -65,6 +83,6 @@ public class TeamRepository {
     }
 
     private static TeamRow row(ResultSet rs) throws SQLException {
-        return new TeamRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getTimestamp(4).toInstant());
+        return new TeamRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getTimestamp(4).toInstant(), rs.getString(5));
     }
 }

@@ -38,7 +38,8 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 /**
  * The engine every lead of this replica shares: the model through the core gateway, the lead's tools (workspace
  * tools on the tool runner, todo, skills, subagents, cron tools on the scheduler, and any {@link LeadToolProvider}
- * such as the task board), events into the team's event log, approvals through {@link ApprovalService}.
+ * such as the task board), events into the team's event log, approvals through {@link ApprovalService}, the built-in
+ * hooks (CDI beans implementing {@code Hook}) and the workspace's {@code .cohort/settings.json} hooks.
  */
 @ApplicationScoped
 public class LeadEngine {
@@ -63,6 +64,11 @@ public class LeadEngine {
     @Inject
     @Any
     Instance<LeadToolProvider> providers;
+
+    /** Built-in hooks: every CDI bean implementing {@link dev.cohort.core.engine.hooks.Hook}, run by priority. */
+    @Inject
+    @Any
+    Instance<dev.cohort.core.engine.hooks.Hook> builtInHooks;
 
     @ConfigProperty(name = "cohort.api.token")
     Optional<String> apiToken;
@@ -105,7 +111,9 @@ public class LeadEngine {
         var memory = dev.cohort.core.memory.MemoryManager.builder().stores(stores).model(model).executor(memoryWork)
                 .events(this::record).build();
         engine = AgentEngine.builder().settings(settings).model(model).tools(ToolRegistry.of(tools))
-                .events(this::record).approvals(approvals).memory(memory).transcripts(transcripts).build();
+                .events(this::record).approvals(approvals).memory(memory).transcripts(transcripts)
+                .hooks(builtInHooks.stream().toList())
+                .workspaceHookSettings(dev.cohort.core.engine.hooks.HookSettings.WORKSPACE_FILE).build();
         toolRunner = new ToolRunnerClient(config.toolRunnerUrl(),
                 config.toolRunnerToken().filter(s -> !s.isBlank()).orElse(null), config.toolRunnerTimeout());
         workspace = new ToolRunnerWorkspaceExecutor(toolRunner);

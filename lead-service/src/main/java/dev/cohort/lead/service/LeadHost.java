@@ -188,7 +188,7 @@ public class LeadHost {
                     .withTeamContext(() -> "Team: " + team + ". Permission mode: " + mode + ".");
             ctx = new AgentContext(ctx.team(), ctx.agent(), ctx.role(), ctx.cwd(), workspaceText(team), ctx.allowlist(),
                     () -> PermissionMode.of(teams.find(team).map(t -> t.permissionMode()).orElse("default")), ctx.rules(),
-                    ctx.commandHooks(), ctx.workspace(), ctx.store(), ctx.inbox(), ctx.teamContext());
+                    () -> teamHooks(team), ctx.workspace(), ctx.store(), ctx.inbox(), ctx.teamContext());
             AgentSession s = engine.engine().open(ctx, state);
             session = s;
             // a prompt taken for a turn whose first save never happened (a crash in between) is queued again
@@ -329,6 +329,13 @@ public class LeadHost {
             }
             return out;
         }
+    }
+
+    /** The team's command hooks (API settings), read at each turn start: an edit applies from the next turn. */
+    private List<dev.cohort.core.engine.hooks.CommandHook> teamHooks(String team) {
+        String json = teams.find(team).map(t -> t.hooks()).orElse(null);
+        return json == null ? List.of() : dev.cohort.core.engine.hooks.HookSettings.parse(
+                dev.cohort.core.protocol.Json.read(json, com.fasterxml.jackson.databind.JsonNode.class), "team settings");
     }
 
     private String workspaceText(String team) {

@@ -14,7 +14,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * Runs one shell command the safe way: {@code setsid} makes the shell the leader of a new process group, so a
  * timeout (or the end of the command) kills the <b>whole group</b>, grandchildren included; stdin is
  * {@code /dev/null}; stdout and stderr share one pipe, so they arrive in order; output is captured by an
- * {@link OutputCapture}. Processes left behind by a finished command ({@code sleep 300 &}) are killed too: work that
+ * {@link OutputCapture}. Hook commands use the other form ({@link #run(Spec, OutputCapture, OutputCapture, Path,
+ * java.util.function.Consumer)}): stdin is read from a file and stderr is captured on its own. Processes left behind by a finished command ({@code sleep 300 &}) are killed too: work that
  * should outlive its call belongs in a background job.
  */
 public final class ProcessRunner {
@@ -63,14 +64,23 @@ public final class ProcessRunner {
     /** Starts {@code spec}; {@code onStart} receives the handle before waiting begins. */
     public static Outcome run(Spec spec, OutputCapture capture, java.util.function.Consumer<Handle> onStart)
             throws IOException, InterruptedException {
+        return run(spec, capture, null, null, onStart);
+    }
+
+    /**
+     * Starts {@code spec} with stdin read from {@code stdin} ({@code null} = {@code /dev/null}) and stderr captured by
+     * {@code stderr} ({@code null} = merged into {@code capture}, in arrival order).
+     */
+    public static Outcome run(Spec spec, OutputCapture capture, OutputCapture stderr, Path stdin,
+            java.util.function.Consumer<Handle> onStart) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add("setsid");
         cmd.addAll(spec.sandboxPrefix());
         cmd.add(spec.shell());
         cmd.add("-c");
         cmd.add(spec.command());
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(spec.cwd().toFile()).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(spec.cwd().toFile()).redirectErrorStream(stderr == null)
+                .redirectInput(ProcessBuilder.Redirect.from(stdin == null ? new File("/dev/null") : stdin.toFile()));
         pb.environment().clear();
         pb.environment().putAll(spec.env());
         long start = System.nanoTime();
@@ -83,6 +93,13 @@ public final class ProcessRunner {
         Thread reader = Thread.ofVirtual().name("output-" + p.pid()).start(() -> {
             try {
                 capture.consume(p.getInputStream());
+            } catch (IOException e) {
+                readError[0] = e;
+            }
+        });
+        Thread errReader = stderr == null ? null : Thread.ofVirtual().name("stderr-" + p.pid()).start(() -> {
+            try {
+                stderr.consume(p.getErrorStream());
             } catch (IOException e) {
                 readError[0] = e;
             }
@@ -101,16 +118,23 @@ public final class ProcessRunner {
             throw e;
         }
         // the shell is gone; anything it left in its group is killed so no child outlives the call
-        if (!reader.join(Duration.ofMillis(DRAIN_MILLIS))) {
+        if (!reader.join(Duration.ofMillis(DRAIN_MILLIS)) || (errReader != null && !errReader.join(Duration.ofMillis(DRAIN_MILLIS)))) {
             killGroup(p.pid());
             if (!reader.join(Duration.ofSeconds(5))) {
                 p.getInputStream().close(); // a process outside the group holds the pipe: stop reading
                 reader.join(Duration.ofSeconds(1));
             }
+            if (errReader != null && !errReader.join(Duration.ofSeconds(5))) {
+                p.getErrorStream().close();
+                errReader.join(Duration.ofSeconds(1));
+            }
         } else {
             killGroupAsync(p.pid());
         }
         capture.close();
+        if (stderr != null) {
+            stderr.close();
+        }
         if (readError[0] != null && !timedOut && !handle.cancelled.get()) {
             throw readError[0];
         }

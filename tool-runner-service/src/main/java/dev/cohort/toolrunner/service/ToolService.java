@@ -258,7 +258,7 @@ public class ToolService {
                 req.callId(), name, r.exitCode(), ms, r.error() != null);
         Timer.builder("cohort.toolrunner.calls").tag("tool", tool.isPresent() ? name : "unknown").tag("outcome", outcome)
                 .register(meters).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-        return new ToolCallResult(r.output(), r.error(), r.exitCode(), r.truncated(), r.outputRef(), ms);
+        return new ToolCallResult(r.output(), r.error(), r.exitCode(), r.truncated(), r.outputRef(), ms, r.stderr());
     }
 
     private static void validate(ToolCallRequest req) {

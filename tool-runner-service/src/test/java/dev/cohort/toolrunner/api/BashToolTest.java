@@ -62,6 +62,42 @@ class BashToolTest {
     }
 
     @Test
+    void theInternalStdinArgumentFeedsACommandAMegabyteAndKeepsStderrApartFromStdout() {
+        String team = newTeam();
+        String big = "x".repeat(1_000_000) + "\nend'\"$(not run)\n";
+        ToolCallResult r = call("bash", team, args("command", "cat > got.txt; wc -c < got.txt; tail -n1 got.txt; echo reason >&2; exit 2", "stdin", big,
+                "timeout_ms", 30_000));
+        assertThat(r.exitCode()).isEqualTo(2);
+        // every byte arrived, quotes and $(…) as plain text
+        assertThat(r.output()).isEqualTo(big.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + "\nend'\"$(not run)\n");
+        assertThat(r.stderr()).isEqualTo("reason\n");
+        // the stdin file the runner wrote is gone once the call ended
+        try (var files = Files.walk(Calls.stateDir())) {
+            assertThat(files.filter(f -> f.getFileName().toString().endsWith("_stdin.txt"))).isEmpty();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void aCommandWithStdinReadsAllOfItThenTheTimeoutStillKillsIt() {
+        ToolCallResult r = call("bash", newTeam(), args("command", "cat > /dev/null; sleep 300", "stdin", "{}",
+                "timeout_ms", 1000));
+        assertThat(r.error()).contains("timed out after 1000 ms");
+        assertThat(r.exitCode()).isNull();
+    }
+
+    @Test
+    void stdinIsForegroundOnly() {
+        ToolCallResult r = call("bash", newTeam(), args("command", "cat", "stdin", "x", "run_in_background", true));
+        assertThat(r.error()).contains("stdin and run_in_background=true do not go together");
+        // a command the slow-command heuristic would background still runs in the foreground with stdin
+        ToolCallResult fg = call("bash", newTeam(), args("command", "cat || make", "stdin", "kept"));
+        assertThat(fg.output()).isEqualTo("kept");
+        assertThat(fg.stderr()).isEmpty();
+    }
+
+    @Test
     void aTimeoutKillsTheWholeProcessGroupWithinThreeSecondsAndLeavesNoChild() {
         String marker = "cohort-http-" + System.nanoTime();
         String team = newTeam();
@@ -155,7 +191,7 @@ class BashToolTest {
         String team = newTeam();
         assertThat(call("bash", team, args()).error()).isEqualTo("missing required argument 'command' (rule: bad-argument)");
         assertThat(call("bash", team, args("command", "true", "cwd", "/")).error())
-                .isEqualTo("unknown argument(s) [cwd]; this tool accepts [command, run_in_background, timeout_ms] (rule: bad-argument)");
+                .isEqualTo("unknown argument(s) [cwd]; this tool accepts [command, run_in_background, stdin, timeout_ms] (rule: bad-argument)");
         assertThat(call("bash", team, args("command", "true", "timeout_ms", 0)).error()).contains("timeout_ms must be between 1 and");
         assertThat(call("no_such_tool", team, args()).error()).contains("unknown tool 'no_such_tool'").contains("rule: unknown-tool");
     }

@@ -13,8 +13,9 @@ import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
- * The registered hooks, by event and priority, and the rules for running them: each hook is isolated (an exception
- * is logged and skipped), except a throwing {@link PreToolUseHook}, which blocks the call (fail closed).
+ * The registered hooks, by event and {@link Hook#priority()} (lower first; equal priorities keep their order), and
+ * the rules for running them: each hook is isolated (an exception is logged, reported to the {@link HookReporter}
+ * and skipped), except a throwing {@link PreToolUseHook}, which blocks the call (fail closed) and is reported too.
  * Immutable and thread-safe.
  */
 public final class Hooks {
@@ -27,8 +28,16 @@ public final class Hooks {
     private final List<StopHook> stop;
     private final List<SubagentStopHook> subagentStop;
     private final List<PreCompactHook> preCompact;
+    private final List<Hook> all;
+    private final HookReporter reporter;
 
     public Hooks(Collection<? extends Hook> hooks) {
+        this(hooks, HookReporter.NONE);
+    }
+
+    private Hooks(Collection<? extends Hook> hooks, HookReporter reporter) {
+        this.reporter = reporter == null ? HookReporter.NONE : reporter;
+        this.all = List.copyOf(hooks);
         List<Hook> sorted = new ArrayList<>(hooks);
         sorted.sort(Comparator.comparingInt(Hook::priority));
         prompt = only(sorted, UserPromptSubmitHook.class);
@@ -39,20 +48,32 @@ public final class Hooks {
         preCompact = only(sorted, PreCompactHook.class);
     }
 
-    /** These hooks plus {@code more} (e.g. a team's command hooks). */
+    /** These hooks plus {@code more} (e.g. a team's command hooks), after these ones at equal priority. */
     public Hooks with(Collection<? extends Hook> more) {
         if (more.isEmpty()) {
             return this;
         }
-        List<Hook> all = new ArrayList<>();
-        all.addAll(prompt);
-        all.addAll(pre);
-        all.addAll(post);
-        all.addAll(stop);
-        all.addAll(subagentStop);
-        all.addAll(preCompact);
-        all.addAll(more);
-        return new Hooks(all.stream().distinct().toList());
+        List<Hook> both = new ArrayList<>(all);
+        both.addAll(more);
+        return new Hooks(both.stream().distinct().toList(), reporter);
+    }
+
+    /** These hooks, reporting failures to {@code r}. */
+    public Hooks withReporter(HookReporter r) {
+        return new Hooks(all, r);
+    }
+
+    /** Every hook, in registration order. */
+    public List<Hook> all() {
+        return all;
+    }
+
+    private void report(String event, Hook h, RuntimeException e, boolean blocked) {
+        try {
+            reporter.failed(event, h.name(), String.valueOf(e.getMessage()), blocked);
+        } catch (RuntimeException r) {
+            LOG.warnf(r, "hook reporter failed for %s", h.name());
+        }
     }
 
     private static <T> List<T> only(List<Hook> hooks, Class<T> type) {
@@ -69,7 +90,8 @@ public final class Hooks {
                     current = r;
                 }
             } catch (RuntimeException e) {
-                LOG.warnf(e, "UserPromptSubmit hook %s failed; ignored. team=%s agent=%s", name(h), ctx.team(), ctx.agent());
+                LOG.warnf(e, "UserPromptSubmit hook %s failed; ignored. team=%s agent=%s", h.name(), ctx.team(), ctx.agent());
+                report("UserPromptSubmit", h, e, false);
             }
         }
         return current;
@@ -84,9 +106,11 @@ public final class Hooks {
                     return r;
                 }
             } catch (RuntimeException e) {
-                LOG.warnf(e, "PreToolUse hook %s failed; the call is blocked. team=%s agent=%s call=%s", name(h),
+                LOG.warnf(e, "PreToolUse hook %s failed; the call is blocked. team=%s agent=%s call=%s", h.name(),
                         ctx.team(), ctx.agent(), call.id());
-                return Optional.of("blocked: the check '" + name(h) + "' failed (" + e.getMessage() + ")");
+                report("PreToolUse", h, e, true);
+                return Optional.of("blocked: the check " + h.name() + " failed (" + e.getMessage()
+                        + "); the call was not run, since a PreToolUse hook that fails blocks its call");
             }
         }
         return Optional.empty();
@@ -102,8 +126,9 @@ public final class Hooks {
                     current = r.get();
                 }
             } catch (RuntimeException e) {
-                LOG.warnf(e, "PostToolUse hook %s failed; ignored. team=%s agent=%s call=%s", name(h), ctx.team(),
+                LOG.warnf(e, "PostToolUse hook %s failed; ignored. team=%s agent=%s call=%s", h.name(), ctx.team(),
                         ctx.agent(), call.id());
+                report("PostToolUse", h, e, false);
             }
         }
         return current;
@@ -118,7 +143,8 @@ public final class Hooks {
                     return r;
                 }
             } catch (RuntimeException e) {
-                LOG.warnf(e, "Stop hook %s failed; ignored. team=%s agent=%s", name(h), ctx.team(), ctx.agent());
+                LOG.warnf(e, "Stop hook %s failed; ignored. team=%s agent=%s", h.name(), ctx.team(), ctx.agent());
+                report("Stop", h, e, false);
             }
         }
         return Optional.empty();
@@ -129,7 +155,8 @@ public final class Hooks {
             try {
                 h.onSubagentStop(description, result, ctx);
             } catch (RuntimeException e) {
-                LOG.warnf(e, "SubagentStop hook %s failed; ignored. team=%s agent=%s", name(h), ctx.team(), ctx.agent());
+                LOG.warnf(e, "SubagentStop hook %s failed; ignored. team=%s agent=%s", h.name(), ctx.team(), ctx.agent());
+                report("SubagentStop", h, e, false);
             }
         }
     }
@@ -139,12 +166,9 @@ public final class Hooks {
             try {
                 h.beforeCompact(conversation, ctx);
             } catch (RuntimeException e) {
-                LOG.warnf(e, "PreCompact hook %s failed; ignored. team=%s agent=%s", name(h), ctx.team(), ctx.agent());
+                LOG.warnf(e, "PreCompact hook %s failed; ignored. team=%s agent=%s", h.name(), ctx.team(), ctx.agent());
+                report("PreCompact", h, e, false);
             }
         }
-    }
-
-    private static String name(Object h) {
-        return h.getClass().getSimpleName().isEmpty() ? h.getClass().getName() : h.getClass().getSimpleName();
     }
 }

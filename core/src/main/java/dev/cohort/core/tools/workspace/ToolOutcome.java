@@ -11,9 +11,17 @@ import dev.cohort.core.tools.ToolResult;
  * @param truncated  the output was cut; the whole output is readable via {@code outputRef}
  * @param outputRef  a reference {@code read_file} accepts, or {@code null}
  * @param durationMs wall time inside the executor
+ * @param stderr     bash with the internal {@code stdin} argument (command hooks): stderr apart from {@code output};
+ *                   {@code null} when merged into {@code output}
  */
 public record ToolOutcome(String output, String error, Integer exitCode, boolean truncated, String outputRef,
-        long durationMs) {
+        long durationMs, String stderr) {
+
+    /** An outcome whose stderr, if any, is merged into {@code output}. */
+    public ToolOutcome(String output, String error, Integer exitCode, boolean truncated, String outputRef,
+            long durationMs) {
+        this(output, error, exitCode, truncated, outputRef, durationMs, null);
+    }
 
     public static ToolOutcome ok(String output) {
         return new ToolOutcome(output, null, null, false, null, 0);
@@ -32,6 +40,9 @@ public record ToolOutcome(String output, String error, Integer exitCode, boolean
         StringBuilder sb = new StringBuilder();
         if (output != null && !output.isEmpty()) {
             sb.append(output);
+        }
+        if (stderr != null && !stderr.isEmpty()) {
+            sb.append(sb.isEmpty() ? "" : "\n").append("[stderr]\n").append(stderr);
         }
         if (exitCode != null && exitCode != 0) {
             sb.append(sb.isEmpty() ? "" : "\n").append("[exit code ").append(exitCode).append(']');

@@ -39,6 +39,6 @@ public final class ToolRunnerWorkspaceExecutor implements WorkspaceToolExecutor 
             throw new ToolInfrastructureException("tool runner failed for " + tool + ": " + e.getMessage(), e);
         }
         return new ToolOutcome(r.output(), r.error(), r.exitCode(), Boolean.TRUE.equals(r.truncated()), r.outputRef(),
-                r.durationMs());
+                r.durationMs(), r.stderr());
     }
 }

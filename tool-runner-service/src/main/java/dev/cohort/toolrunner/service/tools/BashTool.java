@@ -21,10 +21,15 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * {@code bash {command, timeout_ms?, run_in_background?}}: the command policy first, then {@code bash -c} in the
- * cwd with stdin closed, a scrubbed environment, a timeout that kills the whole process group, the exit code, stdout
- * and stderr in arrival order, and a head+tail output cap with the whole output behind {@code outputRef}. Slow
+ * {@code bash {command, timeout_ms?, run_in_background?, stdin?}}: the command policy first, then {@code bash -c} in
+ * the cwd with stdin closed, a scrubbed environment, a timeout that kills the whole process group, the exit code,
+ * stdout and stderr in arrival order, and a head+tail output cap with the whole output behind {@code outputRef}. Slow
  * commands (or {@code run_in_background=true}) become background jobs.
+ *
+ * <p>{@code stdin} is internal (the hosts' command hooks send the hook event JSON there; the model's {@code bash}
+ * schema does not offer it): the text is the command's stdin, the command always runs in the foreground, and stderr
+ * is returned apart in {@code stderr} ({@code output} is then stdout only), so "exit 2 = blocked, stderr is the
+ * reason" can be told apart from what the command printed.
  */
 @ApplicationScoped
 public class BashTool implements Tool {
@@ -36,6 +41,9 @@ public class BashTool implements Tool {
     OutputStore outputs;
     @Inject
     BackgroundJobs background;
+
+    /** The internal argument: text for the command's stdin, with stderr returned apart. */
+    public static final String STDIN = "stdin";
 
     private List<List<String>> slow;
 
@@ -52,7 +60,7 @@ public class BashTool implements Tool {
 
     @Override
     public Set<String> arguments() {
-        return Set.of("command", "timeout_ms", "run_in_background");
+        return Set.of("command", "timeout_ms", "run_in_background", STDIN);
     }
 
     @Override
@@ -65,11 +73,16 @@ public class BashTool implements Tool {
         String command = args.string("command");
         Long timeoutMs = args.optLong("timeout_ms");
         Boolean bgArg = args.optBool("run_in_background");
+        String stdin = args.optString(STDIN, null);
+        if (stdin != null && Boolean.TRUE.equals(bgArg)) {
+            throw ToolError.badArgument("stdin and run_in_background=true do not go together: a command with stdin runs in "
+                    + "the foreground");
+        }
         CommandPolicy.Decision d = CommandPolicy.decide(command, new CommandPolicy.Context(ctx.root(), ctx.cwd()));
         if (!d.allowed()) {
             throw new ToolError(d.rule(), "command refused by the tool runner's safety policy: " + d.reason());
         }
-        boolean bg = bgArg != null ? bgArg : CommandPolicy.isSlow(command, slow);
+        boolean bg = stdin == null && (bgArg != null ? bgArg : CommandPolicy.isSlow(command, slow));
         Duration max = bg ? config.background().timeout() : config.bash().maxTimeout();
         if (timeoutMs != null && (timeoutMs < 1 || timeoutMs > max.toMillis())) {
             throw ToolError.badArgument("timeout_ms must be between 1 and " + max.toMillis()
@@ -88,11 +101,26 @@ public class BashTool implements Tool {
         String id = OutputStore.newId();
         String ref = OutputStore.ref(id);
         OutputCapture capture = new OutputCapture(config.bash().outputCap(), outputs.file(ctx.team(), id), false);
-        ProcessRunner.Outcome o = ProcessRunner.run(launcher.spec(ctx, command, timeout), capture, null);
+        String errId = id + "_stderr";
+        OutputCapture stderr = stdin == null ? null
+                : new OutputCapture(config.bash().outputCap(), outputs.file(ctx.team(), errId), false);
+        java.nio.file.Path stdinFile = stdin == null ? null : outputs.file(ctx.team(), id + "_stdin");
+        ProcessRunner.Outcome o;
+        try {
+            if (stdinFile != null) {
+                java.nio.file.Files.createDirectories(stdinFile.getParent());
+                java.nio.file.Files.writeString(stdinFile, stdin, java.nio.charset.StandardCharsets.UTF_8);
+            }
+            o = ProcessRunner.run(launcher.spec(ctx, command, timeout), capture, stderr, stdinFile, null);
+        } finally {
+            if (stdinFile != null) {
+                java.nio.file.Files.deleteIfExists(stdinFile);
+            }
+        }
         String error = o.timedOut() ? "timed out after " + timeout.toMillis()
                 + " ms; the command's whole process group was killed (rule: timeout). For long work use run_in_background=true"
                 : null;
         return new ToolCallResult(capture.text(ref), error, o.exitCode(), capture.truncated() ? Boolean.TRUE : null,
-                capture.spilled() ? ref : null, o.durationMs());
+                capture.spilled() ? ref : null, o.durationMs(), stderr == null ? null : stderr.text(OutputStore.ref(errId)));
     }
 }
