@@ -99,13 +99,13 @@ class ChatCommandIT {
 
             type(stdin, "plan the docs");
             awaitLine(out, chat, l -> l.equals("planned"));
-            await().atMost(Duration.ofSeconds(30)).until(() -> out.stream().filter(l -> l.startsWith("── turn completed")).count() == 2);
+            await().atMost(Duration.ofSeconds(120)).until(() -> out.stream().filter(l -> l.startsWith("── turn completed")).count() == 2);
             assertThat(out).anyMatch(l -> l.equals("→ create_task write the docs"))
                     .anyMatch(l -> l.matches("\\+ task_\\d+ write the docs"));
 
             // Ctrl-C during a turn: the turn is interrupted at its next step, the chat goes on
             type(stdin, "take your time");
-            await().atMost(Duration.ofSeconds(30)).until(() -> out.stream().filter(l -> l.startsWith("── turn started")).count() == 3);
+            await().atMost(Duration.ofSeconds(120)).until(() -> out.stream().filter(l -> l.startsWith("── turn started")).count() == 3);
             new ProcessBuilder("kill", "-INT", Long.toString(chat.pid())).start().waitFor();
             awaitLine(out, chat, l -> l.equals("^C interrupting the turn…"));
             assertThat(out).noneMatch(l -> l.startsWith("(the lead is busy"));
@@ -119,7 +119,7 @@ class ChatCommandIT {
             assertThat(chat.isAlive()).isTrue();
 
             type(stdin, "/quit");
-            assertThat(chat.waitFor(20, TimeUnit.SECONDS)).as("chat exits after /quit").isTrue();
+            assertThat(chat.waitFor(90, TimeUnit.SECONDS)).as("chat exits after /quit").isTrue();
             assertThat(chat.exitValue()).isZero();
 
             // ---- the management commands, in this JVM ------------------------------------------------------

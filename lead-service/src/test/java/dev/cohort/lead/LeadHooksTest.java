@@ -179,24 +179,12 @@ class LeadHooksTest {
                 + "\"reply\":{\"text\":\"finished\"}}]}");
     }
 
+    @jakarta.inject.Inject
+    dev.cohort.lead.persistence.EventRepository eventStore;
+
+    /** The team's events as stored (the source of truth SSE replays from), in seq order, as clients see them. */
     private List<JsonNode> storedEvents(String team) {
-        try (SseClient sse = SseClient.open(base + "api/v1/teams/" + team + "/events", "0")) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-            int last = -1;
-            while (System.nanoTime() < deadline) {
-                int n = sse.received().size();
-                if (n == last && n > 0) {
-                    break;
-                }
-                last = n;
-                try {
-                    Thread.sleep(150);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return sse.received().stream().map(r -> Json.read(r.data(), JsonNode.class)).toList();
-        }
+        return eventStore.after(team, 0, 100_000).stream().map(e -> (JsonNode) Json.MAPPER.valueToTree(e)).toList();
     }
 
     private JsonNode awaitTurnCompleted(String team, String promptId) {

@@ -75,7 +75,7 @@ class BackgroundRestartIT {
             assertThat(c.backgroundJob(jobId).orElseThrow().status()).isEqualTo("running");
             first.kill(); // SIGKILL (its children too): no shutdown hook records anything
             assertThat(first.isAlive()).isFalse();
-            await().atMost(Duration.ofSeconds(10)).until(() -> !Processes.anyWith(marker));
+            await().atMost(Duration.ofSeconds(60)).until(() -> !Processes.anyWith(marker));
         }
 
         try (KafkaConsumer<String, String> inbox = consumer(stack);

@@ -138,7 +138,7 @@ class SandboxTest {
         pb.environment().put("OPENAI_API_KEY", secret);
         Process host = pb.start();
         try {
-            await().atMost(Duration.ofSeconds(10)).until(() -> ProcessHandle.allProcesses()
+            await().atMost(Duration.ofSeconds(60)).until(() -> ProcessHandle.allProcesses()
                     .anyMatch(p -> p.info().commandLine().orElse("").contains(marker)));
             String probe = "echo cmdline $(grep -l -a -F -f marker.txt /proc/[0-9]*/cmdline 2>/dev/null | wc -l);"
                     + " echo environ $(grep -l -a -F -f secret.txt /proc/[0-9]*/environ 2>/dev/null | wc -l)";
@@ -255,7 +255,7 @@ class SandboxTest {
                 }));
         assertThat(seen).as("both processes were running inside before the cancel").isTrue();
         assertThat(o.cancelled()).isTrue();
-        await().atMost(Duration.ofSeconds(10)).until(() -> markerProcesses(marker) == 0);
+        await().atMost(Duration.ofSeconds(60)).until(() -> markerProcesses(marker) == 0);
     }
 
     private static long markerProcesses(String marker) {
