@@ -98,7 +98,6 @@ class BackgroundJobTest {
         assertThat(job.status()).isEqualTo("completed");
         assertThat(job.exitCode()).isZero();
         assertThat(job.summary()).hasSize(2000);
-        assertThat(job.durationMs()).isGreaterThanOrEqualTo(1000);
 
         ToolCallResult out = call("read_file", team, "alice", null, args("path", r.outputRef(), "offset", 2999));
         assertThat(out.output()).isEqualTo("  2999\t2999\n  3000\t3000\n  3001\tdone-marker\n");
