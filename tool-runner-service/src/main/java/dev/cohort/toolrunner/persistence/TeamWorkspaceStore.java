@@ -6,6 +6,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -40,6 +42,21 @@ public class TeamWorkspaceStore {
         try (Connection c = ds.getConnection()) {
             return find(c, team);
         }
+    }
+
+    /** The recorded workspaces of every team but {@code team}: team to path. */
+    public Map<String, String> othersThan(String team) throws SQLException {
+        Map<String, String> out = new LinkedHashMap<>();
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT team, path FROM toolrunner.team_workspaces WHERE team <> ?")) {
+            ps.setString(1, team);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        return out;
     }
 
     private static Optional<String> find(Connection c, String team) throws SQLException {

@@ -135,6 +135,10 @@ public class ToolService {
             loc = workspaces.locate(req.team(), req.cwd());
         } catch (IllegalArgumentException e) {
             throw new BadRequest(e.getMessage());
+        } catch (ToolError e) {
+            // the workspace failed its check (a link swapped in): the model sees the rule; nothing ran
+            Log.warnf("team=%s agent=%s call=%s refused: %s", req.team(), req.agent(), req.callId(), e.getMessage());
+            return ToolCallResult.failure(e.modelMessage(), 0);
         }
         if (!slots.tryAcquire(config.queueTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
             throw new Busy("all " + config.maxConcurrentCalls() + " execution slots stayed busy for "

@@ -45,6 +45,8 @@ public class Workspaces {
     TeamWorkspaceStore teamWorkspaces;
 
     private final Map<String, Path> ready = new ConcurrentHashMap<>();
+    /** Teams of {@link #ready} whose workspace is recorded (their own), not {@code <teams-dir>/<team>}. */
+    private final java.util.Set<String> ownWorkspace = ConcurrentHashMap.newKeySet();
     private volatile Path realRoot;
     private volatile Path realState;
 
@@ -88,30 +90,129 @@ public class Workspaces {
         return realDir(base).resolve(team);
     }
 
-    /** The team's workspace, created and git-initialised on first use. */
+    /**
+     * The team's workspace, created and git-initialised on first use. Checked again on every call (a
+     * {@code toRealPath} and a comparison), so a symbolic link swapped in later is refused before anything runs.
+     *
+     * @throws ToolError naming {@code workspace-moved} or {@code workspace-link} when the check fails
+     */
     public Path workspace(String team) {
+        Path ws = ready.get(team);
+        if (ws != null) {
+            try {
+                verify(team, ws);
+            } catch (ToolError e) {
+                ready.remove(team, ws);
+                throw e;
+            }
+            return ws;
+        }
         return ready.computeIfAbsent(team, this::prepare);
     }
 
     private Path prepare(String team) {
-        Path ws;
+        Path ws = checkedWorkspace(team, true);
+        ensureGitRepository(ws); // only a path that passed the check is initialised
+        return ws;
+    }
+
+    private void verify(String team, Path ws) {
         if (Ids.DEFAULT_TEAM.equals(team)) {
-            ws = root();
-        } else {
-            Optional<String> own = recordedWorkspace(team);
-            if (own.isPresent()) {
-                ws = Path.of(own.get());
-                if (!Files.isDirectory(ws)) {
-                    throw new IllegalArgumentException("the workspace of team " + team + ", " + ws
-                            + ", is no longer a directory");
-                }
-            } else {
-                Path teams = Path.of(config.teamsDir());
-                ws = realDir((teams.isAbsolute() ? teams : root().resolve(teams)).resolve(team));
+            return;
+        }
+        Path now = ownWorkspace.contains(team) ? checkRecorded(team, ws) : checkDefaultDir(team, false);
+        if (!now.equals(ws)) {
+            throw new ToolError("workspace-moved", "the workspace of team " + team + " was " + ws
+                    + " and now resolves to " + now + "; the tool runner will not work there");
+        }
+    }
+
+    /** Resolves and checks the team's workspace (the database says whether it has its own). */
+    private Path checkedWorkspace(String team, boolean create) {
+        if (Ids.DEFAULT_TEAM.equals(team)) {
+            return root();
+        }
+        Optional<String> own = recordedWorkspace(team);
+        if (own.isPresent()) {
+            ownWorkspace.add(team);
+            return checkRecorded(team, Path.of(own.get()));
+        }
+        return checkDefaultDir(team, create);
+    }
+
+    /** A recorded workspace must still be the same real directory, inside the allowed roots. */
+    private Path checkRecorded(String team, Path recorded) {
+        Path real;
+        try {
+            real = recorded.toRealPath();
+        } catch (IOException e) {
+            throw new ToolError("workspace-moved", "the workspace of team " + team + ", " + recorded
+                    + ", no longer exists");
+        }
+        if (!real.equals(recorded)) {
+            throw new ToolError("workspace-moved", "the workspace of team " + team + ", " + recorded
+                    + ", now resolves to " + real + " (a symbolic link was put in its place)");
+        }
+        if (!Files.isDirectory(real, LinkOption.NOFOLLOW_LINKS)) {
+            throw new ToolError("workspace-moved", "the workspace of team " + team + ", " + recorded
+                    + ", is no longer a directory");
+        }
+        List<Path> roots = allowedRoots();
+        if (roots.stream().noneMatch(real::startsWith)) {
+            throw new ToolError("workspace-moved", "the workspace of team " + team + ", " + real
+                    + ", is no longer inside an allowed root " + roots);
+        }
+        return real;
+    }
+
+    /** The literal (unresolved) teams directory: {@code teams-dir}, against the root when relative. */
+    private Path teamsBase() {
+        Path teams = Path.of(config.teamsDir());
+        if (teams.isAbsolute()) {
+            Path n = teams.normalize();
+            Path parent = n.getParent();
+            if (parent == null) {
+                return n;
+            }
+            try {
+                return parent.toRealPath().resolve(n.getFileName());
+            } catch (IOException e) {
+                return n;
             }
         }
-        ensureGitRepository(ws);
-        return ws;
+        return root().resolve(teams).normalize();
+    }
+
+    /** {@code <teams-dir>/<team>}: neither it nor the teams directory may be a link; its real path is itself. */
+    private Path checkDefaultDir(String team, boolean create) {
+        Path base = teamsBase();
+        Path dir = base.resolve(team);
+        if (Files.isSymbolicLink(base) || Files.isSymbolicLink(dir)) {
+            throw new ToolError("workspace-link", "the workspace of team " + team + ", " + dir
+                    + ", is (or is under) a symbolic link; the tool runner will not follow it");
+        }
+        Path real;
+        try {
+            if (create) {
+                Files.createDirectories(base);
+                if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+                    try {
+                        Files.createDirectory(dir); // fails if anything (a link too) appeared meanwhile
+                    } catch (java.nio.file.FileAlreadyExistsException ignored) {
+                        // judged below
+                    }
+                }
+            }
+            real = dir.toRealPath();
+        } catch (IOException e) {
+            throw new ToolError("workspace-link", "the workspace of team " + team + ", " + dir
+                    + ", cannot be made or resolved: " + e.getMessage());
+        }
+        if (!real.equals(dir) || !Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            throw new ToolError("workspace-link", "the workspace of team " + team + ", " + dir
+                    + ", resolves to " + real + "; the tool runner will not follow a symbolic link");
+        }
+        return real;
     }
 
     private Optional<String> recordedWorkspace(String team) {
@@ -139,7 +240,7 @@ public class Workspaces {
         if (Ids.DEFAULT_TEAM.equals(team)) {
             throw refused("default-team", "team default always works in the workspace root");
         }
-        Path ws = resolveTeamWorkspace(requested);
+        Path ws = resolveTeamWorkspace(team, requested);
         ensureGitRepository(ws);
         String recorded;
         try {
@@ -151,13 +252,14 @@ public class Workspaces {
             throw new ToolService.Conflict("team " + team + " already works in " + recorded
                     + "; a team's workspace is set once, when the team is created");
         }
+        ownWorkspace.add(team);
         ready.put(team, ws);
         Log.infof("team=%s workspace %s (asked for '%s')", team, ws, requested);
         return ws;
     }
 
     /** The checks of {@link #assign}, up to creating the directory. */
-    Path resolveTeamWorkspace(String requested) {
+    Path resolveTeamWorkspace(String team, String requested) {
         if (requested == null || requested.isBlank()) {
             throw refused("workspace-path", "workspace is empty");
         }
@@ -173,6 +275,7 @@ public class Workspaces {
         }
         Path real = realOfDeepestExisting((asked.isAbsolute() ? asked : root().resolve(asked)).normalize(), requested);
         checkInsideRoots(real, requested);
+        checkNoOverlap(team, real, requested);
         Path state = stateDir();
         if (real.startsWith(state) || state.startsWith(real)) {
             throw refused("workspace-state-overlap", "workspace '" + requested + "' (" + real + ") overlaps the tool"
@@ -190,7 +293,43 @@ public class Workspaces {
                     + ") cannot be created as a directory: " + e.getMessage());
         }
         checkInsideRoots(real, requested); // again: a link swapped in while the directories were made
+        checkNoOverlap(team, real, requested);
         return real;
+    }
+
+    /**
+     * A team workspace must not equal or contain the root, equal or contain the teams directory, lie inside another
+     * team's {@code <teams-dir>/<other>}, or equal, contain or lie inside another team's recorded workspace.
+     */
+    private void checkNoOverlap(String team, Path real, String requested) {
+        Path root = root();
+        if (root.startsWith(real)) {
+            throw overlap(requested, real, "the tool runner's root " + root + " (team default's workspace)");
+        }
+        Path teams = teamsBase();
+        if (teams.startsWith(real)) {
+            throw overlap(requested, real, "the teams directory " + teams);
+        }
+        if (real.startsWith(teams) && !real.startsWith(teams.resolve(team))) {
+            throw overlap(requested, real, "the default workspace of team " + teams.relativize(real).getName(0));
+        }
+        Map<String, String> others;
+        try {
+            others = teamWorkspaces.othersThan(team);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the team workspaces: " + e.getMessage(), e);
+        }
+        for (Map.Entry<String, String> o : others.entrySet()) {
+            Path p = Path.of(o.getValue());
+            if (real.startsWith(p) || p.startsWith(real)) {
+                throw overlap(requested, real, "the workspace of team " + o.getKey() + " (" + p + ")");
+            }
+        }
+    }
+
+    private static ToolService.BadRequest overlap(String requested, Path real, String what) {
+        return refused("workspace-overlap", "workspace '" + requested + "' (" + real + ") overlaps " + what
+                + "; team workspaces must not contain or lie inside one another");
     }
 
     private void checkInsideRoots(Path real, String requested) {

@@ -10,6 +10,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
 import dev.cohort.core.protocol.Json;
+import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.toolrunner.Calls;
 import dev.cohort.toolrunner.TempWorkspaceResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -93,6 +94,52 @@ class TeamWorkspaceTest {
         assign(team, "second/" + team).statusCode(409).contentType("application/problem+json")
                 .body("detail", containsString("already works in " + Calls.root().toRealPath().resolve("first").resolve(team)));
         assertThat(bash(team, "pwd").output()).isEqualTo(Calls.root().toRealPath().resolve("first").resolve(team) + "\n");
+    }
+
+    @Test
+    void aSymbolicLinkPlantedAtANewTeamsDirectoryIsRefusedAndItsTargetIsUntouched() throws Exception {
+        Path target = Files.createTempDirectory("cohort-link-target");
+        String team = newTeam();
+        Files.createDirectories(Calls.root().resolve("teams"));
+        Files.createSymbolicLink(Calls.workspace(team), target);
+
+        ToolCallResult r = bash(team, "touch planted");
+        assertThat(r.error()).contains("(rule: workspace-link)");
+        assertThat(target.resolve(".git")).doesNotExist();
+        assertThat(target.resolve("planted")).doesNotExist();
+    }
+
+    @Test
+    void aRecordedWorkspaceReplacedByASymbolicLinkIsRefused() throws Exception {
+        String team = newTeam();
+        Path dir = Calls.root().resolve("moved").resolve(team);
+        assign(team, "moved/" + team).statusCode(200);
+        assertThat(bash(team, "pwd").output()).isEqualTo(dir.toRealPath() + "\n");
+
+        Path elsewhere = Files.createDirectories(Calls.root().resolve("elsewhere-" + team));
+        Files.move(dir, Calls.root().resolve("moved").resolve(team + "-aside"));
+        Files.createSymbolicLink(dir, elsewhere);
+
+        ToolCallResult r = bash(team, "touch planted");
+        assertThat(r.error()).contains("(rule: workspace-moved)");
+        assertThat(elsewhere.resolve("planted")).doesNotExist();
+        assertThat(elsewhere.resolve(".git")).doesNotExist();
+    }
+
+    @Test
+    void aWorkspaceOverlappingTheRootTheTeamsDirectoryOrAnotherTeamIsRefusedNamingTheRule() throws Exception {
+        String other = newTeam();
+        assign(other, "shared/" + other).statusCode(200);
+        String team = newTeam();
+        assign(team, ".").statusCode(400).body("detail", containsString("(rule: workspace-overlap)"));
+        assign(team, "teams").statusCode(400).body("detail", containsString("(rule: workspace-overlap)"));
+        assign(team, "teams/" + other).statusCode(400).body("detail", containsString("(rule: workspace-overlap)"));
+        assign(team, "shared/" + other + "/sub").statusCode(400)
+                .body("detail", containsString("(rule: workspace-overlap)"));
+        assign(team, "shared").statusCode(400).body("detail", containsString("(rule: workspace-overlap)"));
+        assertThat(Calls.root().resolve("shared").resolve(other).resolve("sub")).doesNotExist();
+        // nothing was recorded: the team still gets the default workspace
+        assertThat(bash(team, "pwd").output()).isEqualTo(Calls.workspace(team).toRealPath() + "\n");
     }
 
     @Test
