@@ -8,6 +8,7 @@ import dev.cohort.core.engine.compact.Tokens;
 import dev.cohort.core.engine.compact.Transcripts;
 import dev.cohort.core.engine.hooks.CommandHook;
 import dev.cohort.core.engine.hooks.Hooks;
+import dev.cohort.core.engine.hooks.PreToolUseHook;
 import dev.cohort.core.engine.hooks.WorkspaceHookSettings;
 import dev.cohort.core.engine.permission.PermissionDecision;
 import dev.cohort.core.engine.permission.PermissionGate;
@@ -207,6 +208,14 @@ public final class AgentSession {
                 settingsProblem(r.problem(), workspaceHooks.path());
             }
             commands.addAll(r.hooks());
+            if (r.failClosed()) {
+                String why = r.problem();
+                PreToolUseHook closed = (call, c) -> engine.tools.find(call.name()).map(Tool::isMutating).orElse(true)
+                        ? Optional.of("blocked by rule '" + WorkspaceHookSettings.FAIL_CLOSED_RULE + "': " + why)
+                        : Optional.empty();
+                return engine.hooks.with(List.of(closed)).with(commands.stream().map(CommandHook::toHook).toList())
+                        .withReporter(this::hookFailed);
+            }
         }
         return engine.hooks.with(commands.stream().map(CommandHook::toHook).toList()).withReporter(this::hookFailed);
     }

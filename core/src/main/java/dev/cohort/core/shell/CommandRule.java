@@ -36,6 +36,9 @@ public enum CommandRule {
             + "--delete, git branch -D, git checkout -- / -f, git restore (worktree), git stash drop / clear"),
     PERMISSION_CHANGE("permission-change", Kind.ASK,
             "chmod / chown / chgrp recursive (of an unprotected path) or world-writable (777, o+w)"),
+    PROTECTED_CONFIG("protected-config", Kind.ASK,
+            "a command that is not read-only and mentions .cohort (the workspace's settings and hooks): redirect, "
+                    + "rm, mv, cp, tee, sed -i, ln… onto it; a hard ask, bypass mode does not skip it"),
     WRITE_OUTSIDE_WORKSPACE("write-outside-workspace", Kind.ASK,
             "a redirection, tee, cp, mv, install, ln, rsync, touch or mkdir whose target is outside the workspace"),
 

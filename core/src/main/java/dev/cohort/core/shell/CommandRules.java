@@ -174,11 +174,48 @@ public final class CommandRules {
         if (deny != null) {
             return deny;
         }
+        if (!scan.readOnly && mentionsProtectedConfig(command)) {
+            return new CommandVerdict(CommandRule.PROTECTED_CONFIG, "a command that may change the workspace's "
+                    + PROTECTED_DIR + "/ directory (its settings and hooks)");
+        }
         if (scan.ask != null) {
             return scan.ask;
         }
         return scan.readOnly ? new CommandVerdict(CommandRule.READ_ONLY, "every command only reads")
                 : new CommandVerdict(CommandRule.ORDINARY, "no rule objects to this command");
+    }
+
+    /** The workspace directory of settings and hooks, which the model may change only with approval. */
+    public static final String PROTECTED_DIR = ".cohort";
+
+    /**
+     * {@code true} when the command mentions {@code .cohort} anywhere (quotes and backslashes removed first, so
+     * {@code .coh''ort} counts): the simplest robust test, judged together with "the command is not read-only".
+     */
+    static boolean mentionsProtectedConfig(String command) {
+        return command.replace("'", "").replace("\"", "").replace("\\", "").contains(PROTECTED_DIR);
+    }
+
+    /**
+     * {@code true} when a file tool's {@code path} (relative to the cwd, or absolute) lies in a {@code .cohort}
+     * directory: one of its segments, after normalisation, is {@code .cohort}.
+     */
+    public static boolean isProtectedConfig(String path) {
+        if (path == null || path.isBlank()) {
+            return false;
+        }
+        Path p;
+        try {
+            p = Path.of(path.replace('\\', '/')).normalize();
+        } catch (InvalidPathException e) {
+            return path.contains(PROTECTED_DIR);
+        }
+        for (Path segment : p) {
+            if (segment.toString().equals(PROTECTED_DIR)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

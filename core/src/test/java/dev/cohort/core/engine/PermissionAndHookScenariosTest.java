@@ -326,6 +326,110 @@ class PermissionAndHookScenariosTest {
         assertThat(errors(events)).isEmpty();
     }
 
+    /** The workspace, whose reads of the hook settings file fail (as a tool runner timeout / 5xx) while {@code down}. */
+    private final class FlakySettings implements dev.cohort.core.tools.workspace.WorkspaceToolExecutor {
+        volatile boolean down;
+
+        @Override
+        public dev.cohort.core.tools.workspace.ToolOutcome execute(String tool, String callId,
+                com.fasterxml.jackson.databind.node.ObjectNode args, Target target) {
+            if (down && callId.startsWith("hook-settings-")) {
+                throw new IllegalStateException("tool runner answered 503");
+            }
+            return ws.execute(tool, callId, args, target);
+        }
+    }
+
+    @Test
+    void whenTheSettingsFileCannotBeReadTheTurnKeepsItsLastGoodHooksAndSaysSo() throws Exception {
+        Files.createDirectories(dir.resolve(".cohort"));
+        Files.writeString(dir.resolve(".cohort/settings.json"), """
+                {"hooks": {"PreToolUse": [{"matcher": "write_.*", "hooks": [
+                   {"type": "command", "command": "echo 'writes are frozen' >&2; exit 2", "timeout": 5}]}]}}""");
+        FlakySettings flaky = new FlakySettings();
+        oneCallThenEcho("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}");
+        EngineHarness.Events events = new EngineHarness.Events();
+        AgentSession s = leadWithEvents(events, List.of(), AgentContext.of("default", "lead", AgentRole.LEAD, flaky), true);
+        s.run("write x");
+        assertThat(errors(events)).isEmpty();
+
+        flaky.down = true;
+        model.reset();
+        model.load("""
+                {"rules":[
+                 {"match":{"lastMessage":"write x again"},"reply":{"toolCalls":[{"id":"c2","name":"write_file",
+                   "arguments":{"path":"x.txt","content":"x"}}]}},
+                 {"match":{"lastRole":"tool"},"reply":{"text":"result: {{lastMessage}}"}}]}""");
+        s.run("write x again");
+
+        assertThat(dir.resolve("x.txt")).doesNotExist();
+        assertThat(toolResults(model.requests().get(1)).get(1)).contains("writes are frozen");
+        assertThat(errors(events)).singleElement().satisfies(d -> assertThat(d.path("message").asText())
+                .contains("tool runner answered 503").contains("keeps its last valid hooks (1)"));
+    }
+
+    @Test
+    void whenTheSettingsFileWasNeverReadAndItsReadFailsMutatingCallsAreBlockedNamingTheRule() throws Exception {
+        Files.createDirectories(dir.resolve(".cohort"));
+        Files.writeString(dir.resolve(".cohort/settings.json"), "{\"hooks\": {}}");
+        Files.writeString(dir.resolve("a.txt"), "hello");
+        FlakySettings flaky = new FlakySettings();
+        flaky.down = true;
+        model.load("""
+                {"rules":[
+                 {"match":{"hasToolResult":false},"reply":{"toolCalls":[
+                   {"id":"c1","name":"write_file","arguments":{"path":"x.txt","content":"x"}},
+                   {"id":"c2","name":"read_file","arguments":{"path":"a.txt"}}]}},
+                 {"match":{"lastRole":"tool"},"reply":{"text":"done"}}]}""");
+        EngineHarness.Events events = new EngineHarness.Events();
+
+        leadWithEvents(events, List.of(), AgentContext.of("default", "lead", AgentRole.LEAD, flaky), true).run("write x");
+
+        assertThat(dir.resolve("x.txt")).doesNotExist();
+        List<String> results = toolResults(model.requests().get(1));
+        assertThat(results.get(0)).startsWith("Error: blocked by rule 'hook-settings-unreadable': ")
+                .contains("tool runner answered 503");
+        assertThat(results.get(1)).contains("hello");
+        assertThat(errors(events)).anySatisfy(d -> assertThat(d.path("message").asText())
+                .contains("blocks every mutating tool call"));
+
+        // the file missing is no failure: no hooks, nothing blocked
+        Files.delete(dir.resolve(".cohort/settings.json"));
+        flaky.down = false;
+        model.reset();
+        oneCallThenEcho("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}");
+        EngineHarness.Events later = new EngineHarness.Events();
+        leadWithEvents(later, List.of(), AgentContext.of("default", "lead", AgentRole.LEAD, flaky), true).run("write x");
+        assertThat(dir.resolve("x.txt")).exists();
+        assertThat(errors(later)).isEmpty();
+    }
+
+    @Test
+    void aSettingsFileBrokenAfterAGoodReadKeepsTheGoodHooks() throws Exception {
+        Files.createDirectories(dir.resolve(".cohort"));
+        Files.writeString(dir.resolve(".cohort/settings.json"), """
+                {"hooks": {"PreToolUse": [{"matcher": "write_.*", "hooks": [
+                   {"type": "command", "command": "echo 'writes are frozen' >&2; exit 2", "timeout": 5}]}]}}""");
+        oneCallThenEcho("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}");
+        EngineHarness.Events events = new EngineHarness.Events();
+        AgentSession s = leadWithEvents(events, List.of(), ctx(), true);
+        s.run("write x");
+
+        Files.writeString(dir.resolve(".cohort/settings.json"), "{\"hooks\": ");
+        model.reset();
+        model.load("""
+                {"rules":[
+                 {"match":{"lastMessage":"write x again"},"reply":{"toolCalls":[{"id":"c2","name":"write_file",
+                   "arguments":{"path":"x.txt","content":"x"}}]}},
+                 {"match":{"lastRole":"tool"},"reply":{"text":"result: {{lastMessage}}"}}]}""");
+        s.run("write x again");
+
+        assertThat(dir.resolve("x.txt")).doesNotExist();
+        assertThat(toolResults(model.requests().get(1)).get(1)).contains("writes are frozen");
+        assertThat(errors(events)).singleElement().satisfies(d -> assertThat(d.path("message").asText())
+                .contains("invalid .cohort/settings.json").contains("keeps its last valid hooks (1)"));
+    }
+
     @Test
     void aMalformedWorkspaceSettingsFileIsAnErrorEventAndTheTurnGoesOnWithoutItsHooks() throws Exception {
         Files.createDirectories(dir.resolve(".cohort"));

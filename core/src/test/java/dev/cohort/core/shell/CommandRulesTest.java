@@ -58,6 +58,24 @@ class CommandRulesTest {
     }
 
     @Test
+    void changingTheCohortDirectoryAsksUnderProtectedConfigAndReadingItDoesNot() {
+        CommandRules.Workspace ws = CommandRules.Workspace.relative(null);
+        for (String c : List.of("echo '{}' > .cohort/settings.json", "rm .cohort/settings.json", "rm -rf .cohort",
+                "mv .cohort x", "tee .cohort/settings.json < new.json", "sed -i d .cohort/settings.json",
+                "ln -sf /dev/null .cohort/settings.json", "cd .cohort; rm settings.json",
+                "echo > .co\\hort/settings.json", "sh -c 'cp a .cohort/settings.json'")) {
+            assertThat(CommandRules.classify(c, ws).rule()).as(c).isEqualTo(CommandRule.PROTECTED_CONFIG);
+        }
+        for (String c : List.of("cat .cohort/settings.json", "ls .cohort", "grep -r hooks .cohort",
+                "echo hi > notes.txt", "rm -f cohort.txt")) {
+            assertThat(CommandRules.classify(c, ws).rule()).as(c).isNotEqualTo(CommandRule.PROTECTED_CONFIG);
+        }
+        // a hard deny still wins
+        assertThat(CommandRules.classify("sudo rm .cohort/settings.json", ws).rule())
+                .isEqualTo(CommandRule.PRIVILEGE_ESCALATION);
+    }
+
+    @Test
     void aWorktreeCwdIsRelativeToTheWorktreeWhichIsTheRootThere() {
         assertThat(CommandRules.classify("rm -rf .", CommandRules.Workspace.relative("wt:poem")).rule())
                 .isEqualTo(CommandRule.RECURSIVE_DELETE_OF_PROTECTED_PATH);

@@ -17,13 +17,25 @@ public final class WorkspaceHookSettings {
     private static final Pattern NUMBERED = Pattern.compile("^ *\\d+\\t", Pattern.MULTILINE);
     /** Lines read at most; a longer settings file is refused rather than half-read. */
     private static final int MAX_LINES = 5000;
+    /** The name a fail-closed turn's refusals report. */
+    public static final String FAIL_CLOSED_RULE = "hook-settings-unreadable";
 
     private final String path;
     private String lastText;
     private List<CommandHook> lastHooks = List.of();
+    /** The file was parsed successfully at least once since it last went missing: {@link #lastHooks} are its. */
+    private boolean hadGood;
 
-    /** What a read found: the hooks, or why there are none although the file exists. */
-    public record Result(List<CommandHook> hooks, String problem) {
+    /**
+     * What a read found: the hooks, or why they are the last good ones or none although the file exists.
+     *
+     * @param failClosed the file could not be read for an infrastructure reason (tool runner down, timeout, 5xx) and
+     *                   no good hooks of it were ever read: the caller blocks every mutating tool call of the turn
+     */
+    public record Result(List<CommandHook> hooks, String problem, boolean failClosed) {
+        public Result(List<CommandHook> hooks, String problem) {
+            this(hooks, problem, false);
+        }
     }
 
     public WorkspaceHookSettings(String path) {
@@ -35,8 +47,11 @@ public final class WorkspaceHookSettings {
     }
 
     /**
-     * The file's hooks: none when it does not exist; none and a {@code problem} when it cannot be read or is invalid
-     * (then the caller reports it and the turn runs without them).
+     * The file's hooks: none when it does not exist. When it cannot be read, is too large or is invalid, a
+     * {@code problem} (the caller reports it) and the <b>last good hooks</b> of the file (never fail open by dropping
+     * a guard); when there never were good ones, none, and {@code failClosed} if the read itself failed (the tool
+     * runner threw or answered an error other than "not found") — a malformed or too large file without earlier good
+     * hooks runs the turn without them, as the file's author wrote nothing valid.
      */
     public Result read(WorkspaceToolExecutor workspace, WorkspaceToolExecutor.Target target) {
         ObjectNode args = Json.MAPPER.createObjectNode().put("path", path).put("limit", MAX_LINES);
@@ -44,33 +59,52 @@ public final class WorkspaceHookSettings {
         try {
             out = workspace.execute("read_file", "hook-settings-" + UUID.randomUUID(), args, target);
         } catch (RuntimeException e) {
-            return new Result(List.of(), "cannot read " + path + " through the tool runner: " + e.getMessage()
-                    + "; this turn runs without its hooks");
+            return unreadable("cannot read " + path + " through the tool runner: " + e.getMessage());
         }
         if (out.isError()) {
             if (out.error().contains("not found") || out.error().contains("not-found")) {
                 lastText = null;
                 lastHooks = List.of();
+                hadGood = false;
                 return new Result(List.of(), null);
             }
-            return new Result(List.of(), "cannot read " + path + ": " + out.error() + "; this turn runs without its hooks");
+            return unreadable("cannot read " + path + ": " + out.error());
         }
         String raw = out.output() == null ? "" : out.output();
         if (raw.contains("[… more lines follow") || raw.contains("[… output capped") || raw.contains("[line cut at ")) {
-            return new Result(List.of(), path + " is too large to read whole (at most " + MAX_LINES
-                    + " lines and the tool runner's read cap); this turn runs without its hooks");
+            return invalid(path + " is too large to read whole (at most " + MAX_LINES
+                    + " lines and the tool runner's read cap)");
         }
         String text = NUMBERED.matcher(raw).replaceAll("");
         if (!text.equals(lastText)) {
+            List<CommandHook> parsed;
             try {
-                lastHooks = HookSettings.parseFile(text, path);
+                parsed = HookSettings.parseFile(text, path);
             } catch (HookSettings.InvalidHookSettings e) {
-                lastText = null;
-                lastHooks = List.of();
-                return new Result(List.of(), "invalid " + path + ": " + e.getMessage() + "; this turn runs without its hooks");
+                lastText = null; // parse again next turn
+                return invalid("invalid " + path + ": " + e.getMessage());
             }
+            lastHooks = parsed;
             lastText = text;
+            hadGood = true;
         }
         return new Result(lastHooks, null);
+    }
+
+    /** The read failed (infrastructure): the last good hooks, or fail closed. */
+    private Result unreadable(String why) {
+        if (hadGood) {
+            return new Result(lastHooks, why + "; this turn keeps its last valid hooks (" + lastHooks.size() + ")");
+        }
+        return new Result(List.of(), why + "; no valid hooks of it were read before, so this turn blocks every"
+                + " mutating tool call (rule '" + FAIL_CLOSED_RULE + "')", true);
+    }
+
+    /** The file is there but unusable: the last good hooks, or none. */
+    private Result invalid(String why) {
+        if (hadGood) {
+            return new Result(lastHooks, why + "; this turn keeps its last valid hooks (" + lastHooks.size() + ")");
+        }
+        return new Result(List.of(), why + "; this turn runs without its hooks");
     }
 }

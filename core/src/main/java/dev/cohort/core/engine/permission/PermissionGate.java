@@ -11,7 +11,9 @@ import java.util.Set;
  * {@code (mode, tool, args, policy, workspace) → ALLOW | ASK | DENY}.
  *
  * <p>Order: (1) the hard denies of the command rule set ({@link CommandRules}, shared with the tool runner; every
- * mode, bypass included) → (2) the mode ({@code bypass} allows; {@code plan} denies mutating tools except read-only
+ * mode, bypass included) → (1b) the protected config: {@code write_file}/{@code edit_file} of a path in {@code .cohort/}
+ * and a non-read-only command mentioning {@code .cohort} ({@link CommandRule#PROTECTED_CONFIG}) ASK in every mode but
+ * plan (which denies them), bypass included, whatever the team's rules say → (2) the mode ({@code bypass} allows; {@code plan} denies mutating tools except read-only
  * shell commands) → (3) the team's rules, first match → (4) the asks: the command rule set's (destructive commands,
  * destructive git, permission changes, writes outside the workspace), {@code remove_worktree} discarding work, and
  * file writes outside the workspace (not in {@code accept-edits}). An ASK in {@code deny-asks} mode, or in a turn
@@ -52,6 +54,17 @@ public final class PermissionGate {
         if (bash && verdict.hardDeny()) {
             return PermissionDecision.deny(verdict.rule().id(), verdict.reason()
                     + " (a hard deny: no permission mode or approval lifts it)");
+        }
+        if (mode != PermissionMode.PLAN) {
+            // protected config: a hard ask, before bypass and the team's rules (plan mode denies it below anyway)
+            if (bash && verdict.rule() == CommandRule.PROTECTED_CONFIG) {
+                return PermissionDecision.ask(verdict.rule().id(), verdict.reason());
+            }
+            if (FILE_WRITERS.contains(tool) && CommandRules.isProtectedConfig(args.path("path").asText(""))) {
+                return PermissionDecision.ask(CommandRule.PROTECTED_CONFIG.id(), "a write to the workspace's "
+                        + CommandRules.PROTECTED_DIR + "/ directory (" + args.path("path").asText()
+                        + "), which holds its settings and hooks");
+            }
         }
         if (mode == PermissionMode.BYPASS) {
             return PermissionDecision.ALLOW;

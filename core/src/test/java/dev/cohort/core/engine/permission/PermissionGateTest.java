@@ -55,9 +55,10 @@ class PermissionGateTest {
         };
         assertThat(gate(PermissionMode.DEFAULT, row, false)).as(row.toString()).isEqualTo(expectedDefault);
         assertThat(gate(PermissionMode.ACCEPT_EDITS, row, false)).as(row.toString()).isEqualTo(expectedDefault);
-        // a hard deny is never bypassable; everything else runs in bypass mode
+        // a hard deny is never bypassable, nor is the protected-config ask; everything else runs in bypass mode
         assertThat(gate(PermissionMode.BYPASS, row, false)).as(row.toString())
-                .isEqualTo(r.kind() == CommandRule.Kind.DENY ? hard : "ALLOW");
+                .isEqualTo(r.kind() == CommandRule.Kind.DENY ? hard
+                        : r == CommandRule.PROTECTED_CONFIG ? "ASK protected-config" : "ALLOW");
         // plan mode runs read-only commands only
         assertThat(gate(PermissionMode.PLAN, row, false)).as(row.toString())
                 .isEqualTo(r.kind() == CommandRule.Kind.DENY ? hard : r == CommandRule.READ_ONLY ? "ALLOW" : "DENY plan-mode");
@@ -117,6 +118,39 @@ class PermissionGateTest {
         PermissionDecision d = PermissionGate.decide(PermissionMode.DENY_ASKS, "bash", true, bash("rm a"), P, WS, false);
         assertThat(d).isEqualTo(PermissionDecision.deny("destructive-command",
                 "destructive command 'rm' needs approval, and the team's permission mode is deny-asks"));
+    }
+
+    @Test
+    void fileWritesIntoTheCohortDirectoryAskInEveryModeBypassIncludedAndAreDeniedWithoutAnApprover() {
+        for (String tool : List.of("write_file", "edit_file")) {
+            for (String p : List.of(".cohort/settings.json", "./.cohort/settings.json", "src/../.cohort/hooks.sh",
+                    "/work/ws/.cohort/settings.json", "sub/.cohort/x")) {
+                for (PermissionMode m : List.of(PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.BYPASS)) {
+                    assertThat(decide(m, tool, true, path(p))).as(m + " " + tool + " " + p).isEqualTo("ASK protected-config");
+                }
+                assertThat(decide(PermissionMode.PLAN, tool, true, path(p))).isEqualTo("DENY plan-mode");
+                assertThat(decide(PermissionMode.DENY_ASKS, tool, true, path(p))).isEqualTo("DENY protected-config");
+                PermissionDecision cron = PermissionGate.decide(PermissionMode.BYPASS, tool, true, path(p), P, WS, true);
+                assertThat(cron.kind() + " " + cron.rule()).isEqualTo("DENY protected-config");
+            }
+        }
+        // reading it is fine, and a name that merely resembles it is no config
+        assertThat(decide(PermissionMode.DEFAULT, "read_file", false, path(".cohort/settings.json"))).isEqualTo("ALLOW");
+        assertThat(decide(PermissionMode.BYPASS, "write_file", true, path("docs/cohort/settings.json"))).isEqualTo("ALLOW");
+        assertThat(decide(PermissionMode.DEFAULT, "write_file", true, path(".cohortrc"))).isEqualTo("ALLOW");
+    }
+
+    @Test
+    void aTeamAllowRuleCannotLiftTheProtectedConfigAsk() {
+        PermissionPolicy p = P.withRules(List.of(
+                PermissionPolicy.Rule.of("write_file", ".*", PermissionDecision.Kind.ALLOW),
+                PermissionPolicy.Rule.of("bash", ".*", PermissionDecision.Kind.ALLOW)));
+        assertThat(PermissionGate.decide(PermissionMode.DEFAULT, "write_file", true, path(".cohort/settings.json"), p,
+                WS, false).rule()).isEqualTo("protected-config");
+        assertThat(PermissionGate.decide(PermissionMode.BYPASS, "bash", true, bash("rm .cohort/settings.json"), p,
+                WS, false).rule()).isEqualTo("protected-config");
+        assertThat(PermissionGate.decide(PermissionMode.BYPASS, "bash", true, bash("cat .cohort/settings.json"), p,
+                WS, false).kind()).isEqualTo(PermissionDecision.Kind.ALLOW);
     }
 
     @Test
