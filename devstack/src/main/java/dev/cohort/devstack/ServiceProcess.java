@@ -115,15 +115,18 @@ public final class ServiceProcess implements AutoCloseable {
         }
     }
 
-    /** SIGKILL: the crash a test wants to survive. */
+    /** SIGKILL to the service, then to the processes it had started: the crash a test wants to survive. */
     public void kill() {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        // the service dies first, as in a real crash: were its children killed first, the still-living service could
+        // see them end and record an outcome it would never get to record after a real SIGKILL
+        List<ProcessHandle> children = process.descendants().toList();
         process.destroyForcibly();
         try {
-            process.waitFor(10, TimeUnit.SECONDS);
+            process.waitFor(60, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        children.forEach(ProcessHandle::destroyForcibly);
     }
 
     /** SIGTERM, then SIGKILL after 10 s. */
