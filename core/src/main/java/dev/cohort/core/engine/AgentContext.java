@@ -1,23 +1,28 @@
 package dev.cohort.core.engine;
 
 import dev.cohort.core.engine.hooks.CommandHook;
+import dev.cohort.core.engine.hooks.Hook;
 import dev.cohort.core.engine.permission.PermissionMode;
 import dev.cohort.core.engine.permission.PermissionPolicy;
 import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.ToolEffect;
 import dev.cohort.core.tools.Toolsets;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * One agent as its host sees it: identity, where its tools run, its policy and the host callbacks. Identity and
- * cwd come from here, never from the model.
+ * cwd come from here, never from the model. Build one with {@link #of} and the {@code with…} methods.
  *
  * @param team          team id
  * @param agent         agent name
  * @param role          lead or teammate
- * @param cwd           host-chosen working directory for workspace tools ({@code null} = team workspace)
+ * @param cwd           host-chosen working directory for workspace tools, consulted for <em>every</em> tool call
+ *                      ({@code null} or empty = team workspace, {@code wt:<name>} = a worktree): a teammate that
+ *                      claims a task mid-turn works in the task's worktree from its next call
  * @param workspaceText how the prompt describes the workspace
  * @param allowlist     tools this agent may call (enforced at execution)
  * @param mode          the team's current permission mode (read at every call)
@@ -29,13 +34,19 @@ import java.util.function.Supplier;
  * @param store         where state is saved after every step
  * @param inbox         messages injected before each model call
  * @param teamContext   the team-context prompt section (read per call; cached when unchanged)
+ * @param hooks         this agent's own Java hooks (e.g. a plan gate refusing mutating tools), run after the engine's
+ *                      built-in hooks and before command hooks at equal priority
+ * @param teamUsage     the team's usage so far (for the per-team budget), {@code null} result = not tracked
+ * @param effects       told of every effect of a successful tool call after the engine applied it (e.g.
+ *                      {@link ToolEffect.TaskClaimed}: bind the cwd to the task's worktree)
  */
-public record AgentContext(String team, String agent, AgentRole role, String cwd, String workspaceText,
+public record AgentContext(String team, String agent, AgentRole role, Supplier<String> cwd, String workspaceText,
         Set<String> allowlist, Supplier<PermissionMode> mode, List<PermissionPolicy.Rule> rules,
         Supplier<List<CommandHook>> commandHooks, WorkspaceToolExecutor workspace, StateStore store, InboxSource inbox,
-        Supplier<String> teamContext) {
+        Supplier<String> teamContext, List<Hook> hooks, Supplier<Usage> teamUsage, Consumer<ToolEffect> effects) {
 
     public AgentContext {
+        cwd = cwd == null ? () -> null : cwd;
         allowlist = allowlist == null ? Toolsets.forRole(role) : Set.copyOf(allowlist);
         mode = mode == null ? () -> PermissionMode.DEFAULT : mode;
         rules = rules == null ? List.of() : List.copyOf(rules);
@@ -44,31 +55,41 @@ public record AgentContext(String team, String agent, AgentRole role, String cwd
         inbox = inbox == null ? InboxSource.NONE : inbox;
         teamContext = teamContext == null ? () -> "" : teamContext;
         workspaceText = workspaceText == null ? "the team's git repository" : workspaceText;
+        hooks = hooks == null ? List.of() : List.copyOf(hooks);
+        teamUsage = teamUsage == null ? () -> null : teamUsage;
+        effects = effects == null ? e -> {
+        } : effects;
     }
 
     /** An agent with the role's default allowlist, default mode, and no store, inbox or team context. */
     public static AgentContext of(String team, String agent, AgentRole role, WorkspaceToolExecutor workspace) {
-        return new AgentContext(team, agent, role, null, null, null, null, null, null, workspace, null, null, null);
+        return new AgentContext(team, agent, role, null, null, null, null, null, null, workspace, null, null, null, null,
+                null, null);
     }
 
     public AgentContext withStore(StateStore s) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace, s,
-                inbox, teamContext);
+                inbox, teamContext, hooks, teamUsage, effects);
     }
 
     public AgentContext withMode(PermissionMode m) {
-        return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, () -> m, rules, commandHooks, workspace,
-                store, inbox, teamContext);
+        return withMode(() -> m);
+    }
+
+    /** The team's mode, read at every call. */
+    public AgentContext withMode(Supplier<PermissionMode> m) {
+        return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, m, rules, commandHooks, workspace,
+                store, inbox, teamContext, hooks, teamUsage, effects);
     }
 
     public AgentContext withAllowlist(Set<String> a) {
         return new AgentContext(team, agent, role, cwd, workspaceText, a, mode, rules, commandHooks, workspace, store,
-                inbox, teamContext);
+                inbox, teamContext, hooks, teamUsage, effects);
     }
 
     public AgentContext withInbox(InboxSource i) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, i, teamContext);
+                store, i, teamContext, hooks, teamUsage, effects);
     }
 
     public AgentContext withCommandHooks(List<CommandHook> h) {
@@ -79,11 +100,48 @@ public record AgentContext(String team, String agent, AgentRole role, String cwd
     /** Command hooks read at every turn start. */
     public AgentContext withCommandHooks(Supplier<List<CommandHook>> h) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, h, workspace, store, inbox,
-                teamContext);
+                teamContext, hooks, teamUsage, effects);
     }
 
     public AgentContext withTeamContext(Supplier<String> t) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, t);
+                store, inbox, t, hooks, teamUsage, effects);
+    }
+
+    /** A fixed working directory. */
+    public AgentContext withCwd(String dir) {
+        return withCwd(() -> dir);
+    }
+
+    /** The working directory, consulted for every tool call. */
+    public AgentContext withCwd(Supplier<String> dir) {
+        return new AgentContext(team, agent, role, dir, workspaceText, allowlist, mode, rules, commandHooks, workspace,
+                store, inbox, teamContext, hooks, teamUsage, effects);
+    }
+
+    public AgentContext withWorkspaceText(String text) {
+        return new AgentContext(team, agent, role, cwd, text, allowlist, mode, rules, commandHooks, workspace,
+                store, inbox, teamContext, hooks, teamUsage, effects);
+    }
+
+    public AgentContext withRules(List<PermissionPolicy.Rule> r) {
+        return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, r, commandHooks, workspace,
+                store, inbox, teamContext, hooks, teamUsage, effects);
+    }
+
+    /** This agent's own Java hooks. */
+    public AgentContext withHooks(List<? extends Hook> h) {
+        return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
+                store, inbox, teamContext, List.copyOf(h), teamUsage, effects);
+    }
+
+    public AgentContext withTeamUsage(Supplier<Usage> u) {
+        return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
+                store, inbox, teamContext, hooks, u, effects);
+    }
+
+    public AgentContext withEffects(Consumer<ToolEffect> e) {
+        return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
+                store, inbox, teamContext, hooks, teamUsage, e);
     }
 }

@@ -62,9 +62,10 @@ public record AgentState(int version, List<Message> messages, List<TodoItem> tod
      * @param stuck             the stuck guard's counters
      * @param request           the turn's user request (after hooks): compaction never drops it
      * @param recovery          error-recovery state of this turn (fallback model, escalation, continuations)
+     * @param waiting           what the parked turn waits for, {@code null} while it runs
      */
     public record TurnProgress(String turnId, String source, boolean unattended, int modelCalls, int stopContinuations,
-            Usage usage, StuckGuard.State stuck, String request, Recovery recovery) {
+            Usage usage, StuckGuard.State stuck, String request, Recovery recovery, Wait waiting) {
         public TurnProgress {
             usage = usage == null ? Usage.ZERO : usage;
             stuck = stuck == null ? StuckGuard.State.EMPTY : stuck;
@@ -74,8 +75,25 @@ public record AgentState(int version, List<Message> messages, List<TodoItem> tod
         /** A turn of engine (I) (source compatibility). */
         public TurnProgress(String turnId, String source, boolean unattended, int modelCalls, int stopContinuations,
                 Usage usage, StuckGuard.State stuck) {
-            this(turnId, source, unattended, modelCalls, stopContinuations, usage, stuck, null, null);
+            this(turnId, source, unattended, modelCalls, stopContinuations, usage, stuck, null, null, null);
         }
+
+        /** A turn of engine (II) (source compatibility): not parked. */
+        public TurnProgress(String turnId, String source, boolean unattended, int modelCalls, int stopContinuations,
+                Usage usage, StuckGuard.State stuck, String request, Recovery recovery) {
+            this(turnId, source, unattended, modelCalls, stopContinuations, usage, stuck, request, recovery, null);
+        }
+    }
+
+    /**
+     * What a parked turn waits for.
+     *
+     * @param kind   {@code approval} (the only kind the engine parks on; hosts may add protocol replies)
+     * @param id     the approval id
+     * @param callId the tool call that waits
+     */
+    public record Wait(String kind, String id, String callId) {
+        public static final String APPROVAL = "approval";
     }
 
     /**
@@ -91,6 +109,31 @@ public record AgentState(int version, List<Message> messages, List<TodoItem> tod
     public record Recovery(String model, int consecutiveOverloads, Integer maxOutputTokens, int continuations,
             int truncatedToolRounds, boolean reactiveCompacted) {
         public static final Recovery FRESH = new Recovery(null, 0, null, 0, 0, false);
+
+        public Recovery withModel(String m) {
+            return new Recovery(m, consecutiveOverloads, maxOutputTokens, continuations, truncatedToolRounds,
+                    reactiveCompacted);
+        }
+
+        public Recovery withConsecutiveOverloads(int n) {
+            return new Recovery(model, n, maxOutputTokens, continuations, truncatedToolRounds, reactiveCompacted);
+        }
+
+        public Recovery withMaxOutputTokens(Integer n) {
+            return new Recovery(model, consecutiveOverloads, n, continuations, truncatedToolRounds, reactiveCompacted);
+        }
+
+        public Recovery withContinuations(int n) {
+            return new Recovery(model, consecutiveOverloads, maxOutputTokens, n, truncatedToolRounds, reactiveCompacted);
+        }
+
+        public Recovery withTruncatedToolRounds(int n) {
+            return new Recovery(model, consecutiveOverloads, maxOutputTokens, continuations, n, reactiveCompacted);
+        }
+
+        public Recovery withReactiveCompacted() {
+            return new Recovery(model, consecutiveOverloads, maxOutputTokens, continuations, truncatedToolRounds, true);
+        }
     }
 
     /**

@@ -15,7 +15,17 @@ public enum StopReason {
     /** The host cancelled the turn. */
     CANCELLED("cancelled"),
     /** The model or the tool infrastructure failed. */
-    ERROR("error");
+    ERROR("error"),
+    /**
+     * Not an end: the turn is saved in progress, parked on an approval ({@link AgentState.TurnProgress#waiting()});
+     * the host resumes it when the approval is answered. No {@code turn_completed} is emitted.
+     */
+    PARKED("parked"),
+    /**
+     * Not an end: the host detached the session ({@link AgentSession#detach()}) and the turn is saved in progress,
+     * for this or another replica to resume. No {@code turn_completed} is emitted.
+     */
+    DETACHED("detached");
 
     private final String wire;
 
@@ -26,5 +36,10 @@ public enum StopReason {
     @JsonValue
     public String wire() {
         return wire;
+    }
+
+    /** {@code true} for {@link #PARKED} and {@link #DETACHED}: the turn did not end and is to be resumed. */
+    public boolean suspended() {
+        return this == PARKED || this == DETACHED;
     }
 }

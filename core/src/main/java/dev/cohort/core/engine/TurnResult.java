@@ -10,4 +10,9 @@ package dev.cohort.core.engine;
  * @param usage      the turn's usage
  */
 public record TurnResult(String turnId, StopReason reason, String text, int modelCalls, Usage usage) {
+
+    /** {@code true} when the turn did not end (parked on an approval, or detached): the host resumes it later. */
+    public boolean inProgress() {
+        return reason.suspended();
+    }
 }

@@ -29,6 +29,15 @@ public interface Tool {
      */
     boolean isMutating();
 
+    /**
+     * What the call puts at stake, for the permission gate: a command, a file written, a destructive act, or nothing
+     * beyond {@link #isMutating()}. The gate decides on this, never on the tool's name. {@code args} are validated.
+     * By default a {@code path} argument is the subject a team rule is matched against.
+     */
+    default PermissionSubject permissionSubject(com.fasterxml.jackson.databind.node.ObjectNode args) {
+        return args.hasNonNull("path") ? new PermissionSubject.Path(args.path("path").asText()) : PermissionSubject.NONE;
+    }
+
     /** Runs the call. Must be safe to call from several agents' threads at once (per-agent state lives in the context). */
     ToolResult execute(ToolCall call, ToolContext ctx);
 }

@@ -12,6 +12,11 @@ public final class Toolsets {
      * File and shell tools, and the caller's own background jobs (all roles, ARCHITECTURE §4.3): everything that goes
      * to the tool runner for any agent.
      */
+    /** The todo tool's name: while it is offered, the loop reminds the agent of unfinished todos (s05). */
+    public static final String TODO_WRITE = "todo_write";
+    /** The skill tool's name: while it is offered, the prompt lists the skills (s07). */
+    public static final String LOAD_SKILL = "load_skill";
+
     public static final Set<String> WORKSPACE = Set.of("bash", "read_file", "write_file", "edit_file", "glob", "grep",
             "check_background", "cancel_background");
 

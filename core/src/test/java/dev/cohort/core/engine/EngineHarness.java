@@ -73,7 +73,7 @@ final class EngineHarness {
         }
 
         @Override
-        public Decision request(Request request, Duration timeout) {
+        public Decision check(Request request) {
             asked.add(request);
             return approve ? Decision.approve() : Decision.deny("the user said no");
         }

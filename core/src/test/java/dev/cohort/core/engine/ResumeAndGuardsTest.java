@@ -69,7 +69,7 @@ class ResumeAndGuardsTest {
         Path straightDir = Files.createDirectories(dir.resolve("straight"));
         List<AgentState> saves = new ArrayList<>();
         AgentSession straight = engine().open(AgentContext.of("default", "lead", AgentRole.TEAMMATE,
-                new LocalWorkspace(straightDir, false)).withStore(saves::add), null);
+                new LocalWorkspace(straightDir, false)).withStore(StateStore.of(saves::add)), null);
         TurnResult expected = straight.run("write notes then read them");
         List<Message> expectedConversation = straight.snapshot().messages();
         assertThat(expected.text()).isEqualTo("notes: " + "     1\tone\n     2\ttwo\n");
@@ -83,7 +83,7 @@ class ResumeAndGuardsTest {
             int[] n = {0};
             int limit = crashAt;
             AgentSession doomed = engine().open(AgentContext.of("default", "lead", AgentRole.TEAMMATE, ws)
-                    .withStore(s -> {
+                    .withStore((s, ids) -> {
                         lastSaved.set(s.toJson());
                         if (++n[0] == limit) {
                             throw new Crash();

@@ -47,6 +47,26 @@ public class ApprovalRepository {
         });
     }
 
+    /** Of these requests, those that are no longer waiting: answered, or past their expiry (one query for all). */
+    public List<String> settled(java.util.Collection<String> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return Jdbc.inTransaction(ds, "read settled approvals", c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT id FROM lead.approvals WHERE id = ANY(?) "
+                    + "AND (status <> 'pending' OR expires_at <= now())")) {
+                ps.setArray(1, c.createArrayOf("text", ids.toArray()));
+                List<String> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(rs.getString(1));
+                    }
+                }
+                return out;
+            }
+        });
+    }
+
     public Optional<ApprovalRow> find(String id) {
         return Jdbc.inTransaction(ds, "read approval " + id, c -> find(c, id));
     }

@@ -10,21 +10,19 @@ import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 
 /**
- * The engine's {@link ApprovalGateway} for leads: stores the request, announces it with {@code approval_requested},
- * and waits (polling the store, so an answer given on any replica counts) until it is answered or expires; an
- * expired request is a denial. The request id is derived from (team, agent, turn, call): a resumed turn waits on
- * the same request rather than asking twice, and the events carry derived ids so they are stored once.
+ * The engine's {@link ApprovalGateway} for leads. {@link #check} never waits: the first ask stores the request (its
+ * id derived from (team, agent, turn, call), so a resumed turn asks about the same request rather than twice) and
+ * announces it with {@code approval_requested}; every ask answers the request's current state. While it is pending
+ * the engine parks the turn and the lead's actor stops: no thread waits for a human. Answering it ({@link #resolve},
+ * HTTP or the CLI, on any replica) or its expiry wakes the team's lead, which resumes the turn; the gate asks again
+ * and finds the answer. An expired request is a denial.
  */
 @ApplicationScoped
 public class ApprovalService implements ApprovalGateway {
-
-    /** How often a waiting turn re-reads its request: answers are human-paced, 200 ms feels immediate. */
-    private static final Duration POLL = Duration.ofMillis(200);
 
     @Inject
     ApprovalRepository approvals;
@@ -32,37 +30,39 @@ public class ApprovalService implements ApprovalGateway {
     @Inject
     EventService events;
 
-    @Override
-    public Decision request(Request r, Duration timeout) {
-        String id = UUID.nameUUIDFromBytes((r.team() + "/" + r.agent() + "/" + r.turnId() + "/" + r.callId())
+    /** The leads of this replica (looked up lazily: the host's engine uses this gateway). */
+    @Inject
+    jakarta.enterprise.inject.Instance<LeadHost> host;
+
+    /** The id of the approval request of one tool call of one turn. */
+    public static String idOf(String team, String agent, String turnId, String callId) {
+        return UUID.nameUUIDFromBytes((team + "/" + agent + "/" + turnId + "/" + callId)
                 .getBytes(StandardCharsets.UTF_8)).toString();
-        ApprovalRow row = approvals.insertIfAbsent(id, r.team(), r.agent(), r.turnId(), r.callId(), r.tool(), r.args(), r.reason(),
-                Instant.now().plus(timeout));
-        events.record(new Event("approval_requested-" + id, r.team(), r.agent(), 0, row.createdAt(), EventType.APPROVAL_REQUESTED,
-                view(row)));
-        Log.infof("team=%s agent=%s call=%s approval %s requested: %s", r.team(), r.agent(), r.callId(), id, r.reason());
-        try {
-            while (true) {
-                row = approvals.find(id).orElseThrow();
-                if (!"pending".equals(row.status())) {
-                    break;
-                }
-                Thread.sleep(POLL.toMillis());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Decision.deny("the turn was interrupted while waiting for approval");
+    }
+
+    @Override
+    public Decision check(Request r) {
+        String id = idOf(r.team(), r.agent(), r.turnId(), r.callId());
+        ApprovalRow row = approvals.find(id).orElse(null);
+        if (row == null) {
+            row = approvals.insertIfAbsent(id, r.team(), r.agent(), r.turnId(), r.callId(), r.tool(), r.args(), r.reason(),
+                    Instant.now().plus(r.timeout()));
+            events.record(new Event("approval_requested-" + id, r.team(), r.agent(), 0, row.createdAt(),
+                    EventType.APPROVAL_REQUESTED, view(row)));
+            Log.infof("team=%s agent=%s call=%s approval %s requested: %s", r.team(), r.agent(), r.callId(), id, r.reason());
         }
         if ("expired".equals(row.status())) {
             approvals.expire(id);
             row = approvals.find(id).orElseThrow();
+            announceResolved(row);
         }
-        announceResolved(row);
         return switch (row.status()) {
+            case "pending" -> Decision.pending(id);
             case "approved" -> Decision.approve();
             case "denied" -> Decision.deny("denied by the user" + (row.answer() == null || row.answer().isBlank() ? ""
                     : ": " + row.answer()));
-            default -> Decision.deny("no answer within " + humanize(timeout) + " (approval " + id + " expired)");
+            default -> Decision.deny("no answer within " + humanize(java.time.Duration.ofSeconds(Math.round(
+                    java.time.Duration.between(row.createdAt(), row.expiresAt()).toMillis() / 1000.0))) + " (approval " + id + " expired)");
         };
     }
 
@@ -70,7 +70,10 @@ public class ApprovalService implements ApprovalGateway {
     public boolean resolve(String team, String id, boolean approve, String reason) {
         boolean done = approvals.resolve(team, id, approve, reason);
         if (done) {
-            approvals.find(id).ifPresent(this::announceResolved);
+            approvals.find(id).ifPresent(row -> {
+                announceResolved(row);
+                host.get().wakeIfParked(row.team()); // the parked turn resumes and finds the answer
+            });
         }
         return done;
     }
@@ -95,7 +98,7 @@ public class ApprovalService implements ApprovalGateway {
         return d;
     }
 
-    private static String humanize(Duration d) {
+    private static String humanize(java.time.Duration d) {
         return d.toSeconds() % 60 == 0 && d.toMinutes() > 0 ? d.toMinutes() + " min" : d.toSeconds() + " s";
     }
 }

@@ -3,6 +3,7 @@ package dev.cohort.lead.service;
 import dev.cohort.core.engine.AgentContext;
 import dev.cohort.core.engine.AgentSession;
 import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.engine.InboxItem;
 import dev.cohort.core.engine.TurnResult;
 import dev.cohort.core.engine.permission.PermissionMode;
 import dev.cohort.core.protocol.Event;
@@ -65,6 +66,22 @@ public class LeadHost {
     @Inject
     dev.cohort.core.llm.LlmGateway gateway;
 
+    /** Inbox item ids: which table a drained item came from. */
+    private static final String PROMPT = "prompt:";
+    private static final String INBOX = "inbox:";
+
+    /** Teams whose lead is parked on an approval (team → approval id): no thread, only this entry. */
+    private final ConcurrentHashMap<String, String> parked = new ConcurrentHashMap<>();
+
+    @Inject
+    dev.cohort.lead.persistence.ApprovalRepository approvalRows;
+
+    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "cohort.lead.parked-check-interval", defaultValue = "2s")
+    java.time.Duration parkedCheckInterval;
+
+    /** One thread for the whole replica checks the approvals parked turns wait for (answered elsewhere, expired). */
+    private java.util.concurrent.ScheduledExecutorService parkedCheck;
+
     private final ConcurrentHashMap<String, Actor> actors = new ConcurrentHashMap<>();
     private final Set<String> released = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
@@ -78,12 +95,15 @@ public class LeadHost {
         actors.computeIfAbsent(team, Actor::new).nudge();
     }
 
-    /** This replica no longer owns the team: stop its actor between steps (its state is saved). */
+    /**
+     * This replica no longer owns the team: its actor stops at the next step boundary and the turn in progress stays
+     * saved in progress (detached, not cancelled), for the new owner to resume.
+     */
     public void release(String team) {
         released.add(team);
         Actor a = actors.get(team);
         if (a != null) {
-            a.cancel();
+            a.detach();
         }
     }
 
@@ -97,12 +117,61 @@ public class LeadHost {
     /** Interrupts the team's running turn between steps (Ctrl-C in `cohort chat`). */
     public boolean interrupt(String team) {
         Actor a = actors.get(team);
-        return a != null && a.interruptTurn();
+        if (a == null) {
+            return false;
+        }
+        if (a.interruptTurn()) {
+            return true;
+        }
+        if (parked.containsKey(team)) {
+            // no thread holds a parked turn: resume it cancelled, so its waiting call is answered "not run"
+            a.cancelOnResume = true;
+            wake(team);
+            return true;
+        }
+        return false;
+    }
+
+    void onStart(@Observes io.quarkus.runtime.StartupEvent ev) {
+        parkedCheck = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().daemon().name("lead-parked-check").factory());
+        long ms = Math.max(50, parkedCheckInterval.toMillis());
+        parkedCheck.scheduleWithFixedDelay(this::checkParked, ms, ms, java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Wakes the parked leads whose approval was answered (on another replica, where {@link #wakeIfParked} could not
+     * reach them) or expired: one query for all of them.
+     */
+    void checkParked() {
+        if (parked.isEmpty() || stopping) {
+            return;
+        }
+        try {
+            java.util.Set<String> settled = new java.util.HashSet<>(approvalRows.settled(List.copyOf(parked.values())));
+            parked.forEach((team, approval) -> {
+                if (settled.contains(approval) && parked.remove(team, approval) && !released.contains(team)) {
+                    wake(team);
+                }
+            });
+        } catch (RuntimeException e) {
+            Log.warnf("cannot check the approvals of parked turns (retried): %s", e.toString());
+        }
+    }
+
+    /** An approval was answered here: wake the lead at once if this replica hosts its parked turn. */
+    public void wakeIfParked(String team) {
+        if (parked.remove(team) != null && !released.contains(team)) {
+            wake(team);
+        }
     }
 
     void onStop(@Observes ShutdownEvent ev) {
+        if (parkedCheck != null) {
+            parkedCheck.shutdownNow();
+        }
         stopping = true;
-        actors.values().forEach(Actor::cancel);
+        actors.values().forEach(Actor::detach); // handed over: resumed by the next owner (or this one after a restart)
     }
 
     /** One team's lead. */
@@ -111,9 +180,9 @@ public class LeadHost {
         private final AtomicBoolean running = new AtomicBoolean();
         private volatile boolean again;
         private volatile AgentSession session;
+        /** Interrupted while parked: the next resume ends the turn instead of asking again. */
+        volatile boolean cancelOnResume;
         private long version;
-        private final List<String> drainedPrompts = new ArrayList<>();
-        private final List<String> drainedInbox = new ArrayList<>();
 
         Actor(String team) {
             this.team = team;
@@ -126,10 +195,10 @@ public class LeadHost {
             }
         }
 
-        void cancel() {
+        void detach() {
             AgentSession s = session;
             if (s != null) {
-                s.cancel();
+                s.detach();
             }
         }
 
@@ -178,6 +247,7 @@ public class LeadHost {
             if (!teams.exists(team)) {
                 return;
             }
+            parked.remove(team);
             AgentRow row = agents.loadOrCreate(team, Ids.LEAD, AgentState.empty().toJson());
             version = row.version();
             AgentState state = AgentState.fromJson(row.stateJson());
@@ -185,10 +255,10 @@ public class LeadHost {
             AgentContext ctx = AgentContext.of(team, Ids.LEAD, AgentRole.LEAD, engine.workspace())
                     .withStore(this::save)
                     .withInbox(this::drain)
-                    .withTeamContext(() -> "Team: " + team + ". Permission mode: " + mode + ".");
-            ctx = new AgentContext(ctx.team(), ctx.agent(), ctx.role(), ctx.cwd(), workspaceText(team), ctx.allowlist(),
-                    () -> PermissionMode.of(teams.find(team).map(t -> t.permissionMode()).orElse("default")), ctx.rules(),
-                    () -> teamHooks(team), ctx.workspace(), ctx.store(), ctx.inbox(), ctx.teamContext());
+                    .withTeamContext(() -> "Team: " + team + ". Permission mode: " + mode + ".")
+                    .withWorkspaceText(workspaceText(team))
+                    .withMode(() -> PermissionMode.of(teams.find(team).map(t -> t.permissionMode()).orElse("default")))
+                    .withCommandHooks(() -> teamHooks(team));
             AgentSession s = engine.engine().open(ctx, state);
             session = s;
             // a prompt taken for a turn whose first save never happened (a crash in between) is queued again
@@ -198,7 +268,13 @@ public class LeadHost {
                 String promptId = prompts.runningPromptOfTurn(team, turnId).orElse(null);
                 Log.infof("team=%s agent=lead turn=%s resuming after a restart or a partition move", team, turnId);
                 engine.label(team, promptId);
-                finish(turnId, s.resume());
+                if (cancelOnResume) {
+                    cancelOnResume = false;
+                    s.cancel();
+                }
+                if (!finish(turnId, s.resume())) {
+                    return; // parked on an approval again, or handed over
+                }
             }
             while (!stopping && !released.contains(team)) {
                 QueuedPrompt p = prompts.next(team).orElse(null);
@@ -214,18 +290,20 @@ public class LeadHost {
                     boolean cron = PromptSource.CRON.equals(p.source());
                     Log.infof("team=%s agent=lead prompt=%s turn starting (source=%s)", team, p.id(), p.source());
                     TurnResult r = s.run(cron ? "[cron] " + p.text() : p.text(), p.source(), cron);
-                    finish(r.turnId(), r);
+                    if (!finish(r.turnId(), r)) {
+                        return;
+                    }
                     continue;
                 }
                 List<InboxRow> waiting = inbox.pending(team, 50);
                 if (!waiting.isEmpty()) {
                     engine.label(team, null);
-                    synchronized (this) {
-                        waiting.forEach(m -> drainedInbox.add(m.id()));
-                    }
+                    // the turn's input is these messages: marked injected with the turn's first save
                     String text = String.join("\n\n", waiting.stream().map(InboxFormatter::format).toList());
-                    TurnResult r = s.run(text, "inbox", false);
-                    finish(r.turnId(), r);
+                    TurnResult r = s.run(text, "inbox", false, waiting.stream().map(m -> INBOX + m.id()).toList());
+                    if (!finish(r.turnId(), r)) {
+                        return;
+                    }
                     continue;
                 }
                 return;
@@ -287,45 +365,48 @@ public class LeadHost {
             prompts.setStatus(team, p.id(), "failed");
         }
 
-        private void finish(String turnId, TurnResult r) {
+        /** Records how a turn ended; false when it did not end (parked on an approval, or detached). */
+        private boolean finish(String turnId, TurnResult r) {
             engine.label(team, null);
+            if (r.reason() == dev.cohort.core.engine.StopReason.PARKED) {
+                session.waiting().ifPresent(w -> parked.put(team, w.id()));
+            }
+            if (r.inProgress()) {
+                Log.infof("team=%s agent=lead turn=%s %s: %s", team, turnId, r.reason().wire(), r.text());
+                return false;
+            }
             String status = r.reason() == dev.cohort.core.engine.StopReason.COMPLETED ? "done" : "failed";
             prompts.finishTurn(team, turnId, status);
             Log.infof("team=%s agent=lead turn=%s ended: %s", team, turnId, r.reason());
+            return true;
         }
 
-        /** StateStore: saves after every step, marking what this state now contains as injected. */
-        private void save(AgentState state) {
-            List<String> p;
-            List<String> i;
-            synchronized (this) {
-                p = List.copyOf(drainedPrompts);
-                i = List.copyOf(drainedInbox);
+        /** StateStore: saves after every step, marking the prompts and inbox rows this state now contains as injected. */
+        private void save(AgentState state, List<String> injectedIds) {
+            List<String> p = new ArrayList<>();
+            List<String> i = new ArrayList<>();
+            for (String id : injectedIds) {
+                if (id.startsWith(PROMPT)) {
+                    p.add(id.substring(PROMPT.length()));
+                } else if (id.startsWith(INBOX)) {
+                    i.add(id.substring(INBOX.length()));
+                }
             }
             String turnId = state.turn() == null ? null : state.turn().turnId();
             version = agents.save(team, Ids.LEAD, state.toJson(), turnId == null ? "idle" : "working", turnId, version, p, i);
-            synchronized (this) {
-                drainedPrompts.removeAll(p);
-                drainedInbox.removeAll(i);
-            }
         }
 
-        /** InboxSource: prompts and messages that arrived during the turn, injected at the next step. */
-        private List<String> drain() {
-            List<String> out = new ArrayList<>();
-            synchronized (this) {
-                for (QueuedPrompt p : prompts.pending(team, 20)) {
-                    if (!drainedPrompts.contains(p.id())) {
-                        drainedPrompts.add(p.id());
-                        out.add((PromptSource.CRON.equals(p.source()) ? "[cron] " : "") + p.text());
-                    }
-                }
-                for (InboxRow m : inbox.pending(team, 50)) {
-                    if (!drainedInbox.contains(m.id())) {
-                        drainedInbox.add(m.id());
-                        out.add(InboxFormatter.format(m));
-                    }
-                }
+        /**
+         * InboxSource: prompts and messages that arrived during the turn, injected at the next step. The engine hands
+         * each id back with the save of the state that contains it, so nothing is remembered here.
+         */
+        private List<InboxItem> drain() {
+            List<InboxItem> out = new ArrayList<>();
+            for (QueuedPrompt p : prompts.pending(team, 20)) {
+                out.add(new InboxItem(PROMPT + p.id(), (PromptSource.CRON.equals(p.source()) ? "[cron] " : "") + p.text()));
+            }
+            for (InboxRow m : inbox.pending(team, 50)) {
+                out.add(new InboxItem(INBOX + m.id(), InboxFormatter.format(m)));
             }
             return out;
         }

@@ -1,5 +1,6 @@
 package dev.cohort.core.tools.compact;
 
+import dev.cohort.core.tools.ToolEffect;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
@@ -41,6 +42,7 @@ public final class CompactTool implements Tool {
     public ToolResult execute(ToolCall call, ToolContext ctx) {
         String focus = call.args().path("focus").asText("").strip();
         return ToolResult.ok("Compaction scheduled: the conversation will be summarised before your next step"
-                + (focus.isEmpty() ? "." : ", focused on: " + focus));
+                + (focus.isEmpty() ? "." : ", focused on: " + focus)).with(new ToolEffect.CompactRequested(
+                focus.isEmpty() ? null : focus));
     }
 }

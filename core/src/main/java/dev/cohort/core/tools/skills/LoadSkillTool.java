@@ -1,5 +1,6 @@
 package dev.cohort.core.tools.skills;
 
+import dev.cohort.core.tools.ToolEffect;
 import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
@@ -32,6 +33,7 @@ public final class LoadSkillTool extends SpecifiedTool {
                     + (known.isEmpty() ? "; there are no skills" : "; available: " + known));
         }
         Skill s = skill.get();
-        return ToolResult.ok("<skill name=\"" + s.name() + "\">\n" + s.body() + "\n</skill>");
+        return ToolResult.ok("<skill name=\"" + s.name() + "\">\n" + s.body() + "\n</skill>")
+                .with(new ToolEffect.SkillLoaded(s.name()));
     }
 }

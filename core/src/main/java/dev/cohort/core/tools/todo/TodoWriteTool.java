@@ -1,5 +1,6 @@
 package dev.cohort.core.tools.todo;
 
+import dev.cohort.core.tools.ToolEffect;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
@@ -45,6 +46,7 @@ public final class TodoWriteTool extends SpecifiedTool {
         }
         ctx.todos().replace(items);
         long done = items.stream().filter(t -> !t.unfinished()).count();
-        return ToolResult.ok("Updated " + items.size() + " todos (" + done + " completed):\n" + ctx.todos().render());
+        return ToolResult.ok("Updated " + items.size() + " todos (" + done + " completed):\n" + ctx.todos().render())
+                .with(new ToolEffect.TodosChanged());
     }
 }

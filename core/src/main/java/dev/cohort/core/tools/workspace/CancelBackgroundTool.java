@@ -14,11 +14,6 @@ public final class CancelBackgroundTool extends WorkspaceTool {
         super(ToolSchemas.spec(NAME, "Cancel a running background job you started (its whole process group is "
                         + "killed) and get its final state. A job that already ended is left as it is.",
                 ToolSchemas.object().addProperty("job_id", ToolSchemas.string("the job id, e.g. 'bg_1a2b3c4d5e6f7a8b'"))
-                        .required("job_id").build()));
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
+                        .required("job_id").build()), true);
     }
 }

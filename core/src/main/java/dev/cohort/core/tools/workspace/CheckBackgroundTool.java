@@ -13,11 +13,6 @@ public final class CheckBackgroundTool extends WorkspaceTool {
         super(ToolSchemas.spec(NAME, "Check a background job you started: status (running, completed, failed, "
                         + "timed_out, cancelled), exit code, duration, the first output, and where the whole output is.",
                 ToolSchemas.object().addProperty("job_id", ToolSchemas.string("the job id, e.g. 'bg_1a2b3c4d5e6f7a8b'"))
-                        .required("job_id").build()));
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
+                        .required("job_id").build()), false);
     }
 }

@@ -17,11 +17,6 @@ public class CreateWorktreeTool extends WorkspaceTool {
                         .addProperty("name", ToolSchemas.string("1-64 letters, digits, '.', '_' or '-', e.g. 'auth-refactor'"))
                         .addProperty("base", ToolSchemas.string("commit or branch to start from (default: HEAD)"))
                         .addProperty("task_id", ToolSchemas.string("a task of the board to bind it to, e.g. 'task_3'"))
-                        .required("name").build()));
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
+                        .required("name").build()), true);
     }
 }

@@ -8,11 +8,6 @@ public final class GlobTool extends WorkspaceTool {
 
     public GlobTool() {
         super(ToolSchemas.spec(NAME, "Find workspace files by glob pattern (recursive with **), newest first.",
-                ToolSchemas.object().addProperty("pattern", ToolSchemas.string("e.g. '**/*.java'")).addProperty("path", ToolSchemas.string("directory to search from (default: the working directory)")).required("pattern").build()));
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
+                ToolSchemas.object().addProperty("pattern", ToolSchemas.string("e.g. '**/*.java'")).addProperty("path", ToolSchemas.string("directory to search from (default: the working directory)")).required("pattern").build()), false);
     }
 }

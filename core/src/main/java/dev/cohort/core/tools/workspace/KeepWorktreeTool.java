@@ -8,11 +8,6 @@ public final class KeepWorktreeTool extends WorkspaceTool {
 
     public KeepWorktreeTool() {
         super(ToolSchemas.spec(NAME, "Mark an existing worktree as kept, so its work stays available for review.",
-                ToolSchemas.object().addProperty("name", ToolSchemas.string("the worktree's name")).required("name").build()));
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
+                ToolSchemas.object().addProperty("name", ToolSchemas.string("the worktree's name")).required("name").build()), true);
     }
 }

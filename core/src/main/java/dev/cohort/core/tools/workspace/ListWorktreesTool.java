@@ -8,11 +8,6 @@ public final class ListWorktreesTool extends WorkspaceTool {
 
     public ListWorktreesTool() {
         super(ToolSchemas.spec(NAME, "List the team's worktrees: name, branch, base commit, status (active, kept, "
-                + "missing) and bound task.", ToolSchemas.object().build()));
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
+                + "missing) and bound task.", ToolSchemas.object().build()), false);
     }
 }

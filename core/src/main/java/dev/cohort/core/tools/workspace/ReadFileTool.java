@@ -8,11 +8,6 @@ public final class ReadFileTool extends WorkspaceTool {
 
     public ReadFileTool() {
         super(ToolSchemas.spec(NAME, "Read a text file of the workspace; lines are numbered. Use offset/limit to page through long files.",
-                ToolSchemas.object().addProperty("path", ToolSchemas.string("workspace-relative path (or a cohort-output:// reference)")).addProperty("offset", ToolSchemas.integer("1-based first line to show")).addProperty("limit", ToolSchemas.integer("maximum number of lines")).required("path").build()));
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
+                ToolSchemas.object().addProperty("path", ToolSchemas.string("workspace-relative path (or a cohort-output:// reference)")).addProperty("offset", ToolSchemas.integer("1-based first line to show")).addProperty("limit", ToolSchemas.integer("maximum number of lines")).required("path").build()), false);
     }
 }

@@ -1,5 +1,7 @@
 package dev.cohort.core.tools.workspace;
 
+import dev.cohort.core.tools.PermissionSubject;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.tools.ToolSchemas;
 
 /**
@@ -16,11 +18,15 @@ public class RemoveWorktreeTool extends WorkspaceTool {
                 ToolSchemas.object()
                         .addProperty("name", ToolSchemas.string("the worktree's name"))
                         .addProperty("discard_changes", ToolSchemas.bool("remove even with unmerged work (it is lost)"))
-                        .required("name").build()));
+                        .required("name").build()), true);
     }
 
+    /** Discarding a worktree's unmerged work is destructive: it asks. */
     @Override
-    public boolean isMutating() {
-        return true;
+    public PermissionSubject permissionSubject(ObjectNode args) {
+        return args.path("discard_changes").asBoolean(false)
+                ? new PermissionSubject.Destructive("discard-worktree", "removing worktree '" + args.path("name").asText()
+                        + "' and discarding its uncommitted and unmerged work")
+                : PermissionSubject.NONE;
     }
 }

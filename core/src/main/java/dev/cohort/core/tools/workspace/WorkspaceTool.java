@@ -1,6 +1,6 @@
 package dev.cohort.core.tools.workspace;
 
-import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
@@ -10,21 +10,10 @@ import dev.langchain4j.agent.tool.ToolSpecification;
  * Base of the file and shell tools: they only describe themselves; execution is delegated to the
  * {@link WorkspaceToolExecutor} with the host-chosen cwd (the engine never touches files).
  */
-public abstract class WorkspaceTool implements Tool {
-    private final ToolSpecification spec;
+public abstract class WorkspaceTool extends SpecifiedTool {
 
-    protected WorkspaceTool(ToolSpecification spec) {
-        this.spec = spec;
-    }
-
-    @Override
-    public final String name() {
-        return spec.name();
-    }
-
-    @Override
-    public final ToolSpecification spec() {
-        return spec;
+    protected WorkspaceTool(ToolSpecification spec, boolean mutating) {
+        super(spec, mutating);
     }
 
     @Override

@@ -74,7 +74,7 @@ public final class EngineBenchmark {
         };
         AgentEngine engine = AgentEngine.builder().model(model).tools(ToolRegistry.of(noop)).bundledSkills(List.of())
                 .settings(EngineSettings.defaults().withMaxModelCallsPerTurn(perTurn + 5)).build();
-        StateStore store = s -> {
+        StateStore store = (s, ids) -> {
             // a host would serialise and write; the snapshot value itself is built on every step
         };
         AgentSession session = engine.open(AgentContext.of("bench", "lead", AgentRole.LEAD,
@@ -98,7 +98,7 @@ public final class EngineBenchmark {
         int done = 0;
         while (done < rounds) {
             AgentSession s = engine.open(AgentContext.of("bench", "lead", AgentRole.LEAD,
-                    (tool, id, a, t) -> ToolOutcome.ok("")).withAllowlist(Set.of("noop")).withStore(st -> {
+                    (tool, id, a, t) -> ToolOutcome.ok("")).withAllowlist(Set.of("noop")).withStore((st, ids) -> {
                     }), null);
             inTurn[0] = 0;
             last[0] = 0;

@@ -20,6 +20,20 @@ class PermissionGateTest {
     private static final PermissionPolicy P = PermissionPolicy.defaults();
     private static final CommandRules.Workspace WS = CommandRules.Workspace.relative(null);
 
+    /** The real tools: the gate decides on what each says is at stake, never on its name. */
+    private static final java.util.Map<String, dev.cohort.core.tools.Tool> TOOLS = java.util.stream.Stream.of(
+            new dev.cohort.core.tools.workspace.BashTool(), new dev.cohort.core.tools.workspace.WriteFileTool(),
+            new dev.cohort.core.tools.workspace.EditFileTool(), new dev.cohort.core.tools.workspace.ReadFileTool(),
+            new dev.cohort.core.tools.workspace.RemoveWorktreeTool(),
+            new dev.cohort.core.tools.workspace.CreateWorktreeTool())
+            .collect(java.util.stream.Collectors.toMap(dev.cohort.core.tools.Tool::name, t -> t));
+
+    private static PermissionDecision gateDecide(PermissionMode mode, String tool, boolean mutating, ObjectNode args,
+            PermissionPolicy policy, CommandRules.Workspace ws, boolean unattended) {
+        dev.cohort.core.tools.Tool t = TOOLS.get(tool);
+        return PermissionGate.decide(mode, tool, mutating, t.permissionSubject(args), policy, ws, unattended);
+    }
+
     private static ObjectNode bash(String cmd) {
         return Json.MAPPER.createObjectNode().put("command", cmd);
     }
@@ -29,7 +43,7 @@ class PermissionGateTest {
     }
 
     private static String decide(PermissionMode mode, String tool, boolean mutating, ObjectNode args) {
-        PermissionDecision d = PermissionGate.decide(mode, tool, mutating, args, P, WS, false);
+        PermissionDecision d = gateDecide(mode, tool, mutating, args, P, WS, false);
         return d.kind() + (d.rule() == null ? "" : " " + d.rule());
     }
 
@@ -38,7 +52,7 @@ class PermissionGateTest {
     }
 
     private static String gate(PermissionMode mode, CommandTable.Row row, boolean unattended) {
-        PermissionDecision d = PermissionGate.decide(mode, "bash", true, bash(row.command()), P,
+        PermissionDecision d = gateDecide(mode, "bash", true, bash(row.command()), P,
                 CommandRules.Workspace.of(CommandTable.ROOT, row.absoluteCwd()), unattended);
         return d.kind() + (d.rule() == null ? "" : " " + d.rule());
     }
@@ -70,7 +84,7 @@ class PermissionGateTest {
 
     @Test
     void aHardDenyReachesTheModelWithTheRuleSetsReasonAndSaysNothingLiftsIt() {
-        PermissionDecision d = PermissionGate.decide(PermissionMode.BYPASS, "bash", true, bash("sudo ls"), P, WS, false);
+        PermissionDecision d = gateDecide(PermissionMode.BYPASS, "bash", true, bash("sudo ls"), P, WS, false);
         assertThat(d).isEqualTo(PermissionDecision.deny("privilege-escalation", "'sudo' is never allowed: tools run"
                 + " without privilege escalation (a hard deny: no permission mode or approval lifts it)"));
     }
@@ -84,7 +98,7 @@ class PermissionGateTest {
         assertThat(decide(PermissionMode.ACCEPT_EDITS, "write_file", true, path("/etc/hosts"))).isEqualTo("ALLOW");
         assertThat(decide(PermissionMode.ACCEPT_EDITS, "bash", true, bash("rm a"))).isEqualTo("ASK destructive-command");
         // the file tools' paths start at the host-chosen cwd
-        PermissionDecision fromSub = PermissionGate.decide(PermissionMode.DEFAULT, "write_file", true, path("../a.txt"),
+        PermissionDecision fromSub = gateDecide(PermissionMode.DEFAULT, "write_file", true, path("../a.txt"),
                 P, CommandRules.Workspace.relative("src"), false);
         assertThat(fromSub.kind()).isEqualTo(PermissionDecision.Kind.ALLOW);
     }
@@ -115,7 +129,7 @@ class PermissionGateTest {
         assertThat(decide(PermissionMode.BYPASS, "bash", true, bash("rm -rf build"))).isEqualTo("ALLOW");
         assertThat(decide(PermissionMode.BYPASS, "bash", true, bash("sudo rm -rf build"))).isEqualTo("DENY privilege-escalation");
         assertThat(decide(PermissionMode.BYPASS, "bash", true, bash("rm -rf ."))).isEqualTo("DENY recursive-delete-of-protected-path");
-        PermissionDecision d = PermissionGate.decide(PermissionMode.DENY_ASKS, "bash", true, bash("rm a"), P, WS, false);
+        PermissionDecision d = gateDecide(PermissionMode.DENY_ASKS, "bash", true, bash("rm a"), P, WS, false);
         assertThat(d).isEqualTo(PermissionDecision.deny("destructive-command",
                 "destructive command 'rm' needs approval, and the team's permission mode is deny-asks"));
     }
@@ -130,7 +144,7 @@ class PermissionGateTest {
                 }
                 assertThat(decide(PermissionMode.PLAN, tool, true, path(p))).isEqualTo("DENY plan-mode");
                 assertThat(decide(PermissionMode.DENY_ASKS, tool, true, path(p))).isEqualTo("DENY protected-config");
-                PermissionDecision cron = PermissionGate.decide(PermissionMode.BYPASS, tool, true, path(p), P, WS, true);
+                PermissionDecision cron = gateDecide(PermissionMode.BYPASS, tool, true, path(p), P, WS, true);
                 assertThat(cron.kind() + " " + cron.rule()).isEqualTo("DENY protected-config");
             }
         }
@@ -145,11 +159,11 @@ class PermissionGateTest {
         PermissionPolicy p = P.withRules(List.of(
                 PermissionPolicy.Rule.of("write_file", ".*", PermissionDecision.Kind.ALLOW),
                 PermissionPolicy.Rule.of("bash", ".*", PermissionDecision.Kind.ALLOW)));
-        assertThat(PermissionGate.decide(PermissionMode.DEFAULT, "write_file", true, path(".cohort/settings.json"), p,
+        assertThat(gateDecide(PermissionMode.DEFAULT, "write_file", true, path(".cohort/settings.json"), p,
                 WS, false).rule()).isEqualTo("protected-config");
-        assertThat(PermissionGate.decide(PermissionMode.BYPASS, "bash", true, bash("rm .cohort/settings.json"), p,
+        assertThat(gateDecide(PermissionMode.BYPASS, "bash", true, bash("rm .cohort/settings.json"), p,
                 WS, false).rule()).isEqualTo("protected-config");
-        assertThat(PermissionGate.decide(PermissionMode.BYPASS, "bash", true, bash("cat .cohort/settings.json"), p,
+        assertThat(gateDecide(PermissionMode.BYPASS, "bash", true, bash("cat .cohort/settings.json"), p,
                 WS, false).kind()).isEqualTo(PermissionDecision.Kind.ALLOW);
     }
 
@@ -159,14 +173,14 @@ class PermissionGateTest {
                 PermissionPolicy.Rule.of("bash", "^rm -rf build$", PermissionDecision.Kind.ALLOW),
                 PermissionPolicy.Rule.of("bash", "^npm publish", PermissionDecision.Kind.DENY),
                 PermissionPolicy.Rule.of("bash", "^rm -rf \\.$", PermissionDecision.Kind.ALLOW)));
-        assertThat(PermissionGate.decide(PermissionMode.DEFAULT, "bash", true, bash("rm -rf build"), p, WS, false).kind())
+        assertThat(gateDecide(PermissionMode.DEFAULT, "bash", true, bash("rm -rf build"), p, WS, false).kind())
                 .isEqualTo(PermissionDecision.Kind.ALLOW);
-        assertThat(PermissionGate.decide(PermissionMode.DEFAULT, "bash", true, bash("npm publish"), p, WS, false).rule())
+        assertThat(gateDecide(PermissionMode.DEFAULT, "bash", true, bash("npm publish"), p, WS, false).rule())
                 .isEqualTo("rule:deny bash(^npm publish)");
-        assertThat(PermissionGate.decide(PermissionMode.DEFAULT, "bash", true, bash("sudo x"), p, WS, false).rule())
+        assertThat(gateDecide(PermissionMode.DEFAULT, "bash", true, bash("sudo x"), p, WS, false).rule())
                 .isEqualTo("privilege-escalation");
         // a team rule cannot allow a hard deny either
-        assertThat(PermissionGate.decide(PermissionMode.DEFAULT, "bash", true, bash("rm -rf ."), p, WS, false).rule())
+        assertThat(gateDecide(PermissionMode.DEFAULT, "bash", true, bash("rm -rf ."), p, WS, false).rule())
                 .isEqualTo("recursive-delete-of-protected-path");
     }
 }

@@ -1,0 +1,18 @@
+package dev.cohort.core.engine;
+
+import java.util.Objects;
+
+/**
+ * One message for the agent that arrived while it works, as its host formatted it.
+ *
+ * @param id   the host's id of the item: after the step that appended it, the engine passes it to
+ *             {@link StateStore#save(AgentState, java.util.List)} exactly once, so the host can mark it injected in
+ *             the same transaction as the state that now contains it
+ * @param text the text appended as a user message (quoted data with its provenance, never instructions)
+ */
+public record InboxItem(String id, String text) {
+    public InboxItem {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(text, "text");
+    }
+}

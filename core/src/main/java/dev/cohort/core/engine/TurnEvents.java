@@ -1,0 +1,130 @@
+package dev.cohort.core.engine;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.protocol.Event;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.protocol.payload.AssistantMessage;
+import dev.cohort.core.protocol.payload.Compacted;
+import dev.cohort.core.protocol.payload.EngineError;
+import dev.cohort.core.protocol.payload.EventPayload;
+import dev.cohort.core.protocol.payload.ModelRetry;
+import dev.cohort.core.protocol.payload.TodoUpdated;
+import dev.cohort.core.protocol.payload.ToolCallFinished;
+import dev.cohort.core.protocol.payload.ToolCallStarted;
+import dev.cohort.core.protocol.payload.TurnCompleted;
+import dev.cohort.core.protocol.payload.TurnStarted;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.todo.TodoItem;
+import java.util.List;
+import org.jboss.logging.Logger;
+
+/**
+ * The events of one loop, one method per event type, each with its payload record ({@code dev.cohort.core.protocol
+ * .payload}). A failing sink never fails the turn: the event is dropped and logged.
+ */
+final class TurnEvents {
+    private static final Logger LOG = Logger.getLogger(TurnEvents.class);
+
+    private final EventSink sink;
+    private final String team;
+    private final String agent;
+    private final String turnId;
+    /** {@code TRUE} in a subagent's loop, else {@code null} (absent from the data). */
+    private final Boolean subagent;
+    private final int previewChars;
+
+    TurnEvents(EventSink sink, String team, String agent, String turnId, boolean subagent, int previewChars) {
+        this.sink = sink;
+        this.team = team;
+        this.agent = agent;
+        this.turnId = turnId;
+        this.subagent = subagent ? Boolean.TRUE : null;
+        this.previewChars = previewChars;
+    }
+
+    void turnStarted(String source) {
+        emit(new TurnStarted(turnId, source));
+    }
+
+    void assistant(Message m, ModelClient.Reply reply, Usage u) {
+        emit(new AssistantMessage(turnId, reply.finishReason(), u.inputTokens(), u.outputTokens(), m.content(),
+                m.toolCalls().stream().map(ModelToolCall::name).toList(), subagent));
+    }
+
+    void toolStarted(ModelToolCall c) {
+        emit(new ToolCallStarted(turnId, c.id(), c.name(), preview(c.arguments() == null ? "" : c.arguments()),
+                subagent));
+    }
+
+    void toolFinished(ModelToolCall c, ToolResult r, long durationMs) {
+        emit(new ToolCallFinished(turnId, c.id(), c.name(), durationMs, r.error(), preview(r.content()), r.rule(),
+                subagent));
+    }
+
+    void turnCompleted(StopReason reason, String text, int modelCalls, Usage turn, Usage agentUsage) {
+        emit(new TurnCompleted(turnId, reason.wire(), modelCalls, text, view(turn), view(agentUsage)));
+    }
+
+    void todos(List<TodoItem> items) {
+        emit(new TodoUpdated(turnId, items.stream().map(t -> new TodoUpdated.Item(t.content(), t.status())).toList()));
+    }
+
+    /** An L0–L2 layer changed the conversation. */
+    void compacted(String layer, int changed, String transcript, int msgsBefore, int msgsAfter, long before, long after) {
+        emit(new Compacted(turnId, layer, changed, null, transcript, msgsBefore, msgsAfter, before, after, null,
+                subagent));
+    }
+
+    /** L3: the conversation was summarised. */
+    void summarized(String reason, String transcript, int msgsBefore, int msgsAfter, long before, long after,
+            String focus) {
+        emit(new Compacted(turnId, "L3", null, reason, transcript, msgsBefore, msgsAfter, before, after, focus,
+                subagent));
+    }
+
+    String turnId() {
+        return turnId;
+    }
+
+    Boolean subagentFlag() {
+        return subagent;
+    }
+
+    void retry(ModelRetry r) {
+        emit(r);
+    }
+
+    void error(String message) {
+        emit(EngineError.of(turnId, message));
+    }
+
+    void compactionFailed(String message, String transcript) {
+        emit(new EngineError(turnId, message, null, null, null, null, null, transcript));
+    }
+
+    void hookFailed(String event, String hook, String message, boolean blocked) {
+        emit(new EngineError(turnId, hook + " failed: " + message + (blocked
+                ? "; the tool call was refused (PreToolUse hooks fail closed)" : "; ignored"), hook, event, blocked,
+                null, null, null));
+    }
+
+    void settingsProblem(String message, String file) {
+        emit(new EngineError(turnId, message, null, null, null, true, file, null));
+    }
+
+    private String preview(String s) {
+        return s.length() > previewChars ? s.substring(0, previewChars) + "…" : s;
+    }
+
+    private static TurnCompleted.UsageView view(Usage u) {
+        return new TurnCompleted.UsageView(u.inputTokens(), u.outputTokens(), u.costUsd());
+    }
+
+    private void emit(EventPayload p) {
+        try {
+            sink.emit(Event.of(team, agent, p.type(), (ObjectNode) Json.MAPPER.valueToTree(p)));
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "event sink failed; event %s dropped. team=%s agent=%s", p.type().wire(), team, agent);
+        }
+    }
+}

@@ -1,0 +1,288 @@
+package dev.cohort.core.engine;
+
+import dev.cohort.core.engine.compact.Layers;
+import dev.cohort.core.engine.hooks.Hooks;
+import dev.cohort.core.engine.prompt.PromptCache;
+import dev.cohort.core.protocol.payload.ModelRetry;
+import dev.cohort.core.tools.ToolEffect;
+import dev.cohort.core.tools.Toolsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
+
+/**
+ * One loop over a conversation: the agent's own turn ({@link LoopPolicy#PERSISTENT}) or a subagent's
+ * ({@link LoopPolicy#EPHEMERAL}). It only holds the sequence; its parts do the work: {@link ToolOrchestrator} (the
+ * gates and the tools), {@link ModelCaller} (retries, fallback, truncation), {@link ContextManager} (prompt,
+ * compaction, repair), {@link TurnEvents} (what watchers see). Every step ends with a save (persistent loops), so
+ * a host that restores the state resumes from the last step:
+ *
+ * <pre>
+ * while (true) {
+ *     stop = tools.runPending();             // unanswered calls; saved results are never run again; may park
+ *     if (final answer) → Stop hooks may force a continuation, else COMPLETED
+ *     stop = guards();                       // cancel, detach, model-call cap, budgets
+ *     inject();                              // inbox items, todo reminder, last-step notice
+ *     stop = callModel();                    // compaction + repair → one call with recovery → reply appended
+ * }
+ * </pre>
+ */
+final class TurnLoop {
+    private static final Logger LOG = Logger.getLogger(TurnLoop.class);
+
+    private final AgentEngine engine;
+    private final AgentSession session;
+    final TurnContext ctx;
+    private final TurnState turn;
+    private final LiveConversation conv;
+    private final TurnEvents events;
+    private final Hooks hooks;
+    private final ModelCaller model;
+    private final ContextManager context;
+    private final ToolOrchestrator tools;
+
+    TurnLoop(AgentEngine engine, AgentSession session, TurnContext ctx, TurnState turn, LiveConversation conv,
+            TurnEvents events, Hooks hooks, PromptCache cache) {
+        this.engine = engine;
+        this.session = session;
+        this.ctx = ctx;
+        this.turn = turn;
+        this.conv = conv;
+        this.events = events;
+        this.hooks = hooks;
+        this.model = new ModelCaller(engine, ctx, turn, events, session, conv, this::step);
+        ContextManager.SessionView view = new ContextManager.SessionView(
+                () -> session.todos().items().stream().map(t -> "- [" + t.status() + "] " + t.content())
+                        .collect(Collectors.joining("\n")),
+                session::loadedSkills, session.agent().workspaceText(), session.agent().teamContext());
+        this.context = new ContextManager(engine, ctx, turn, conv, events, hooks, model, cache, view, this::step,
+                this::count);
+        this.tools = new ToolOrchestrator(engine, ctx, turn, conv, events, hooks, session.permissionPolicy(),
+                session.agent().mode(), session, this::step, this::apply, this::absorbSubagentUsage);
+    }
+
+    TurnResult run() {
+        while (true) {
+            ToolOrchestrator.Stop stop = tools.runPending();
+            if (stop != null) {
+                return end(stop);
+            }
+            if (conv.endsWithFinalAnswer()) {
+                // a final answer (also one saved just before a crash): Stop hooks may force a continuation
+                if (forcedToContinue()) {
+                    continue;
+                }
+                return end(new ToolOrchestrator.Stop(StopReason.COMPLETED, conv.last().content()));
+            }
+            stop = guards();
+            if (stop != null) {
+                return end(stop);
+            }
+            inject();
+            stop = callModel();
+            if (stop != null) {
+                return end(stop);
+            }
+        }
+    }
+
+    private boolean forcedToContinue() {
+        if (!ctx.policy().runsStopHooks() || turn.stopContinuations >= engine.settings.maxStopContinuations()) {
+            return false;
+        }
+        Optional<String> force = hooks.stop(conv.copy(), ctx);
+        if (force.isEmpty()) {
+            return false;
+        }
+        conv.add(Message.user(force.get()));
+        turn.stopContinuations++;
+        step();
+        return true;
+    }
+
+    private ToolOrchestrator.Stop guards() {
+        if (session.cancelled()) {
+            return new ToolOrchestrator.Stop(StopReason.CANCELLED, "The turn was cancelled.");
+        }
+        if (session.detached()) {
+            return new ToolOrchestrator.Stop(StopReason.DETACHED, "The turn was handed over.");
+        }
+        if (turn.modelCalls >= ctx.maxCalls()) {
+            return new ToolOrchestrator.Stop(StopReason.MAX_MODEL_CALLS, "Stopped: this turn reached its limit of "
+                    + ctx.maxCalls() + " model calls.");
+        }
+        return budgetExceeded().map(t -> new ToolOrchestrator.Stop(StopReason.BUDGET_EXCEEDED, t)).orElse(null);
+    }
+
+    private Optional<String> budgetExceeded() {
+        EngineSettings s = engine.settings;
+        if (s.maxTokensPerTurn() > 0 && turn.usage.totalTokens() >= s.maxTokensPerTurn()) {
+            return Optional.of("Stopped: this turn used " + turn.usage.totalTokens() + " tokens, its budget is "
+                    + s.maxTokensPerTurn() + ".");
+        }
+        if (ctx.policy().countsAgentUsage() && s.maxTokensPerAgent() > 0
+                && session.usage().totalTokens() >= s.maxTokensPerAgent()) {
+            return Optional.of("Stopped: agent " + ctx.agentId() + " used " + session.usage().totalTokens()
+                    + " tokens, its budget is " + s.maxTokensPerAgent() + ".");
+        }
+        return Optional.empty();
+    }
+
+    /** Inbox items, the todo reminder (persistent loops) and, at {@code max-1}, the last-step notice. */
+    private void inject() {
+        if (ctx.policy().injectsInbox()) {
+            for (InboxItem item : session.drainInbox()) {
+                conv.add(Message.user(item.text()));
+                session.injected(item.id());
+            }
+        }
+        if (ctx.policy().remindsTodos() && ctx.offered().contains(Toolsets.TODO_WRITE)
+                && session.roundsSinceTodo() >= engine.settings.todoReminderRounds() && session.todos().hasUnfinished()) {
+            conv.add(Message.user("<reminder>Update your todo list with todo_write: mark finished items "
+                    + "completed and keep one item in_progress.</reminder>"));
+            session.resetRoundsSinceTodo();
+        }
+        if (turn.modelCalls == ctx.maxCalls() - 1) {
+            conv.add(Message.user("<notice>This is your last step in this turn: finish now, or report what "
+                    + "is done and what remains. Tool calls you make now will run, but you will not see "
+                    + "their results.</notice>"));
+        }
+    }
+
+    /** Compaction, repair, one model call with recovery; the reply appended and saved. */
+    private ToolOrchestrator.Stop callModel() {
+        ModelClient.Reply reply = null;
+        while (reply == null) {
+            try {
+                List<Message> sent = context.prepare();
+                String system = context.systemPrompt();
+                reply = model.call(m -> new ModelClient.Request(ctx.modelUser(), system, sent, ctx.specs(), m,
+                        model.maxOutputTokens()));
+                context.observed(reply.inputTokens(), sent.size());
+            } catch (ModelCaller.ContextTooLong e) {
+                if (turn.recovery.reactiveCompacted()) {
+                    return fail("The conversation is still too long for the model's context window after "
+                            + "compacting it once in this turn (" + e.failure.describe() + "). Start a new "
+                            + "conversation or ask for smaller steps.");
+                }
+                turn.recovery = turn.recovery.withReactiveCompacted();
+                events.retry(new ModelRetry.ReactiveCompact(e.failure.status(), e.failure.code(), ctx.turnId(),
+                        events.subagentFlag()));
+                try {
+                    if (!context.summarize("reactive", null)) {
+                        return fail("The conversation is too long for the model's context window ("
+                                + e.failure.describe() + ") and compacting it failed.");
+                    }
+                } catch (ModelCaller.TurnEnd t) {
+                    return stopOf(t);
+                }
+            } catch (ModelCaller.TurnEnd e) {
+                return stopOf(e);
+            }
+        }
+        turn.modelCalls++;
+        Usage u = new Usage(reply.inputTokens(), reply.outputTokens(), 1,
+                engine.settings.cost(reply.model(), reply.inputTokens(), reply.outputTokens()));
+        count(u);
+        if ("length".equals(reply.finishReason())) {
+            try {
+                model.truncated(reply, u);
+            } catch (ModelCaller.TurnEnd e) {
+                return stopOf(e);
+            }
+            return null;
+        }
+        if (!reply.toolCalls().isEmpty() || reply.text() != null) {
+            reply = model.joinContinuations(reply);
+        }
+        Message assistant = Message.assistant(reply.text(), model.withIds(reply.toolCalls()));
+        conv.add(assistant);
+        step();
+        events.assistant(assistant, reply, u);
+        if (ctx.policy().remindsTodos() && assistant.hasToolCalls()) {
+            session.countToolRound();
+        }
+        return null;
+    }
+
+    private ToolOrchestrator.Stop stopOf(ModelCaller.TurnEnd e) {
+        return e.reason == StopReason.ERROR ? fail(e.getMessage()) : new ToolOrchestrator.Stop(e.reason, e.getMessage());
+    }
+
+    private ToolOrchestrator.Stop fail(String text) {
+        events.error(text);
+        return new ToolOrchestrator.Stop(StopReason.ERROR, text);
+    }
+
+    /** A model call's usage: the turn's, and in a persistent loop the agent's. */
+    private void count(Usage u) {
+        turn.usage = turn.usage.plus(u);
+        if (ctx.policy().countsAgentUsage()) {
+            session.addUsage(u);
+        }
+    }
+
+    /** Subagents run inside a call: their usage joins this turn's once the call is recorded. */
+    private void absorbSubagentUsage() {
+        Usage sub = session.takeSubagentUsage();
+        if (sub.calls() > 0) {
+            turn.usage = turn.usage.plus(sub);
+        }
+    }
+
+    /** Applies an effect of a successful call, then tells the host. */
+    private void apply(ToolEffect effect) {
+        switch (effect) {
+            case ToolEffect.TodosChanged t -> {
+                if (ctx.policy().remindsTodos()) {
+                    session.resetRoundsSinceTodo();
+                    events.todos(session.todos().items());
+                }
+            }
+            case ToolEffect.CompactRequested c -> context.requestCompaction(c.focus());
+            case ToolEffect.SkillLoaded s -> session.skillLoaded(s.name());
+            case ToolEffect.TaskClaimed t -> {
+                // the host binds the working directory (below); the engine reads it again at the next call
+            }
+        }
+        try {
+            session.agent().effects().accept(effect);
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "the host failed to apply %s team=%s agent=%s turn=%s", effect, ctx.team(), ctx.agent(),
+                    ctx.turnId());
+            events.error("the host could not apply " + effect + ": " + e.getMessage());
+        }
+    }
+
+    private void step() {
+        if (ctx.policy().saves()) {
+            session.save();
+        }
+    }
+
+    private TurnResult end(ToolOrchestrator.Stop stop) {
+        TurnResult r = new TurnResult(ctx.turnId(), stop.reason(), stop.text(), turn.modelCalls, turn.usage);
+        if (stop.reason().suspended()) {
+            step(); // parked or detached: the turn stays in progress, saved as it is
+            return r;
+        }
+        if (ctx.policy().announcesEnd()) {
+            String req = turn.request;
+            session.endTurn();
+            session.save();
+            events.turnCompleted(stop.reason(), stop.text(), turn.modelCalls, turn.usage, session.usage());
+            if (stop.reason() == StopReason.COMPLETED) {
+                List<Message> m = conv.messages;
+                int from = Layers.lastIndexOfRequest(m, req);
+                try {
+                    engine.memory.turnCompleted(List.copyOf(m.subList(from < 0 ? Math.max(0, m.size() - 20) : from,
+                            m.size())), ctx);
+                } catch (RuntimeException e) {
+                    LOG.warnf(e, "memory extraction could not start. team=%s agent=%s", ctx.team(), ctx.agent());
+                }
+            }
+        }
+        return r;
+    }
+}
