@@ -41,4 +41,11 @@ public interface LeadConfig {
     /** Requests to the tool runner can be long-running commands (bash's own timeout is 120 s by default). */
     @WithDefault("10m")
     Duration toolRunnerTimeout();
+
+    /**
+     * How often one query checks the approvals that parked turns wait for: answers given on another replica and
+     * expiries wake them (an answer given on this replica wakes its turn at once). A parked turn holds no thread.
+     */
+    @WithDefault("2s")
+    Duration parkedCheckInterval();
 }

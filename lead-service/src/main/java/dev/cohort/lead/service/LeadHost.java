@@ -76,8 +76,8 @@ public class LeadHost {
     @Inject
     dev.cohort.lead.persistence.ApprovalRepository approvalRows;
 
-    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "cohort.lead.parked-check-interval", defaultValue = "2s")
-    java.time.Duration parkedCheckInterval;
+    @Inject
+    dev.cohort.lead.config.LeadConfig config;
 
     /** One thread for the whole replica checks the approvals parked turns wait for (answered elsewhere, expired). */
     private java.util.concurrent.ScheduledExecutorService parkedCheck;
@@ -135,7 +135,7 @@ public class LeadHost {
     void onStart(@Observes io.quarkus.runtime.StartupEvent ev) {
         parkedCheck = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
                 Thread.ofPlatform().daemon().name("lead-parked-check").factory());
-        long ms = Math.max(50, parkedCheckInterval.toMillis());
+        long ms = Math.max(50, config.parkedCheckInterval().toMillis());
         parkedCheck.scheduleWithFixedDelay(this::checkParked, ms, ms, java.util.concurrent.TimeUnit.MILLISECONDS);
     }
 

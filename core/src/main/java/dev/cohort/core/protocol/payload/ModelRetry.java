@@ -2,12 +2,14 @@ package dev.cohort.core.protocol.payload;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.cohort.core.protocol.EventType;
 
 /**
  * {@code model_retry}: what error recovery did (s11); {@code action} tells the record apart. Every record carries
  * {@code turnId} and, in a subagent's loop, {@code subagent: true}.
  */
+@JsonPropertyOrder({"action"})
 public sealed interface ModelRetry extends EventPayload {
 
     /** The recovery action, the first field of the data. */

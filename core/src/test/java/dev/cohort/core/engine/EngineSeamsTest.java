@@ -1,0 +1,539 @@
+package dev.cohort.core.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.engine.hooks.PreToolUseHook;
+import dev.cohort.core.protocol.Event;
+import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.PermissionSubject;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolEffect;
+import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.ToolSchemas;
+import dev.cohort.core.tools.workspace.ToolOutcome;
+import dev.langchain4j.agent.tool.ToolSpecification;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The seams hosts of many agents need (issue #11), with an in-process model and in-process tools: effects instead of
+ * tool names, the permission subject a tool reports, per-call working directories, per-agent Java hooks, inbox items
+ * with ids, detach versus cancel, and approvals that park the turn instead of holding a thread.
+ */
+class EngineSeamsTest {
+
+    /** A tool with a fixed name and mutating flag whose behaviour and permission subject the test chooses. */
+    static final class TestTool implements Tool {
+        private final ToolSpecification spec;
+        private final boolean mutating;
+        private final Function<ToolCall, PermissionSubject> subject;
+        private final java.util.function.BiFunction<ToolCall, ToolContext, ToolResult> body;
+        final List<String> ranIn = Collections.synchronizedList(new ArrayList<>());
+
+        TestTool(String name, boolean mutating, Function<ToolCall, PermissionSubject> subject,
+                java.util.function.BiFunction<ToolCall, ToolContext, ToolResult> body) {
+            this.spec = ToolSchemas.spec(name, "a test tool", ToolSchemas.object()
+                    .addProperty("n", ToolSchemas.integer("a number")).build());
+            this.mutating = mutating;
+            this.subject = subject;
+            this.body = body;
+        }
+
+        @Override
+        public String name() {
+            return spec.name();
+        }
+
+        @Override
+        public ToolSpecification spec() {
+            return spec;
+        }
+
+        @Override
+        public boolean isMutating() {
+            return mutating;
+        }
+
+        @Override
+        public PermissionSubject permissionSubject(ObjectNode args) {
+            return subject.apply(new ToolCall("x", name(), args));
+        }
+
+        @Override
+        public ToolResult execute(ToolCall call, ToolContext ctx) {
+            ranIn.add(String.valueOf(ctx.cwd()));
+            return body.apply(call, ctx);
+        }
+    }
+
+    /** Scripted in-process model: each reply is chosen by the number of the call in the turn. */
+    static final class Script implements ModelClient {
+        final List<Function<Request, Reply>> replies = new ArrayList<>();
+        final List<Request> seen = Collections.synchronizedList(new ArrayList<>());
+
+        Script then(Function<Request, Reply> r) {
+            replies.add(r);
+            return this;
+        }
+
+        Script calls(String... toolNames) {
+            List<ModelToolCall> calls = new ArrayList<>();
+            for (int i = 0; i < toolNames.length; i++) {
+                calls.add(new ModelToolCall("c" + replies.size() + "_" + i, toolNames[i], "{\"n\":" + i + "}"));
+            }
+            return then(r -> Reply.calls(null, calls));
+        }
+
+        Script answers(String text) {
+            return then(r -> Reply.text(text));
+        }
+
+        @Override
+        public Reply chat(Request request) {
+            seen.add(request);
+            return replies.get(seen.size() - 1).apply(request);
+        }
+    }
+
+    static final class Events implements EventSink {
+        final List<Event> all = Collections.synchronizedList(new ArrayList<>());
+
+        @Override
+        public void emit(Event e) {
+            all.add(e);
+        }
+
+        List<JsonNode> of(EventType t) {
+            return all.stream().filter(e -> e.type() == t).map(Event::data).toList();
+        }
+    }
+
+    /** Saves the last state as JSON (what a database row holds) and every save's inbox ids. */
+    static final class Store implements StateStore {
+        final AtomicReference<String> json = new AtomicReference<>();
+        final List<List<String>> ids = Collections.synchronizedList(new ArrayList<>());
+        final List<AgentState> states = Collections.synchronizedList(new ArrayList<>());
+
+        @Override
+        public void save(AgentState state, List<String> injectedIds) {
+            json.set(state.toJson());
+            states.add(state);
+            ids.add(List.copyOf(injectedIds));
+        }
+
+        AgentState last() {
+            return AgentState.fromJson(json.get());
+        }
+    }
+
+    /** An approval gateway whose answers the test sets per call id; records every ask. */
+    static final class Approvals implements ApprovalGateway {
+        final Map<String, Decision> answers = new ConcurrentHashMap<>();
+        final List<Request> asked = Collections.synchronizedList(new ArrayList<>());
+
+        @Override
+        public Decision check(Request r) {
+            asked.add(r);
+            return answers.getOrDefault(r.callId(), Decision.pending("appr-" + r.callId()));
+        }
+    }
+
+    private final Events events = new Events();
+    private final Store store = new Store();
+    private final Approvals approvals = new Approvals();
+
+    private AgentEngine engine(Script model, Tool... tools) {
+        return AgentEngine.builder().model(model).tools(ToolRegistry.of(List.of(tools))).events(events)
+                .approvals(approvals).bundledSkills(List.of()).sleeper(d -> { }).build();
+    }
+
+    private AgentContext agent(Tool... tools) {
+        Set<String> names = new java.util.HashSet<>();
+        for (Tool t : tools) {
+            names.add(t.name());
+        }
+        return AgentContext.of("t", "a", AgentRole.TEAMMATE, (tool, id, args, target) -> ToolOutcome.ok(""))
+                .withAllowlist(names).withStore(store);
+    }
+
+    private static TestTool plain(String name, boolean mutating) {
+        return new TestTool(name, mutating, c -> PermissionSubject.NONE, (c, ctx) -> ToolResult.ok("done " + c.id()));
+    }
+
+    private static TestTool destructive(String name) {
+        return new TestTool(name, true, c -> new PermissionSubject.Destructive("test-destructive", "it destroys"),
+                (c, ctx) -> ToolResult.ok("destroyed " + c.id()));
+    }
+
+    // ---- effects and the per-call working directory --------------------------------------------------------------
+
+    @Test
+    void aTaskClaimedEffectReachesTheHostAndTheNextCallOfTheSameTurnRunsInTheTasksWorktree() {
+        TestTool claim = new TestTool("claim", true, c -> PermissionSubject.NONE,
+                (c, ctx) -> ToolResult.ok("claimed task_7").with(new ToolEffect.TaskClaimed("task_7", "wt-auth")));
+        TestTool work = plain("work", false);
+        AtomicReference<String> cwd = new AtomicReference<>(null);
+        List<ToolEffect> seen = new ArrayList<>();
+        Consumer<ToolEffect> host = e -> {
+            seen.add(e);
+            if (e instanceof ToolEffect.TaskClaimed t) {
+                cwd.set("wt:" + t.worktree());
+            }
+        };
+        Script model = new Script().calls("work").calls("claim").calls("work").answers("done");
+        TurnResult r = engine(model, claim, work).open(agent(claim, work).withCwd(cwd::get).withEffects(host), null)
+                .run("go");
+
+        assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(seen).containsExactly(new ToolEffect.TaskClaimed("task_7", "wt-auth"));
+        assertThat(work.ranIn).containsExactly("null", "wt:wt-auth");
+    }
+
+    @Test
+    void aFailedCallsEffectsAreNotAppliedAndAHostThatFailsToApplyOneIsAnErrorEventNotACrash() {
+        TestTool failing = new TestTool("failing", false, c -> PermissionSubject.NONE,
+                (c, ctx) -> ToolResult.error("nope", "it failed").with(new ToolEffect.TaskClaimed("task_1", null)));
+        TestTool claim = new TestTool("claim", false, c -> PermissionSubject.NONE,
+                (c, ctx) -> ToolResult.ok("claimed").with(new ToolEffect.TaskClaimed("task_2", null)));
+        List<ToolEffect> seen = new ArrayList<>();
+        Script model = new Script().calls("failing", "claim").answers("done");
+        TurnResult r = engine(model, failing, claim).open(agent(failing, claim).withEffects(e -> {
+            seen.add(e);
+            throw new IllegalStateException("host bug");
+        }), null).run("go");
+
+        assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(seen).containsExactly(new ToolEffect.TaskClaimed("task_2", null));
+        assertThat(events.of(EventType.ERROR)).extracting(d -> d.path("message").asText())
+                .anyMatch(m -> m.contains("host bug"));
+    }
+
+    @Test
+    void theEngineReactsToTheTodoEffectOfAnyToolNotToTheNameTodoWrite() {
+        TestTool planner = new TestTool("planner", false, c -> PermissionSubject.NONE, (c, ctx) -> {
+            ctx.todos().replace(List.of(new dev.cohort.core.tools.todo.TodoItem("step one", "in_progress")));
+            return ToolResult.ok("planned").with(new ToolEffect.TodosChanged());
+        });
+        Script model = new Script().calls("planner").answers("done");
+        engine(model, planner).open(agent(planner), null).run("plan");
+
+        assertThat(events.of(EventType.TODO_UPDATED)).singleElement()
+                .satisfies(d -> assertThat(d.path("todos").get(0).path("content").asText()).isEqualTo("step one"));
+    }
+
+    // ---- the permission gate decides on the subject ------------------------------------------------------------
+
+    @Test
+    void theGateAsksForWhatAToolSaysIsAtStakeWhateverItsName() {
+        TestTool rm = new TestTool("cleanup", true, c -> new PermissionSubject.Command("rm -rf build"),
+                (c, ctx) -> ToolResult.ok("cleaned"));
+        TestTool fakeBash = plain("bash", true); // named bash, but puts nothing at stake
+        approvals.answers.put("c0_0", ApprovalGateway.Decision.deny("not now"));
+        Script model = new Script().calls("cleanup", "bash").answers("done");
+        engine(model, rm, fakeBash).open(agent(rm, fakeBash), null).run("clean");
+
+        assertThat(approvals.asked).singleElement().satisfies(a -> {
+            assertThat(a.tool()).isEqualTo("cleanup");
+            assertThat(a.reason()).contains("rm");
+        });
+        assertThat(rm.ranIn).isEmpty();
+        assertThat(fakeBash.ranIn).hasSize(1);
+    }
+
+    // ---- per-agent Java hooks ------------------------------------------------------------------------------------
+
+    @Test
+    void anAgentsOwnPlanGateHookRefusesMutatingToolsAndLetsReadOnlyOnesRun() {
+        TestTool edit = plain("edit", true);
+        TestTool look = plain("look", false);
+        ToolRegistry registry = ToolRegistry.of(List.of(edit, look));
+        PreToolUseHook planGate = (call, ctx) -> registry.find(call.name()).map(Tool::isMutating).orElse(true)
+                ? Optional.of("blocked: your plan is not approved yet; submit_plan first") : Optional.empty();
+        Script model = new Script().calls("edit", "look").answers("done");
+        AgentEngine e = AgentEngine.builder().model(model).tools(registry).events(events).approvals(approvals)
+                .bundledSkills(List.of()).build();
+        e.open(agent(edit, look).withHooks(List.of(planGate)), null).run("change it");
+
+        assertThat(edit.ranIn).isEmpty();
+        assertThat(look.ranIn).hasSize(1);
+        assertThat(events.of(EventType.TOOL_CALL_FINISHED)).extracting(d -> d.path("tool").asText() + ":"
+                + d.path("rule").asText("")).containsExactly("edit:hook", "look:");
+    }
+
+    @Test
+    void anotherAgentOfTheSameEngineDoesNotGetTheHook() {
+        TestTool edit = plain("edit", true);
+        PreToolUseHook refuseAll = (call, ctx) -> Optional.of("blocked");
+        Script model = new Script().calls("edit").answers("done").calls("edit").answers("done");
+        AgentEngine e = engine(model, edit);
+        e.open(agent(edit).withHooks(List.of(refuseAll)), null).run("first");
+        e.open(AgentContext.of("t", "b", AgentRole.TEAMMATE, (tool, id, args, target) -> ToolOutcome.ok(""))
+                .withAllowlist(Set.of("edit")), null).run("second");
+
+        assertThat(edit.ranIn).hasSize(1);
+    }
+
+    // ---- inbox items with ids ------------------------------------------------------------------------------------
+
+    @Test
+    void theSaveOfTheStepThatInjectedAnItemCarriesExactlyItsIdOnce() {
+        TestTool look = plain("look", false);
+        List<InboxItem> queue = Collections.synchronizedList(new ArrayList<>());
+        InboxSource inbox = () -> {
+            List<InboxItem> out = List.copyOf(queue);
+            queue.clear();
+            return out;
+        };
+        Script model = new Script().then(r -> {
+            queue.add(new InboxItem("m1", "<message from=\"bob\">build is green</message>"));
+            queue.add(new InboxItem("m2", "<message from=\"eve\">tests too</message>"));
+            return ModelClient.Reply.calls(null, List.of(new ModelToolCall("c1", "look", "{}")));
+        }).answers("done");
+        engine(model, look).open(agent(look).withInbox(inbox), null).run("watch");
+
+        List<String> all = store.ids.stream().flatMap(List::stream).toList();
+        assertThat(all).containsExactly("m1", "m2");
+        int first = -1;
+        for (int i = 0; i < store.states.size(); i++) {
+            if (store.states.get(i).messages().stream().anyMatch(m -> "<message from=\"bob\">build is green</message>"
+                    .equals(m.content()))) {
+                first = i;
+                break;
+            }
+        }
+        assertThat(first).isPositive();
+        assertThat(store.ids.get(first)).containsExactly("m1", "m2");
+    }
+
+    @Test
+    void idsOfAFailedSaveGoWithTheNextSave() {
+        TestTool look = plain("look", false);
+        List<InboxItem> queue = Collections.synchronizedList(new ArrayList<>(List.of(new InboxItem("m1", "hello"))));
+        InboxSource inbox = () -> {
+            List<InboxItem> out = List.copyOf(queue);
+            queue.clear();
+            return out;
+        };
+        AtomicInteger saves = new AtomicInteger();
+        List<List<String>> ids = new ArrayList<>();
+        StateStore flaky = (s, i) -> {
+            if (!i.isEmpty() && saves.incrementAndGet() == 1) {
+                throw new IllegalStateException("database hiccup");
+            }
+            ids.add(List.copyOf(i));
+        };
+        Script model = new Script().calls("look").calls("look").answers("done");
+        AgentSession s = engine(model, look).open(agent(look).withInbox(inbox).withStore(flaky), null);
+        AtomicReference<Throwable> thrown = new AtomicReference<>();
+        try {
+            s.run("go");
+        } catch (IllegalStateException e) {
+            thrown.set(e);
+        }
+        assertThat(thrown.get()).hasMessage("database hiccup");
+        // the host retries the turn on the same session (e.g. after the store recovered)
+        s.resume();
+        assertThat(ids.stream().flatMap(List::stream).toList()).containsExactly("m1");
+    }
+
+    // ---- detach versus cancel ------------------------------------------------------------------------------------
+
+    @Test
+    void aDetachDuringAModelCallKeepsTheTurnInProgressIsNotAModelFailureAndAnotherSessionFinishesIt() {
+        TestTool look = plain("look", false);
+        AtomicReference<AgentSession> session = new AtomicReference<>();
+        Script model = new Script().calls("look").then(r -> {
+            session.get().detach();
+            throw new IllegalStateException("java.lang.InterruptedException"); // what an interrupted HTTP call gives
+        }).answers("finished");
+        AgentEngine e = engine(model, look);
+        session.set(e.open(agent(look), null));
+        TurnResult r = session.get().run("work");
+
+        assertThat(r.reason()).isEqualTo(StopReason.DETACHED);
+        assertThat(r.inProgress()).isTrue();
+        assertThat(events.of(EventType.TURN_COMPLETED)).isEmpty();
+        assertThat(events.of(EventType.ERROR)).isEmpty();
+        assertThat(events.of(EventType.MODEL_RETRY)).isEmpty();
+        AgentState saved = store.last();
+        assertThat(saved.turn()).isNotNull();
+
+        TurnResult done = e.open(agent(look), saved).resume();
+        assertThat(done.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(done.text()).isEqualTo("finished");
+        assertThat(look.ranIn).hasSize(1);
+        assertThat(events.of(EventType.TURN_COMPLETED)).singleElement()
+                .satisfies(d -> assertThat(d.path("reason").asText()).isEqualTo("completed"));
+    }
+
+    @Test
+    void aDetachBetweenCallsLeavesTheRestUnansweredAndTheNextOwnerRunsThemOnce() {
+        AtomicReference<AgentSession> session = new AtomicReference<>();
+        TestTool first = new TestTool("first", false, c -> PermissionSubject.NONE, (c, ctx) -> {
+            session.get().detach();
+            return ToolResult.ok("one");
+        });
+        TestTool second = plain("second", false);
+        Script model = new Script().calls("first", "second").answers("done");
+        AgentEngine e = engine(model, first, second);
+        session.set(e.open(agent(first, second), null));
+
+        assertThat(session.get().run("go").reason()).isEqualTo(StopReason.DETACHED);
+        assertThat(second.ranIn).isEmpty();
+        TurnResult r = e.open(agent(first, second), store.last()).resume();
+        assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(first.ranIn).hasSize(1);
+        assertThat(second.ranIn).hasSize(1);
+    }
+
+    @Test
+    void aCancelEndsTheTurnAnsweringTheRestNotRun() {
+        AtomicReference<AgentSession> session = new AtomicReference<>();
+        TestTool first = new TestTool("first", false, c -> PermissionSubject.NONE, (c, ctx) -> {
+            session.get().cancel();
+            return ToolResult.ok("one");
+        });
+        TestTool second = plain("second", false);
+        Script model = new Script().calls("first", "second");
+        session.set(engine(model, first, second).open(agent(first, second), null));
+        TurnResult r = session.get().run("go");
+
+        assertThat(r.reason()).isEqualTo(StopReason.CANCELLED);
+        assertThat(second.ranIn).isEmpty();
+        assertThat(store.last().turn()).isNull();
+        assertThat(store.last().messages()).anyMatch(m -> "not run: the turn was cancelled".equals(m.content()));
+        assertThat(events.of(EventType.TURN_COMPLETED)).singleElement()
+                .satisfies(d -> assertThat(d.path("reason").asText()).isEqualTo("cancelled"));
+    }
+
+    // ---- approvals park the turn ---------------------------------------------------------------------------------
+
+    @Test
+    void aPendingApprovalParksTheTurnWithoutRunningTheCallAndAnApprovedResumeRunsItOnce() {
+        TestTool rm = destructive("rm");
+        Script model = new Script().calls("rm").answers("removed");
+        AgentEngine e = engine(model, rm);
+        TurnResult parked = e.open(agent(rm), null).run("remove it");
+
+        assertThat(parked.reason()).isEqualTo(StopReason.PARKED);
+        assertThat(rm.ranIn).isEmpty();
+        assertThat(events.of(EventType.TURN_COMPLETED)).isEmpty();
+        AgentState saved = store.last();
+        assertThat(saved.turn().waiting()).isEqualTo(new AgentState.Wait("approval", "appr-c0_0", "c0_0"));
+
+        // woken while still pending: parks again without a model call
+        TurnResult again = e.open(agent(rm), store.last()).resume();
+        assertThat(again.reason()).isEqualTo(StopReason.PARKED);
+        assertThat(model.seen).hasSize(1);
+
+        approvals.answers.put("c0_0", ApprovalGateway.Decision.approve());
+        AgentSession resumed = e.open(agent(rm), store.last());
+        assertThat(resumed.waiting()).isPresent();
+        TurnResult done = resumed.resume();
+        assertThat(done.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(rm.ranIn).hasSize(1);
+        assertThat(store.last().turn()).isNull();
+        assertThat(approvals.asked).extracting(ApprovalGateway.Request::callId).containsOnly("c0_0");
+        assertThat(approvals.asked).extracting(ApprovalGateway.Request::timeout)
+                .containsOnly(EngineSettings.defaults().approvalTimeout());
+        // the answered call was run once more? no: resuming the completed state has nothing to do
+        assertThat(e.open(agent(rm), store.last()).turnInProgress()).isFalse();
+    }
+
+    @Test
+    void aDeniedOrExpiredApprovalIsShownToTheModelWithItsReason() {
+        TestTool rm = destructive("rm");
+        Script model = new Script().calls("rm").answers("ok, not removed");
+        AgentEngine e = engine(model, rm);
+        e.open(agent(rm), null).run("remove it");
+        approvals.answers.put("c0_0", ApprovalGateway.Decision.deny("no answer within 10 min (approval x expired)"));
+        TurnResult r = e.open(agent(rm), store.last()).resume();
+
+        assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(rm.ranIn).isEmpty();
+        assertThat(model.seen.get(1).messages()).anyMatch(m -> m.role() == Message.Role.TOOL
+                && m.content().contains("needed approval and it was refused (no answer within 10 min"));
+    }
+
+    @Test
+    void aParkedTurnCancelledBeforeItsResumeEndsWithoutRunningTheCall() {
+        TestTool rm = destructive("rm");
+        Script model = new Script().calls("rm");
+        AgentEngine e = engine(model, rm);
+        e.open(agent(rm), null).run("remove it");
+        approvals.answers.put("c0_0", ApprovalGateway.Decision.approve());
+        AgentSession s = e.open(agent(rm), store.last());
+        s.cancel();
+        TurnResult r = s.resume();
+
+        assertThat(r.reason()).isEqualTo(StopReason.CANCELLED);
+        assertThat(rm.ranIn).isEmpty();
+        assertThat(approvals.asked).hasSize(1);
+    }
+
+    @Test
+    void aSubagentCannotWaitForAnApprovalSoItsAskIsADenialAndNoRequestIsMade() {
+        TestTool rm = destructive("bash"); // subagents have the workspace tools only
+        Script model = new Script()
+                .then(r -> ModelClient.Reply.calls(null, List.of(new ModelToolCall("p1", "spawn_subagent",
+                        "{\"description\":\"clean up\"}"))))
+                .calls("bash")
+                .answers("could not clean: needs approval")
+                .answers("the subagent could not clean up");
+        Tool spawn = new dev.cohort.core.tools.subagent.SpawnSubagentTool();
+        AgentEngine e = engine(model, rm, spawn);
+        TurnResult r = e.open(agent(rm, spawn).withAllowlist(Set.of("bash", "spawn_subagent")), null).run("clean");
+
+        assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(approvals.asked).isEmpty();
+        assertThat(model.seen.get(2).messages()).anyMatch(m -> m.role() == Message.Role.TOOL
+                && m.content().contains("a subagent cannot wait for one"));
+    }
+
+    // ---- typed payloads ------------------------------------------------------------------------------------------
+
+    @Test
+    void loopEventsKeepTheirWireShape() {
+        TestTool look = plain("look", false);
+        Script model = new Script().calls("look").answers("done");
+        engine(model, look).open(agent(look), null).run("go");
+
+        JsonNode started = events.of(EventType.TOOL_CALL_STARTED).get(0);
+        assertThat(fields(started)).containsExactly("turnId", "callId", "tool", "args");
+        JsonNode finished = events.of(EventType.TOOL_CALL_FINISHED).get(0);
+        assertThat(fields(finished)).containsExactly("turnId", "callId", "tool", "durationMs", "error", "preview");
+        JsonNode completed = events.of(EventType.TURN_COMPLETED).get(0);
+        assertThat(fields(completed)).containsExactly("turnId", "reason", "modelCalls", "text", "usage", "agentUsage");
+        assertThat(fields(completed.path("usage"))).containsExactly("inputTokens", "outputTokens", "costUsd");
+        JsonNode assistant = events.of(EventType.ASSISTANT_MESSAGE).get(0);
+        assertThat(fields(assistant)).containsExactly("turnId", "finishReason", "inputTokens", "outputTokens",
+                "toolCalls");
+        assertThat(Json.MAPPER.valueToTree(new dev.cohort.core.protocol.payload.ModelRetry.Retry(1, 4, "overloaded",
+                529, null, 500, true, "m", "t1", null)).toString())
+                .isEqualTo("{\"action\":\"retry\",\"attempt\":1,\"maxAttempts\":4,\"kind\":\"overloaded\",\"status\":529,"
+                        + "\"delayMs\":500,\"retryAfter\":true,\"model\":\"m\",\"turnId\":\"t1\"}");
+    }
+
+    private static List<String> fields(JsonNode n) {
+        List<String> out = new ArrayList<>();
+        n.fieldNames().forEachRemaining(out::add);
+        return out;
+    }
+}
