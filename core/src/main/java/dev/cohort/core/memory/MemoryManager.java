@@ -1,8 +1,6 @@
 package dev.cohort.core.memory;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.EventSink;
 import dev.cohort.core.engine.Message;
 import dev.cohort.core.engine.ModelClient;
@@ -11,7 +9,9 @@ import dev.cohort.core.engine.recovery.ModelFailure;
 import dev.cohort.core.engine.recovery.RetryPolicy;
 import dev.cohort.core.engine.recovery.Sleeper;
 import dev.cohort.core.protocol.Event;
-import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.protocol.payload.EventPayload;
+import dev.cohort.core.protocol.payload.MemoryError;
+import dev.cohort.core.protocol.payload.MemoryUpdated;
 import dev.cohort.core.tools.ToolContext;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -246,7 +246,7 @@ public final class MemoryManager implements MemoryProvider {
                 consolidate(team, agent, agentId);
             } catch (RuntimeException e) {
                 LOG.warnf(e, "memory extraction failed. team=%s agent=%s", team, agent);
-                emit(team, agent, EventType.ERROR, Event.newData().put("message", "memory extraction failed: " + e));
+                emit(team, agent, new MemoryError("memory extraction failed: " + e));
             }
         });
     }
@@ -303,12 +303,7 @@ public final class MemoryManager implements MemoryProvider {
             (old == null ? created : updated).add(m.name());
         }
         if (!created.isEmpty() || !updated.isEmpty()) {
-            ObjectNode d = Event.newData().put("action", "extracted");
-            ArrayNode c = d.putArray("created");
-            created.forEach(c::add);
-            ArrayNode u = d.putArray("updated");
-            updated.forEach(u::add);
-            emit(team, agent, EventType.MEMORY_UPDATED, d);
+            emit(team, agent, MemoryUpdated.extracted(created, updated));
         }
     }
 
@@ -366,8 +361,7 @@ public final class MemoryManager implements MemoryProvider {
         }
         if (verdict != null) {
             LOG.warnf("memory consolidation %s. team=%s", verdict, team);
-            emit(team, agent, EventType.MEMORY_UPDATED, Event.newData().put("action", "consolidation_refused")
-                    .put("reason", verdict).put("count", staged.size()));
+            emit(team, agent, MemoryUpdated.consolidationRefused(verdict, staged.size()));
             return verdict;
         }
         List<Memory> next = new ArrayList<>();
@@ -382,8 +376,7 @@ public final class MemoryManager implements MemoryProvider {
             next.add(m.withName(n));
         }
         store.replaceAll(next);
-        emit(team, agent, EventType.MEMORY_UPDATED, Event.newData().put("action", "consolidated")
-                .put("from", staged.size()).put("to", next.size()));
+        emit(team, agent, MemoryUpdated.consolidated(staged.size(), next.size()));
         return "applied " + staged.size() + " → " + next.size();
     }
 
@@ -409,11 +402,11 @@ public final class MemoryManager implements MemoryProvider {
         }
     }
 
-    private void emit(String team, String agent, EventType type, ObjectNode data) {
+    private void emit(String team, String agent, EventPayload payload) {
         try {
-            events.emit(Event.of(team, agent, type, data));
+            events.emit(Event.of(team, agent, payload));
         } catch (RuntimeException e) {
-            LOG.warnf(e, "event sink failed; %s dropped. team=%s agent=%s", type.wire(), team, agent);
+            LOG.warnf(e, "event sink failed; %s dropped. team=%s agent=%s", payload.type().wire(), team, agent);
         }
     }
 

@@ -2,6 +2,7 @@ package dev.cohort.core.protocol;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.protocol.payload.EventPayload;
 import java.time.Instant;
 
 /**
@@ -14,6 +15,12 @@ public record Event(String id, String team, String agent, long seq, Instant ts, 
     /** An unsequenced event with a fresh id, stamped now. */
     public static Event of(String team, String agent, EventType type, JsonNode data) {
         return new Event(Ids.newId(), team, agent, 0, Instant.now(), type, data == null ? Json.MAPPER.createObjectNode() : data);
+    }
+
+    /** An unsequenced event with a fresh id, stamped now, whose type and data are those of a typed payload. */
+    public static Event of(String team, String agent, EventPayload payload) {
+        ObjectNode data = Json.MAPPER.valueToTree(payload);
+        return of(team, agent, payload.type(), data);
     }
 
     /** Convenience: an empty data object to fill. */

@@ -1,7 +1,10 @@
 package dev.cohort.lead.service;
 
+import dev.cohort.core.protocol.MessageType;
+import dev.cohort.core.protocol.ProtocolException;
+import dev.cohort.core.protocol.payload.BackgroundDone;
+import dev.cohort.core.protocol.payload.MessageMetadata;
 import dev.cohort.lead.persistence.InboxRepository.InboxRow;
-import java.util.Map;
 
 /**
  * How messages from the lead's inbox read to the model. Background completions use the seed's s13
@@ -14,20 +17,29 @@ public final class InboxFormatter {
 
     /** One message as model-visible text. */
     public static String format(InboxRow m) {
-        Map<String, Object> meta = m.metadata();
-        if ("background_done".equals(m.type())) {
+        BackgroundDone meta = MessageType.BACKGROUND_DONE.wire().equals(m.type()) ? backgroundDone(m) : null;
+        if (meta != null) {
             StringBuilder b = new StringBuilder("<task_notification>\n");
-            field(b, "task_id", meta.get("jobId"));
-            field(b, "status", meta.get("status"));
-            field(b, "exit_code", meta.get("exitCode"));
-            field(b, "duration_ms", meta.get("durationMs"));
-            field(b, "command", meta.get("command"));
-            field(b, "output_ref", meta.get("outputRef"));
+            field(b, "task_id", meta.jobId());
+            field(b, "status", meta.status());
+            field(b, "exit_code", meta.exitCode());
+            field(b, "duration_ms", meta.durationMs());
+            field(b, "command", meta.command());
+            field(b, "output_ref", meta.outputRef());
             field(b, "summary", m.content());
             return b.append("</task_notification>").toString();
         }
         return "<message from=\"" + escape(m.sender()) + "\" type=\"" + escape(m.type()) + "\">\n" + escape(m.content())
                 + "\n</message>";
+    }
+
+    /** The typed metadata; metadata of the wrong shape (not written by a tool runner) leaves the plain message form. */
+    private static BackgroundDone backgroundDone(InboxRow m) {
+        try {
+            return MessageMetadata.from(m.metadata(), BackgroundDone.class);
+        } catch (ProtocolException e) {
+            return null;
+        }
     }
 
     private static void field(StringBuilder b, String name, Object value) {

@@ -1,19 +1,16 @@
 package dev.cohort.scheduler.messaging;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Event;
-import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.PromptRecord;
 import dev.cohort.core.protocol.PromptSource;
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.protocol.payload.CronFired;
+import dev.cohort.core.protocol.payload.CronFiring;
 import dev.cohort.scheduler.service.CronJob;
 import dev.cohort.scheduler.service.Firing;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /** The Kafka records of a firing, built from core's protocol types (nothing here defines a schema of its own). */
 public final class FiringRecords {
@@ -42,13 +39,8 @@ public final class FiringRecords {
                     job.id());
             return new Out(Topics.PROMPTS, job.team(), Json.write(p));
         }
-        Map<String, Object> metadata = new LinkedHashMap<>();
-        metadata.put("source", PromptSource.CRON);
-        metadata.put("cronJobId", job.id());
-        metadata.put("dueAt", f.dueAt().toString());
-        metadata.put("catchUp", f.catchUp());
-        AgentMessage m = new AgentMessage(f.messageId(), job.team(), SENDER, job.target(), MessageType.MESSAGE,
-                "[cron] " + job.prompt(), metadata, f.firedAt());
+        AgentMessage m = AgentMessage.of(f.messageId(), job.team(), SENDER, job.target(), "[cron] " + job.prompt(),
+                CronFiring.of(job.id(), f.dueAt(), f.catchUp()), f.firedAt());
         return new Out(Topics.TEAMMATE_INBOX, m.key(), Json.write(m));
     }
 
@@ -58,21 +50,13 @@ public final class FiringRecords {
      */
     public static Out event(Firing f) {
         CronJob job = f.job();
-        ObjectNode data = Event.newData();
-        data.put("jobId", job.id());
-        data.put("cron", job.cron());
-        data.put("timezone", job.timezone());
-        data.put("target", job.target());
-        data.put("dueAt", f.dueAt().toString());
-        data.put("catchUp", f.catchUp());
-        if (f.missedSince() != null) {
-            data.put("missedSince", f.missedSince().toString());
-        }
-        data.put("recurring", job.recurring());
-        data.put("messageId", f.messageId());
         String prompt = job.prompt();
-        data.put("prompt", prompt.length() <= PROMPT_PREVIEW ? prompt : prompt.substring(0, PROMPT_PREVIEW) + "…");
-        Event e = new Event(f.eventId(), job.team(), job.target(), 0, f.firedAt(), EventType.CRON_FIRED, data);
+        CronFired fired = new CronFired(job.id(), job.cron(), job.timezone(), job.target(), f.dueAt(), f.catchUp(),
+                f.missedSince(), job.recurring(), f.messageId(),
+                prompt.length() <= PROMPT_PREVIEW ? prompt : prompt.substring(0, PROMPT_PREVIEW) + "…");
+        Event fresh = Event.of(job.team(), job.target(), fired);
+        // the id derived from (job, occurrence) and the firing time: a re-fired occurrence is the same event
+        Event e = new Event(f.eventId(), fresh.team(), fresh.agent(), 0, f.firedAt(), fresh.type(), fresh.data());
         return new Out(Topics.EVENTS, job.team(), Json.write(e));
     }
 }

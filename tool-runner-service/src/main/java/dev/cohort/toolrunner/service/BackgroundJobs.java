@@ -2,8 +2,9 @@ package dev.cohort.toolrunner.service;
 
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Event;
-import dev.cohort.core.protocol.EventType;
-import dev.cohort.core.protocol.MessageType;
+import dev.cohort.core.protocol.payload.BackgroundDone;
+import dev.cohort.core.protocol.payload.BackgroundFinished;
+import dev.cohort.core.protocol.payload.BackgroundStarted;
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.messaging.InboxPublisher;
@@ -16,7 +17,6 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -107,8 +107,7 @@ public class BackgroundJobs {
         ProcessRunner.Spec spec = launcher.spec(ctx, command, timeout);
         OutputCapture capture = new OutputCapture(config.background().summaryChars(), outputs.file(ctx.team(), id), true);
         Log.infof("team=%s agent=%s call=%s background job %s started", ctx.team(), ctx.agent(), ctx.callId(), id);
-        publisher.event(Event.of(ctx.team(), ctx.agent(), EventType.BACKGROUND_STARTED, Event.newData()
-                .put("id", id).put("callId", ctx.callId()).put("command", command)));
+        publisher.event(Event.of(ctx.team(), ctx.agent(), new BackgroundStarted(id, ctx.callId(), command)));
         Job job = new Job();
         running.put(id, job);
         Thread.ofVirtual().name("bg-" + id).start(() -> runJob(id, job, ctx, spec, capture));
@@ -294,21 +293,8 @@ public class BackgroundJobs {
         if (inFlightNotifications.putIfAbsent(j.id(), Boolean.TRUE) != null) {
             return;
         }
-        Map<String, Object> meta = new LinkedHashMap<>();
-        meta.put("jobId", j.id());
-        meta.put("callId", j.callId());
-        meta.put("status", j.status());
-        if (j.exitCode() != null) {
-            meta.put("exitCode", j.exitCode());
-        }
-        if (j.durationMs() != null) {
-            meta.put("durationMs", j.durationMs());
-        }
-        meta.put("outputRef", j.outputRef());
-        meta.put("command", j.command());
-        if (j.error() != null) {
-            meta.put("error", j.error());
-        }
+        BackgroundDone meta = new BackgroundDone(j.id(), j.callId(), j.status(), j.exitCode(), j.durationMs(), j.outputRef(),
+                j.command(), j.error());
         String content = "Background job " + j.id() + " " + j.status()
                 + (j.exitCode() != null ? " (exit code " + j.exitCode() + ")" : "")
                 + (j.error() != null ? ": " + j.error() : "")
@@ -316,8 +302,8 @@ public class BackgroundJobs {
                 + "\nWhole output: read_file path=\"" + j.outputRef() + "\"";
         // the message "from" is the runner acting for the agent: the agent gets the news of its own job
         // a stable id: a retried notification is the same message, so consumers' dedupe on id drops the copy
-        AgentMessage m = new AgentMessage("background_done-" + j.id(), j.team(), "tool-runner", j.agent(),
-                MessageType.BACKGROUND_DONE, content, meta, java.time.Instant.now());
+        AgentMessage m = AgentMessage.of("background_done-" + j.id(), j.team(), "tool-runner", j.agent(), content, meta,
+                java.time.Instant.now());
         publisher.send(m).whenComplete((v, t) -> {
             if (t != null) {
                 inFlightNotifications.remove(j.id());
@@ -333,9 +319,8 @@ public class BackgroundJobs {
                 inFlightNotifications.remove(j.id());
             }
         });
-        publisher.event(Event.of(j.team(), j.agent(), EventType.BACKGROUND_FINISHED, Event.newData()
-                .put("id", j.id()).put("status", j.status()).put("exitCode", j.exitCode())
-                .put("durationMs", j.durationMs())));
+        publisher.event(Event.of(j.team(), j.agent(), new BackgroundFinished(j.id(), j.status(), j.exitCode(),
+                j.durationMs())));
     }
 
     private void renotify() {

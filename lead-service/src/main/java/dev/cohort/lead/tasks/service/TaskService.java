@@ -1,9 +1,10 @@
 package dev.cohort.lead.tasks.service;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Event;
-import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.protocol.payload.EventPayload;
+import dev.cohort.core.protocol.payload.TaskClaimed;
+import dev.cohort.core.protocol.payload.TaskCompleted;
+import dev.cohort.core.protocol.payload.TaskCreated;
 import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.service.EventService;
 import dev.cohort.lead.tasks.persistence.TaskRepository;
@@ -69,12 +70,8 @@ public class TaskService {
         }
         TaskRow row = r.task();
         Log.infof("team=%s agent=%s task=%s created", team, actor, TaskIds.format(row.id()));
-        ObjectNode data = base(row);
-        data.put("description", row.description());
-        ArrayNode deps = data.putArray("blockedBy");
-        row.blockedBy().forEach(d -> deps.add(TaskIds.format(d)));
-        data.put("createdBy", actor);
-        emit(team, actor, EventType.TASK_CREATED, data);
+        emit(team, actor, new TaskCreated(TaskIds.format(row.id()), row.subject(), row.status(), row.description(),
+                row.blockedBy().stream().map(TaskIds::format).toList(), actor));
         return row;
     }
 
@@ -180,11 +177,8 @@ public class TaskService {
         List<TaskRow> unblocked = done.get().unblocked();
         Log.infof("team=%s agent=%s task=%s completed unblocked=%s", team, holder.agent(), TaskIds.format(id),
                 unblocked.stream().map(t -> TaskIds.format(t.id())).toList());
-        ObjectNode data = base(task);
-        data.put("owner", task.owner());
-        ArrayNode ub = data.putArray("unblocked");
-        unblocked.forEach(u -> ub.addObject().put("id", TaskIds.format(u.id())).put("subject", u.subject()));
-        emit(team, holder.agent(), EventType.TASK_COMPLETED, data);
+        emit(team, holder.agent(), new TaskCompleted(TaskIds.format(task.id()), task.subject(), task.status(), task.owner(),
+                unblocked.stream().map(u -> new TaskCompleted.Unblocked(TaskIds.format(u.id()), u.subject())).toList()));
         return new Completion(task, unblocked, false);
     }
 
@@ -219,13 +213,8 @@ public class TaskService {
         TaskRow task = c.task();
         if (c.fresh()) {
             Log.infof("team=%s agent=%s task=%s claimed via=%s", team, holder.agent(), TaskIds.format(task.id()), via);
-            ObjectNode data = base(task);
-            data.put("owner", task.owner());
-            data.put("via", via);
-            if (task.leaseUntil() != null) {
-                data.put("leaseUntil", task.leaseUntil().toString());
-            }
-            emit(team, holder.agent(), EventType.TASK_CLAIMED, data);
+            emit(team, holder.agent(), new TaskClaimed(TaskIds.format(task.id()), task.subject(), task.status(),
+                    task.owner(), via, task.leaseUntil()));
         }
         return new Claim(task, task.leaseToken(), c.fresh());
     }
@@ -249,20 +238,12 @@ public class TaskService {
         }
     }
 
-    private static ObjectNode base(TaskRow row) {
-        ObjectNode data = Event.newData();
-        data.put("id", TaskIds.format(row.id()));
-        data.put("subject", row.subject());
-        data.put("status", row.status());
-        return data;
-    }
-
     /** The state change is committed; a failure to record its event must not undo it or fail the caller. */
-    private void emit(String team, String agent, EventType type, ObjectNode data) {
+    private void emit(String team, String agent, EventPayload payload) {
         try {
-            events.emit(team, agent, type, data);
+            events.record(Event.of(team, agent, payload));
         } catch (RuntimeException e) {
-            Log.warnf("team=%s agent=%s event=%s not recorded: %s", team, agent, type.wire(), e.getMessage());
+            Log.warnf("team=%s agent=%s event=%s not recorded: %s", team, agent, payload.type().wire(), e.getMessage());
         }
     }
 }
