@@ -18,18 +18,23 @@ import java.util.Map;
  * @param model                the model name, {@code null} for the gateway's primary.
  * @param approvalTimeout      how long a call waits for a human before it is denied (10 min: a person at a
  *                             terminal answers within minutes; a longer wait holds the agent for nothing).
- * @param maxTokensPerTurn     token budget of one turn, 0 = unlimited.
- * @param maxTokensPerAgent    token budget over the agent's life, 0 = unlimited.
+ * @param maxTokensPerTurn     token budget of one turn, 0 = unlimited; always {@code budgets().tokensPerTurn()}.
+ * @param maxTokensPerAgent    token budget over the agent's life, 0 = unlimited; always
+ *                             {@code budgets().tokensPerAgent()}.
  * @param prices               price per model name, for cost reporting.
  * @param previewChars         characters of a tool result in {@code tool_call_finished} events (events are for
  *                             watching, not for transcripts; 300 fits a terminal line or two).
  * @param recovery             error recovery: retries, backoff, fallback model, output-limit escalation (s11).
  * @param compaction           context compaction: model windows, thresholds, layers (s08).
+ * @param budgets              token and cost budgets per turn, agent and team (all 0 = unlimited by default: a limit
+ *                             is the operator's choice). Its two token budgets and {@code maxTokensPerTurn} /
+ *                             {@code maxTokensPerAgent} are one value: a 0 on either side takes the other, two
+ *                             different non-zero values are an error.
  */
 public record EngineSettings(int maxModelCallsPerTurn, int subagentMaxModelCalls, int maxStopContinuations,
         int todoReminderRounds, int stuckNoticeAt, int stuckEndAt, Integer maxOutputTokens, String model,
         Duration approvalTimeout, long maxTokensPerTurn, long maxTokensPerAgent, Map<String, ModelPrice> prices,
-        int previewChars, RecoverySettings recovery, CompactionSettings compaction) {
+        int previewChars, RecoverySettings recovery, CompactionSettings compaction, Budgets budgets) {
 
     public EngineSettings {
         prices = prices == null ? Map.of() : Map.copyOf(prices);
@@ -38,6 +43,24 @@ public record EngineSettings(int maxModelCallsPerTurn, int subagentMaxModelCalls
         if (maxModelCallsPerTurn < 2) {
             throw new IllegalArgumentException("maxModelCallsPerTurn must be at least 2");
         }
+        if (budgets == null) {
+            budgets = Budgets.unlimited().withTokens(maxTokensPerTurn, maxTokensPerAgent);
+        } else {
+            maxTokensPerTurn = oneValue("maxTokensPerTurn", maxTokensPerTurn, "tokensPerTurn", budgets.tokensPerTurn());
+            maxTokensPerAgent = oneValue("maxTokensPerAgent", maxTokensPerAgent, "tokensPerAgent",
+                    budgets.tokensPerAgent());
+            budgets = budgets.withTokens(maxTokensPerTurn, maxTokensPerAgent);
+        }
+    }
+
+    /** The settings before budgets were a value of their own: token budgets only (source compatibility). */
+    public EngineSettings(int maxModelCallsPerTurn, int subagentMaxModelCalls, int maxStopContinuations,
+            int todoReminderRounds, int stuckNoticeAt, int stuckEndAt, Integer maxOutputTokens, String model,
+            Duration approvalTimeout, long maxTokensPerTurn, long maxTokensPerAgent, Map<String, ModelPrice> prices,
+            int previewChars, RecoverySettings recovery, CompactionSettings compaction) {
+        this(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds, stuckNoticeAt,
+                stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, prices,
+                previewChars, recovery, compaction, null);
     }
 
     /** The settings of engine (I), with default recovery and compaction (source compatibility). */
@@ -52,56 +75,75 @@ public record EngineSettings(int maxModelCallsPerTurn, int subagentMaxModelCalls
 
     public static EngineSettings defaults() {
         return new EngineSettings(50, 30, 3, 3, 3, 5, 8000, null, Duration.ofMinutes(10), 0, 0, Map.of(), 300,
-                RecoverySettings.defaults(), CompactionSettings.defaults());
+                RecoverySettings.defaults(), CompactionSettings.defaults(), Budgets.unlimited());
     }
 
     public EngineSettings withRecovery(RecoverySettings r) {
         return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
                 stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent,
-                prices, previewChars, r, compaction);
+                prices, previewChars, r, compaction, budgets);
     }
 
     public EngineSettings withCompaction(CompactionSettings c) {
         return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
                 stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent,
-                prices, previewChars, recovery, c);
+                prices, previewChars, recovery, c, budgets);
     }
 
     public EngineSettings withMaxOutputTokens(Integer n) {
         return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
                 stuckNoticeAt, stuckEndAt, n, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent,
-                prices, previewChars, recovery, compaction);
+                prices, previewChars, recovery, compaction, budgets);
     }
 
     public EngineSettings withModel(String m) {
         return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
                 stuckNoticeAt, stuckEndAt, maxOutputTokens, m, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent,
-                prices, previewChars, recovery, compaction);
+                prices, previewChars, recovery, compaction, budgets);
     }
 
     public EngineSettings withMaxModelCallsPerTurn(int n) {
         return new EngineSettings(n, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds, stuckNoticeAt,
-                stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars, recovery, compaction);
+                stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars, recovery, compaction, budgets);
     }
 
     public EngineSettings withSubagentMaxModelCalls(int n) {
         return new EngineSettings(maxModelCallsPerTurn, n, maxStopContinuations, todoReminderRounds, stuckNoticeAt,
-                stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars, recovery, compaction);
+                stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars, recovery, compaction, budgets);
     }
 
+    /** These settings with the turn's and the agent's token budgets replaced (the other budgets kept). */
     public EngineSettings withBudgets(long perTurn, long perAgent) {
+        return withBudgets(budgets.withTokens(perTurn, perAgent));
+    }
+
+    /** These settings with {@code b} as every budget. */
+    public EngineSettings withBudgets(Budgets b) {
+        Budgets all = b == null ? Budgets.unlimited() : b;
         return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
-                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, perTurn, perAgent, prices, previewChars, recovery, compaction);
+                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, all.tokensPerTurn(),
+                all.tokensPerAgent(), prices, previewChars, recovery, compaction, all);
     }
 
     public EngineSettings withPrices(Map<String, ModelPrice> p) {
         return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
-                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, p, previewChars, recovery, compaction);
+                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, approvalTimeout, maxTokensPerTurn, maxTokensPerAgent, p, previewChars, recovery, compaction, budgets);
     }
 
     public EngineSettings withApprovalTimeout(Duration d) {
         return new EngineSettings(maxModelCallsPerTurn, subagentMaxModelCalls, maxStopContinuations, todoReminderRounds,
-                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, d, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars, recovery, compaction);
+                stuckNoticeAt, stuckEndAt, maxOutputTokens, model, d, maxTokensPerTurn, maxTokensPerAgent, prices, previewChars, recovery, compaction, budgets);
+    }
+
+    private static long oneValue(String name, long value, String budgetName, long budget) {
+        if (value == budget || budget == 0) {
+            return value;
+        }
+        if (value == 0) {
+            return budget;
+        }
+        throw new IllegalArgumentException(name + " (" + value + ") and budgets." + budgetName + " (" + budget
+                + ") disagree: set one of them");
     }
 
     /** The cost of one call's tokens on {@code modelName} (0 when no price is configured). */

@@ -30,13 +30,17 @@ public interface LeadConfig {
     @WithDefault("http://127.0.0.1:8082")
     String schedulerUrl();
 
-    /** How long a tool call waits for a human's approval before it is denied (ARCHITECTURE §3.4). */
-    @WithDefault("10m")
-    Duration approvalTimeout();
+    /**
+     * Deprecated alias of {@code cohort.engine.approval-timeout}, which wins when both are set (read only by
+     * {@link EngineConfig#toSettings}; its default lives there).
+     */
+    java.util.Optional<Duration> approvalTimeout();
 
-    /** Maximum model calls in one turn (XAgent-style last-step notice at max-1). */
-    @WithDefault("50")
-    int maxModelCallsPerTurn();
+    /**
+     * Deprecated alias of {@code cohort.engine.max-model-calls-per-turn}, which wins when both are set (read only by
+     * {@link EngineConfig#toSettings}; its default lives there).
+     */
+    java.util.OptionalInt maxModelCallsPerTurn();
 
     /** Requests to the tool runner can be long-running commands (bash's own timeout is 120 s by default). */
     @WithDefault("10m")

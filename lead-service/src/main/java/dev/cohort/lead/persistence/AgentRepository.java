@@ -1,5 +1,6 @@
 package dev.cohort.lead.persistence;
 
+import dev.cohort.core.engine.Usage;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -60,6 +61,25 @@ public class AgentRepository {
                         out.add(row(rs));
                     }
                     return out;
+                }
+            }
+        });
+    }
+
+    /**
+     * The usage of all the team's agents together (input and output tokens, calls, cost), summed from the usage each
+     * one's saved state carries, so it is as fresh as the last step each agent saved; {@link Usage#ZERO} for a team
+     * without agents. The per-team budget ({@code cohort.engine.budgets.*-per-team}) is checked against it.
+     */
+    public Usage teamUsage(String team) {
+        return Jdbc.inTransaction(ds, "usage of team " + team, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT COALESCE(SUM((state->'usage'->>'inputTokens')::bigint), 0), "
+                    + "COALESCE(SUM((state->'usage'->>'outputTokens')::bigint), 0), COALESCE(SUM((state->'usage'->>'calls')::bigint), 0), "
+                    + "COALESCE(SUM((state->'usage'->>'costUsd')::float8), 0) FROM lead.agents WHERE team = ?")) {
+                ps.setString(1, team);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return new Usage(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getDouble(4));
                 }
             }
         });

@@ -55,6 +55,10 @@ public class LeadEngine {
     @Inject
     LeadConfig config;
 
+    /** {@code cohort.engine.*}: the engine's and the memory's tunables. */
+    @Inject
+    dev.cohort.lead.config.EngineConfig engineConfig;
+
     @Inject
     EventService events;
 
@@ -106,10 +110,9 @@ public class LeadEngine {
         // every model call (turns, compaction, memory) goes through the one gateway bean: one client per configured
         // model, with error headers kept so Retry-After is honoured (s11); its primary and fallback set the engine's
         GatewayModelClient model = new GatewayModelClient(gateway);
-        EngineSettings settings = model.applyTo(EngineSettings.defaults().withMaxModelCallsPerTurn(config.maxModelCallsPerTurn())
-                .withApprovalTimeout(config.approvalTimeout()));
+        EngineSettings settings = model.applyTo(dev.cohort.lead.config.EngineConfig.toSettings(engineConfig, config));
         var memory = dev.cohort.core.memory.MemoryManager.builder().stores(stores).model(model).executor(memoryWork)
-                .events(this::record).build();
+                .settings(dev.cohort.lead.config.EngineConfig.toMemorySettings(engineConfig)).events(this::record).build();
         engine = AgentEngine.builder().settings(settings).model(model).tools(ToolRegistry.of(tools))
                 .events(this::record).approvals(approvals).memory(memory).transcripts(transcripts)
                 .hooks(builtInHooks.stream().toList())

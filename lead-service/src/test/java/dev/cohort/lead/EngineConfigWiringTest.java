@@ -1,0 +1,34 @@
+package dev.cohort.lead;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.cohort.core.engine.Budgets;
+import dev.cohort.core.engine.CompactionSettings;
+import dev.cohort.core.engine.EngineSettings;
+import dev.cohort.lead.service.LeadEngine;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The lead's engine is built from {@code cohort.engine.*}: the test profile sets only
+ * {@code %test.cohort.engine.approval-timeout=15s}; everything else is the records' defaults.
+ */
+@QuarkusTest
+class EngineConfigWiringTest {
+
+    @Inject
+    LeadEngine lead;
+
+    @Test
+    void theLeadsEngineTakesItsSettingsFromTheEngineConfiguration() {
+        EngineSettings s = lead.engine().settings();
+        EngineSettings d = EngineSettings.defaults();
+        assertThat(s.approvalTimeout()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(s.withApprovalTimeout(d.approvalTimeout()).withModel(null).withRecovery(d.recovery()))
+                .isEqualTo(d);
+        assertThat(s.budgets()).isEqualTo(Budgets.unlimited());
+        assertThat(s.compaction()).isEqualTo(CompactionSettings.defaults());
+    }
+}
