@@ -1,8 +1,6 @@
 package dev.cohort.core.engine;
 
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Event;
-import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.payload.AssistantMessage;
 import dev.cohort.core.protocol.payload.Compacted;
 import dev.cohort.core.protocol.payload.EngineError;
@@ -122,7 +120,7 @@ final class TurnEvents {
 
     private void emit(EventPayload p) {
         try {
-            sink.emit(Event.of(team, agent, p.type(), (ObjectNode) Json.MAPPER.valueToTree(p)));
+            sink.emit(Event.of(team, agent, p));
         } catch (RuntimeException e) {
             LOG.warnf(e, "event sink failed; event %s dropped. team=%s agent=%s", p.type().wire(), team, agent);
         }

@@ -115,18 +115,16 @@ final class TurnLoop {
         return budgetExceeded().map(t -> new ToolOrchestrator.Stop(StopReason.BUDGET_EXCEEDED, t)).orElse(null);
     }
 
+    /**
+     * The budgets (tokens and cost per turn, per agent, per team: {@link Budgets}); a subagent's loop counts its own
+     * usage as the turn's and nothing towards the agent or team checks (its usage joins the parent's turn after the
+     * call). The team's usage is read from the host only when a team budget is set.
+     */
     private Optional<String> budgetExceeded() {
-        EngineSettings s = engine.settings;
-        if (s.maxTokensPerTurn() > 0 && turn.usage.totalTokens() >= s.maxTokensPerTurn()) {
-            return Optional.of("Stopped: this turn used " + turn.usage.totalTokens() + " tokens, its budget is "
-                    + s.maxTokensPerTurn() + ".");
-        }
-        if (ctx.policy().countsAgentUsage() && s.maxTokensPerAgent() > 0
-                && session.usage().totalTokens() >= s.maxTokensPerAgent()) {
-            return Optional.of("Stopped: agent " + ctx.agentId() + " used " + session.usage().totalTokens()
-                    + " tokens, its budget is " + s.maxTokensPerAgent() + ".");
-        }
-        return Optional.empty();
+        Budgets b = engine.settings.budgets();
+        boolean own = ctx.policy().countsAgentUsage();
+        Usage team = own && (b.tokensPerTeam() > 0 || b.costPerTeamUsd() > 0) ? session.agent().teamUsage().get() : null;
+        return b.exceeded(ctx.agentId(), ctx.team(), turn.usage, own ? session.usage() : Usage.ZERO, team);
     }
 
     /** Inbox items, the todo reminder (persistent loops) and, at {@code max-1}, the last-step notice. */

@@ -507,6 +507,61 @@ class EngineSeamsTest {
                 && m.content().contains("a subagent cannot wait for one"));
     }
 
+    // ---- budgets: tokens and cost, per turn, agent and team ------------------------------------------------------
+
+    private TurnResult spend(Budgets budgets, AgentContext ctx, TestTool look) {
+        Script model = new Script();
+        for (int i = 0; i < 5; i++) {
+            model.then(r -> new ModelClient.Reply(null, List.of(new ModelToolCall("c" + model.seen.size(), "look",
+                    "{}")), "tool_calls", 1000, 100, "m"));
+        }
+        AgentEngine e = AgentEngine.builder().model(model).tools(ToolRegistry.of(List.of(look))).events(events)
+                .bundledSkills(List.of()).settings(EngineSettings.defaults().withModel("m")
+                        .withPrices(Map.of("m", new EngineSettings.ModelPrice(100, 1000))).withBudgets(budgets))
+                .build();
+        return e.open(ctx, null).run("spend");
+    }
+
+    @Test
+    void aCostBudgetPerTurnEndsTheTurnWithTheSpendInTheSentence() {
+        TestTool look = plain("look", false);
+        // each call: 1000 in × $100/M + 100 out × $1000/M = $0.20
+        TurnResult r = spend(new Budgets(0, 0, 0, 0.5, 0, 0), agent(look), look);
+
+        assertThat(r.reason()).isEqualTo(StopReason.BUDGET_EXCEEDED);
+        assertThat(r.modelCalls()).isEqualTo(3);
+        assertThat(r.text()).startsWith("Stopped: this turn cost $0.6");
+    }
+
+    @Test
+    void aTeamBudgetCountsTheTeamsUsageFromTheHost() {
+        TestTool look = plain("look", false);
+        AtomicInteger asked = new AtomicInteger();
+        AgentContext ctx = agent(look).withTeamUsage(() -> {
+            asked.incrementAndGet();
+            return new Usage(50_000, 0, 10, 0);
+        });
+        TurnResult r = spend(new Budgets(0, 0, 50_000, 0, 0, 0), ctx, look);
+
+        assertThat(r.reason()).isEqualTo(StopReason.BUDGET_EXCEEDED);
+        assertThat(r.modelCalls()).isZero();
+        assertThat(r.text()).contains("team t used 50000 tokens");
+        assertThat(asked.get()).isPositive();
+    }
+
+    @Test
+    void withoutATeamBudgetTheHostIsNeverAskedForTheTeamsUsage() {
+        TestTool look = plain("look", false);
+        AtomicInteger asked = new AtomicInteger();
+        TurnResult r = spend(new Budgets(2000, 0, 0, 0, 0, 0), agent(look).withTeamUsage(() -> {
+            asked.incrementAndGet();
+            return Usage.ZERO;
+        }), look);
+
+        assertThat(r.reason()).isEqualTo(StopReason.BUDGET_EXCEEDED);
+        assertThat(asked.get()).isZero();
+    }
+
     // ---- typed payloads ------------------------------------------------------------------------------------------
 
     @Test

@@ -48,7 +48,7 @@ public class ApprovalService implements ApprovalGateway {
             row = approvals.insertIfAbsent(id, r.team(), r.agent(), r.turnId(), r.callId(), r.tool(), r.args(), r.reason(),
                     Instant.now().plus(r.timeout()));
             events.record(new Event("approval_requested-" + id, r.team(), r.agent(), 0, row.createdAt(),
-                    EventType.APPROVAL_REQUESTED, view(row)));
+                    EventType.APPROVAL_REQUESTED, view(EventType.APPROVAL_REQUESTED, row)));
             Log.infof("team=%s agent=%s call=%s approval %s requested: %s", r.team(), r.agent(), r.callId(), id, r.reason());
         }
         if ("expired".equals(row.status())) {
@@ -80,22 +80,19 @@ public class ApprovalService implements ApprovalGateway {
 
     private void announceResolved(ApprovalRow row) {
         events.record(new Event("approval_resolved-" + row.id(), row.team(), row.agent(), 0,
-                row.resolvedAt() == null ? Instant.now() : row.resolvedAt(), EventType.APPROVAL_RESOLVED, view(row)));
+                row.resolvedAt() == null ? Instant.now() : row.resolvedAt(), EventType.APPROVAL_RESOLVED, view(EventType.APPROVAL_RESOLVED, row)));
     }
 
-    static com.fasterxml.jackson.databind.node.ObjectNode view(ApprovalRow row) {
-        var d = Event.newData().put("approvalId", row.id()).put("tool", row.tool()).put("reason", row.reason())
-                .put("status", row.status()).put("callId", row.callId()).put("turnId", row.turnId())
-                .put("expiresAt", row.expiresAt().toString());
+    /** The data of an approval event: the request as it stands. */
+    static com.fasterxml.jackson.databind.JsonNode view(EventType type, ApprovalRow row) {
+        com.fasterxml.jackson.databind.JsonNode args;
         try {
-            d.set("args", Json.MAPPER.readTree(row.argsJson()));
+            args = Json.MAPPER.readTree(row.argsJson());
         } catch (Exception e) {
-            d.put("args", row.argsJson());
+            args = com.fasterxml.jackson.databind.node.TextNode.valueOf(row.argsJson());
         }
-        if (row.answer() != null) {
-            d.put("answer", row.answer());
-        }
-        return d;
+        return Json.MAPPER.valueToTree(new dev.cohort.core.protocol.payload.ApprovalUpdate(type, row.id(), row.tool(),
+                row.reason(), row.status(), row.callId(), row.turnId(), row.expiresAt().toString(), args, row.answer()));
     }
 
     private static String humanize(java.time.Duration d) {

@@ -26,6 +26,11 @@ public class EventService {
     EventHub hub;
 
     /** Stores, publishes and announces one event; returns it with its seq. */
+    /** Stores and publishes an event with a typed payload (ARCHITECTURE §4.2). */
+    public Event emit(String team, String agent, dev.cohort.core.protocol.payload.EventPayload payload) {
+        return emit(team, agent, payload.type(), dev.cohort.core.protocol.Json.MAPPER.valueToTree(payload));
+    }
+
     public Event emit(String team, String agent, EventType type, JsonNode data) {
         return record(Event.of(team, agent, type, data));
     }

@@ -258,7 +258,8 @@ public class LeadHost {
                     .withTeamContext(() -> "Team: " + team + ". Permission mode: " + mode + ".")
                     .withWorkspaceText(workspaceText(team))
                     .withMode(() -> PermissionMode.of(teams.find(team).map(t -> t.permissionMode()).orElse("default")))
-                    .withCommandHooks(() -> teamHooks(team));
+                    .withCommandHooks(() -> teamHooks(team))
+                    .withTeamUsage(() -> agents.teamUsage(team));
             AgentSession s = engine.engine().open(ctx, state);
             session = s;
             // a prompt taken for a turn whose first save never happened (a crash in between) is queued again
@@ -329,20 +330,10 @@ public class LeadHost {
                 json.remove("turn");
                 agents.save(team, Ids.LEAD, json.toString(), "idle", null, row.version(), List.of(), List.of());
                 String promptId = turnId == null ? null : prompts.runningPromptOfTurn(team, turnId).orElse(null);
-                var data = Event.newData().put("message", msg);
-                if (promptId != null) {
-                    data.put("promptId", promptId);
-                }
-                events.emit(team, Ids.LEAD, EventType.ERROR, data);
-                var done = Event.newData().put("reason", "error").put("status", "failed").put("message", msg);
-                if (turnId != null) {
-                    done.put("turnId", turnId);
-                    prompts.idsOfTurn(team, turnId).forEach(done.putArray("promptIds")::add);
-                }
-                if (promptId != null) {
-                    done.put("promptId", promptId);
-                }
-                events.emit(team, Ids.LEAD, EventType.TURN_COMPLETED, done);
+                events.emit(team, Ids.LEAD, dev.cohort.core.protocol.payload.EngineError.of(null, msg)
+                        .withPromptId(promptId));
+                events.emit(team, Ids.LEAD, dev.cohort.core.protocol.payload.TurnCompleted.failedByHost(turnId, msg, promptId,
+                        turnId == null ? null : prompts.idsOfTurn(team, turnId)));
                 if (turnId != null) {
                     prompts.finishTurn(team, turnId, "failed");
                 }
@@ -359,9 +350,8 @@ public class LeadHost {
         private void noModel(QueuedPrompt p) {
             String msg = "no model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL, MODEL_ID for another OpenAI-compatible "
                     + "endpoint) and restart, or run `./cohort up --scripted-model` to try Cohort with the scripted model";
-            events.emit(team, Ids.LEAD, EventType.ERROR, Event.newData().put("promptId", p.id()).put("message", msg));
-            events.emit(team, Ids.LEAD, EventType.TURN_COMPLETED, Event.newData().put("promptId", p.id())
-                    .put("reason", "error").put("status", "failed").put("message", msg));
+            events.emit(team, Ids.LEAD, dev.cohort.core.protocol.payload.EngineError.of(null, msg).withPromptId(p.id()));
+            events.emit(team, Ids.LEAD, dev.cohort.core.protocol.payload.TurnCompleted.failedByHost(null, msg, p.id(), null));
             prompts.setStatus(team, p.id(), "failed");
         }
 

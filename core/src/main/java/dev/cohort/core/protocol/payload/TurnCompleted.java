@@ -13,10 +13,27 @@ import dev.cohort.core.protocol.EventType;
  * @param text       the final answer, or why it stopped
  * @param usage      the turn's usage
  * @param agentUsage the agent's usage over its life
+ * @param status     {@code completed} or {@code failed} (hosts fill it; clients read one field)
+ * @param message    a host's account of a turn it had to end (e.g. an unexpected failure)
+ * @param promptId   the prompt that started the turn (lead)
+ * @param promptIds  every prompt the turn answered, injected ones included (lead)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TurnCompleted(String turnId, String reason, int modelCalls, String text, UsageView usage,
-        UsageView agentUsage) implements EventPayload {
+        UsageView agentUsage, String status, String message, String promptId, java.util.List<String> promptIds)
+        implements EventPayload {
+
+    /** The engine's end of a turn (hosts add the prompt fields and the status). */
+    public TurnCompleted(String turnId, String reason, int modelCalls, String text, UsageView usage,
+            UsageView agentUsage) {
+        this(turnId, reason, modelCalls, text, usage, agentUsage, null, null, null, null);
+    }
+
+    /** A turn a host ended itself, with a failed status and why. */
+    public static TurnCompleted failedByHost(String turnId, String message, String promptId,
+            java.util.List<String> promptIds) {
+        return new TurnCompleted(turnId, "error", 0, null, null, null, "failed", message, promptId, promptIds);
+    }
     @Override
     public EventType type() {
         return EventType.TURN_COMPLETED;
