@@ -5,6 +5,7 @@ import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.ParkedFleet;
 import dev.cohort.core.engine.StopReason;
 import dev.cohort.core.engine.TurnResult;
+import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
@@ -36,8 +37,10 @@ public final class ParkedAgentsBenchmark {
         int agents = args.length > 0 ? Integer.parseInt(args[0]) : 1_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 20;
         int chars = args.length > 2 ? Integer.parseInt(args[2]) : 300;
-        System.out.printf("agents=%d history rounds=%d (%d messages) chars per text≈%d; %s, max heap %.0f MiB%n",
-                agents, rounds, rounds * 4, chars, Runtime.version(), Runtime.getRuntime().maxMemory() / MIB);
+        System.out.printf("agents=%d history rounds=%d (%d messages) chars per text≈%d; JDK %s, GC %s, max heap %.0f "
+                + "MiB%n", agents, rounds, rounds * 4, chars, Runtime.version(), ManagementFactory
+                .getGarbageCollectorMXBeans().stream().map(GarbageCollectorMXBean::getName).toList(),
+                Runtime.getRuntime().maxMemory() / MIB);
 
         // warm-up: load the classes and JIT the path, then drop everything
         park(new ParkedFleet(), 50, rounds, chars, false);
@@ -52,8 +55,9 @@ public final class ParkedAgentsBenchmark {
         long jsonChars = a.saved.values().stream().mapToLong(String::length).sum();
         long heapA = heapAfterGc();
         report("(a) saved JSON only", agents, heapA, base);
-        System.out.printf("    JSON per agent: %.1f KiB (%.1f MiB in all); parking took %.0f ms (%.0f us per agent)%n",
-                jsonChars / (double) agents / 1024, jsonChars / MIB, parkNanos / 1e6, parkNanos / 1e3 / agents);
+        System.out.printf("    JSON per agent: %.1f KiB (%.1f MiB in all); all %d turns up to their park: %.0f ms wall "
+                + "on virtual threads (%.0f agents/s)%n", jsonChars / (double) agents / 1024, jsonChars / MIB, agents,
+                parkNanos / 1e6, agents / (parkNanos / 1e9));
         Reference.reachabilityFence(a);
         a = null;
 
