@@ -106,6 +106,52 @@ class ParkedAgentsTest {
     }
 
     @Test
+    void aResumeBeforeTheAnswerParksAgainOnTheSameCallAndRunsNothing() {
+        ParkedFleet fleet = new ParkedFleet();
+        TurnResult first = fleet.engine.open(fleet.context("a"), null).run(ParkedFleet.REQUEST);
+        AgentState.Wait wait = AgentState.fromJson(fleet.saved.get("a")).turn().waiting();
+
+        AgentSession again = fleet.engine.open(fleet.context("a"), AgentState.fromJson(fleet.saved.get("a")));
+        TurnResult second = again.resume();
+
+        assertThat(second.reason()).isEqualTo(StopReason.PARKED);
+        assertThat(second.turnId()).isEqualTo(first.turnId());
+        assertThat(again.waiting()).contains(wait);
+        assertThat(AgentState.fromJson(fleet.saved.get("a")).turn().waiting()).isEqualTo(wait);
+        assertThat(fleet.runs).isEmpty();
+        assertThat(fleet.gateway.asked).extracting(ApprovalGateway.Request::callId)
+                .containsExactly(ParkedFleet.callId("a"), ParkedFleet.callId("a"));
+
+        fleet.gateway.answer(wait.id(), ApprovalGateway.Decision.approve());
+        TurnResult third = fleet.engine.open(fleet.context("a"), AgentState.fromJson(fleet.saved.get("a"))).resume();
+
+        assertThat(third.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(fleet.runs.get("a")).hasValue(1);
+    }
+
+    @Test
+    void aCancelBeforeResumeEndsTheParkedTurnWithoutRunningTheCall() {
+        ParkedFleet fleet = new ParkedFleet();
+        fleet.engine.open(fleet.context("a"), null).run(ParkedFleet.REQUEST);
+        fleet.gateway.answer(AgentState.fromJson(fleet.saved.get("a")).turn().waiting().id(),
+                ApprovalGateway.Decision.approve());
+
+        AgentSession s = fleet.engine.open(fleet.context("a"), AgentState.fromJson(fleet.saved.get("a")));
+        s.cancel();
+        TurnResult r = s.resume();
+
+        assertThat(r.reason()).isEqualTo(StopReason.CANCELLED);
+        assertThat(fleet.runs).isEmpty();
+        assertThat(fleet.gateway.asked).hasSize(1);
+        AgentState after = AgentState.fromJson(fleet.saved.get("a"));
+        assertThat(after.turn()).isNull();
+        assertThat(after.messages().get(after.messages().size() - 1)).satisfies(m -> {
+            assertThat(m.toolCallId()).isEqualTo(ParkedFleet.callId("a"));
+            assertThat(m.content()).isEqualTo("not run: the turn was cancelled");
+        });
+    }
+
+    @Test
     void theThreadProbesSeeAgentsWhoseGatewayBlocksOnVirtualThreads() throws Exception {
         int n = 50;
         BlockingGateway gate = new BlockingGateway();
