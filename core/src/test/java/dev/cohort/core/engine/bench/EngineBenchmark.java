@@ -24,8 +24,9 @@ import java.util.Set;
 /**
  * Engine overhead per model round: a zero-latency in-process model that always calls one in-process no-op tool, so
  * every nanosecond measured is the engine's (validation, permission gate, hooks, prompt assembly, repair, event
- * and state snapshots). Not a unit test; run with
- * {@code ./mvnw -B -o -q -pl core test-compile exec:java} or directly:
+ * and state snapshots). Not a unit test; build the classpath as core/README.md's Benchmark section shows
+ * ({@code ./mvnw -B -o -q -pl core -am test-compile dependency:build-classpath -Dmdep.outputFile=target/cp.txt
+ * -Dmdep.includeScope=test}), then, with a JDK >= 21:
  * {@code java -cp "$(cat core/target/cp.txt):core/target/classes:core/target/test-classes" dev.cohort.core.engine.bench.EngineBenchmark}.
  * Arguments: rounds (default 100000), rounds per turn (default 20).
  */
