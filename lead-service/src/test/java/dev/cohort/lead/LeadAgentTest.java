@@ -107,6 +107,22 @@ class LeadAgentTest {
     }
 
     @Test
+    void interruptingATurnParkedOnAnApprovalEndsItCancelledWithoutRunningTheCall() throws Exception {
+        String team = newTeam("appr-int");
+        Path build = Files.createDirectories(Path.of(workspace, "teams", team, "build"));
+        model.append("{\"rules\":[" + rmRule(team) + "," + doneRule(team) + "]}");
+        String id = prompt(team, "clean the build");
+        JsonNode asked = await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team).stream()
+                .filter(e -> e.get("type").asText().equals("approval_requested")).findFirst().orElse(null), e -> e != null);
+
+        given().post("/api/v1/teams/" + team + "/agents/lead/interrupt").then().statusCode(202);
+        JsonNode done = awaitTurnCompleted(team, id);
+        assertThat(done.get("data").get("reason").asText()).isEqualTo("cancelled");
+        assertThat(build).exists();
+        assertThat(asked.get("data").get("status").asText()).isEqualTo("pending");
+    }
+
+    @Test
     void aDenialReachesTheModelAndNothingRuns() throws Exception {
         String team = newTeam("appr-no");
         Path build = Files.createDirectories(Path.of(workspace, "teams", team, "build"));

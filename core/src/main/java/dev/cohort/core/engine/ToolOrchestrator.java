@@ -116,6 +116,10 @@ final class ToolOrchestrator {
             } catch (ModelCaller.TurnEnd e) {
                 return new Stop(e.reason, e.getMessage()); // a subagent stopped because the turn is handed over
             }
+            if (out.parkOn() != null && signals.cancelled()) {
+                skipRest(pending, i, "not run: the turn was cancelled"); // a cancel that came while asking wins
+                return new Stop(StopReason.CANCELLED, "The turn was cancelled.");
+            }
             if (out.parkOn() != null) {
                 turn.waiting = new AgentState.Wait(AgentState.Wait.APPROVAL, out.parkOn(), c.id());
                 step.run();

@@ -120,16 +120,16 @@ public class LeadHost {
         if (a == null) {
             return false;
         }
-        if (a.interruptTurn()) {
-            return true;
-        }
+        boolean running = a.interruptTurn();
+        // parking records itself before it checks for a cancel, and this checks for a parked turn after cancelling:
+        // an interrupt that races with the turn parking is seen by one side or the other, never lost
         if (parked.containsKey(team)) {
             // no thread holds a parked turn: resume it cancelled, so its waiting call is answered "not run"
             a.cancelOnResume = true;
             wake(team);
             return true;
         }
-        return false;
+        return running;
     }
 
     void onStart(@Observes io.quarkus.runtime.StartupEvent ev) {
@@ -360,6 +360,12 @@ public class LeadHost {
             engine.label(team, null);
             if (r.reason() == dev.cohort.core.engine.StopReason.PARKED) {
                 session.waiting().ifPresent(w -> parked.put(team, w.id()));
+                if (session.cancelled()) {
+                    // interrupted just as it parked: resume it at once, cancelled
+                    parked.remove(team);
+                    cancelOnResume = true;
+                    again = true;
+                }
             }
             if (r.inProgress()) {
                 Log.infof("team=%s agent=lead turn=%s %s: %s", team, turnId, r.reason().wire(), r.text());
