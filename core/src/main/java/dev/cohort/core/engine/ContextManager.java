@@ -50,19 +50,17 @@ final class ContextManager {
     private String compactFocus;
     private long fixedTokens = -1;
 
-    ContextManager(AgentEngine engine, TurnContext ctx, TurnState turn, LiveConversation conv, TurnEvents events,
-            Hooks hooks, ModelCaller model, PromptCache cache, SessionView session, Runnable step,
-            Consumer<Usage> count) {
-        this.engine = engine;
-        this.ctx = ctx;
-        this.turn = turn;
-        this.conv = conv;
-        this.events = events;
-        this.hooks = hooks;
+    ContextManager(LoopScope scope, ModelCaller model, PromptCache cache, SessionView session, Consumer<Usage> count) {
+        this.engine = scope.engine();
+        this.ctx = scope.ctx();
+        this.turn = scope.turn();
+        this.conv = scope.conv();
+        this.events = scope.events();
+        this.hooks = scope.hooks();
+        this.step = scope.step();
         this.model = model;
         this.cache = cache;
         this.session = session;
-        this.step = step;
         this.count = count;
     }
 

@@ -43,19 +43,18 @@ final class ModelCaller {
     private final TurnContext ctx;
     private final TurnState turn;
     private final TurnEvents events;
-    private final Signals signals;
     private final LiveConversation conv;
     private final Runnable step;
+    private final Signals signals;
 
-    ModelCaller(AgentEngine engine, TurnContext ctx, TurnState turn, TurnEvents events, Signals signals,
-            LiveConversation conv, Runnable step) {
-        this.engine = engine;
-        this.ctx = ctx;
-        this.turn = turn;
-        this.events = events;
+    ModelCaller(LoopScope scope, Signals signals) {
+        this.engine = scope.engine();
+        this.ctx = scope.ctx();
+        this.turn = scope.turn();
+        this.events = scope.events();
+        this.conv = scope.conv();
+        this.step = scope.step();
         this.signals = signals;
-        this.conv = conv;
-        this.step = step;
     }
 
     String model() {

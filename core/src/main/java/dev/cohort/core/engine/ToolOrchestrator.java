@@ -71,19 +71,18 @@ final class ToolOrchestrator {
     private final Consumer<ToolEffect> effects;
     private final Runnable afterCall;
 
-    ToolOrchestrator(AgentEngine engine, TurnContext ctx, TurnState turn, LiveConversation conv, TurnEvents events,
-            Hooks hooks, PermissionPolicy policy, Supplier<PermissionMode> mode, ModelCaller.Signals signals,
-            Runnable step, Consumer<ToolEffect> effects, Runnable afterCall) {
-        this.engine = engine;
-        this.ctx = ctx;
-        this.turn = turn;
-        this.conv = conv;
-        this.events = events;
-        this.hooks = hooks;
+    ToolOrchestrator(LoopScope scope, PermissionPolicy policy, Supplier<PermissionMode> mode,
+            ModelCaller.Signals signals, Consumer<ToolEffect> effects, Runnable afterCall) {
+        this.engine = scope.engine();
+        this.ctx = scope.ctx();
+        this.turn = scope.turn();
+        this.conv = scope.conv();
+        this.events = scope.events();
+        this.hooks = scope.hooks();
+        this.step = scope.step();
         this.policy = policy;
         this.mode = mode;
         this.signals = signals;
-        this.step = step;
         this.effects = effects;
         this.afterCall = afterCall;
     }

@@ -51,15 +51,15 @@ final class TurnLoop {
         this.conv = conv;
         this.events = events;
         this.hooks = hooks;
-        this.model = new ModelCaller(engine, ctx, turn, events, session, conv, this::step);
+        LoopScope scope = new LoopScope(engine, ctx, turn, conv, events, hooks, this::step);
+        this.model = new ModelCaller(scope, session);
         ContextManager.SessionView view = new ContextManager.SessionView(
                 () -> session.todos().items().stream().map(t -> "- [" + t.status() + "] " + t.content())
                         .collect(Collectors.joining("\n")),
                 session::loadedSkills, session.agent().workspaceText(), session.agent().teamContext());
-        this.context = new ContextManager(engine, ctx, turn, conv, events, hooks, model, cache, view, this::step,
-                this::count);
-        this.tools = new ToolOrchestrator(engine, ctx, turn, conv, events, hooks, session.permissionPolicy(),
-                session.agent().mode(), session, this::step, this::apply, this::absorbSubagentUsage);
+        this.context = new ContextManager(scope, model, cache, view, this::count);
+        this.tools = new ToolOrchestrator(scope, session.permissionPolicy(), session.agent().mode(), session,
+                this::apply, this::absorbSubagentUsage);
     }
 
     TurnResult run() {

@@ -61,6 +61,11 @@ final class EngineHarness {
         List<Event> of(EventType type) {
             return all.stream().filter(e -> e.type() == type).toList();
         }
+
+        /** The data of the events of one type, in order. */
+        List<com.fasterxml.jackson.databind.JsonNode> dataOf(EventType type) {
+            return of(type).stream().map(Event::data).toList();
+        }
     }
 
     /** Records approval requests and answers from a script. */

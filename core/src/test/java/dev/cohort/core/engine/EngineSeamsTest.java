@@ -112,19 +112,6 @@ class EngineSeamsTest {
         }
     }
 
-    static final class Events implements EventSink {
-        final List<Event> all = Collections.synchronizedList(new ArrayList<>());
-
-        @Override
-        public void emit(Event e) {
-            all.add(e);
-        }
-
-        List<JsonNode> of(EventType t) {
-            return all.stream().filter(e -> e.type() == t).map(Event::data).toList();
-        }
-    }
-
     /** Saves the last state as JSON (what a database row holds) and every save's inbox ids. */
     static final class Store implements StateStore {
         final AtomicReference<String> json = new AtomicReference<>();
@@ -155,7 +142,7 @@ class EngineSeamsTest {
         }
     }
 
-    private final Events events = new Events();
+    private final EngineHarness.Events events = new EngineHarness.Events();
     private final Store store = new Store();
     private final Approvals approvals = new Approvals();
 
@@ -221,7 +208,7 @@ class EngineSeamsTest {
 
         assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
         assertThat(seen).containsExactly(new ToolEffect.TaskClaimed("task_2", null));
-        assertThat(events.of(EventType.ERROR)).extracting(d -> d.path("message").asText())
+        assertThat(events.dataOf(EventType.ERROR)).extracting(d -> d.path("message").asText())
                 .anyMatch(m -> m.contains("host bug"));
     }
 
@@ -234,7 +221,7 @@ class EngineSeamsTest {
         Script model = new Script().calls("planner").answers("done");
         engine(model, planner).open(agent(planner), null).run("plan");
 
-        assertThat(events.of(EventType.TODO_UPDATED)).singleElement()
+        assertThat(events.dataOf(EventType.TODO_UPDATED)).singleElement()
                 .satisfies(d -> assertThat(d.path("todos").get(0).path("content").asText()).isEqualTo("step one"));
     }
 
@@ -273,7 +260,7 @@ class EngineSeamsTest {
 
         assertThat(edit.ranIn).isEmpty();
         assertThat(look.ranIn).hasSize(1);
-        assertThat(events.of(EventType.TOOL_CALL_FINISHED)).extracting(d -> d.path("tool").asText() + ":"
+        assertThat(events.dataOf(EventType.TOOL_CALL_FINISHED)).extracting(d -> d.path("tool").asText() + ":"
                 + d.path("rule").asText("")).containsExactly("edit:hook", "look:");
     }
 
@@ -369,9 +356,9 @@ class EngineSeamsTest {
 
         assertThat(r.reason()).isEqualTo(StopReason.DETACHED);
         assertThat(r.inProgress()).isTrue();
-        assertThat(events.of(EventType.TURN_COMPLETED)).isEmpty();
-        assertThat(events.of(EventType.ERROR)).isEmpty();
-        assertThat(events.of(EventType.MODEL_RETRY)).isEmpty();
+        assertThat(events.dataOf(EventType.TURN_COMPLETED)).isEmpty();
+        assertThat(events.dataOf(EventType.ERROR)).isEmpty();
+        assertThat(events.dataOf(EventType.MODEL_RETRY)).isEmpty();
         AgentState saved = store.last();
         assertThat(saved.turn()).isNotNull();
 
@@ -379,7 +366,7 @@ class EngineSeamsTest {
         assertThat(done.reason()).isEqualTo(StopReason.COMPLETED);
         assertThat(done.text()).isEqualTo("finished");
         assertThat(look.ranIn).hasSize(1);
-        assertThat(events.of(EventType.TURN_COMPLETED)).singleElement()
+        assertThat(events.dataOf(EventType.TURN_COMPLETED)).singleElement()
                 .satisfies(d -> assertThat(d.path("reason").asText()).isEqualTo("completed"));
     }
 
@@ -419,7 +406,7 @@ class EngineSeamsTest {
         assertThat(second.ranIn).isEmpty();
         assertThat(store.last().turn()).isNull();
         assertThat(store.last().messages()).anyMatch(m -> "not run: the turn was cancelled".equals(m.content()));
-        assertThat(events.of(EventType.TURN_COMPLETED)).singleElement()
+        assertThat(events.dataOf(EventType.TURN_COMPLETED)).singleElement()
                 .satisfies(d -> assertThat(d.path("reason").asText()).isEqualTo("cancelled"));
     }
 
@@ -434,7 +421,7 @@ class EngineSeamsTest {
 
         assertThat(parked.reason()).isEqualTo(StopReason.PARKED);
         assertThat(rm.ranIn).isEmpty();
-        assertThat(events.of(EventType.TURN_COMPLETED)).isEmpty();
+        assertThat(events.dataOf(EventType.TURN_COMPLETED)).isEmpty();
         AgentState saved = store.last();
         assertThat(saved.turn().waiting()).isEqualTo(new AgentState.Wait("approval", "appr-c0_0", "c0_0"));
 
@@ -570,14 +557,14 @@ class EngineSeamsTest {
         Script model = new Script().calls("look").answers("done");
         engine(model, look).open(agent(look), null).run("go");
 
-        JsonNode started = events.of(EventType.TOOL_CALL_STARTED).get(0);
+        JsonNode started = events.dataOf(EventType.TOOL_CALL_STARTED).get(0);
         assertThat(fields(started)).containsExactly("turnId", "callId", "tool", "args");
-        JsonNode finished = events.of(EventType.TOOL_CALL_FINISHED).get(0);
+        JsonNode finished = events.dataOf(EventType.TOOL_CALL_FINISHED).get(0);
         assertThat(fields(finished)).containsExactly("turnId", "callId", "tool", "durationMs", "error", "preview");
-        JsonNode completed = events.of(EventType.TURN_COMPLETED).get(0);
+        JsonNode completed = events.dataOf(EventType.TURN_COMPLETED).get(0);
         assertThat(fields(completed)).containsExactly("turnId", "reason", "modelCalls", "text", "usage", "agentUsage");
         assertThat(fields(completed.path("usage"))).containsExactly("inputTokens", "outputTokens", "costUsd");
-        JsonNode assistant = events.of(EventType.ASSISTANT_MESSAGE).get(0);
+        JsonNode assistant = events.dataOf(EventType.ASSISTANT_MESSAGE).get(0);
         assertThat(fields(assistant)).containsExactly("turnId", "finishReason", "inputTokens", "outputTokens",
                 "toolCalls");
         assertThat(Json.MAPPER.valueToTree(new dev.cohort.core.protocol.payload.ModelRetry.Retry(1, 4, "overloaded",
