@@ -77,12 +77,31 @@ public record CompactionSettings(ModelLimits defaultLimits, Map<String, ModelLim
         return Math.max(1, l.contextWindow() - out);
     }
 
+    /** L3's threshold on {@code model}: its own when configured, else the global one. */
+    public double autoCompactRatioFor(String model) {
+        Double r = limitsFor(model).autoCompactRatio();
+        return r != null ? r : autoCompactRatio;
+    }
+
+    /** L2's threshold on {@code model}: its own when configured, else the global one. */
+    public double microCompactRatioFor(String model) {
+        Double r = limitsFor(model).microCompactRatio();
+        return r != null ? r : microCompactRatio;
+    }
+
     /**
-     * A model's size.
+     * A model's size and, optionally, its own compaction thresholds (a model whose quality drops early in a long
+     * context may want to summarise sooner).
      *
-     * @param contextWindow   tokens of prompt + output the model accepts
-     * @param maxOutputTokens the largest output limit it accepts (caps the {@code length} escalation)
+     * @param contextWindow     tokens of prompt + output the model accepts
+     * @param maxOutputTokens   the largest output limit it accepts (caps the {@code length} escalation)
+     * @param autoCompactRatio  this model's L3 threshold, {@code null} = the global one
+     * @param microCompactRatio this model's L2 threshold, {@code null} = the global one
      */
-    public record ModelLimits(int contextWindow, int maxOutputTokens) {
+    public record ModelLimits(int contextWindow, int maxOutputTokens, Double autoCompactRatio,
+            Double microCompactRatio) {
+        public ModelLimits(int contextWindow, int maxOutputTokens) {
+            this(contextWindow, maxOutputTokens, null, null);
+        }
     }
 }

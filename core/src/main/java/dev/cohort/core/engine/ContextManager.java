@@ -137,11 +137,11 @@ final class ContextManager {
         apply(Layers.snip(conv.messages, cs, turn.request, store), "L1");
         long budget = cs.promptBudget(model.model(), model.maxOutputTokens());
         long est = estimate();
-        if (est > cs.microCompactRatio() * budget) {
+        if (est > cs.microCompactRatioFor(model.model()) * budget) {
             apply(Layers.microCompact(conv.messages, cs, store), "L2");
             est = estimate();
         }
-        if (est > cs.autoCompactRatio() * budget) {
+        if (est > cs.autoCompactRatioFor(model.model()) * budget) {
             summarize("auto", null);
         }
     }

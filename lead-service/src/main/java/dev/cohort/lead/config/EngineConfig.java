@@ -130,6 +130,12 @@ public interface EngineConfig {
 
         /** The largest output limit it accepts (caps the output-limit escalation). */
         OptionalInt maxOutputTokens();
+
+        /** This model's L3 (summary) threshold; unset = {@code compaction.auto-compact-ratio}. */
+        java.util.OptionalDouble autoCompactRatio();
+
+        /** This model's L2 threshold; unset = {@code compaction.micro-compact-ratio}. */
+        java.util.OptionalDouble microCompactRatio();
     }
 
     /** {@code cohort.engine.compaction.*}: see {@link CompactionSettings} for each reason. */
@@ -335,8 +341,14 @@ public interface EngineConfig {
         Map<String, CompactionSettings.ModelLimits> models = new LinkedHashMap<>();
         c.models().forEach((model, m) -> {
             String key = PREFIX + "models.\"" + model + "\".";
-            models.put(model, e.limits(key + "context-window", m.contextWindow().orElse(k.defaultContextWindow()),
-                    key + "max-output-tokens", m.maxOutputTokens().orElse(k.defaultMaxOutputTokens())));
+            CompactionSettings.ModelLimits size = e.limits(key + "context-window",
+                    m.contextWindow().orElse(k.defaultContextWindow()), key + "max-output-tokens",
+                    m.maxOutputTokens().orElse(k.defaultMaxOutputTokens()));
+            m.autoCompactRatio().ifPresent(r -> e.ratio(key + "auto-compact-ratio", r));
+            m.microCompactRatio().ifPresent(r -> e.ratio(key + "micro-compact-ratio", r));
+            models.put(model, new CompactionSettings.ModelLimits(size.contextWindow(), size.maxOutputTokens(),
+                    m.autoCompactRatio().isPresent() ? m.autoCompactRatio().getAsDouble() : null,
+                    m.microCompactRatio().isPresent() ? m.microCompactRatio().getAsDouble() : null));
         });
         e.ratio(kp + "auto-compact-ratio", k.autoCompactRatio());
         e.ratio(kp + "micro-compact-ratio", k.microCompactRatio());

@@ -72,6 +72,8 @@ class EngineConfigTest {
         p.put("cohort.engine.models.\"gpt-4.1\".context-window", "1047576");
         p.put("cohort.engine.models.\"gpt-4.1\".max-output-tokens", "32768");
         p.put("cohort.engine.models.\"small\".context-window", "32000");
+        p.put("cohort.engine.models.\"small\".auto-compact-ratio", "0.6");
+        p.put("cohort.engine.models.\"small\".micro-compact-ratio", "0.3");
         p.put("cohort.engine.compaction.default-context-window", "64000");
         p.put("cohort.engine.compaction.default-max-output-tokens", "4096");
         p.put("cohort.engine.compaction.auto-compact-ratio", "0.9");
@@ -103,13 +105,17 @@ class EngineConfigTest {
                         32000, 1, 0),
                 new CompactionSettings(new CompactionSettings.ModelLimits(64000, 4096),
                         Map.of("gpt-4.1", new CompactionSettings.ModelLimits(1047576, 32768), "small",
-                                new CompactionSettings.ModelLimits(32000, 4096)),
+                                new CompactionSettings.ModelLimits(32000, 4096, 0.6, 0.3)),
                         0.9, 0.6, 5000, 1000, 100, 2, 50, 2, 100, 0.4, 0.1, 3000),
                 new Budgets(100000, 2000000, 9000000, 0.5, 5, 20.25));
         assertThat(settings(p)).isEqualTo(expected);
         // a model listed without sizes gets the default ones, and prices are what cost reporting uses
         assertThat(settings(p).compaction().limitsFor("small").maxOutputTokens()).isEqualTo(4096);
         assertThat(settings(p).cost("gpt-4.1", 1_000_000, 500_000)).isEqualTo(6.0);
+        // a model's own thresholds; the others keep the global ones
+        assertThat(settings(p).compaction().autoCompactRatioFor("small")).isEqualTo(0.6);
+        assertThat(settings(p).compaction().microCompactRatioFor("small")).isEqualTo(0.3);
+        assertThat(settings(p).compaction().autoCompactRatioFor("gpt-4.1")).isEqualTo(0.9);
     }
 
     @Test
