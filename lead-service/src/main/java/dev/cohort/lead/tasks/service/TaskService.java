@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
+import dev.cohort.lead.persistence.InTransaction;
 import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.service.EventService;
 import dev.cohort.lead.tasks.persistence.TaskRepository;
@@ -55,9 +56,16 @@ public class TaskService {
 
     /** Creates a task; {@code blockedBy} must name existing tasks of the team (which also rules out cycles). */
     public TaskRow create(String team, String actor, String subject, String description, List<String> blockedBy) {
+        return create(team, actor, subject, description, blockedBy, InTransaction.none());
+    }
+
+    /** {@link #create(String, String, String, String, List)}; {@code also} commits with the new task (a tool's record). */
+    public TaskRow create(String team, String actor, String subject, String description, List<String> blockedBy,
+            InTransaction<TaskRow> also) {
         requireTeam(team);
         TaskRules.NewTask t = TaskRules.validateNew(subject, description, blockedBy, cfg);
-        TaskRepository.Inserted r = repo.insert(team, t.subject(), t.description(), actor, t.blockedBy(), cfg.maxTasksPerTeam());
+        TaskRepository.Inserted r = repo.insert(team, t.subject(), t.description(), actor, t.blockedBy(), cfg.maxTasksPerTeam(),
+                also);
         if (!r.missing().isEmpty()) {
             throw TaskRefusal.notFound("blockedBy names tasks that do not exist in team " + team + ": "
                     + r.missing().stream().map(TaskIds::format).collect(Collectors.joining(", "))
@@ -122,12 +130,17 @@ public class TaskService {
      * name, and same token unless identified by name) gets it again with a renewed lease (idempotent).
      */
     public Claim claim(String team, String rawId, Holder holder, Double leaseMs) {
+        return claim(team, rawId, holder, leaseMs, InTransaction.none());
+    }
+
+    /** {@link #claim(String, String, Holder, Double)}; {@code also} commits with a claim that went through. */
+    public Claim claim(String team, String rawId, Holder holder, Double leaseMs, InTransaction<TaskRepository.Claimed> also) {
         requireTeam(team);
         TaskRules.validateHolder(holder, cfg);
         long id = TaskIds.require(rawId);
         String token = holder.ownerOnly() ? UUID.randomUUID().toString() : holder.token();
         for (int attempt = 0; ; attempt++) {
-            Optional<TaskRepository.Claimed> c = repo.claim(team, id, holder.agent(), token, holder.ownerOnly(), leaseMs);
+            Optional<TaskRepository.Claimed> c = repo.claim(team, id, holder.agent(), token, holder.ownerOnly(), leaseMs, also);
             if (c.isPresent()) {
                 return claimed(team, holder, c.get(), "claim");
             }
@@ -159,6 +172,12 @@ public class TaskService {
 
     /** Completes a task the holder holds; only the holder can (gap 13), and a repeat by the same holder is harmless. */
     public Completion complete(String team, String rawId, Holder holder, String result) {
+        return complete(team, rawId, holder, result, InTransaction.none());
+    }
+
+    /** {@link #complete(String, String, Holder, String)}; {@code also} commits with a completion that went through. */
+    public Completion complete(String team, String rawId, Holder holder, String result,
+            InTransaction<TaskRepository.Completed> also) {
         requireTeam(team);
         TaskRules.validateHolder(holder, cfg);
         long id = TaskIds.require(rawId);
@@ -167,7 +186,7 @@ public class TaskService {
             throw TaskRefusal.invalid("result is longer than " + cfg.maxResultChars() + " characters");
         }
         Optional<TaskRepository.Completed> done = repo.complete(team, id, holder.agent(), holder.token(),
-                holder.ownerOnly(), res);
+                holder.ownerOnly(), res, also);
         if (done.isEmpty()) {
             TaskRow row = find(team, id);
             TaskRefusal why = TaskRules.whyNotCompletable(row, holder);
