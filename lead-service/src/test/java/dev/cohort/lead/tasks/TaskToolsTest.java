@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.testing.IdentityContext;
+import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolArguments;
@@ -14,6 +15,10 @@ import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.Toolsets;
+import dev.cohort.core.tools.skills.SkillCatalog;
+import dev.cohort.core.tools.subagent.SubagentRunner;
+import dev.cohort.core.tools.todo.TodoList;
+import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.tasks.tools.TaskTools;
 import io.agroal.api.AgroalDataSource;
@@ -361,6 +366,77 @@ class TaskToolsTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Inject
+    dev.cohort.lead.service.LeadEngine engine;
+
+    /** The lead of {@code team} with the real tool runner as its workspace (the team workspace as cwd). */
+    private record RunnerContext(String team, WorkspaceToolExecutor workspace) implements ToolContext {
+        @Override
+        public String agent() {
+            return "lead";
+        }
+
+        @Override
+        public AgentRole role() {
+            return AgentRole.LEAD;
+        }
+
+        @Override
+        public String cwd() {
+            return null;
+        }
+
+        @Override
+        public String turnId() {
+            return "turn-test";
+        }
+
+        @Override
+        public boolean unattended() {
+            return false;
+        }
+
+        @Override
+        public TodoList todos() {
+            throw new UnsupportedOperationException("no todo list");
+        }
+
+        @Override
+        public SkillCatalog skills() {
+            throw new UnsupportedOperationException("no skills");
+        }
+
+        @Override
+        public SubagentRunner subagents() {
+            throw new UnsupportedOperationException("no subagents");
+        }
+    }
+
+    @Test
+    void repeatedWorktreeCallsGetTheirFirstResultsAndDoNotBindOrUnbindAgain() {
+        String wt = "wt-idem-" + UUID.randomUUID().toString().substring(0, 8);
+        io.restassured.RestAssured.given().contentType("application/json").body(Map.of("id", wt))
+                .post("/api/v1/teams").then().statusCode(201); // prepares the team's git workspace on the tool runner
+        ToolContext ctx = new RunnerContext(wt, engine.workspace());
+        String t = "task_" + service.create(wt, "lead", "auth work", "", List.of()).id();
+        ToolCall make = newCall("create_worktree", "{\"name\":\"auth\",\"task_id\":\"" + t + "\"}");
+        ToolResult made = run(ctx, make);
+        assertThat(made.content()).as(made.content()).endsWith("\nBound " + t + " (auth work) to worktree auth.");
+        service.unbindWorktree(wt, "auth"); // changed since: the repeat must not bind it again
+
+        assertThat(run(ctx, make)).isEqualTo(made);
+        assertThat(service.get(wt, t).worktree()).isNull();
+
+        service.bindWorktree(wt, t, "auth");
+        ToolCall drop = newCall("remove_worktree", "{\"name\":\"auth\"}");
+        ToolResult dropped = run(ctx, drop);
+        assertThat(dropped.content()).as(dropped.content()).endsWith("\nUnbound: " + t + " (auth work).");
+        service.bindWorktree(wt, t, "auth"); // bound again since: the repeat must not unbind it
+
+        assertThat(run(ctx, drop)).as("with its Unbound line").isEqualTo(dropped);
+        assertThat(service.get(wt, t).worktree()).isEqualTo("auth");
     }
 
     @Test

@@ -236,8 +236,18 @@ public class TaskRepository {
 
     /** Binds task {@code id} to {@code worktree} (a name; {@code null} unbinds); empty when there is no such task. */
     public Optional<TaskRow> bindWorktree(String team, long id, String worktree) {
-        return query("bind task " + id + " to a worktree",
-                c -> one(c, BIND_WORKTREE, params("team", team, "id", id, "worktree", worktree)));
+        return bindWorktree(team, id, worktree, InTransaction.none());
+    }
+
+    /** {@link #bindWorktree(String, long, String)}, running {@code also} with the bound task in its transaction. */
+    public Optional<TaskRow> bindWorktree(String team, long id, String worktree, InTransaction<TaskRow> also) {
+        return Jdbc.inTransaction(ds, "bind task " + id + " to a worktree", c -> {
+            Optional<TaskRow> bound = one(c, BIND_WORKTREE, params("team", team, "id", id, "worktree", worktree));
+            if (bound.isPresent()) {
+                also.run(c, bound.get());
+            }
+            return bound;
+        });
     }
 
     /** The team's tasks bound to {@code worktree}, ascending. */
@@ -248,8 +258,16 @@ public class TaskRepository {
 
     /** Clears every binding to {@code worktree}; returns the tasks that were bound. */
     public List<TaskRow> unbindWorktree(String team, String worktree) {
-        return query("unbind worktree " + worktree,
-                c -> many(c, UNBIND_WORKTREE, params("team", team, "worktree", worktree)));
+        return unbindWorktree(team, worktree, InTransaction.none());
+    }
+
+    /** {@link #unbindWorktree(String, String)}, running {@code also} with the unbound tasks in its transaction. */
+    public List<TaskRow> unbindWorktree(String team, String worktree, InTransaction<List<TaskRow>> also) {
+        return Jdbc.inTransaction(ds, "unbind worktree " + worktree, c -> {
+            List<TaskRow> unbound = many(c, UNBIND_WORKTREE, params("team", team, "worktree", worktree));
+            also.run(c, unbound);
+            return unbound;
+        });
     }
 
     public Optional<TaskRow> find(String team, long id) {

@@ -107,9 +107,14 @@ public class TaskService {
      * @throws TaskRefusal (not-found) when there is no such task
      */
     public TaskRow bindWorktree(String team, String rawId, String worktree) {
+        return bindWorktree(team, rawId, worktree, InTransaction.none());
+    }
+
+    /** {@link #bindWorktree(String, String, String)}; {@code also} commits with the binding (a tool's record). */
+    public TaskRow bindWorktree(String team, String rawId, String worktree, InTransaction<TaskRow> also) {
         requireTeam(team);
         long id = TaskIds.require(rawId);
-        return repo.bindWorktree(team, id, worktree).orElseThrow(() -> notFound(team, id));
+        return repo.bindWorktree(team, id, worktree, also).orElseThrow(() -> notFound(team, id));
     }
 
     /** The team's tasks bound to {@code worktree} (expired claims read as pending). */
@@ -121,8 +126,13 @@ public class TaskService {
 
     /** Clears every task's binding to {@code worktree} (it was removed); returns the tasks that were bound. */
     public List<TaskRow> unbindWorktree(String team, String worktree) {
+        return unbindWorktree(team, worktree, InTransaction.none());
+    }
+
+    /** {@link #unbindWorktree(String, String)}; {@code also} commits with the unbinding (a tool's record). */
+    public List<TaskRow> unbindWorktree(String team, String worktree, InTransaction<List<TaskRow>> also) {
         requireTeam(team);
-        return repo.unbindWorktree(team, worktree);
+        return repo.unbindWorktree(team, worktree, also);
     }
 
     /**

@@ -48,8 +48,9 @@ public class TaskTools {
      */
     public List<Tool> all() {
         return List.of(new CreateTaskTool(service, effects), new ListTasksTool(service), new GetTaskTool(service),
-                new ClaimTaskTool(service, effects), new CompleteTaskTool(service, effects), new BoundCreateWorktreeTool(service),
-                new BoundRemoveWorktreeTool(service), new KeepWorktreeTool(), new ListWorktreesTool());
+                new ClaimTaskTool(service, effects), new CompleteTaskTool(service, effects),
+                new BoundCreateWorktreeTool(service, effects), new BoundRemoveWorktreeTool(service, effects),
+                new KeepWorktreeTool(), new ListWorktreesTool());
     }
 
     /** Runs a board operation, mapping refusals to model-visible errors and infrastructure failures to turn ends. */
