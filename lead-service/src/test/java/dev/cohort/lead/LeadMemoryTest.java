@@ -5,7 +5,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.testing.IdentityContext;
+import dev.cohort.core.tools.EffectKey;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.memory.MemoryDeleteTool;
+import dev.cohort.core.tools.memory.MemoryWriteTool;
 import dev.cohort.devstack.model.ScriptedModelClient;
+import dev.cohort.lead.persistence.PgMemoryStore;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -54,6 +63,66 @@ class LeadMemoryTest {
         String system = later.get("body").get("messages").get(0).get("content").asText();
         assertThat(system).contains("indentation-style");
         assertThat(first).isNotBlank();
+    }
+
+    private static ToolCall memoryCall(String tool, String json) {
+        return new ToolCall("call-" + UUID.randomUUID(), tool, (ObjectNode) Json.read(json, JsonNode.class));
+    }
+
+    private static final String TABS = """
+            {"name":"prefers-tabs","type":"user","description":"tabs","body":"Indent with tabs."}""";
+
+    @Test
+    void aRepeatedMemoryWriteGetsTheFirstResultAndDoesNotOverwriteALaterChange() throws Exception {
+        String team = "mem-idem-" + UUID.randomUUID().toString().substring(0, 8);
+        MemoryWriteTool write = new MemoryWriteTool(t -> new PgMemoryStore(ds, t));
+        ToolCall first = memoryCall("memory_write", TABS);
+        assertThat(write.execute(first, IdentityContext.lead(team))).isEqualTo(ToolResult.ok("Saved memory 'prefers-tabs' (user)."));
+        ToolCall second = memoryCall("memory_write", """
+                {"name":"prefers-tabs","type":"user","description":"tabs","body":"Tabs, width 4."}""");
+        write.execute(second, IdentityContext.lead(team));
+
+        ToolResult repeat = write.execute(first, IdentityContext.lead(team)); // the resumed turn's repeat
+
+        assertThat(repeat).isEqualTo(ToolResult.ok("Saved memory 'prefers-tabs' (user)."));
+        assertThat(memories(team)).containsExactly("prefers-tabs|USER|Tabs, width 4.");
+        assertThat(effects(team)).containsExactly(first.id() + "|memory_write|Saved memory 'prefers-tabs' (user).",
+                second.id() + "|memory_write|Updated memory 'prefers-tabs' (user).");
+    }
+
+    @Test
+    void aRepeatedMemoryDeleteSaysDeletedAndAReusedIdIsRefused() throws Exception {
+        String team = "mem-idem-" + UUID.randomUUID().toString().substring(0, 8);
+        MemoryWriteTool write = new MemoryWriteTool(t -> new PgMemoryStore(ds, t));
+        MemoryDeleteTool forget = new MemoryDeleteTool(t -> new PgMemoryStore(ds, t));
+        write.execute(memoryCall("memory_write", TABS), IdentityContext.lead(team));
+        ToolCall delete = memoryCall("memory_delete", "{\"name\":\"prefers-tabs\"}");
+        assertThat(forget.execute(delete, IdentityContext.lead(team))).isEqualTo(ToolResult.ok("Deleted memory 'prefers-tabs'."));
+        write.execute(memoryCall("memory_write", TABS), IdentityContext.lead(team)); // remembered again since
+
+        ToolResult repeat = forget.execute(delete, IdentityContext.lead(team));
+        ToolResult reused = write.execute(new ToolCall(delete.id(), "memory_write", (ObjectNode) Json.read(TABS,
+                JsonNode.class)), IdentityContext.lead(team));
+
+        assertThat(repeat).isEqualTo(ToolResult.ok("Deleted memory 'prefers-tabs'."));
+        assertThat(reused.rule()).isEqualTo(EffectKey.REUSED_RULE);
+        assertThat(reused.content()).contains("for a different call (memory_delete); this memory_write call was not run");
+        assertThat(memories(team)).containsExactly("prefers-tabs|USER|Indent with tabs.");
+    }
+
+    /** The team's recorded call results: {@code callId|tool|result}, in recording order. */
+    private List<String> effects(String team) throws Exception {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT call_id, tool, result FROM lead.tool_effects WHERE team = ? ORDER BY created_at, call_id")) {
+            ps.setString(1, team);
+            try (ResultSet rs = ps.executeQuery()) {
+                List<String> out = new java.util.ArrayList<>();
+                while (rs.next()) {
+                    out.add(rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3));
+                }
+                return out;
+            }
+        }
     }
 
     private List<String> memories(String team) throws Exception {

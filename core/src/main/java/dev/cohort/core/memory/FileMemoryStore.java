@@ -1,5 +1,9 @@
 package dev.cohort.core.memory;
 
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.tools.EffectKey;
+import dev.cohort.core.tools.EffectRecord;
+import dev.cohort.core.tools.ToolResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -13,18 +17,27 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.Function;
 import java.util.stream.Stream;
 
 /**
  * A {@link MemoryStore} in a directory: one {@code <name>.md} per memory ({@link MemoryFormat}). Writes go to a temp
  * file and are renamed into place; {@link #replaceAll} writes the new set into a staging directory and swaps it in,
  * keeping the previous set as {@code <dir>.bak} (s09 gap 2: the tutorial deleted everything first).
+ *
+ * <p>The first results of keyed tool calls ({@link #once}) are files {@code <dir>.effects/<key>.json}, beside the
+ * memories so a consolidation's swap keeps them. Two files cannot change in one step: the record is written right
+ * after the memory, so a crash between the two leaves the change made and unrecorded, and its repeat makes it again
+ * (harmless for a write of the same memory; a repeated delete then reports the memory missing). The PostgreSQL
+ * store of lead-service has no such window.
  */
 public final class FileMemoryStore implements MemoryStore {
     private final Path dir;
+    private final Path effects;
 
     public FileMemoryStore(Path dir) {
         this.dir = dir.toAbsolutePath().normalize();
+        this.effects = this.dir.resolveSibling(this.dir.getFileName() + ".effects");
     }
 
     @Override
@@ -100,6 +113,26 @@ public final class FileMemoryStore implements MemoryStore {
                 // the backup is still there for a person to restore
             }
             throw new UncheckedIOException("memory consolidation could not be applied; the old set is kept", e);
+        }
+    }
+
+    @Override
+    public synchronized ToolResult once(EffectKey key, Function<MemoryStore, ToolResult> change) {
+        Path record = effects.resolve(key.uuid() + ".json");
+        try {
+            if (Files.exists(record)) {
+                return key.replay(Json.read(Files.readString(record, StandardCharsets.UTF_8), EffectRecord.class));
+            }
+            ToolResult result = change.apply(this);
+            if (!result.error()) {
+                Files.createDirectories(effects);
+                Path tmp = effects.resolve("." + key.uuid() + ".json.tmp");
+                Files.writeString(tmp, Json.write(key.record(result)), StandardCharsets.UTF_8);
+                move(tmp, record);
+            }
+            return result;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

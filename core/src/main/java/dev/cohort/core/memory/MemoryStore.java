@@ -1,7 +1,10 @@
 package dev.cohort.core.memory;
 
+import dev.cohort.core.tools.EffectKey;
+import dev.cohort.core.tools.ToolResult;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * A team's memories (s09). lead-service persists them in PostgreSQL; {@link InMemoryMemoryStore} and
@@ -26,4 +29,13 @@ public interface MemoryStore {
      * exactly {@code memories} exist, or — on failure — the old set is intact.
      */
     void replaceAll(List<Memory> memories);
+
+    /**
+     * Applies {@code change} (a tool call's mutation of this store, e.g. {@code memory_write}) at most once per
+     * {@code key}, and answers a repeat of the call with the first result (issue 11 item 7). {@code change} reads and
+     * writes through the store it is given, which is this store inside the one transaction that also records the
+     * result under the key; a successful result is recorded, an error result (nothing changed) is not. A repeat with
+     * the same key but another tool or other arguments gets {@link EffectKey#reused} and changes nothing.
+     */
+    ToolResult once(EffectKey key, Function<MemoryStore, ToolResult> change);
 }

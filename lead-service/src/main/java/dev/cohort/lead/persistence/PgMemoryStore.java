@@ -3,6 +3,8 @@ package dev.cohort.lead.persistence;
 import dev.cohort.core.memory.Memory;
 import dev.cohort.core.memory.MemoryStore;
 import dev.cohort.core.memory.MemoryType;
+import dev.cohort.core.tools.EffectKey;
+import dev.cohort.core.tools.ToolResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,22 +12,72 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import javax.sql.DataSource;
 
-/** A team's memories in {@code lead.memories}; {@link #replaceAll} is one transaction, so a failure keeps the old set. */
+/**
+ * A team's memories in {@code lead.memories}; {@link #replaceAll} is one transaction, so a failure keeps the old set.
+ * A tool call's change ({@link #once}) and the record of its result in {@code lead.tool_effects} are one transaction.
+ */
 public final class PgMemoryStore implements MemoryStore {
 
     private final DataSource ds;
+    /** Set for the view {@link #once} hands its change: every statement runs in that one transaction. */
+    private final Connection bound;
     private final String team;
 
     public PgMemoryStore(DataSource ds, String team) {
+        this(ds, null, team);
+    }
+
+    private PgMemoryStore(DataSource ds, Connection bound, String team) {
         this.ds = ds;
+        this.bound = bound;
         this.team = team;
+    }
+
+    /** Runs {@code work} in its own transaction, or in the bound one. */
+    private <T> T tx(String what, Jdbc.TxWork<T> work) {
+        if (bound == null) {
+            return Jdbc.inTransaction(ds, what, work);
+        }
+        try {
+            return work.run(bound);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public ToolResult once(EffectKey key, Function<MemoryStore, ToolResult> change) {
+        if (bound != null) {
+            throw new IllegalStateException("a tool call's change cannot contain another one");
+        }
+        Optional<dev.cohort.core.tools.EffectRecord> first = Jdbc.inTransaction(ds, "read the record of call "
+                + key.callId(), c -> ToolEffectRepository.find(c, key.uuid()));
+        if (first.isPresent()) {
+            return key.replay(first.get());
+        }
+        try {
+            return Jdbc.inTransaction(ds, "change memories of " + team + " for call " + key.callId(), c -> {
+                ToolResult r = change.apply(new PgMemoryStore(ds, c, team));
+                if (r.error()) {
+                    c.rollback(); // an error result changed nothing: leave nothing behind either
+                } else if (!ToolEffectRepository.record(c, team, key, r)) {
+                    throw new ToolEffectRepository.AlreadyRecorded(key);
+                }
+                return r;
+            });
+        } catch (ToolEffectRepository.AlreadyRecorded e) {
+            return key.replay(Jdbc.inTransaction(ds, "read the record of call " + key.callId(),
+                    c -> ToolEffectRepository.find(c, key.uuid())).orElseThrow(() -> new IllegalStateException(
+                            e.getMessage() + " but not found")));
+        }
     }
 
     @Override
     public List<Memory> all() {
-        return Jdbc.inTransaction(ds, "read memories of " + team, c -> {
+        return tx("read memories of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT name, type, description, body FROM lead.memories WHERE team = ? ORDER BY name")) {
                 ps.setString(1, team);
@@ -42,7 +94,7 @@ public final class PgMemoryStore implements MemoryStore {
 
     @Override
     public Optional<Memory> get(String name) {
-        return Jdbc.inTransaction(ds, "read memory " + name, c -> {
+        return tx("read memory " + name, c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT name, type, description, body FROM lead.memories WHERE team = ? AND name = ?")) {
                 ps.setString(1, team);
@@ -56,7 +108,7 @@ public final class PgMemoryStore implements MemoryStore {
 
     @Override
     public void put(Memory m) {
-        Jdbc.inTransaction(ds, "write memory " + m.name(), c -> {
+        tx("write memory " + m.name(), c -> {
             upsert(c, m);
             return null;
         });
@@ -64,7 +116,7 @@ public final class PgMemoryStore implements MemoryStore {
 
     @Override
     public boolean delete(String name) {
-        return Jdbc.inTransaction(ds, "delete memory " + name, c -> {
+        return tx("delete memory " + name, c -> {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM lead.memories WHERE team = ? AND name = ?")) {
                 ps.setString(1, team);
                 ps.setString(2, name);
@@ -75,7 +127,7 @@ public final class PgMemoryStore implements MemoryStore {
 
     @Override
     public void replaceAll(List<Memory> memories) {
-        Jdbc.inTransaction(ds, "replace memories of " + team, c -> {
+        tx("replace memories of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("DELETE FROM lead.memories WHERE team = ?")) {
                 ps.setString(1, team);
                 ps.executeUpdate();

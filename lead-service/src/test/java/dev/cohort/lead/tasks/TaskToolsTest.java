@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.testing.IdentityContext;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolArguments;
 import dev.cohort.core.tools.ToolCall;
@@ -13,6 +15,10 @@ import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.Toolsets;
+import dev.cohort.core.tools.skills.SkillCatalog;
+import dev.cohort.core.tools.subagent.SubagentRunner;
+import dev.cohort.core.tools.todo.TodoList;
+import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.tasks.tools.TaskTools;
 import io.agroal.api.AgroalDataSource;
@@ -243,6 +249,194 @@ class TaskToolsTest {
                 .isEqualTo("Error: " + t + " (shared work) is already completed by alice; nothing to claim");
         assertThat(Boards.taskEvents(ds, team).stream().map(e -> e.type() + "/" + e.agent()).toList())
                 .as("repeats emit nothing").containsExactly("task_created/lead", "task_claimed/alice", "task_completed/alice");
+    }
+
+    /** A call as the engine would make it, to be executed (and repeated, as a resumed turn does) with {@link #run}. */
+    private ToolCall newCall(String tool, String argsJson) {
+        ToolArguments.Parsed parsed = ToolArguments.parse(argsJson, registry.find(tool).orElseThrow().spec().parameters());
+        assertThat(parsed.problems()).as("arguments of %s", tool).isEmpty();
+        return new ToolCall("call-" + UUID.randomUUID(), tool, parsed.args());
+    }
+
+    private ToolResult run(ToolContext ctx, ToolCall c) {
+        return registry.find(c.name()).orElseThrow().execute(c, ctx);
+    }
+
+    private List<String> taskEventLines() {
+        return Boards.taskEvents(ds, team).stream().map(e -> e.type() + ":" + e.data().get("id").asText()).toList();
+    }
+
+    @Test
+    void aRepeatedCreateTaskGetsTheFirstResultAndMakesOneTask() {
+        ToolCall c = newCall("create_task", "{\"subject\":\"setup database schema\"}");
+
+        ToolResult first = run(lead, c);
+        ToolResult repeat = run(lead, c); // the resumed turn of a host that crashed before saving the result
+
+        assertThat(first.content()).matches("Created task_\\d+: setup database schema");
+        assertThat(repeat).isEqualTo(first);
+        String id = first.content().substring("Created ".length(), first.content().indexOf(':'));
+        assertThat(service.list(team)).extracting(t -> "task_" + t.id()).containsExactly(id);
+        assertThat(taskEventLines()).containsExactly("task_created:" + id);
+    }
+
+    @Test
+    void aRepeatedClaimTaskGetsTheFirstResultAndClaimsOnce() {
+        String t = create("{\"subject\":\"claim me\"}");
+        ToolCall c = newCall("claim_task", "{\"task_id\":\"" + t + "\"}");
+
+        ToolResult first = run(lead, c);
+        ToolResult repeat = run(lead, c);
+
+        assertThat(first).isEqualTo(ToolResult.ok("Claimed " + t + " (claim me) → in_progress, owner lead"));
+        assertThat(repeat).as("not 'You already hold'").isEqualTo(first);
+        assertThat(service.get(team, t).claims()).isEqualTo(1);
+        assertThat(taskEventLines()).containsExactly("task_created:" + t, "task_claimed:" + t);
+    }
+
+    @Test
+    void aRepeatedCompleteTaskGetsTheFirstResultWithTheTasksItUnblocked() {
+        String schema = create("{\"subject\":\"schema\"}");
+        String api = create("{\"subject\":\"api\",\"blockedBy\":[\"" + schema + "\"]}");
+        call(lead, "claim_task", "{\"task_id\":\"" + schema + "\"}");
+        ToolCall c = newCall("complete_task", "{\"task_id\":\"" + schema + "\"}");
+
+        ToolResult first = run(lead, c);
+        ToolResult repeat = run(lead, c);
+
+        assertThat(first).isEqualTo(ToolResult.ok("Completed " + schema + " (schema)\nUnblocked: " + api + " (api)"));
+        assertThat(repeat).as("not 'was already completed by you'").isEqualTo(first);
+        assertThat(taskEventLines()).containsExactly("task_created:" + schema, "task_created:" + api,
+                "task_claimed:" + schema, "task_completed:" + schema);
+    }
+
+    @Test
+    void aCallIdReusedWithOtherArgumentsIsAModelVisibleErrorAndChangesNothing() {
+        ToolCall c = newCall("create_task", "{\"subject\":\"first\"}");
+        String t = run(lead, c).content().substring("Created ".length()).split(":")[0];
+
+        ToolResult otherArgs = run(lead, new ToolCall(c.id(), "create_task", newCall("create_task",
+                "{\"subject\":\"second\"}").args()));
+        ToolResult otherTool = run(lead, new ToolCall(c.id(), "claim_task", newCall("claim_task",
+                "{\"task_id\":\"" + t + "\"}").args()));
+
+        assertThat(otherArgs).isEqualTo(new ToolResult("Error: call id '" + c.id() + "' was already used by " + team
+                + "/lead for a different call (create_task with other arguments); this create_task call was not run. A"
+                + " call id names exactly one call: issue this call again as a new call", true, EffectKey.REUSED_RULE));
+        assertThat(otherTool.rule()).isEqualTo(EffectKey.REUSED_RULE);
+        assertThat(otherTool.content()).contains("for a different call (create_task); this claim_task call was not run");
+        assertThat(service.list(team)).extracting(r -> r.subject() + "/" + r.status()).containsExactly("first/pending");
+        assertThat(taskEventLines()).containsExactly("task_created:" + t);
+    }
+
+    @Test
+    void aRefusedCallIsNotRecordedSoItsRepeatIsDecidedAgain() {
+        String dep = create("{\"subject\":\"dep\"}");
+        String t = create("{\"subject\":\"blocked\",\"blockedBy\":[\"" + dep + "\"]}");
+        ToolCall claim = newCall("claim_task", "{\"task_id\":\"" + t + "\"}");
+        assertThat(run(lead, claim).rule()).isEqualTo("task:blocked");
+        call(lead, "claim_task", "{\"task_id\":\"" + dep + "\"}");
+        call(lead, "complete_task", "{\"task_id\":\"" + dep + "\"}");
+
+        assertThat(run(lead, claim)).isEqualTo(ToolResult.ok("Claimed " + t + " (blocked) → in_progress, owner lead"));
+    }
+
+    @Test
+    void concurrentRepeatsOfOneCreateMakeOneTaskAndGiveOneAnswer() throws Exception {
+        ToolCall c = newCall("create_task", "{\"subject\":\"raced\"}");
+        int n = 8;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(n);
+        try {
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<ToolResult>> all = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                all.add(pool.submit(() -> {
+                    start.await();
+                    return run(lead, c);
+                }));
+            }
+            start.countDown();
+            java.util.Set<ToolResult> answers = new java.util.HashSet<>();
+            for (java.util.concurrent.Future<ToolResult> f : all) {
+                answers.add(f.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            }
+            assertThat(answers).singleElement().satisfies(r -> assertThat(r.content()).matches("Created task_\\d+: raced"));
+            assertThat(service.list(team)).hasSize(1);
+            assertThat(Boards.taskEvents(ds, team)).hasSize(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Inject
+    dev.cohort.lead.service.LeadEngine engine;
+
+    /** The lead of {@code team} with the real tool runner as its workspace (the team workspace as cwd). */
+    private record RunnerContext(String team, WorkspaceToolExecutor workspace) implements ToolContext {
+        @Override
+        public String agent() {
+            return "lead";
+        }
+
+        @Override
+        public AgentRole role() {
+            return AgentRole.LEAD;
+        }
+
+        @Override
+        public String cwd() {
+            return null;
+        }
+
+        @Override
+        public String turnId() {
+            return "turn-test";
+        }
+
+        @Override
+        public boolean unattended() {
+            return false;
+        }
+
+        @Override
+        public TodoList todos() {
+            throw new UnsupportedOperationException("no todo list");
+        }
+
+        @Override
+        public SkillCatalog skills() {
+            throw new UnsupportedOperationException("no skills");
+        }
+
+        @Override
+        public SubagentRunner subagents() {
+            throw new UnsupportedOperationException("no subagents");
+        }
+    }
+
+    @Test
+    void repeatedWorktreeCallsGetTheirFirstResultsAndDoNotBindOrUnbindAgain() {
+        String wt = "wt-idem-" + UUID.randomUUID().toString().substring(0, 8);
+        io.restassured.RestAssured.given().contentType("application/json").body(Map.of("id", wt))
+                .post("/api/v1/teams").then().statusCode(201); // prepares the team's git workspace on the tool runner
+        ToolContext ctx = new RunnerContext(wt, engine.workspace());
+        String t = "task_" + service.create(wt, "lead", "auth work", "", List.of()).id();
+        ToolCall make = newCall("create_worktree", "{\"name\":\"auth\",\"task_id\":\"" + t + "\"}");
+        ToolResult made = run(ctx, make);
+        assertThat(made.content()).as(made.content()).endsWith("\nBound " + t + " (auth work) to worktree auth.");
+        service.unbindWorktree(wt, "auth"); // changed since: the repeat must not bind it again
+
+        assertThat(run(ctx, make)).isEqualTo(made);
+        assertThat(service.get(wt, t).worktree()).isNull();
+
+        service.bindWorktree(wt, t, "auth");
+        ToolCall drop = newCall("remove_worktree", "{\"name\":\"auth\"}");
+        ToolResult dropped = run(ctx, drop);
+        assertThat(dropped.content()).as(dropped.content()).endsWith("\nUnbound: " + t + " (auth work).");
+        service.bindWorktree(wt, t, "auth"); // bound again since: the repeat must not unbind it
+
+        assertThat(run(ctx, drop)).as("with its Unbound line").isEqualTo(dropped);
+        assertThat(service.get(wt, t).worktree()).isEqualTo("auth");
     }
 
     @Test

@@ -7,6 +7,7 @@ import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
 import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
@@ -17,7 +18,11 @@ import jakarta.ws.rs.core.UriInfo;
 import jakarta.ws.rs.core.Context;
 import java.util.List;
 
-/** The cron API of the public contract: {@code POST/GET /api/v1/teams/{team}/crons}, {@code DELETE …/crons/{id}}. */
+/**
+ * The cron API of the public contract: {@code POST/GET /api/v1/teams/{team}/crons}, {@code DELETE …/crons/{id}}. A
+ * create or cancel may carry an {@code Idempotency-Key} header: a repeat gets the first answer (same status and body,
+ * plus {@code Idempotent-Replayed: true}) instead of a second effect.
+ */
 @Path("/api/v1/teams/{team}/crons")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
@@ -28,9 +33,21 @@ public class CronResource {
 
     /** Schedules a job: 201 with the job and its first {@code nextFireAt}, or 400 problem+json naming the problem. */
     @POST
-    public Response create(@PathParam("team") String team, CronJobRequest body, @Context UriInfo uri) {
-        CronJob job = service.create(team, body);
-        return Response.created(uri.getAbsolutePathBuilder().path(job.id()).build()).entity(CronJobView.of(job)).build();
+    public Response create(@PathParam("team") String team, CronJobRequest body,
+            @HeaderParam(IDEMPOTENCY_KEY) String idempotencyKey, @Context UriInfo uri) {
+        CronJobService.Created created = service.create(team, body, idempotencyKey);
+        CronJob job = created.job();
+        return replayed(Response.created(uri.getAbsolutePathBuilder().path(job.id()).build()).entity(CronJobView.of(job)),
+                created.replayed()).build();
+    }
+
+    /** The optional request header that makes a create or cancel idempotent. */
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+    /** Set to {@code true} on an answer that is the stored answer to an earlier request with the same key. */
+    public static final String REPLAYED = "Idempotent-Replayed";
+
+    private static Response.ResponseBuilder replayed(Response.ResponseBuilder b, boolean replayed) {
+        return replayed ? b.header(REPLAYED, "true") : b;
     }
 
     /** The team's jobs, oldest first (durable and non-durable alike). */
@@ -48,8 +65,8 @@ public class CronResource {
     /** Cancels a job: 204, after which it never fires again; 404 problem+json if there is no such job. */
     @DELETE
     @Path("{id}")
-    public Response cancel(@PathParam("team") String team, @PathParam("id") String id) {
-        service.cancel(team, id);
-        return Response.noContent().build();
+    public Response cancel(@PathParam("team") String team, @PathParam("id") String id,
+            @HeaderParam(IDEMPOTENCY_KEY) String idempotencyKey) {
+        return replayed(Response.noContent(), service.cancel(team, id, idempotencyKey)).build();
     }
 }

@@ -75,6 +75,14 @@ public interface SchedulerConfig {
     @WithDefault("15s")
     Duration instanceLease();
 
+    /**
+     * How long the first answer to a keyed create or cancel ({@code Idempotency-Key}) is kept for its retries. A
+     * retry comes from a client's own retry loop (seconds) or a lead's resumed turn (minutes after a crash); a week
+     * covers a replica left down over a weekend, and one small row per call costs little.
+     */
+    @WithDefault("7d")
+    Duration idempotencyRetention();
+
     /** Whether this replica fires jobs (an API-only replica sets false). */
     @WithDefault("true")
     boolean firingEnabled();

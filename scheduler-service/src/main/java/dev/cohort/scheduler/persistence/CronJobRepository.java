@@ -1,6 +1,8 @@
 package dev.cohort.scheduler.persistence;
 
+import dev.cohort.core.protocol.Json;
 import dev.cohort.scheduler.service.CronJob;
+import dev.cohort.scheduler.service.IdempotentAnswer;
 import dev.cohort.scheduler.service.MissedPolicy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,8 +19,9 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * Plain JDBC over {@code scheduler.cron_job} and {@code scheduler.instance}. Every state change is one conditional
- * statement or one transaction; nothing relies on an in-process lock, so any number of replicas can share the table.
+ * Plain JDBC over {@code scheduler.cron_job}, {@code scheduler.instance} and {@code scheduler.idempotency_key}. Every
+ * state change is one conditional statement or one transaction; nothing relies on an in-process lock, so any number
+ * of replicas can share the table.
  */
 public class CronJobRepository {
 
@@ -44,9 +47,34 @@ public class CronJobRepository {
      * @return false when the limit is reached (nothing inserted)
      */
     public boolean insertWithinLimit(CronJob job, int maxPerTeam) {
+        return insertWithinLimit(job, maxPerTeam, null, null) == Outcome.DONE;
+    }
+
+    /** How a keyed insert or delete ended. */
+    public enum Outcome {
+        /** The job was inserted (deleted) and, when keyed, the answer stored with it. */
+        DONE,
+        /** The team already has the maximum number of jobs; nothing changed. */
+        LIMIT_REACHED,
+        /** There is no such job; nothing changed. */
+        NOT_FOUND,
+        /** Another request with this key committed first; nothing changed, its answer is in {@link #findAnswer}. */
+        KEY_TAKEN
+    }
+
+    /**
+     * {@link #insertWithinLimit(CronJob, int)} with an idempotency key: the key's {@code answer} is stored in the same
+     * transaction as the job, and before it, so a concurrent request with the same key waits on the key's row and then
+     * changes nothing ({@link Outcome#KEY_TAKEN}). {@code key} null: no key.
+     */
+    public Outcome insertWithinLimit(CronJob job, int maxPerTeam, String key, IdempotentAnswer answer) {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
+                if (key != null && !claimKey(c, job.team(), key, answer, job.createdAt())) {
+                    c.rollback();
+                    return Outcome.KEY_TAKEN;
+                }
                 try (PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_xact_lock(hashtext(?))")) {
                     lock.setString(1, "scheduler.team:" + job.team());
                     lock.execute();
@@ -57,13 +85,13 @@ public class CronJobRepository {
                         rs.next();
                         if (rs.getLong(1) >= maxPerTeam) {
                             c.rollback();
-                            return false;
+                            return Outcome.LIMIT_REACHED;
                         }
                     }
                 }
                 insert(c, job);
                 c.commit();
-                return true;
+                return Outcome.DONE;
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;
@@ -149,13 +177,96 @@ public class CronJobRepository {
      * @return false when there was no such job
      */
     public boolean delete(String team, String id) {
-        try (Connection c = dataSource.getConnection();
-                PreparedStatement ps = c.prepareStatement("DELETE FROM scheduler.cron_job WHERE team = ? AND id = ?")) {
+        try (Connection c = dataSource.getConnection()) {
+            return deleteJob(c, team, id);
+        } catch (SQLException e) {
+            throw new PersistenceException("delete cron job " + id, e);
+        }
+    }
+
+    /**
+     * {@link #delete(String, String)} with an idempotency key: the key's {@code answer} is stored in the same
+     * transaction as the delete (and before it, see {@link #insertWithinLimit(CronJob, int, String, IdempotentAnswer)});
+     * a delete that finds no job stores nothing.
+     */
+    public Outcome delete(String team, String id, String key, IdempotentAnswer answer, Instant at) {
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                if (!claimKey(c, team, key, answer, at)) {
+                    c.rollback();
+                    return Outcome.KEY_TAKEN;
+                }
+                if (!deleteJob(c, team, id)) {
+                    c.rollback();
+                    return Outcome.NOT_FOUND;
+                }
+                c.commit();
+                return Outcome.DONE;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw new PersistenceException("delete cron job " + id, e);
+        }
+    }
+
+    private static boolean deleteJob(Connection c, String team, String id) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM scheduler.cron_job WHERE team = ? AND id = ?")) {
             ps.setString(1, team);
             ps.setString(2, id);
             return ps.executeUpdate() == 1;
+        }
+    }
+
+    /**
+     * Stores the answer of a keyed request, unless the key is taken. A concurrent transaction holding the same key
+     * makes this wait for its end (the primary key's index); then it returns false if that one committed.
+     */
+    private static boolean claimKey(Connection c, String team, String key, IdempotentAnswer answer, Instant at)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO scheduler.idempotency_key"
+                + " (team, key, request_digest, status, job, created_at) VALUES (?, ?, ?, ?, CAST(? AS jsonb), ?)"
+                + " ON CONFLICT (team, key) DO NOTHING")) {
+            ps.setString(1, team);
+            ps.setString(2, key);
+            ps.setString(3, answer.requestDigest());
+            ps.setInt(4, answer.status());
+            ps.setString(5, answer.job() == null ? null : Json.write(answer.job()));
+            setTs(ps, 6, at);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** The stored first answer to a request with this key, if one was committed. */
+    public Optional<IdempotentAnswer> findAnswer(String team, String key) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT request_digest, status, job::text"
+                        + " FROM scheduler.idempotency_key WHERE team = ? AND key = ?")) {
+            ps.setString(1, team);
+            ps.setString(2, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                String job = rs.getString(3);
+                return Optional.of(new IdempotentAnswer(rs.getString(1), rs.getInt(2),
+                        job == null ? null : Json.read(job, CronJob.class)));
+            }
         } catch (SQLException e) {
-            throw new PersistenceException("delete cron job " + id, e);
+            throw new PersistenceException("read idempotency key of team " + team, e);
+        }
+    }
+
+    /** Forgets the answers stored before {@code before} (the retention sweep); returns how many. */
+    public int purgeIdempotencyKeys(Instant before) {
+        try (Connection c = dataSource.getConnection();
+                PreparedStatement ps = c.prepareStatement("DELETE FROM scheduler.idempotency_key WHERE created_at < ?")) {
+            setTs(ps, 1, before);
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw new PersistenceException("purge idempotency keys", e);
         }
     }
 

@@ -1,10 +1,14 @@
 package dev.cohort.scheduler.service;
 
 import dev.cohort.core.protocol.Ids;
+import dev.cohort.core.protocol.Json;
 import dev.cohort.scheduler.config.SchedulerConfig;
 import dev.cohort.scheduler.persistence.CronJobRepository;
 import dev.cohort.scheduler.service.CronRequestException.Kind;
 import io.quarkus.logging.Log;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -13,10 +17,19 @@ import java.time.InstantSource;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
-/** Creates, lists and cancels jobs; every rule a request can break is checked here and named in the refusal. */
+/**
+ * Creates, lists and cancels jobs; every rule a request can break is checked here and named in the refusal.
+ *
+ * <p>A create or cancel may carry an idempotency key (HTTP {@code Idempotency-Key}). The first successful request with
+ * a key stores its answer in the same transaction as its effect; a later request with that key gets the stored answer
+ * and changes nothing (even if the job has fired or been cancelled since), and one with the key but a different
+ * request (body, job id or method) is refused ({@link Kind#IDEMPOTENCY_KEY_REUSED}). A refused request stores nothing.
+ */
 public class CronJobService {
 
     /** Firings simulated to find the shortest interval of an expression: covers any hour/minute pattern. */
@@ -25,6 +38,8 @@ public class CronJobService {
     /** 36^12 ids: collisions are practically impossible, and the primary key would refuse one anyway (gap 37). */
     private static final int ID_LENGTH = 12;
     private static final int MAX_CREATED_BY = 128;
+    /** An idempotency key: 1-255 visible ASCII characters (a UUID, as the lead's tools send, fits many times over). */
+    private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7e]{1,255}");
 
     private final CronJobRepository repository;
     private final TeamDirectory teams;
@@ -47,9 +62,30 @@ public class CronJobService {
         return instanceId;
     }
 
+    /** A created job, and whether it is the stored answer to an earlier request with the same idempotency key. */
+    public record Created(CronJob job, boolean replayed) {
+    }
+
     /** Validates and stores a job; throws {@link CronRequestException} naming the first problem. */
     public CronJob create(String team, CronJobRequest req) {
+        return create(team, req, null).job();
+    }
+
+    /**
+     * {@link #create(String, CronJobRequest)} with an idempotency key ({@code null}: none). A repeat of the key is
+     * answered with the job the first request created, before any validation (it was valid then).
+     */
+    public Created create(String team, CronJobRequest req, String idempotencyKey) {
         requireTeamId(team);
+        String digest = null;
+        if (idempotencyKey != null) {
+            requireKey(idempotencyKey);
+            digest = digest("POST", null, req);
+            Optional<Created> replay = replayCreate(team, idempotencyKey, digest);
+            if (replay.isPresent()) {
+                return replay.get();
+            }
+        }
         if (req == null) {
             throw new CronRequestException(Kind.INVALID_REQUEST, "body is required: {\"cron\": \"…\", \"prompt\": \"…\"}");
         }
@@ -112,13 +148,33 @@ public class CronJobService {
 
         CronJob job = new CronJob(newId(), team, target, cron.expression(), req.prompt(), recurring, durable, zone.getId(),
                 missed, createdBy, now, durable ? null : instanceId, next.get(), null, 0);
-        if (!repository.insertWithinLimit(job, config.maxJobsPerTeam())) {
-            throw new CronRequestException(Kind.LIMIT_EXCEEDED, "team '" + team + "' already has " + config.maxJobsPerTeam()
-                    + " cron jobs, the limit (cohort.scheduler.max-jobs-per-team); cancel one first");
+        CronJobRepository.Outcome outcome = repository.insertWithinLimit(job, config.maxJobsPerTeam(), idempotencyKey,
+                idempotencyKey == null ? null : new IdempotentAnswer(digest, 201, job));
+        switch (outcome) {
+            case LIMIT_REACHED -> throw new CronRequestException(Kind.LIMIT_EXCEEDED, "team '" + team + "' already has "
+                    + config.maxJobsPerTeam() + " cron jobs, the limit (cohort.scheduler.max-jobs-per-team); cancel one first");
+            case KEY_TAKEN -> {
+                // a concurrent request with the same key committed first: its answer is this request's answer
+                String d = digest;
+                return replayCreate(team, idempotencyKey, d).orElseThrow(() -> new IllegalStateException(
+                        "idempotency key of team " + team + " taken but not stored"));
+            }
+            default -> {
+            }
         }
         Log.infof("cron scheduled team=%s job=%s cron='%s' target=%s recurring=%s durable=%s timezone=%s next=%s", team,
                 job.id(), job.cron(), target, recurring, durable, job.timezone(), job.nextFireAt());
-        return job;
+        return new Created(job, false);
+    }
+
+    private Optional<Created> replayCreate(String team, String key, String digest) {
+        return repository.findAnswer(team, key).map(a -> {
+            if (a.job() == null || !a.requestDigest().equals(digest)) {
+                throw reused(key, a.job() == null ? "a cancel" : "another create");
+            }
+            Log.debugf("cron create replayed team=%s job=%s", team, a.job().id());
+            return new Created(a.job(), true);
+        });
     }
 
     /** The team's jobs, oldest first. */
@@ -135,11 +191,81 @@ public class CronJobService {
 
     /** Cancels a job: no firing starts after this returns. */
     public void cancel(String team, String id) {
+        cancel(team, id, null);
+    }
+
+    /**
+     * {@link #cancel(String, String)} with an idempotency key ({@code null}: none): a repeat of the key is answered
+     * "cancelled" again, not {@link Kind#NOT_FOUND}. A cancel of a missing job stores nothing.
+     *
+     * @return true when this is the stored answer to an earlier request with the key
+     */
+    public boolean cancel(String team, String id, String idempotencyKey) {
         requireTeamId(team);
-        if (!repository.delete(team, id)) {
-            throw notFound(team, id);
+        if (idempotencyKey == null) {
+            if (!repository.delete(team, id)) {
+                throw notFound(team, id);
+            }
+            Log.infof("cron cancelled team=%s job=%s", team, id);
+            return false;
         }
-        Log.infof("cron cancelled team=%s job=%s", team, id);
+        requireKey(idempotencyKey);
+        String digest = digest("DELETE", id, null);
+        if (replayCancel(team, idempotencyKey, digest)) {
+            return true;
+        }
+        switch (repository.delete(team, id, idempotencyKey, new IdempotentAnswer(digest, 204, null), clock.instant())) {
+            case NOT_FOUND -> throw notFound(team, id);
+            case KEY_TAKEN -> {
+                if (!replayCancel(team, idempotencyKey, digest)) {
+                    throw new IllegalStateException("idempotency key of team " + team + " taken but not stored");
+                }
+                return true;
+            }
+            default -> {
+                Log.infof("cron cancelled team=%s job=%s", team, id);
+                return false;
+            }
+        }
+    }
+
+    private boolean replayCancel(String team, String key, String digest) {
+        Optional<IdempotentAnswer> a = repository.findAnswer(team, key);
+        if (a.isEmpty()) {
+            return false;
+        }
+        if (a.get().job() != null || !a.get().requestDigest().equals(digest)) {
+            throw reused(key, a.get().job() != null ? "a create" : "a cancel of another job");
+        }
+        Log.debugf("cron cancel replayed team=%s", team);
+        return true;
+    }
+
+    /**
+     * SHA-256 (hex) of what a keyed request asks: the method, the job id (cancel) and the body as the service read it
+     * (create), so a retry that sends the same fields matches whatever their order or spacing on the wire.
+     */
+    static String digest(String method, String jobId, CronJobRequest body) {
+        String canonical = method + "\n" + (jobId == null ? "" : jobId) + "\n" + (body == null ? "" : Json.write(body));
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(canonical.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    private static void requireKey(String key) {
+        if (!IDEMPOTENCY_KEY.matcher(key).matches()) {
+            throw new CronRequestException(Kind.INVALID_REQUEST,
+                    "Idempotency-Key must be 1-255 visible ASCII characters, e.g. a UUID");
+        }
+    }
+
+    private static CronRequestException reused(String key, String firstWas) {
+        return new CronRequestException(Kind.IDEMPOTENCY_KEY_REUSED, "Idempotency-Key '" + key + "' was already used for "
+                + "a different request (" + firstWas + "); a retry must repeat its request exactly, a new request needs "
+                + "a new key");
     }
 
     private static CronRequestException notFound(String team, String id) {

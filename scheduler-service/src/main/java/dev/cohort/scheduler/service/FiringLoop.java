@@ -129,6 +129,10 @@ public class FiringLoop {
         if (purged > 0) {
             Log.infof("cron purged %d non-durable job(s) of stopped scheduler replicas", purged);
         }
+        int forgotten = repository.purgeIdempotencyKeys(now.minus(config.idempotencyRetention()));
+        if (forgotten > 0) {
+            Log.debugf("cron forgot %d idempotency key(s) older than %s", forgotten, config.idempotencyRetention());
+        }
         nextHeartbeatNanos = System.nanoTime() + config.heartbeatInterval().toNanos();
     }
 

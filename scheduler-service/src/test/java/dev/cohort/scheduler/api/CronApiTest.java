@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /** The cron API of the contract over HTTP: create, list, get, cancel, and every refusal as problem+json. */
@@ -139,6 +140,101 @@ class CronApiTest {
                 .anySatisfy(n -> assertThat(n).containsIgnoringCase("database"))
                 .anySatisfy(n -> assertThat(n).containsIgnoringCase("kafka"));
         assertThat(given().get("/q/metrics").statusCode()).isEqualTo(200);
+    }
+
+    private static Response createKeyed(String team, String key, String body) {
+        return api().header("Idempotency-Key", key).body(body).post("/api/v1/teams/{team}/crons", team);
+    }
+
+    private static Response cancelKeyed(String team, String key, String id) {
+        return api().header("Idempotency-Key", key).delete("/api/v1/teams/{team}/crons/{id}", team, id);
+    }
+
+    @Test
+    void aRepeatedKeyedCreateGetsTheFirstJobAndMakesNoSecond() {
+        String key = UUID.randomUUID().toString();
+        Response first = createKeyed("api-idem", key, "{\"cron\":\"*/2 * * * *\",\"prompt\":\"print the date\"}");
+        // the same request, its fields in another order: a retry need not be byte-identical
+        Response repeat = createKeyed("api-idem", key, "{\"prompt\":\"print the date\", \"cron\":\"*/2 * * * *\"}");
+
+        assertThat(first.statusCode()).isEqualTo(201);
+        assertThat(first.header("Idempotent-Replayed")).isNull();
+        assertThat(repeat.statusCode()).isEqualTo(201);
+        assertThat(repeat.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(repeat.header("Location")).isEqualTo(first.header("Location"));
+        assertThat(repeat.jsonPath().getMap("")).isEqualTo(first.jsonPath().getMap(""));
+        assertThat(api().get("/api/v1/teams/api-idem/crons").jsonPath().getList("id"))
+                .containsExactly(first.jsonPath().getString("id"));
+    }
+
+    @Test
+    void aKeyReusedForAnotherRequestIsRefusedAndChangesNothing() {
+        String key = UUID.randomUUID().toString();
+        String id = createKeyed("api-idem-reuse", key, "{\"cron\":\"@daily\",\"prompt\":\"p\"}").jsonPath().getString("id");
+
+        assertProblem(createKeyed("api-idem-reuse", key, "{\"cron\":\"@daily\",\"prompt\":\"another prompt\"}"), 422,
+                "idempotency-key-reused", "Idempotency-Key '" + key + "' was already used for a different request"
+                        + " (another create); a retry must repeat its request exactly, a new request needs a new key");
+        assertProblem(cancelKeyed("api-idem-reuse", key, id), 422, "idempotency-key-reused", "Idempotency-Key '" + key
+                + "' was already used for a different request (a create); a retry must repeat its request exactly, a new"
+                + " request needs a new key");
+        assertThat(api().get("/api/v1/teams/api-idem-reuse/crons").jsonPath().getList("id")).containsExactly(id);
+    }
+
+    @Test
+    void aRepeatedKeyedCancelIsAnsweredNoContentAgain() {
+        String id = create("api-idem-cancel", "{\"cron\":\"@daily\",\"prompt\":\"p\"}").jsonPath().getString("id");
+        String other = create("api-idem-cancel", "{\"cron\":\"@hourly\",\"prompt\":\"q\"}").jsonPath().getString("id");
+        String key = UUID.randomUUID().toString();
+
+        Response first = cancelKeyed("api-idem-cancel", key, id);
+        Response repeat = cancelKeyed("api-idem-cancel", key, id);
+
+        assertThat(List.of(first.statusCode(), repeat.statusCode())).containsExactly(204, 204);
+        assertThat(repeat.header("Idempotent-Replayed")).isEqualTo("true");
+        // without the key (or with a new one) the job is simply gone
+        assertThat(cancelKeyed("api-idem-cancel", UUID.randomUUID().toString(), id).statusCode()).isEqualTo(404);
+        assertProblem(cancelKeyed("api-idem-cancel", key, other), 422, "idempotency-key-reused", "Idempotency-Key '" + key
+                + "' was already used for a different request (a cancel of another job); a retry must repeat its request"
+                + " exactly, a new request needs a new key");
+        assertThat(api().get("/api/v1/teams/api-idem-cancel/crons").jsonPath().getList("id")).containsExactly(other);
+    }
+
+    @Test
+    void concurrentCreatesWithOneKeyMakeOneJob() throws Exception {
+        String key = UUID.randomUUID().toString();
+        int n = 6;
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(n);
+        try {
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
+            List<java.util.concurrent.Future<Response>> all = new java.util.ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                all.add(pool.submit(() -> {
+                    start.await();
+                    return createKeyed("api-idem-race", key, "{\"cron\":\"@daily\",\"prompt\":\"p\"}");
+                }));
+            }
+            start.countDown();
+            java.util.Set<String> ids = new java.util.HashSet<>();
+            for (java.util.concurrent.Future<Response> f : all) {
+                Response r = f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(r.statusCode()).as(r.asString()).isEqualTo(201);
+                ids.add(r.jsonPath().getString("id"));
+            }
+            assertThat(ids).hasSize(1);
+            assertThat(api().get("/api/v1/teams/api-idem-race/crons").jsonPath().getList("id")).containsExactlyElementsOf(ids);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aMalformedIdempotencyKeyIsRefused() {
+        assertProblem(createKeyed("api-idem-bad", "x".repeat(256), "{\"cron\":\"@daily\",\"prompt\":\"p\"}"), 400,
+                "invalid-request", "Idempotency-Key must be 1-255 visible ASCII characters, e.g. a UUID");
+        assertProblem(cancelKeyed("api-idem-bad", "two words", "cron_x"), 400, "invalid-request",
+                "Idempotency-Key must be 1-255 visible ASCII characters, e.g. a UUID");
+        assertThat(api().get("/api/v1/teams/api-idem-bad/crons").jsonPath().getList("id")).isEmpty();
     }
 
     private static void assertProblem(Response r, int status, String slug, String detail) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.testing.IdentityContext;
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
@@ -68,9 +69,79 @@ class LeadCronToolsTest {
                 .isEqualTo("not-found");
     }
 
+    @Test
+    void aRepeatedScheduleCronGetsTheFirstJobAndMakesNoSecond() throws Exception {
+        ToolRegistry tools = ToolRegistry.of(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN),
+                Duration.ofSeconds(30))));
+        ToolContext lead = IdentityContext.lead("tools-idem");
+        ToolCall schedule = call("call_1", "schedule_cron", "{\"cron\":\"@daily\",\"prompt\":\"daily report\"}");
+
+        ToolResult first = tools.find("schedule_cron").orElseThrow().execute(schedule, lead);
+        ToolResult repeat = tools.find("schedule_cron").orElseThrow().execute(schedule, lead); // the resumed turn's repeat
+
+        assertThat(first.error()).as(first.content()).isFalse();
+        assertThat(repeat).isEqualTo(first);
+        assertThat(list(tools, lead)).hasSize(1);
+    }
+
+    @Test
+    void aScheduleCronCallIdReusedWithOtherArgumentsIsAModelVisibleErrorAndSchedulesNothing() throws Exception {
+        ToolRegistry tools = ToolRegistry.of(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN),
+                Duration.ofSeconds(30))));
+        ToolContext lead = IdentityContext.lead("tools-idem-reuse");
+        tools.find("schedule_cron").orElseThrow().execute(call("call_1", "schedule_cron",
+                "{\"cron\":\"@daily\",\"prompt\":\"daily report\"}"), lead);
+
+        ToolResult reused = tools.find("schedule_cron").orElseThrow().execute(call("call_1", "schedule_cron",
+                "{\"cron\":\"@hourly\",\"prompt\":\"hourly report\"}"), lead);
+
+        assertThat(reused).isEqualTo(new ToolResult("Error: call id 'call_1' was already used by tools-idem-reuse/lead for a"
+                + " different call; this schedule_cron call was not run. A call id names exactly one call: issue this call"
+                + " again as a new call", true, EffectKey.REUSED_RULE));
+        assertThat(list(tools, lead)).singleElement().satisfies(line -> assertThat(line).contains("daily report"));
+    }
+
+    @Test
+    void aRepeatedCancelCronIsAnsweredCancelledAgainAndAReusedIdIsRefused() throws Exception {
+        ToolRegistry tools = ToolRegistry.of(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN),
+                Duration.ofSeconds(30))));
+        ToolContext lead = IdentityContext.lead("tools-idem-cancel");
+        String id = jobId(run(tools, lead, "schedule_cron", "{\"cron\":\"@daily\",\"prompt\":\"a\"}"));
+        String other = jobId(run(tools, lead, "schedule_cron", "{\"cron\":\"@weekly\",\"prompt\":\"b\"}"));
+        ToolCall cancel = call("call_9", "cancel_cron", "{\"job_id\":\"" + id + "\"}");
+
+        ToolResult first = tools.find("cancel_cron").orElseThrow().execute(cancel, lead);
+        ToolResult repeat = tools.find("cancel_cron").orElseThrow().execute(cancel, lead);
+        ToolResult reused = tools.find("cancel_cron").orElseThrow().execute(call("call_9", "cancel_cron",
+                "{\"job_id\":\"" + other + "\"}"), lead);
+
+        assertThat(first).isEqualTo(ToolResult.ok("Cancelled " + id));
+        assertThat(repeat).isEqualTo(first);
+        assertThat(reused.rule()).isEqualTo(EffectKey.REUSED_RULE);
+        assertThat(list(tools, lead)).singleElement().satisfies(line -> assertThat(line).contains(other));
+    }
+
+    private static String jobId(ToolResult scheduled) {
+        Matcher m = Pattern.compile("Scheduled (cron_[a-z0-9]{12}):.*", Pattern.DOTALL).matcher(scheduled.content());
+        assertThat(m.matches()).as(scheduled.content()).isTrue();
+        return m.group(1);
+    }
+
+    private static java.util.List<String> list(ToolRegistry tools, ToolContext ctx) {
+        String out = run(tools, ctx, "list_crons", "{}").content();
+        return out.equals(ListCronsTool.EMPTY) ? java.util.List.of() : out.lines().toList();
+    }
+
+    private static ToolCall call(String id, String name, String args) {
+        return new ToolCall(id, name, (ObjectNode) Json.MAPPER.valueToTree(parse(args)));
+    }
+
+    private static final java.util.concurrent.atomic.AtomicInteger CALL_IDS = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** A new call, with a new call id. */
     private static ToolResult run(ToolRegistry tools, ToolContext ctx, String name, String args) {
         Tool tool = tools.find(name).orElseThrow();
-        return tool.execute(new ToolCall("call-" + name, name, (ObjectNode) Json.MAPPER.valueToTree(parse(args))), ctx);
+        return tool.execute(call("call-" + name + "-" + CALL_IDS.incrementAndGet(), name, args), ctx);
     }
 
     private static Object parse(String json) {

@@ -1,5 +1,6 @@
 package dev.cohort.core.tools.cron;
 
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
@@ -8,7 +9,11 @@ import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
-/** {@code cancel_cron} (seed s14): cancels a job of the caller's team; it never fires again. */
+/**
+ * {@code cancel_cron} (seed s14): cancels a job of the caller's team; it never fires again. Idempotent on (agent, call
+ * id) through the scheduler's {@code Idempotency-Key}: a repeated call (a resumed turn) is answered "Cancelled" as the
+ * first was, not "no cron job".
+ */
 public final class CancelCronTool extends SpecifiedTool {
 
     public static final String NAME = "cancel_cron";
@@ -30,11 +35,13 @@ public final class CancelCronTool extends SpecifiedTool {
         if (id == null || id.isBlank()) {
             return ToolResult.error("arguments", "job_id is required");
         }
+        EffectKey key = EffectKey.of(call, ctx);
         boolean cancelled;
         try {
-            cancelled = CronTools.call("cancel a cron job", () -> client.cancel(ctx.team(), id.strip()));
+            cancelled = CronTools.call("cancel a cron job", () -> client.cancel(ctx.team(), id.strip(),
+                    key.uuid().toString()));
         } catch (ToolFailure f) {
-            return f.toResult();
+            return CronTools.refusal(f, key);
         }
         if (!cancelled) {
             return ToolResult.error("not-found", "no cron job '" + id.strip() + "' in team " + ctx.team()

@@ -24,6 +24,17 @@ public final class CronTools {
         return List.of(new ScheduleCronTool(client), new ListCronsTool(client), new CancelCronTool(client));
     }
 
+    /** The scheduler's problem slug for an {@code Idempotency-Key} sent again with a different request. */
+    static final String KEY_REUSED = "idempotency-key-reused";
+
+    /**
+     * The model-visible result of a scheduler refusal of a keyed call: the scheduler's {@code idempotency-key-reused}
+     * becomes the same "call id reused" error every idempotent tool gives; any other refusal is shown as it is.
+     */
+    static dev.cohort.core.tools.ToolResult refusal(dev.cohort.core.tools.ToolFailure f, dev.cohort.core.tools.EffectKey key) {
+        return ("scheduler:" + KEY_REUSED).equals(f.rule()) ? key.reused(null) : f.toResult();
+    }
+
     /** Runs a call on the scheduler, mapping its failures to the two kinds of tool failure. */
     static <T> T call(String what, java.util.function.Supplier<T> call) {
         try {

@@ -1,5 +1,6 @@
 package dev.cohort.core.tools.cron;
 
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
@@ -8,7 +9,11 @@ import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
-/** {@code schedule_cron} (seed s14, plus {@code timezone}): registers a job on scheduler-service for the caller's team. */
+/**
+ * {@code schedule_cron} (seed s14, plus {@code timezone}): registers a job on scheduler-service for the caller's team.
+ * Idempotent on (agent, call id): the request carries {@code Idempotency-Key:} {@link EffectKey#uuid()}, so a repeated
+ * call (a resumed turn) gets the job the first call created, with the same text, instead of a second job.
+ */
 public final class ScheduleCronTool extends SpecifiedTool {
 
     public static final String NAME = "schedule_cron";
@@ -40,11 +45,12 @@ public final class ScheduleCronTool extends SpecifiedTool {
         if (!args.problems().isEmpty()) {
             return ToolResult.error("arguments", String.join("; ", args.problems()));
         }
+        EffectKey key = EffectKey.of(call, ctx);
         CronJobInfo job;
         try {
-            job = CronTools.call("schedule a cron job", () -> client.schedule(ctx.team(), args));
+            job = CronTools.call("schedule a cron job", () -> client.schedule(ctx.team(), args, key.uuid().toString()));
         } catch (ToolFailure f) {
-            return f.toResult();
+            return CronTools.refusal(f, key);
         }
         StringBuilder sb = new StringBuilder("Scheduled ").append(job.id()).append(": '").append(job.cron()).append("' → ")
                 .append(job.prompt()).append(" [").append(job.recurring() ? "recurring" : "one-shot").append(", ")

@@ -19,9 +19,11 @@ import java.util.Optional;
 /**
  * Client of scheduler-service's cron API ({@code /api/v1/teams/{team}/crons}), plain {@code java.net.http} and
  * Jackson. A refusal (4xx problem+json) is a {@link Refused} carrying the scheduler's detail, for the model to read;
- * the service being down after retries is a {@link Unavailable}. Reads and deletes are retried on I/O errors and 5xx;
- * a create is retried only when the connection was refused (the request surely never arrived), so it is never
- * duplicated.
+ * the service being down after retries is a {@link Unavailable}. Reads and deletes are retried on I/O errors and 5xx.
+ * A create or delete may carry an {@code Idempotency-Key} (the tools send the name-based UUID of agent and call id,
+ * {@link dev.cohort.core.tools.EffectKey#uuid()}): the scheduler then answers a repeat with its first answer, so a
+ * keyed create is retried like a read. An unkeyed create is retried only when the connection was refused (the request
+ * surely never arrived), so it is never duplicated.
  */
 public class SchedulerClient {
 
@@ -84,11 +86,24 @@ public class SchedulerClient {
         }
     }
 
+    /** The header that makes a create or delete idempotent on scheduler-service. */
+    public static final String IDEMPOTENCY_KEY = "Idempotency-Key";
+
     /** {@code POST …/crons}: creates a job and returns it with its first {@code nextFireAt}. */
     public CronJobInfo schedule(String team, ScheduleCronArgs args) {
-        HttpRequest req = request(crons(team)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(Json.write(args))).build();
-        return Json.read(send(req, false, 201).body(), CronJobInfo.class);
+        return schedule(team, args, null);
+    }
+
+    /**
+     * {@code POST …/crons} with an {@code Idempotency-Key} ({@code null}: none): a repeat with the same key gets the
+     * job the first call created; the same key with another request is {@link Refused} (422
+     * {@code idempotency-key-reused}).
+     */
+    public CronJobInfo schedule(String team, ScheduleCronArgs args, String idempotencyKey) {
+        HttpRequest.Builder b = request(crons(team)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(Json.write(args)));
+        keyed(b, idempotencyKey);
+        return Json.read(send(b.build(), idempotencyKey != null, 201).body(), CronJobInfo.class);
     }
 
     /** {@code GET …/crons}: the team's jobs, oldest first. */
@@ -104,9 +119,19 @@ public class SchedulerClient {
 
     /** {@code DELETE …/crons/{id}}: true when cancelled, false when the team has no such job. */
     public boolean cancel(String team, String jobId) {
+        return cancel(team, jobId, null);
+    }
+
+    /**
+     * {@code DELETE …/crons/{id}} with an {@code Idempotency-Key} ({@code null}: none): a repeat with the same key is
+     * answered "cancelled" as the first call was, not "no such job".
+     */
+    public boolean cancel(String team, String jobId, String idempotencyKey) {
         URI uri = URI.create(crons(team) + "/" + URLEncoder.encode(jobId, StandardCharsets.UTF_8));
         try {
-            send(request(uri).DELETE().build(), true, 204);
+            HttpRequest.Builder b = request(uri).DELETE();
+            keyed(b, idempotencyKey);
+            send(b.build(), true, 204);
             return true;
         } catch (Refused r) {
             if (r.status() == 404) {
@@ -118,6 +143,12 @@ public class SchedulerClient {
 
     private URI crons(String team) {
         return URI.create(base + "/api/v1/teams/" + URLEncoder.encode(team, StandardCharsets.UTF_8) + "/crons");
+    }
+
+    private static void keyed(HttpRequest.Builder b, String idempotencyKey) {
+        if (idempotencyKey != null) {
+            b.header(IDEMPOTENCY_KEY, idempotencyKey);
+        }
     }
 
     private HttpRequest.Builder request(URI uri) {

@@ -2,6 +2,7 @@ package dev.cohort.core.tools.memory;
 
 import dev.cohort.core.memory.MemoryNames;
 import dev.cohort.core.memory.MemoryStore;
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
@@ -10,7 +11,10 @@ import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import java.util.function.Function;
 
-/** {@code memory_delete {name}}: "forget X" (s09 gap 11). An unknown name is a model-visible error listing the names. */
+/**
+ * {@code memory_delete {name}}: "forget X" (s09 gap 11). An unknown name is a model-visible error listing the names.
+ * Idempotent on (agent, call id): a repeated call (a resumed turn) gets "Deleted", not "no memory named".
+ */
 public final class MemoryDeleteTool implements Tool {
     public static final String NAME = "memory_delete";
     private final Function<String, MemoryStore> stores;
@@ -41,12 +45,13 @@ public final class MemoryDeleteTool implements Tool {
 
     @Override
     public ToolResult execute(ToolCall call, ToolContext ctx) {
-        MemoryStore store = stores.apply(ctx.team());
         String name = MemoryNames.slug(call.args().path("name").asText());
-        if (store.delete(name)) {
-            return ToolResult.ok("Deleted memory '" + name + "'.");
-        }
-        return ToolResult.error("memory", "no memory named '" + name + "'; existing: " + String.join(", ",
-                store.all().stream().map(m -> m.name()).toList()));
+        return stores.apply(ctx.team()).once(EffectKey.of(call, ctx), store -> {
+            if (store.delete(name)) {
+                return ToolResult.ok("Deleted memory '" + name + "'.");
+            }
+            return ToolResult.error("memory", "no memory named '" + name + "'; existing: " + String.join(", ",
+                    store.all().stream().map(m -> m.name()).toList()));
+        });
     }
 }

@@ -3,6 +3,7 @@ package dev.cohort.core.tools.memory;
 import dev.cohort.core.memory.Memory;
 import dev.cohort.core.memory.MemoryStore;
 import dev.cohort.core.memory.MemoryType;
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
@@ -14,7 +15,8 @@ import java.util.function.Function;
 
 /**
  * {@code memory_write {name, type, description, body}}: "remember X" made explicit (s09 gap 11: no memory tool
- * there). The name is slugged; an existing memory of that name is replaced, and the result says so.
+ * there). The name is slugged; an existing memory of that name is replaced, and the result says so. Idempotent on
+ * (agent, call id): a repeated call (a resumed turn) gets the first result, never "Updated" for its own write.
  */
 public final class MemoryWriteTool implements Tool {
     public static final String NAME = "memory_write";
@@ -60,9 +62,12 @@ public final class MemoryWriteTool implements Tool {
         } catch (IllegalArgumentException e) {
             return ToolResult.error("memory", e.getMessage());
         }
-        MemoryStore store = stores.apply(ctx.team());
-        boolean existed = store.get(m.name()).isPresent();
-        store.put(m);
-        return ToolResult.ok((existed ? "Updated" : "Saved") + " memory '" + m.name() + "' (" + m.type().wire() + ").");
+        Memory memory = m;
+        return stores.apply(ctx.team()).once(EffectKey.of(call, ctx), store -> {
+            boolean existed = store.get(memory.name()).isPresent();
+            store.put(memory);
+            return ToolResult.ok((existed ? "Updated" : "Saved") + " memory '" + memory.name() + "' ("
+                    + memory.type().wire() + ").");
+        });
     }
 }

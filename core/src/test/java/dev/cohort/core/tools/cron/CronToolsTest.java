@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.testing.IdentityContext;
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.ToolArguments;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
@@ -146,8 +147,35 @@ class CronToolsTest {
                 .hasMessageStartingWith("cannot list cron jobs: scheduler at http://127.0.0.1:" + freePort + " unavailable");
     }
 
+    @Test
+    void aKeyedCreateIsRetriedThroughAServerErrorUnderTheCallsKey() {
+        scheduler.failNext.set(1);
+        ToolCall schedule = call("schedule_cron", "{\"cron\":\"@daily\",\"prompt\":\"p\"}");
+
+        ToolResult r = new ScheduleCronTool(client).execute(schedule, lead);
+
+        assertThat(r.error()).as(r.content()).isFalse();
+        // both attempts carry the same key, so the scheduler can answer the second from the first if both arrived
+        String key = EffectKey.of(schedule, lead).uuid().toString();
+        assertThat(scheduler.requests).containsExactly("POST /api/v1/teams/alpha/crons", "POST /api/v1/teams/alpha/crons");
+        assertThat(scheduler.idempotencyKeys).containsExactly(key, key);
+        assertThat(scheduler.jobs.get("alpha")).hasSize(1);
+    }
+
+    @Test
+    void aCancelCarriesTheKeyOfItsCall() {
+        new ScheduleCronTool(client).execute(call("schedule_cron", "{\"cron\":\"@hourly\",\"prompt\":\"p\"}"), lead);
+        ToolCall cancel = call("cancel_cron", "{\"job_id\":\"cron_1\"}");
+
+        assertThat(new CancelCronTool(client).execute(cancel, lead)).isEqualTo(ToolResult.ok("Cancelled cron_1"));
+        assertThat(scheduler.idempotencyKeys.get(1)).isEqualTo(EffectKey.of(cancel, lead).uuid().toString());
+    }
+
+    private static final java.util.concurrent.atomic.AtomicInteger CALL_IDS = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** A new call (a new call id): repeating a call is what the idempotency tests do on purpose, with the same object. */
     private static ToolCall call(String name, String json) {
         ObjectNode args = (ObjectNode) Json.MAPPER.valueToTree(ToolArguments.parse(json, null).args());
-        return new ToolCall("call-1", name, args);
+        return new ToolCall("call-" + CALL_IDS.incrementAndGet(), name, args);
     }
 }

@@ -27,6 +27,8 @@ final class StubScheduler implements AutoCloseable {
     final HttpServer server;
     final Map<String, List<ObjectNode>> jobs = new ConcurrentHashMap<>();
     final List<String> requests = new CopyOnWriteArrayList<>();
+    /** The {@code Idempotency-Key} of each request, {@code "null"} when there was none (this stub does not dedupe). */
+    final List<String> idempotencyKeys = new CopyOnWriteArrayList<>();
     final List<String> authorizations = Collections.synchronizedList(new ArrayList<>());
     final AtomicInteger failNext = new AtomicInteger();
     private final AtomicInteger ids = new AtomicInteger();
@@ -47,6 +49,7 @@ final class StubScheduler implements AutoCloseable {
         String team = parts[4];
         requests.add(method + " " + ex.getRequestURI().getPath());
         authorizations.add(String.valueOf(ex.getRequestHeaders().getFirst("Authorization")));
+        idempotencyKeys.add(String.valueOf(ex.getRequestHeaders().getFirst("Idempotency-Key")));
         if (failNext.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             respond(ex, 503, "{\"type\":\"urn:cohort:problem:http-503\",\"title\":\"Unavailable\",\"status\":503}");
             return;

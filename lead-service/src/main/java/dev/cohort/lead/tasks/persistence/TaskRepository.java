@@ -1,5 +1,7 @@
 package dev.cohort.lead.tasks.persistence;
 
+import dev.cohort.lead.persistence.InTransaction;
+import dev.cohort.lead.persistence.Jdbc;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -182,6 +184,12 @@ public class TaskRepository {
 
     /** Creates a task and its dependency edges in one transaction; dependencies must exist in the same team. */
     public Inserted insert(String team, String subject, String description, String createdBy, long[] deps, int maxTasks) {
+        return insert(team, subject, description, createdBy, deps, maxTasks, InTransaction.none());
+    }
+
+    /** {@link #insert(String, String, String, String, long[], int)}, running {@code also} with the new task before the commit. */
+    public Inserted insert(String team, String subject, String description, String createdBy, long[] deps, int maxTasks,
+            InTransaction<TaskRow> also) {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             try {
@@ -214,6 +222,7 @@ public class TaskRepository {
                     }
                 }
                 TaskRow row = one(c, FIND, params("team", team, "id", id)).orElseThrow();
+                also.run(c, row);
                 c.commit();
                 return new Inserted(row, List.of(), false);
             } catch (SQLException | RuntimeException e) {
@@ -227,8 +236,18 @@ public class TaskRepository {
 
     /** Binds task {@code id} to {@code worktree} (a name; {@code null} unbinds); empty when there is no such task. */
     public Optional<TaskRow> bindWorktree(String team, long id, String worktree) {
-        return query("bind task " + id + " to a worktree",
-                c -> one(c, BIND_WORKTREE, params("team", team, "id", id, "worktree", worktree)));
+        return bindWorktree(team, id, worktree, InTransaction.none());
+    }
+
+    /** {@link #bindWorktree(String, long, String)}, running {@code also} with the bound task in its transaction. */
+    public Optional<TaskRow> bindWorktree(String team, long id, String worktree, InTransaction<TaskRow> also) {
+        return Jdbc.inTransaction(ds, "bind task " + id + " to a worktree", c -> {
+            Optional<TaskRow> bound = one(c, BIND_WORKTREE, params("team", team, "id", id, "worktree", worktree));
+            if (bound.isPresent()) {
+                also.run(c, bound.get());
+            }
+            return bound;
+        });
     }
 
     /** The team's tasks bound to {@code worktree}, ascending. */
@@ -239,8 +258,16 @@ public class TaskRepository {
 
     /** Clears every binding to {@code worktree}; returns the tasks that were bound. */
     public List<TaskRow> unbindWorktree(String team, String worktree) {
-        return query("unbind worktree " + worktree,
-                c -> many(c, UNBIND_WORKTREE, params("team", team, "worktree", worktree)));
+        return unbindWorktree(team, worktree, InTransaction.none());
+    }
+
+    /** {@link #unbindWorktree(String, String)}, running {@code also} with the unbound tasks in its transaction. */
+    public List<TaskRow> unbindWorktree(String team, String worktree, InTransaction<List<TaskRow>> also) {
+        return Jdbc.inTransaction(ds, "unbind worktree " + worktree, c -> {
+            List<TaskRow> unbound = many(c, UNBIND_WORKTREE, params("team", team, "worktree", worktree));
+            also.run(c, unbound);
+            return unbound;
+        });
     }
 
     public Optional<TaskRow> find(String team, long id) {
@@ -262,11 +289,22 @@ public class TaskRepository {
      * tools); otherwise also by {@code token}, which becomes the new lease token. {@code leaseMs} null = no expiry.
      */
     public Optional<Claimed> claim(String team, long id, String agent, String token, boolean ownerOnly, Double leaseMs) {
-        return query("claim task " + id, c -> {
+        return claim(team, id, agent, token, ownerOnly, leaseMs, InTransaction.none());
+    }
+
+    /** {@link #claim(String, long, String, String, boolean, Double)}, running {@code also} with a claim that went through, in its transaction. */
+    public Optional<Claimed> claim(String team, long id, String agent, String token, boolean ownerOnly, Double leaseMs,
+            InTransaction<Claimed> also) {
+        return Jdbc.inTransaction(ds, "claim task " + id, c -> {
+            Optional<Claimed> claimed;
             try (PreparedStatement ps = CLAIM.prepare(c, params("team", team, "id", id, "agent", agent, "token", token,
                     "ownerOnly", ownerOnly, "leaseMs", leaseMs)); ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(new Claimed(row(rs), rs.getBoolean("fresh"))) : Optional.empty();
+                claimed = rs.next() ? Optional.of(new Claimed(row(rs), rs.getBoolean("fresh"))) : Optional.empty();
             }
+            if (claimed.isPresent()) {
+                also.run(c, claimed.get());
+            }
+            return claimed;
         });
     }
 
@@ -282,6 +320,12 @@ public class TaskRepository {
 
     /** Completes a task the caller holds and reports exactly the tasks this completion unblocked (gaps 24, 40). */
     public Optional<Completed> complete(String team, long id, String agent, String token, boolean ownerOnly, String result) {
+        return complete(team, id, agent, token, ownerOnly, result, InTransaction.none());
+    }
+
+    /** {@link #complete(String, long, String, String, boolean, String)}, running {@code also} with a completion that went through, in its transaction. */
+    public Optional<Completed> complete(String team, long id, String agent, String token, boolean ownerOnly, String result,
+            InTransaction<Completed> also) {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             try {
@@ -299,8 +343,10 @@ public class TaskRepository {
                 }
                 List<TaskRow> unblocked = dependants.isEmpty() ? List.of()
                         : many(c, UNBLOCKED_AMONG, params("ids", dependants.stream().mapToLong(Long::longValue).toArray()));
+                Completed completed = new Completed(done.get(), unblocked);
+                also.run(c, completed);
                 c.commit();
-                return Optional.of(new Completed(done.get(), unblocked));
+                return Optional.of(completed);
             } catch (SQLException | RuntimeException e) {
                 c.rollback();
                 throw e;

@@ -5,6 +5,7 @@ import dev.cohort.core.protocol.payload.EventPayload;
 import dev.cohort.core.protocol.payload.TaskClaimed;
 import dev.cohort.core.protocol.payload.TaskCompleted;
 import dev.cohort.core.protocol.payload.TaskCreated;
+import dev.cohort.lead.persistence.InTransaction;
 import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.service.EventService;
 import dev.cohort.lead.tasks.persistence.TaskRepository;
@@ -56,9 +57,16 @@ public class TaskService {
 
     /** Creates a task; {@code blockedBy} must name existing tasks of the team (which also rules out cycles). */
     public TaskRow create(String team, String actor, String subject, String description, List<String> blockedBy) {
+        return create(team, actor, subject, description, blockedBy, InTransaction.none());
+    }
+
+    /** {@link #create(String, String, String, String, List)}; {@code also} commits with the new task (a tool's record). */
+    public TaskRow create(String team, String actor, String subject, String description, List<String> blockedBy,
+            InTransaction<TaskRow> also) {
         requireTeam(team);
         TaskRules.NewTask t = TaskRules.validateNew(subject, description, blockedBy, cfg);
-        TaskRepository.Inserted r = repo.insert(team, t.subject(), t.description(), actor, t.blockedBy(), cfg.maxTasksPerTeam());
+        TaskRepository.Inserted r = repo.insert(team, t.subject(), t.description(), actor, t.blockedBy(), cfg.maxTasksPerTeam(),
+                also);
         if (!r.missing().isEmpty()) {
             throw TaskRefusal.notFound("blockedBy names tasks that do not exist in team " + team + ": "
                     + r.missing().stream().map(TaskIds::format).collect(Collectors.joining(", "))
@@ -96,9 +104,14 @@ public class TaskService {
      * @throws TaskRefusal (not-found) when there is no such task
      */
     public TaskRow bindWorktree(String team, String rawId, String worktree) {
+        return bindWorktree(team, rawId, worktree, InTransaction.none());
+    }
+
+    /** {@link #bindWorktree(String, String, String)}; {@code also} commits with the binding (a tool's record). */
+    public TaskRow bindWorktree(String team, String rawId, String worktree, InTransaction<TaskRow> also) {
         requireTeam(team);
         long id = TaskIds.require(rawId);
-        return repo.bindWorktree(team, id, worktree).orElseThrow(() -> notFound(team, id));
+        return repo.bindWorktree(team, id, worktree, also).orElseThrow(() -> notFound(team, id));
     }
 
     /** The team's tasks bound to {@code worktree} (expired claims read as pending). */
@@ -110,8 +123,13 @@ public class TaskService {
 
     /** Clears every task's binding to {@code worktree} (it was removed); returns the tasks that were bound. */
     public List<TaskRow> unbindWorktree(String team, String worktree) {
+        return unbindWorktree(team, worktree, InTransaction.none());
+    }
+
+    /** {@link #unbindWorktree(String, String)}; {@code also} commits with the unbinding (a tool's record). */
+    public List<TaskRow> unbindWorktree(String team, String worktree, InTransaction<List<TaskRow>> also) {
         requireTeam(team);
-        return repo.unbindWorktree(team, worktree);
+        return repo.unbindWorktree(team, worktree, also);
     }
 
     /**
@@ -119,12 +137,17 @@ public class TaskService {
      * name, and same token unless identified by name) gets it again with a renewed lease (idempotent).
      */
     public Claim claim(String team, String rawId, Holder holder, Double leaseMs) {
+        return claim(team, rawId, holder, leaseMs, InTransaction.none());
+    }
+
+    /** {@link #claim(String, String, Holder, Double)}; {@code also} commits with a claim that went through. */
+    public Claim claim(String team, String rawId, Holder holder, Double leaseMs, InTransaction<TaskRepository.Claimed> also) {
         requireTeam(team);
         TaskRules.validateHolder(holder, cfg);
         long id = TaskIds.require(rawId);
         String token = holder.ownerOnly() ? UUID.randomUUID().toString() : holder.token();
         for (int attempt = 0; ; attempt++) {
-            Optional<TaskRepository.Claimed> c = repo.claim(team, id, holder.agent(), token, holder.ownerOnly(), leaseMs);
+            Optional<TaskRepository.Claimed> c = repo.claim(team, id, holder.agent(), token, holder.ownerOnly(), leaseMs, also);
             if (c.isPresent()) {
                 return claimed(team, holder, c.get(), "claim");
             }
@@ -156,6 +179,12 @@ public class TaskService {
 
     /** Completes a task the holder holds; only the holder can (gap 13), and a repeat by the same holder is harmless. */
     public Completion complete(String team, String rawId, Holder holder, String result) {
+        return complete(team, rawId, holder, result, InTransaction.none());
+    }
+
+    /** {@link #complete(String, String, Holder, String)}; {@code also} commits with a completion that went through. */
+    public Completion complete(String team, String rawId, Holder holder, String result,
+            InTransaction<TaskRepository.Completed> also) {
         requireTeam(team);
         TaskRules.validateHolder(holder, cfg);
         long id = TaskIds.require(rawId);
@@ -164,7 +193,7 @@ public class TaskService {
             throw TaskRefusal.invalid("result is longer than " + cfg.maxResultChars() + " characters");
         }
         Optional<TaskRepository.Completed> done = repo.complete(team, id, holder.agent(), holder.token(),
-                holder.ownerOnly(), res);
+                holder.ownerOnly(), res, also);
         if (done.isEmpty()) {
             TaskRow row = find(team, id);
             TaskRefusal why = TaskRules.whyNotCompletable(row, holder);

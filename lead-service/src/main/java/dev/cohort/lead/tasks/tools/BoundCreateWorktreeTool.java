@@ -1,9 +1,11 @@
 package dev.cohort.lead.tasks.tools;
 
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.workspace.CreateWorktreeTool;
+import dev.cohort.lead.persistence.ToolEffectRepository;
 import dev.cohort.lead.tasks.persistence.TaskRow;
 import dev.cohort.lead.tasks.service.TaskIds;
 import dev.cohort.lead.tasks.service.TaskService;
@@ -11,13 +13,17 @@ import dev.cohort.lead.tasks.service.TaskService;
 /**
  * {@code create_worktree} with its {@code task_id} bound on the board (s18). Unlike the seed, the task is checked
  * <b>before</b> the worktree is made, so a wrong id leaves no orphan worktree behind; the worktree itself is made by
- * the tool runner, which also records the task id in its worktree events.
+ * the tool runner, which also records the task id in its worktree events. With a {@code task_id} the call is
+ * idempotent on (agent, call id): the worktree is the tool runner's (answered from its call record), the binding
+ * records the whole result in its transaction, so a repeat gets the first text and does not bind again.
  */
 final class BoundCreateWorktreeTool extends CreateWorktreeTool {
     private final TaskService service;
+    private final ToolEffectRepository effects;
 
-    BoundCreateWorktreeTool(TaskService service) {
+    BoundCreateWorktreeTool(TaskService service, ToolEffectRepository effects) {
         this.service = service;
+        this.effects = effects;
     }
 
     @Override
@@ -26,21 +32,25 @@ final class BoundCreateWorktreeTool extends CreateWorktreeTool {
         if (taskId.isEmpty()) {
             return super.execute(call, ctx);
         }
-        ToolResult missing = TaskTools.run("read a task", () -> {
-            service.get(ctx.team(), taskId);
-            return null;
+        return TaskTools.once(effects, EffectKey.of(call, ctx), "bind the task to the worktree", key -> {
+            ToolResult missing = TaskTools.run("read a task", () -> {
+                service.get(ctx.team(), taskId);
+                return null;
+            });
+            if (missing != null) {
+                return missing;
+            }
+            ToolResult made = super.execute(call, ctx);
+            if (made.error()) {
+                return made;
+            }
+            return bound(made, service.bindWorktree(ctx.team(), taskId, call.string("name"),
+                    ToolEffectRepository.recorder(ctx.team(), key, t -> bound(made, t))));
         });
-        if (missing != null) {
-            return missing;
-        }
-        ToolResult made = super.execute(call, ctx);
-        if (made.error()) {
-            return made;
-        }
-        return TaskTools.run("bind the task to the worktree", () -> {
-            TaskRow t = service.bindWorktree(ctx.team(), taskId, call.string("name"));
-            return ToolResult.ok(made.content() + "\nBound " + TaskIds.format(t.id()) + " (" + t.subject()
-                    + ") to worktree " + t.worktree() + ".");
-        });
+    }
+
+    private static ToolResult bound(ToolResult made, TaskRow t) {
+        return ToolResult.ok(made.content() + "\nBound " + TaskIds.format(t.id()) + " (" + t.subject()
+                + ") to worktree " + t.worktree() + ".");
     }
 }

@@ -1,9 +1,11 @@
 package dev.cohort.lead.tasks.tools;
 
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.workspace.RemoveWorktreeTool;
+import dev.cohort.lead.persistence.ToolEffectRepository;
 import dev.cohort.lead.tasks.persistence.TaskRow;
 import dev.cohort.lead.tasks.service.TaskService;
 import java.util.List;
@@ -12,17 +14,26 @@ import java.util.stream.Collectors;
 /**
  * {@code remove_worktree} that respects the board (s18 gap 43): a worktree whose task is being worked on is not
  * pulled from under its holder, and once a worktree is gone no task stays bound to it (a later claimer would be sent
- * into a missing directory).
+ * into a missing directory). Idempotent on (agent, call id): the removal is the tool runner's (answered from its call
+ * record), the unbinding records the whole result in its transaction, so a repeat gets the first text, "Unbound:" line
+ * included.
  */
 final class BoundRemoveWorktreeTool extends RemoveWorktreeTool {
     private final TaskService service;
+    private final ToolEffectRepository effects;
 
-    BoundRemoveWorktreeTool(TaskService service) {
+    BoundRemoveWorktreeTool(TaskService service, ToolEffectRepository effects) {
         this.service = service;
+        this.effects = effects;
     }
 
     @Override
     public ToolResult execute(ToolCall call, ToolContext ctx) {
+        return TaskTools.once(effects, EffectKey.of(call, ctx), "unbind the worktree's tasks",
+                key -> removeOnce(call, ctx, key));
+    }
+
+    private ToolResult removeOnce(ToolCall call, ToolContext ctx, EffectKey key) {
         String name = call.string("name");
         ToolResult busy = TaskTools.run("read the tasks of the worktree", () -> {
             List<TaskRow> held = service.inWorktree(ctx.team(), name).stream()
@@ -40,10 +51,12 @@ final class BoundRemoveWorktreeTool extends RemoveWorktreeTool {
         if (removed.error()) {
             return removed;
         }
-        return TaskTools.run("unbind the worktree's tasks", () -> {
-            List<TaskRow> unbound = service.unbindWorktree(ctx.team(), name);
-            return unbound.isEmpty() ? removed
-                    : ToolResult.ok(removed.content() + "\nUnbound: " + TaskTools.labels(unbound) + ".");
-        });
+        return unbound(removed, service.unbindWorktree(ctx.team(), name,
+                ToolEffectRepository.recorder(ctx.team(), key, tasks -> unbound(removed, tasks))));
+    }
+
+    private static ToolResult unbound(ToolResult removed, List<TaskRow> unbound) {
+        return unbound.isEmpty() ? removed
+                : ToolResult.ok(removed.content() + "\nUnbound: " + TaskTools.labels(unbound) + ".");
     }
 }

@@ -1,10 +1,13 @@
 package dev.cohort.lead.tasks.tools;
 
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
+import dev.cohort.lead.persistence.ToolEffectRepository;
+import dev.cohort.lead.tasks.persistence.TaskRow;
 import dev.cohort.lead.tasks.service.Holder;
 import dev.cohort.lead.tasks.service.TaskIds;
 import dev.cohort.lead.tasks.service.TaskService;
@@ -13,7 +16,9 @@ import dev.langchain4j.agent.tool.ToolSpecification;
 /**
  * {@code claim_task} (seed s12/s17): the caller becomes the owner and the task goes in_progress. Refused, naming the
  * reason, when the task is blocked (its unfinished dependencies), held by someone else (the holder) or completed.
- * There is no {@code owner} argument: the owner is the calling agent (gap 12).
+ * There is no {@code owner} argument: the owner is the calling agent (gap 12). Idempotent on (agent, call id): a
+ * repeated call gets the first result ("Claimed …"), not "You already hold …" or, if the lease has run out since,
+ * another agent's claim.
  */
 public final class ClaimTaskTool extends SpecifiedTool {
 
@@ -26,20 +31,27 @@ public final class ClaimTaskTool extends SpecifiedTool {
                     .required("task_id").build());
 
     private final TaskService service;
+    private final ToolEffectRepository effects;
 
-    ClaimTaskTool(TaskService service) {
+    ClaimTaskTool(TaskService service, ToolEffectRepository effects) {
         super(SPEC, true);
         this.service = service;
+        this.effects = effects;
     }
 
     @Override
     public ToolResult execute(ToolCall call, ToolContext ctx) {
-        return TaskTools.run("claim a task", () -> {
+        return TaskTools.once(effects, EffectKey.of(call, ctx), "claim a task", key -> {
             TaskService.Claim c = service.claim(ctx.team(), call.string("task_id"), Holder.byName(ctx.agent()),
-                    TaskTools.leaseMs(ctx, service));
-            String label = TaskIds.format(c.task().id()) + " (" + c.task().subject() + ")";
-            return ToolResult.ok(c.fresh() ? "Claimed " + label + " → in_progress, owner " + c.task().owner()
-                    : "You already hold " + label + " (in_progress)");
+                    TaskTools.leaseMs(ctx, service),
+                    ToolEffectRepository.recorder(ctx.team(), key, claimed -> claimed(claimed.task(), claimed.fresh())));
+            return claimed(c.task(), c.fresh());
         });
+    }
+
+    private static ToolResult claimed(TaskRow task, boolean fresh) {
+        String label = TaskIds.format(task.id()) + " (" + task.subject() + ")";
+        return ToolResult.ok(fresh ? "Claimed " + label + " → in_progress, owner " + task.owner()
+                : "You already hold " + label + " (in_progress)");
     }
 }

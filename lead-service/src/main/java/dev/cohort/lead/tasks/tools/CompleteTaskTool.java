@@ -1,18 +1,24 @@
 package dev.cohort.lead.tasks.tools;
 
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
+import dev.cohort.lead.persistence.ToolEffectRepository;
+import dev.cohort.lead.tasks.persistence.TaskRow;
 import dev.cohort.lead.tasks.service.Holder;
 import dev.cohort.lead.tasks.service.TaskIds;
 import dev.cohort.lead.tasks.service.TaskService;
 import dev.langchain4j.agent.tool.ToolSpecification;
+import java.util.List;
 
 /**
  * {@code complete_task} (seed s12): only the holder completes (gap 13); the result names exactly the tasks this
  * completion unblocked, i.e. dependants of this task whose last unfinished dependency it was (gaps 24, 40).
+ * Idempotent on (agent, call id): a repeated call gets the first result, with the tasks it unblocked then, not "was
+ * already completed by you".
  */
 public final class CompleteTaskTool extends SpecifiedTool {
 
@@ -24,22 +30,32 @@ public final class CompleteTaskTool extends SpecifiedTool {
                     .required("task_id").build());
 
     private final TaskService service;
+    private final ToolEffectRepository effects;
 
-    CompleteTaskTool(TaskService service) {
+    CompleteTaskTool(TaskService service, ToolEffectRepository effects) {
         super(SPEC, true);
         this.service = service;
+        this.effects = effects;
     }
 
     @Override
     public ToolResult execute(ToolCall call, ToolContext ctx) {
-        return TaskTools.run("complete a task", () -> {
-            TaskService.Completion c = service.complete(ctx.team(), call.string("task_id"), Holder.byName(ctx.agent()), null);
-            String label = TaskIds.format(c.task().id()) + " (" + c.task().subject() + ")";
+        return TaskTools.once(effects, EffectKey.of(call, ctx), "complete a task", key -> {
+            TaskService.Completion c = service.complete(ctx.team(), call.string("task_id"), Holder.byName(ctx.agent()), null,
+                    ToolEffectRepository.recorder(ctx.team(), key, done -> completed(done.task(), done.unblocked())));
             if (c.repeated()) {
-                return ToolResult.ok(label + " was already completed by you");
+                return ToolResult.ok(label(c.task()) + " was already completed by you");
             }
-            return ToolResult.ok("Completed " + label
-                    + (c.unblocked().isEmpty() ? "" : "\nUnblocked: " + TaskTools.labels(c.unblocked())));
+            return completed(c.task(), c.unblocked());
         });
+    }
+
+    private static ToolResult completed(TaskRow task, List<TaskRow> unblocked) {
+        return ToolResult.ok("Completed " + label(task)
+                + (unblocked.isEmpty() ? "" : "\nUnblocked: " + TaskTools.labels(unblocked)));
+    }
+
+    private static String label(TaskRow task) {
+        return TaskIds.format(task.id()) + " (" + task.subject() + ")";
     }
 }

@@ -1,11 +1,13 @@
 package dev.cohort.lead.tasks.tools;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
+import dev.cohort.lead.persistence.ToolEffectRepository;
 import dev.cohort.lead.tasks.persistence.TaskRow;
 import dev.cohort.lead.tasks.service.TaskIds;
 import dev.cohort.lead.tasks.service.TaskService;
@@ -13,7 +15,10 @@ import dev.langchain4j.agent.tool.ToolSpecification;
 import java.util.ArrayList;
 import java.util.List;
 
-/** {@code create_task} (seed s12): a persistent task, optionally blocked by existing tasks. */
+/**
+ * {@code create_task} (seed s12): a persistent task, optionally blocked by existing tasks. Idempotent on (agent, call
+ * id): a repeated call gets "Created task_N" for the task the first call made, and no second task.
+ */
 public final class CreateTaskTool extends SpecifiedTool {
 
     public static final String NAME = "create_task";
@@ -31,10 +36,12 @@ public final class CreateTaskTool extends SpecifiedTool {
                     .build());
 
     private final TaskService service;
+    private final ToolEffectRepository effects;
 
-    CreateTaskTool(TaskService service) {
+    CreateTaskTool(TaskService service, ToolEffectRepository effects) {
         super(SPEC, true);
         this.service = service;
+        this.effects = effects;
     }
 
     @Override
@@ -44,9 +51,12 @@ public final class CreateTaskTool extends SpecifiedTool {
         if (arr != null && arr.isArray()) {
             arr.forEach(n -> deps.add(n.asText()));
         }
-        return TaskTools.run("create a task", () -> {
-            TaskRow t = service.create(ctx.team(), ctx.agent(), call.string("subject"), call.string("description", ""), deps);
-            return ToolResult.ok("Created " + TaskIds.format(t.id()) + ": " + t.subject() + TaskTools.deps(t));
-        });
+        return TaskTools.once(effects, EffectKey.of(call, ctx), "create a task", key -> created(service.create(ctx.team(),
+                ctx.agent(), call.string("subject"), call.string("description", ""), deps,
+                ToolEffectRepository.recorder(ctx.team(), key, CreateTaskTool::created))));
+    }
+
+    private static ToolResult created(TaskRow t) {
+        return ToolResult.ok("Created " + TaskIds.format(t.id()) + ": " + t.subject() + TaskTools.deps(t));
     }
 }

@@ -1,12 +1,14 @@
 package dev.cohort.lead.tasks.tools;
 
 import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolInfrastructureException;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.workspace.KeepWorktreeTool;
 import dev.cohort.core.tools.workspace.ListWorktreesTool;
+import dev.cohort.lead.persistence.ToolEffectRepository;
 import dev.cohort.lead.tasks.persistence.TaskRow;
 import dev.cohort.lead.tasks.service.TaskIds;
 import dev.cohort.lead.tasks.service.TaskRefusal;
@@ -22,6 +24,10 @@ import java.util.stream.Collectors;
  * {@code complete_task}) over one {@link TaskService}, for the lead's registry, and the texts they show the model.
  * The actor is always the context's agent (gap 12: no {@code owner} argument). A rule refusal is a model-visible
  * error named {@code task:<code>}; the database being unreachable ends the turn.
+ *
+ * <p>The board's changes ({@code create_task}, {@code claim_task}, {@code complete_task}) are idempotent on (agent,
+ * call id): each records its result in {@code lead.tool_effects} in the transaction of the change ({@link #once}), so
+ * a resumed turn that repeats the call gets the first result, with no second task, claim or completion event.
  */
 @ApplicationScoped
 public class TaskTools {
@@ -32,15 +38,19 @@ public class TaskTools {
     @Inject
     TaskService service;
 
+    @Inject
+    ToolEffectRepository effects;
+
     /**
      * The five board tools, in the order the seed registers them, then the worktree tools of s18 ({@code
      * create_worktree} binds its {@code task_id} on this board, {@code remove_worktree} refuses while a bound task
      * is in progress and unbinds the rest; the others are the tool runner's as they are).
      */
     public List<Tool> all() {
-        return List.of(new CreateTaskTool(service), new ListTasksTool(service), new GetTaskTool(service),
-                new ClaimTaskTool(service), new CompleteTaskTool(service), new BoundCreateWorktreeTool(service),
-                new BoundRemoveWorktreeTool(service), new KeepWorktreeTool(), new ListWorktreesTool());
+        return List.of(new CreateTaskTool(service, effects), new ListTasksTool(service), new GetTaskTool(service),
+                new ClaimTaskTool(service, effects), new CompleteTaskTool(service, effects),
+                new BoundCreateWorktreeTool(service, effects), new BoundRemoveWorktreeTool(service, effects),
+                new KeepWorktreeTool(), new ListWorktreesTool());
     }
 
     /** Runs a board operation, mapping refusals to model-visible errors and infrastructure failures to turn ends. */
@@ -52,6 +62,17 @@ public class TaskTools {
         } catch (IllegalStateException e) {
             throw new ToolInfrastructureException("cannot " + what + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Runs a board change at most once per (agent, call id): a repeat of a recorded call gets its first result (or the
+     * reused-id error); otherwise {@code op} runs, given the key, and records its result through
+     * {@link ToolEffectRepository#recorder} in the change's own transaction. Refusals and infrastructure failures map
+     * as in {@link #run}.
+     */
+    static ToolResult once(ToolEffectRepository effects, EffectKey key, String what,
+            java.util.function.Function<EffectKey, ToolResult> op) {
+        return run(what, () -> effects.once(key, () -> run(what, () -> op.apply(key))));
     }
 
     /**
