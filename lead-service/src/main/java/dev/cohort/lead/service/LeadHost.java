@@ -194,6 +194,12 @@ public class LeadHost {
         turnSlots = slots;
     }
 
+    /** True while the team's lead has a thread here (running or waiting for a turn slot), for tests. */
+    boolean hosting(String team) {
+        Actor a = actors.get(team);
+        return a != null && a.running.get();
+    }
+
     /** What an actor does after an unexpected failure, for tests: see {@link Actor#abandonTurn}. */
     void abandonTurn(String team, RuntimeException cause) {
         Actor a = actors.get(team);
