@@ -278,8 +278,11 @@ public class LeadHost {
         private volatile AgentSession session;
         /** Interrupted while parked: the next resume ends the turn instead of asking again. */
         volatile boolean cancelOnResume;
-        /** The version of this replica's last adopt or save: the fence of its next save (never a fresh read's). */
-        private volatile long version;
+        /**
+         * The version of this replica's last adopt or save: the fence of its next save (never a fresh read's). -1
+         * before the first adopt: no row has it, so nothing is saved for a lead this actor never adopted.
+         */
+        private volatile long version = -1;
         /** The slot this actor holds, from the semaphore it was taken from; null when it holds none. */
         private Semaphore slot;
         /** Completed when this actor is out of any turn (holds no slot): what a hand-over waits for. */
