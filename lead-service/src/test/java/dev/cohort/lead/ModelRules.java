@@ -3,7 +3,7 @@ package dev.cohort.lead;
 import com.fasterxml.jackson.databind.JsonNode;
 
 /** Scripted-model rules every lead test needs besides its own. */
-final class ModelRules {
+public final class ModelRules {
     private ModelRules() {
     }
 
@@ -11,7 +11,7 @@ final class ModelRules {
      * The memory manager's own requests (s09 selection, extraction, consolidation) run after or around turns; these
      * answers say "nothing to remember / select" so tests of other behaviour see no memory traffic.
      */
-    static final String MEMORY_RULE = """
+    public static final String MEMORY_RULE = """
             {"name":"memory-housekeeping","match":{"system":"^You (extract|select|consolidate) memor"},"reply":{"text":"[]"}}""";
 
     /** True for a recorded request made by the memory manager rather than by a turn. */

@@ -34,9 +34,9 @@ class TeamUsageTest {
     void aTeamsUsageSumsTheLatestSavedUsageOfEachOfItsAgentsAndNoOtherTeams() {
         String team = team("usage");
         String other = team("usage-other");
-        agents.loadOrCreate(team, "lead", state(new Usage(100, 50, 2, 0.25)));
-        AgentRepository.AgentRow alice = agents.loadOrCreate(team, "alice", state(new Usage(1000, 500, 5, 0.5)));
-        agents.loadOrCreate(other, "lead", state(new Usage(7, 7, 7, 7)));
+        agents.adopt(team, "lead", state(new Usage(100, 50, 2, 0.25)), "test-host");
+        AgentRepository.AgentRow alice = agents.adopt(team, "alice", state(new Usage(1000, 500, 5, 0.5)), "test-host");
+        agents.adopt(other, "lead", state(new Usage(7, 7, 7, 7)), "test-host");
         assertThat(agents.teamUsage(team)).isEqualTo(new Usage(1100, 550, 7, 0.75));
 
         // a later save of one agent is what counts, not its earlier state

@@ -20,7 +20,10 @@ import org.apache.kafka.common.utils.Utils;
 /**
  * Ownership follows Kafka partitions (ARCHITECTURE §3.1): when partitions of {@code cohort.prompts} are assigned
  * here, the leads of the teams on them are woken (an interrupted turn resumes from its last saved step); when they
- * are revoked, those leads stop between steps. A team's partition is computed as Kafka's default partitioner does.
+ * are revoked, those leads are detached (their turns stay in progress, for the new owner to resume) and the revoke
+ * returns only once none of them is inside a step, or after {@code cohort.lead.handover-timeout}: the new owner is
+ * assigned the partitions after every revoke returned, so it does not resume a turn this replica still writes. A
+ * team's partition is computed as Kafka's default partitioner does.
  */
 @ApplicationScoped
 @Identifier("lead-ownership")
@@ -32,6 +35,9 @@ public class LeadOwnership implements KafkaConsumerRebalanceListener {
     @Inject
     LeadHost host;
 
+    @Inject
+    dev.cohort.lead.config.LeadConfig config;
+
     @Override
     public void onPartitionsAssigned(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
         List<String> mine = teamsOn(consumer, partitions);
@@ -42,8 +48,10 @@ public class LeadOwnership implements KafkaConsumerRebalanceListener {
 
     @Override
     public void onPartitionsRevoked(Consumer<?, ?> consumer, Collection<TopicPartition> partitions) {
-        for (String team : teamsOn(consumer, partitions)) {
-            host.release(team);
+        List<String> leaving = teamsOn(consumer, partitions);
+        if (!leaving.isEmpty()) {
+            Log.infof("lead partitions revoked: handing over %s", leaving);
+            host.detachAll(leaving, config.handoverTimeout());
         }
     }
 

@@ -13,13 +13,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Durable agent state in {@code lead.agents}, saved after every step with a version fence. */
+/**
+ * Durable agent state in {@code lead.agents}, saved after every step with a version fence. A replica that starts
+ * hosting an agent {@link #adopt adopts} it, which bumps the version: from then on only the newest owner can save,
+ * and a late save of an older owner raises {@link OwnershipLostException} (that owner lets the agent go).
+ */
 @ApplicationScoped
 public class AgentRepository {
 
     /** A stored agent. */
     public record AgentRow(String team, String name, String stateJson, long version, String status, String turnId,
-            Instant updatedAt) {
+            Instant updatedAt, String owner) {
     }
 
     /** The save matched no row: another replica took the agent over (or it was reset). */
@@ -29,20 +33,35 @@ public class AgentRepository {
         }
     }
 
+    /** The columns {@link #row} reads, in its order. */
+    private static final String COLUMNS = "team, name, state::text, version, status, turn_id, updated_at, owner";
+
     @Inject
     AgroalDataSource ds;
 
-    /** The agent's row, created empty on first use. */
-    public AgentRow loadOrCreate(String team, String name, String emptyStateJson) {
-        return Jdbc.inTransaction(ds, "load agent " + team + "/" + name, c -> {
-            try (PreparedStatement ps = c.prepareStatement(
-                    "INSERT INTO lead.agents (team, name, state) VALUES (?, ?, ?::jsonb) ON CONFLICT DO NOTHING")) {
+    /**
+     * Takes the agent over for {@code owner} (a replica's instance id) in one statement: the row is created with
+     * {@code emptyStateJson} on first use, otherwise its version is bumped and the owner recorded; returns the state
+     * and the new version. Any save still holding an older version (the previous owner's) is refused from now on, so
+     * the newest owner wins, never the first writer.
+     */
+    public AgentRow adopt(String team, String name, String emptyStateJson, String owner) {
+        if (owner == null || owner.isBlank()) {
+            throw new IllegalArgumentException("adopting agent " + team + "/" + name + " needs the adopting instance's id");
+        }
+        return Jdbc.inTransaction(ds, "adopt agent " + team + "/" + name, c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.agents AS a (team, name, state, owner) "
+                    + "VALUES (?, ?, ?::jsonb, ?) ON CONFLICT (team, name) DO UPDATE SET version = a.version + 1, "
+                    + "owner = EXCLUDED.owner RETURNING " + COLUMNS)) {
                 ps.setString(1, team);
                 ps.setString(2, name);
                 ps.setString(3, emptyStateJson);
-                ps.executeUpdate();
+                ps.setString(4, owner);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return row(rs);
+                }
             }
-            return find(c, team, name).orElseThrow();
         });
     }
 
@@ -53,7 +72,7 @@ public class AgentRepository {
     public List<AgentRow> list(String team) {
         return Jdbc.inTransaction(ds, "list agents of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT team, name, state::text, version, status, turn_id, updated_at FROM lead.agents WHERE team = ? ORDER BY name")) {
+                    "SELECT " + COLUMNS + " FROM lead.agents WHERE team = ? ORDER BY name")) {
                 ps.setString(1, team);
                 try (ResultSet rs = ps.executeQuery()) {
                     List<AgentRow> out = new ArrayList<>();
@@ -143,7 +162,7 @@ public class AgentRepository {
 
     private static Optional<AgentRow> find(Connection c, String team, String name) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT team, name, state::text, version, status, turn_id, updated_at FROM lead.agents WHERE team = ? AND name = ?")) {
+                "SELECT " + COLUMNS + " FROM lead.agents WHERE team = ? AND name = ?")) {
             ps.setString(1, team);
             ps.setString(2, name);
             try (ResultSet rs = ps.executeQuery()) {
@@ -154,6 +173,6 @@ public class AgentRepository {
 
     private static AgentRow row(ResultSet rs) throws SQLException {
         return new AgentRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getString(5), rs.getString(6),
-                rs.getTimestamp(7).toInstant());
+                rs.getTimestamp(7).toInstant(), rs.getString(8));
     }
 }

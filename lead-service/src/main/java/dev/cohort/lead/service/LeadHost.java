@@ -24,23 +24,41 @@ import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import jakarta.annotation.PostConstruct;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Hosts the lead agent of every team whose partition this replica owns: one actor per team, on a virtual thread,
  * running that lead's turns one at a time in arrival order.
  *
- * <p>Sequence of an actor: load the lead's saved state (or create it) → if a turn was in progress (a crash or a
+ * <p>Sequence of an actor: take a running-turn slot ({@code cohort.lead.max-running-turns}; beyond it woken leads wait
+ * in arrival order, a parked or idle lead holds none) → adopt the lead's saved state (or create it): adopting bumps
+ * its version, so from then on only this replica can save it → if a turn was in progress (a crash or a
  * partition move interrupted it), resume it: calls whose results were saved are not run again → then take queued
  * prompts oldest first, each one turn → when no prompt waits but inbox messages do (a background job finished, a
  * teammate reported), run a turn for them → stop when there is nothing to do; {@link #wake} starts it again.
  * During a turn, prompts and inbox messages that arrive are injected at the next step (as the seed does with inbox
  * messages) and marked injected in the same transaction that saves the state containing them. Every save is
- * fenced by a version: a replica that lost the team cannot overwrite the new owner's state.
+ * fenced by a version: a replica that lost the team cannot overwrite the new owner's state; its save is refused and
+ * its actor lets go. The slot is given back after each turn, so a lead with a long queue does not starve others.
+ *
+ * <p>Hand-over ({@link #detachAll}): a revoked partition or a shutdown detaches the actors (each stops at its next
+ * step boundary, the turn stays saved in progress, its prompt stays running) and waits, bounded by
+ * {@code cohort.lead.handover-timeout}, until none of them is inside a turn, so the new owner does not resume a
+ * turn the old one still writes.
  */
 @ApplicationScoped
 public class LeadHost {
@@ -83,35 +101,112 @@ public class LeadHost {
     private java.util.concurrent.ScheduledExecutorService parkedCheck;
 
     private final ConcurrentHashMap<String, Actor> actors = new ConcurrentHashMap<>();
+    /** Teams whose partition was revoked: no wake-up starts their lead here until the partition comes back. */
     private final Set<String> released = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
 
-    /** Something may be waiting for the team's lead: start or nudge its actor. */
+    /** This replica, recorded as the owner of every lead it adopts (for operators: the fence itself is the version). */
+    private final String instance = java.lang.management.ManagementFactory.getRuntimeMXBean().getName() + "/"
+            + UUID.randomUUID().toString().substring(0, 8);
+
+    /** Slots for running turns ({@code cohort.lead.max-running-turns}); fair, so waiting leads get them in arrival order. */
+    private volatile Semaphore turnSlots;
+
+    @PostConstruct
+    void init() {
+        turnSlots = new Semaphore(checkedMaxRunningTurns(config.maxRunningTurns()), true);
+    }
+
+    /** The cap on running turns, refused when it would let no turn run. */
+    static int checkedMaxRunningTurns(int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("cohort.lead.max-running-turns must be at least 1 (it caps the turns a "
+                    + "replica runs at once), was " + max);
+        }
+        return max;
+    }
+
+    /** Something may be waiting for the team's lead: start or nudge its actor (not for a team handed over). */
     public void wake(String team) {
-        if (stopping) {
+        // a late wake-up (an input consumed just before the revoke) must not adopt the lead back from its new owner
+        if (stopping || released.contains(team)) {
             return;
         }
-        released.remove(team);
         actors.computeIfAbsent(team, Actor::new).nudge();
     }
 
     /**
      * This replica no longer owns the team: its actor stops at the next step boundary and the turn in progress stays
-     * saved in progress (detached, not cancelled), for the new owner to resume.
+     * saved in progress (detached, not cancelled), for the new owner to resume. Does not wait; see {@link #detachAll}.
      */
     public void release(String team) {
-        released.add(team);
-        Actor a = actors.get(team);
-        if (a != null) {
-            a.detach();
+        detachAll(List.of(team), Duration.ZERO);
+    }
+
+    /**
+     * Hands the teams' leads over (a revoked partition, a shutdown): no wake-up starts them here any more, each
+     * running turn stops at its next step boundary and stays saved in progress (its prompt is not failed), and this
+     * waits until none of them is inside a turn or {@code timeout} has passed. Returns the teams whose lead is out of
+     * any turn (those without an actor here included); a lead still inside a turn at the deadline (a long model call
+     * or tool run) stops at its next boundary, and if the new owner adopted it meanwhile its late save is refused.
+     */
+    public Set<String> detachAll(Collection<String> teamsHandedOver, Duration timeout) {
+        released.addAll(teamsHandedOver);
+        List<Actor> hosted = new ArrayList<>();
+        for (String team : teamsHandedOver) {
+            parked.remove(team); // the new owner checks the approval of a parked turn, not this replica
+            Actor a = actors.get(team);
+            if (a != null) {
+                a.detach();
+                hosted.add(a);
+            }
         }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Set<String> stopped = new TreeSet<>(teamsHandedOver);
+        for (Actor a : hosted) {
+            if (!a.awaitOutOfTurn(deadline)) {
+                stopped.remove(a.team);
+            }
+        }
+        if (stopped.size() < teamsHandedOver.size()) {
+            Set<String> still = new TreeSet<>(teamsHandedOver);
+            still.removeAll(stopped);
+            Log.warnf("leads of teams %s still in a step after %s: handed over anyway (their late saves are refused)",
+                    still, timeout);
+        }
+        return stopped;
     }
 
     /** Teams whose lead has unfinished work: resumed when their partitions are assigned here. */
     public void adopt(java.util.Collection<String> ownedTeams) {
         for (String t : ownedTeams) {
+            released.remove(t);
             wake(t);
         }
+    }
+
+    /** Turn slots: replaced by tests only, while no turn runs (a slot is given back to the semaphore it came from). */
+    Semaphore turnSlots() {
+        return turnSlots;
+    }
+
+    void turnSlots(Semaphore slots) {
+        turnSlots = slots;
+    }
+
+    /** True while the team's lead has a thread here (running or waiting for a turn slot), for tests. */
+    boolean hosting(String team) {
+        Actor a = actors.get(team);
+        return a != null && a.running.get();
+    }
+
+    /** What an actor does after an unexpected failure, for tests: see {@link Actor#abandonTurn}. */
+    void abandonTurn(String team, RuntimeException cause) {
+        Actor a = actors.get(team);
+        if (a == null) {
+            throw new IllegalStateException("no lead of team " + team + " was hosted here");
+        }
+        a.abandonTurn(cause);
     }
 
     /** Interrupts the team's running turn between steps (Ctrl-C in `cohort chat`). */
@@ -171,7 +266,8 @@ public class LeadHost {
             parkedCheck.shutdownNow();
         }
         stopping = true;
-        actors.values().forEach(Actor::detach); // handed over: resumed by the next owner (or this one after a restart)
+        // handed over: resumed by the next owner (or this one after a restart), once none of them writes any more
+        detachAll(List.copyOf(actors.keySet()), config.handoverTimeout());
     }
 
     /** One team's lead. */
@@ -182,7 +278,15 @@ public class LeadHost {
         private volatile AgentSession session;
         /** Interrupted while parked: the next resume ends the turn instead of asking again. */
         volatile boolean cancelOnResume;
-        private long version;
+        /**
+         * The version of this replica's last adopt or save: the fence of its next save (never a fresh read's). -1
+         * before the first adopt: no row has it, so nothing is saved for a lead this actor never adopted.
+         */
+        private volatile long version = -1;
+        /** The slot this actor holds, from the semaphore it was taken from; null when it holds none. */
+        private Semaphore slot;
+        /** Completed when this actor is out of any turn (holds no slot): what a hand-over waits for. */
+        private volatile CompletableFuture<Void> outOfTurn = CompletableFuture.completedFuture(null);
 
         Actor(String team) {
             this.team = team;
@@ -199,6 +303,47 @@ public class LeadHost {
             AgentSession s = session;
             if (s != null) {
                 s.detach();
+            }
+        }
+
+        /**
+         * Waits for a running-turn slot (woken leads beyond the cap queue here, they do not fail); false, holding
+         * none, when the lead was handed over meanwhile.
+         */
+        private boolean takeSlot() {
+            Semaphore slots = turnSlots;
+            slots.acquireUninterruptibly();
+            slot = slots;
+            // announced before the check: a hand-over either sees this turn or this sees the hand-over
+            outOfTurn = new CompletableFuture<>();
+            if (stopping || released.contains(team)) {
+                freeSlot();
+                return false;
+            }
+            return true;
+        }
+
+        private void freeSlot() {
+            Semaphore s = slot;
+            slot = null;
+            if (s != null) {
+                s.release();
+            }
+            outOfTurn.complete(null);
+        }
+
+        /** True once this actor is out of any turn, false when the deadline ({@link System#nanoTime}) passed first. */
+        boolean awaitOutOfTurn(long deadlineNanos) {
+            try {
+                outOfTurn.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                return true;
+            } catch (TimeoutException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e);
             }
         }
 
@@ -244,40 +389,61 @@ public class LeadHost {
         }
 
         private void work() {
-            if (!teams.exists(team)) {
+            if (!takeSlot()) {
                 return;
             }
-            parked.remove(team);
-            AgentRow row = agents.loadOrCreate(team, Ids.LEAD, AgentState.empty().toJson());
-            version = row.version();
-            AgentState state = AgentState.fromJson(row.stateJson());
-            String mode = teams.find(team).map(t -> t.permissionMode()).orElse("default");
-            AgentContext ctx = AgentContext.of(team, Ids.LEAD, AgentRole.LEAD, engine.workspace())
-                    .withStore(this::save)
-                    .withInbox(this::drain)
-                    .withTeamContext(() -> "Team: " + team + ". Permission mode: " + mode + ".")
-                    .withWorkspaceText(workspaceText(team))
-                    .withMode(() -> PermissionMode.of(teams.find(team).map(t -> t.permissionMode()).orElse("default")))
-                    .withCommandHooks(() -> teamHooks(team))
-                    .withTeamUsage(() -> agents.teamUsage(team));
-            AgentSession s = engine.engine().open(ctx, state);
-            session = s;
-            // a prompt taken for a turn whose first save never happened (a crash in between) is queued again
-            prompts.requeueUnstarted(team, s.turnInProgress() ? state.turn().turnId() : null);
-            if (s.turnInProgress()) {
-                String turnId = state.turn().turnId();
-                String promptId = prompts.runningPromptOfTurn(team, turnId).orElse(null);
-                Log.infof("team=%s agent=lead turn=%s resuming after a restart or a partition move", team, turnId);
-                engine.label(team, promptId);
-                if (cancelOnResume) {
-                    cancelOnResume = false;
-                    s.cancel();
+            AgentSession s;
+            try {
+                if (!teams.exists(team)) {
+                    return;
                 }
-                if (!finish(turnId, s.resume())) {
-                    return; // parked on an approval again, or handed over
+                parked.remove(team);
+                AgentRow row = agents.adopt(team, Ids.LEAD, AgentState.empty().toJson(), instance);
+                version = row.version();
+                AgentState state = AgentState.fromJson(row.stateJson());
+                String mode = teams.find(team).map(t -> t.permissionMode()).orElse("default");
+                AgentContext ctx = AgentContext.of(team, Ids.LEAD, AgentRole.LEAD, engine.workspace())
+                        .withStore(this::save)
+                        .withInbox(this::drain)
+                        .withTeamContext(() -> "Team: " + team + ". Permission mode: " + mode + ".")
+                        .withWorkspaceText(workspaceText(team))
+                        .withMode(() -> PermissionMode.of(teams.find(team).map(t -> t.permissionMode()).orElse("default")))
+                        .withCommandHooks(() -> teamHooks(team))
+                        .withTeamUsage(() -> agents.teamUsage(team));
+                s = engine.engine().open(ctx, state);
+                session = s;
+                // a prompt taken for a turn whose first save never happened (a crash in between) is queued again
+                prompts.requeueUnstarted(team, s.turnInProgress() ? state.turn().turnId() : null);
+                if (s.turnInProgress()) {
+                    String turnId = state.turn().turnId();
+                    String promptId = prompts.runningPromptOfTurn(team, turnId).orElse(null);
+                    Log.infof("team=%s agent=lead turn=%s resuming after a restart or a partition move", team, turnId);
+                    engine.label(team, promptId);
+                    if (cancelOnResume) {
+                        cancelOnResume = false;
+                        s.cancel();
+                    }
+                    if (!finish(turnId, s.resume())) {
+                        return; // parked on an approval again, or handed over
+                    }
+                }
+            } finally {
+                freeSlot();
+            }
+            while (takeSlot()) {
+                try {
+                    if (!nextTurn(s)) {
+                        return;
+                    }
+                } finally {
+                    freeSlot();
                 }
             }
-            while (!stopping && !released.contains(team)) {
+        }
+
+        /** Runs the next turn (a queued prompt, or the pending inbox); false when there is none or it did not end. */
+        private boolean nextTurn(AgentSession s) {
+            while (true) {
                 QueuedPrompt p = prompts.next(team).orElse(null);
                 if (p != null) {
                     if (!prompts.markRunning(team, p.id())) {
@@ -291,10 +457,7 @@ public class LeadHost {
                     boolean cron = PromptSource.CRON.equals(p.source());
                     Log.infof("team=%s agent=lead prompt=%s turn starting (source=%s)", team, p.id(), p.source());
                     TurnResult r = s.run(cron ? "[cron] " + p.text() : p.text(), p.source(), cron);
-                    if (!finish(r.turnId(), r)) {
-                        return;
-                    }
-                    continue;
+                    return finish(r.turnId(), r);
                 }
                 List<InboxRow> waiting = inbox.pending(team, 50);
                 if (!waiting.isEmpty()) {
@@ -302,12 +465,9 @@ public class LeadHost {
                     // the turn's input is these messages: marked injected with the turn's first save
                     String text = String.join("\n\n", waiting.stream().map(InboxFormatter::format).toList());
                     TurnResult r = s.run(text, "inbox", false, waiting.stream().map(m -> INBOX + m.id()).toList());
-                    if (!finish(r.turnId(), r)) {
-                        return;
-                    }
-                    continue;
+                    return finish(r.turnId(), r);
                 }
-                return;
+                return false;
             }
         }
 
@@ -315,20 +475,27 @@ public class LeadHost {
          * An unexpected failure (a bug, the store down) must not wedge the team: the turn in progress is ended as
          * failed (its conversation is kept; the engine repairs unpaired calls on the next turn) and reported.
          */
-        private void abandonTurn(RuntimeException cause) {
+        void abandonTurn(RuntimeException cause) {
             AgentSession s = session;
             String msg = "the lead's turn failed unexpectedly: " + cause;
             try {
-                AgentRow row = agents.find(team, Ids.LEAD).orElse(null);
-                if (row == null) {
-                    return;
+                AgentState st;
+                if (s != null) {
+                    st = s.snapshot();
+                } else {
+                    AgentRow row = agents.find(team, Ids.LEAD).orElse(null);
+                    if (row == null) {
+                        return;
+                    }
+                    st = AgentState.fromJson(row.stateJson());
                 }
-                AgentState st = s != null ? s.snapshot() : AgentState.fromJson(row.stateJson());
                 String turnId = st.turn() == null ? null : st.turn().turnId();
                 // the same state without its turn in progress (edited as JSON, so new state fields are kept)
                 var json = (com.fasterxml.jackson.databind.node.ObjectNode) dev.cohort.core.protocol.Json.MAPPER.readTree(st.toJson());
                 json.remove("turn");
-                agents.save(team, Ids.LEAD, json.toString(), "idle", null, row.version(), List.of(), List.of());
+                // fenced by this actor's own version: after a takeover this is refused, and the new owner's state,
+                // turn and prompts are left alone
+                version = agents.save(team, Ids.LEAD, json.toString(), "idle", null, version, List.of(), List.of());
                 String promptId = turnId == null ? null : prompts.runningPromptOfTurn(team, turnId).orElse(null);
                 events.emit(team, Ids.LEAD, dev.cohort.core.protocol.payload.EngineError.of(null, msg)
                         .withPromptId(promptId));
@@ -339,6 +506,9 @@ public class LeadHost {
                 }
                 // a prompt marked running before its turn's first save has no turn id yet
                 prompts.failRunningWithoutTurn(team);
+            } catch (OwnershipLostException lost) {
+                Log.infof("team=%s agent=lead failed turn not recorded: another replica owns the lead now (%s)", team,
+                        lost.getMessage());
             } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException again) {
                 Log.errorf(again, "team=%s agent=lead cannot record the failed turn", team);
             } finally {
@@ -386,6 +556,13 @@ public class LeadHost {
                     p.add(id.substring(PROMPT.length()));
                 } else if (id.startsWith(INBOX)) {
                     i.add(id.substring(INBOX.length()));
+                }
+            }
+            if (stopping || released.contains(team)) {
+                // handed over: a detach asked before run() began was reset by it, so ask again at each save
+                AgentSession s = session;
+                if (s != null) {
+                    s.detach();
                 }
             }
             String turnId = state.turn() == null ? null : state.turn().turnId();

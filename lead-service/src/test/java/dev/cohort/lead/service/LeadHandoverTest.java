@@ -1,0 +1,299 @@
+package dev.cohort.lead.service;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.protocol.Ids;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.devstack.model.ScriptedModelClient;
+import dev.cohort.lead.ModelRules;
+import dev.cohort.lead.persistence.AgentRepository;
+import dev.cohort.lead.persistence.AgentRepository.AgentRow;
+import dev.cohort.lead.persistence.AgentRepository.OwnershipLostException;
+import dev.cohort.lead.persistence.EventRepository;
+import dev.cohort.lead.persistence.PromptRepository;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Handing a lead over between owners (issue #12): adopting fences out the previous owner, a revoke detaches running
+ * turns at a step boundary and waits for them (bounded), and the running-turn cap queues leads instead of failing
+ * them. In the module's one Quarkus boot, with the real store, tool runner and scripted model; the second "host" of
+ * the fencing tests is a second adopter of the same rows.
+ */
+@QuarkusTest
+class LeadHandoverTest {
+
+    @ConfigProperty(name = "cohort.devstack.model-admin-url", defaultValue = "http://127.0.0.1:1")
+    String modelAdmin;
+
+    @ConfigProperty(name = "cohort.test.workspace", defaultValue = "/nonexistent")
+    String workspace;
+
+    @Inject
+    LeadHost host;
+
+    @Inject
+    AgentRepository agents;
+
+    @Inject
+    PromptRepository prompts;
+
+    @Inject
+    EventRepository eventStore;
+
+    ScriptedModelClient model;
+
+    @BeforeEach
+    void setUp() {
+        model = new ScriptedModelClient(modelAdmin);
+        model.load("{\"rules\":[" + ModelRules.MEMORY_RULE + "]}");
+    }
+
+    @Test
+    void afterATakeoverTheOldOwnersSaveIsRefusedAndTheNewOwnersStateSurvives() {
+        String team = newTeam("fence");
+        String empty = AgentState.empty().toJson();
+        AgentRow a = agents.adopt(team, "alice", empty, "host-a");
+        AgentRow b = agents.adopt(team, "alice", empty, "host-b");
+        assertThat(b.version()).isGreaterThan(a.version());
+        assertThat(b.owner()).isEqualTo("host-b");
+
+        long saved = agents.save(team, "alice", empty, "working", "turn-of-b", b.version(), List.of(), List.of());
+        // the old owner's late save (it never saw the takeover) is refused, whoever writes first
+        assertThatThrownBy(() -> agents.save(team, "alice", empty, "idle", null, a.version(), List.of(), List.of()))
+                .isInstanceOf(OwnershipLostException.class).hasMessageContaining(team + "/alice");
+
+        AgentRow now = agents.find(team, "alice").orElseThrow();
+        assertThat(now.version()).isEqualTo(saved);
+        assertThat(now.turnId()).isEqualTo("turn-of-b");
+        assertThat(now.status()).isEqualTo("working");
+        assertThat(now.owner()).isEqualTo("host-b");
+    }
+
+    @Test
+    void theOldOwnerLosesEvenWhenItSavesBeforeTheNewOwnerDoes() {
+        String team = newTeam("fence-first");
+        String empty = AgentState.empty().toJson();
+        AgentRow a = agents.adopt(team, "bob", empty, "host-a");
+        AgentRow b = agents.adopt(team, "bob", empty, "host-b");
+        assertThatThrownBy(() -> agents.save(team, "bob", empty, "working", "turn-of-a", a.version(), List.of(), List.of()))
+                .isInstanceOf(OwnershipLostException.class);
+        agents.save(team, "bob", empty, "working", "turn-of-b", b.version(), List.of(), List.of());
+        assertThat(agents.find(team, "bob").orElseThrow().turnId()).isEqualTo("turn-of-b");
+    }
+
+    @Test
+    void adoptingWithoutAnInstanceIdIsRefusedWithAClearError() {
+        String team = newTeam("fence-bad");
+        assertThatThrownBy(() -> agents.adopt(team, "carol", AgentState.empty().toJson(), " "))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("adopting instance");
+    }
+
+    @Test
+    void abandoningATurnAfterATakeoverLeavesTheNewOwnersStateAlone() {
+        String team = newTeam("fence-abandon");
+        model.append("{\"rules\":[" + textRule(team, "say hi " + team, "hi") + "]}");
+        String promptId = prompt(team, "say hi " + team);
+        assertThat(awaitTurnCompleted(team, promptId).path("data").path("status").asText()).isEqualTo("completed");
+        await().atMost(Duration.ofSeconds(30)).until(() -> !host.hosting(team));
+
+        // another replica takes the lead over and saves a turn of its own
+        AgentRow taken = agents.adopt(team, Ids.LEAD, AgentState.empty().toJson(), "host-b");
+        long saved = agents.save(team, Ids.LEAD, taken.stateJson(), "working", "turn-of-b", taken.version(), List.of(),
+                List.of());
+
+        // the old owner's actor now fails unexpectedly and ends "its" turn
+        host.abandonTurn(team, new IllegalStateException("injected failure"));
+
+        AgentRow now = agents.find(team, Ids.LEAD).orElseThrow();
+        assertThat(now.version()).isEqualTo(saved);
+        assertThat(now.turnId()).isEqualTo("turn-of-b");
+        assertThat(now.status()).isEqualTo("working");
+        assertThat(now.owner()).isEqualTo("host-b");
+        // nor did it report a failed turn for the new owner
+        assertThat(storedEvents(team)).filteredOn(e -> e.path("type").asText().equals("turn_completed")).hasSize(1);
+    }
+
+    @Test
+    void aRevokeDetachesARunningTurnAtTheNextStepWaitsForItAndTheTurnCompletesOnceAdoptedAgain() throws Exception {
+        String team = newTeam("handover");
+        Path dir = Files.createDirectories(Path.of(workspace, "teams", team));
+        model.append("{\"rules\":[" + blockingToolRule(team) + "," + afterToolRule(team) + "]}");
+        String promptId = prompt(team, "hand over " + team);
+        awaitEvent(team, "tool_call_started");
+
+        // the tool call blocks until the file "go" exists: the hand-over must wait for it, not cut it off
+        CompletableFuture<Set<String>> handover = CompletableFuture.supplyAsync(
+                () -> host.detachAll(List.of(team), Duration.ofSeconds(60)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(dir.resolve("runs.txt")));
+        assertThat(handover).isNotDone();
+        Files.writeString(dir.resolve("go"), "");
+        assertThat(handover.get(60, java.util.concurrent.TimeUnit.SECONDS)).containsExactly(team);
+
+        // kept in progress, its prompt still running, not failed
+        AgentRow row = agents.find(team, Ids.LEAD).orElseThrow();
+        assertThat(row.turnId()).isNotNull();
+        assertThat(row.status()).isEqualTo("working");
+        assertThat(prompts.runningPromptOfTurn(team, row.turnId())).contains(promptId);
+        assertThat(storedEvents(team)).extracting(e -> e.path("type").asText()).doesNotContain("turn_completed");
+        // handed over: a wake-up (an input consumed just before the revoke) does not start it here again
+        await().atMost(Duration.ofSeconds(30)).until(() -> !host.hosting(team));
+        host.wake(team);
+        assertThat(host.hosting(team)).isFalse();
+
+        // the partition comes back (or a new owner adopts it): the turn resumes and completes, the tool ran once
+        host.adopt(List.of(team));
+        JsonNode done = awaitTurnCompleted(team, promptId);
+        assertThat(done.path("data").path("status").asText()).isEqualTo("completed");
+        assertThat(Files.readAllLines(dir.resolve("runs.txt"))).containsExactly("run");
+        assertThat(agents.find(team, Ids.LEAD).orElseThrow().turnId()).isNull();
+    }
+
+    @Test
+    void aHandOverWaitsNoLongerThanItsTimeoutForATurnStuckInAStep() throws Exception {
+        String team = newTeam("handover-late");
+        Path dir = Files.createDirectories(Path.of(workspace, "teams", team));
+        model.append("{\"rules\":[" + blockingToolRule(team) + "," + afterToolRule(team) + "]}");
+        String promptId = prompt(team, "hand over " + team);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(dir.resolve("runs.txt")));
+
+        // the step cannot end before "go" exists, so the bounded wait returns without the team
+        assertThat(host.detachAll(List.of(team), Duration.ofMillis(200))).isEmpty();
+
+        Files.writeString(dir.resolve("go"), "");
+        await().atMost(Duration.ofSeconds(30)).until(() -> host.detachAll(List.of(team), Duration.ZERO).contains(team));
+        assertThat(prompts.runningPromptOfTurn(team, agents.find(team, Ids.LEAD).orElseThrow().turnId())).contains(promptId);
+        host.adopt(List.of(team));
+        assertThat(awaitTurnCompleted(team, promptId).path("data").path("status").asText()).isEqualTo("completed");
+        assertThat(Files.readAllLines(dir.resolve("runs.txt"))).containsExactly("run");
+    }
+
+    @Test
+    void withOneTurnSlotTheTurnsOfTwoTeamsQueueAndBothComplete() {
+        Semaphore original = host.turnSlots();
+        Semaphore one = new Semaphore(1, true);
+        host.turnSlots(one);
+        try {
+            String a = newTeam("cap-a");
+            String b = newTeam("cap-b");
+            model.append("{\"rules\":[" + textRule(a, "first " + a, "done a") + "," + textRule(b, "second " + b, "done b") + "]}");
+            one.acquireUninterruptibly(); // the only slot is busy: both leads must wait for it, not fail
+            String pa = prompt(a, "first " + a);
+            String pb = prompt(b, "second " + b);
+            // both leads were woken and wait for the slot (other teams' leads may queue too)
+            await().atMost(Duration.ofSeconds(30)).until(() -> host.hosting(a) && host.hosting(b) && one.getQueueLength() >= 2);
+            assertThat(storedEvents(a)).extracting(e -> e.path("type").asText()).doesNotContain("turn_started");
+            assertThat(storedEvents(b)).extracting(e -> e.path("type").asText()).doesNotContain("turn_started");
+
+            one.release();
+            assertThat(awaitTurnCompleted(a, pa).path("data").path("status").asText()).isEqualTo("completed");
+            assertThat(awaitTurnCompleted(b, pb).path("data").path("status").asText()).isEqualTo("completed");
+            await().atMost(Duration.ofSeconds(30)).until(() -> one.availablePermits() == 1);
+        } finally {
+            host.turnSlots(original);
+        }
+    }
+
+    @Test
+    void aLeadParkedOnAnApprovalHoldsNoTurnSlot() throws Exception {
+        Semaphore original = host.turnSlots();
+        Semaphore one = new Semaphore(1, true);
+        host.turnSlots(one);
+        try {
+            String parkedTeam = newTeam("cap-park");
+            String other = newTeam("cap-other");
+            Path build = Files.createDirectories(Path.of(workspace, "teams", parkedTeam, "build"));
+            model.append("{\"rules\":[" + rmRule(parkedTeam) + "," + afterToolRule(parkedTeam) + ","
+                    + textRule(other, "meanwhile " + other, "ok") + "]}");
+            String pp = prompt(parkedTeam, "clean the build " + parkedTeam);
+            JsonNode asked = awaitEvent(parkedTeam, "approval_requested");
+
+            // the only slot is free while the parked turn waits: another team's turn runs to its end
+            String po = prompt(other, "meanwhile " + other);
+            assertThat(awaitTurnCompleted(other, po).path("data").path("status").asText()).isEqualTo("completed");
+
+            given().contentType("application/json").body(Map.of("approve", true))
+                    .post("/api/v1/teams/" + parkedTeam + "/approvals/" + asked.path("data").path("approvalId").asText())
+                    .then().statusCode(200);
+            assertThat(awaitTurnCompleted(parkedTeam, pp).path("data").path("status").asText()).isEqualTo("completed");
+            assertThat(build).doesNotExist();
+        } finally {
+            host.turnSlots(original);
+        }
+    }
+
+    @Test
+    void aCapThatLetsNoTurnRunIsRefusedWithAClearError() {
+        assertThatThrownBy(() -> LeadHost.checkedMaxRunningTurns(0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cohort.lead.max-running-turns must be at least 1");
+        assertThat(LeadHost.checkedMaxRunningTurns(1)).isEqualTo(1);
+    }
+
+    // ---- helpers ----------------------------------------------------------------------------------------------
+
+    private static String newTeam(String prefix) {
+        String team = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType("application/json").body(Map.of("id", team)).post("/api/v1/teams").then().statusCode(201);
+        return team;
+    }
+
+    private static String prompt(String team, String text) {
+        return given().contentType("application/json").body(Map.of("text", text))
+                .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202).extract().path("id");
+    }
+
+    private List<JsonNode> storedEvents(String team) {
+        return eventStore.after(team, 0, 100_000).stream().map(e -> (JsonNode) Json.MAPPER.valueToTree(e)).toList();
+    }
+
+    private JsonNode awaitEvent(String team, String type) {
+        return await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> storedEvents(team)
+                .stream().filter(e -> e.path("type").asText().equals(type)).findFirst().orElse(null), e -> e != null);
+    }
+
+    private JsonNode awaitTurnCompleted(String team, String promptId) {
+        return await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> storedEvents(team)
+                .stream().filter(e -> e.path("type").asText().equals("turn_completed"))
+                .filter(e -> promptId.equals(e.path("data").path("promptId").asText()))
+                .findFirst().orElse(null), e -> e != null);
+    }
+
+    private static String textRule(String team, String prompt, String answer) {
+        return "{\"name\":\"text-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\",\"lastMessage\":\"" + prompt
+                + "\"},\"reply\":{\"text\":\"" + answer + "\"}}";
+    }
+
+    /** A shell call that records that it ran, then blocks until the test creates {@code go}: a step held open. */
+    private static String blockingToolRule(String team) {
+        return "{\"name\":\"block-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\",\"lastMessage\":\"hand over "
+                + team + "\"},\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":"
+                + "\"echo run >> runs.txt; until [ -f go ]; do sleep 0.05; done; echo went\"}}]}}";
+    }
+
+    private static String rmRule(String team) {
+        return "{\"name\":\"rm-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\",\"lastMessage\":\"clean the build "
+                + team + "\"},\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"rm -r build\"}}]}}";
+    }
+
+    private static String afterToolRule(String team) {
+        return "{\"name\":\"after-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\",\"lastRole\":\"tool\"},"
+                + "\"reply\":{\"text\":\"finished\"}}";
+    }
+}
