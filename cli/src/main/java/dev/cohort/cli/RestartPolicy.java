@@ -12,18 +12,19 @@ import java.util.List;
  */
 record RestartPolicy(Duration firstDelay, Duration maxDelay, Duration stableAfter, int maxRestarts, Duration window) {
 
+    /** 5 restarts in 10 minutes ({@code --max-restarts}, {@code --restart-window}): a service that needs more is broken, not unlucky. */
+    static final int DEFAULT_MAX_RESTARTS = 5;
+    static final Duration DEFAULT_WINDOW = Duration.ofMinutes(10);
+
     /**
      * 1 s first (a SIGKILLed JVM's port is free at once; the broker and the database are still there), 30 s at most
      * (a crash loop costs little CPU, and a fixed fault is picked up within half a minute), reset after 60 s up (longer
      * than a service's start on a loaded 2-core machine, so a service that crashes right after becoming ready keeps
-     * backing off), give up after 5 restarts in 10 minutes (a service that needs more is broken, not unlucky).
+     * backing off); the bound on restarts as given.
      */
     static RestartPolicy defaults(int maxRestarts, Duration window) {
         return new RestartPolicy(Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(60), maxRestarts, window);
     }
-
-    static final int DEFAULT_MAX_RESTARTS = 5;
-    static final Duration DEFAULT_WINDOW = Duration.ofMinutes(10);
 
     RestartPolicy {
         if (firstDelay.isNegative() || firstDelay.isZero() || maxDelay.compareTo(firstDelay) < 0) {

@@ -47,6 +47,12 @@ final class Supervisor {
         }
     }
 
+    /**
+     * How long an exit waits before it is reported: a Ctrl-C in a terminal signals the children too, and one may end
+     * just before cohort up's own shutdown begins; that exit is part of the shutdown, not a crash to report.
+     */
+    private static final Duration GRACE = Duration.ofMillis(500);
+
     private final RestartPolicy policy;
     private final IntPredicate ready;
     private final PrintStream out;
@@ -122,11 +128,20 @@ final class Supervisor {
     }
 
     private void exited(Child c, Process p) {
+        Duration at = now();
         synchronized (lock) {
-            if (stopping || !armed || c.process() != p) {
+            if (!stopping && armed && c.process() == p) {
+                timer.schedule(() -> decide(c, p, at), GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** Reports the exit at {@code at} and restarts or gives up, unless cohort up began stopping meanwhile. */
+    private void decide(Child c, Process p, Duration at) {
+        synchronized (lock) {
+            if (stopping || c.process() != p) {
                 return; // cohort up's own shutdown, or an old process
             }
-            Duration at = now();
             String what = c.name + " (pid " + p.pid() + ") exited unexpectedly: " + describeExit(p.exitValue());
             switch (policy.onExit(c.history, c.startedAt, at)) {
                 case RestartPolicy.Restart r -> {
@@ -138,7 +153,8 @@ final class Supervisor {
                 case RestartPolicy.GiveUp g -> {
                     out.println("cohort up: " + what + "; giving up on it ("
                             + (policy.maxRestarts() == 0 ? "restarts are off: --max-restarts 0"
-                                    : "already restarted " + g.restartsInWindow() + " times within " + format(policy.window()))
+                                    : "already restarted " + g.restartsInWindow() + (g.restartsInWindow() == 1 ? " time" : " times")
+                                            + " within " + format(policy.window()))
                             + "), the other services keep running; its log: " + c.log);
                     tail(c.log, out);
                 }

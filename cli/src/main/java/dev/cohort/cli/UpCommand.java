@@ -218,8 +218,8 @@ public final class UpCommand implements Callable<Integer> {
         System.out.printf("cohort up: all four services ready in %.1f s%s. Ctrl-C stops everything.%n", secs,
                 leadReplicas > 1 ? " (" + leadReplicas + " lead-service replicas)" : "");
         System.out.println(maxRestarts == 0 ? "cohort up: a service that exits stays down (--max-restarts 0)"
-                : "cohort up: a service that exits is restarted with backoff (at most " + maxRestarts + " times within "
-                        + Supervisor.format(Duration.ofSeconds(restartWindow)) + ")");
+                : "cohort up: a service that exits is restarted with backoff (at most " + maxRestarts
+                        + (maxRestarts == 1 ? " time" : " times") + " within " + Supervisor.format(Duration.ofSeconds(restartWindow)) + ")");
         if (!scripted && env("OPENAI_API_KEY") == null) {
             System.out.println("cohort up: no model configured - set OPENAI_API_KEY (and OPENAI_BASE_URL / MODEL_ID for another "
                     + "OpenAI-compatible endpoint) and restart, or run `./cohort up --scripted-model` / `./cohort demo` to try it without a key.");
