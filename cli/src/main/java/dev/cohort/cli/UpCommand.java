@@ -110,10 +110,6 @@ public final class UpCommand implements Callable<Integer> {
                 new Service("lead-service", "lead-service", port(leadPort, "COHORT_LEAD_PORT", 8080)),
                 new Service("teammate-service", "teammate-service", port(teammatePort, "COHORT_TEAMMATE_PORT", 8081)),
                 new Service("scheduler-service", "scheduler-service", port(schedulerPort, "COHORT_SCHEDULER_PORT", 8082))));
-        // more lead replicas on free ports: the same consumer group, so the range assignor splits the team partitions
-        for (int i = 2; i <= leadReplicas; i++) {
-            services.add(new Service("lead-service-" + i, "lead-service", Ports.free()));
-        }
         for (Service s : services) {
             Path jar = jar(home, s);
             if (!Files.isRegularFile(jar)) {
@@ -160,6 +156,11 @@ public final class UpCommand implements Callable<Integer> {
             common.put("OPENAI_BASE_URL", stack.model().baseUrl());
             common.put("OPENAI_API_KEY", "sk-scripted");
             common.put("MODEL_ID", ScriptedModelServer.DEFAULT_MODEL);
+        }
+        // more lead replicas on free ports (picked once the broker, the database and the model listen): the same
+        // consumer group, so the range assignor splits the team partitions between them
+        for (int i = 2; i <= leadReplicas; i++) {
+            services.add(new Service("lead-service-" + i, "lead-service", Ports.free()));
         }
         Path logs = Files.createDirectories(runDir.resolve("logs"));
         Path serviceTmp = Files.createDirectories(runDir.resolve("tmp"));
