@@ -2,6 +2,7 @@ package dev.cohort.cli;
 
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.Devstack;
+import dev.cohort.devstack.Ports;
 import dev.cohort.devstack.model.ScriptedModelServer;
 import java.io.IOException;
 import java.net.URI;
@@ -31,8 +32,9 @@ import picocli.CommandLine.Option;
  * <p>Sequence: start the embedded Kafka broker and PostgreSQL (or use {@code COHORT_DB_URL}) in this JVM →
  * optionally the scripted model → the four services as child JVMs with the current directory as the
  * {@code default} team's workspace → print where everything listens → wait until every {@code /q/health/ready}
- * is UP → run until Ctrl-C / SIGTERM, then stop the children, the broker and the database and delete every
- * temporary directory.
+ * is UP → supervise: a child that exits on its own is reported and restarted with backoff, or given up on
+ * ({@link Supervisor}, {@link RestartPolicy}) → run until Ctrl-C / SIGTERM, then end supervision, stop the children
+ * (by PID), the broker and the database and delete every temporary directory.
  */
 @Command(name = "up", mixinStandardHelpOptions = true,
         description = "Start Kafka, PostgreSQL and the four services locally; the current directory is the default team's workspace.")
@@ -60,6 +62,18 @@ public final class UpCommand implements Callable<Integer> {
     @Option(names = "--tool-runner-port", description = "tool-runner-service port (env COHORT_TOOL_RUNNER_PORT, default 8083).")
     Integer toolRunnerPort;
 
+    @Option(names = "--lead-replicas", paramLabel = "N",
+            description = "lead-service JVMs to start (default 1): the first on --lead-port, the others on free ports; they share the team partitions.")
+    int leadReplicas = 1;
+
+    @Option(names = "--max-restarts", paramLabel = "N",
+            description = "Restarts of one service within --restart-window before cohort up gives up on it (default 5; 0: never restart).")
+    int maxRestarts = RestartPolicy.DEFAULT_MAX_RESTARTS;
+
+    @Option(names = "--restart-window", paramLabel = "SECONDS",
+            description = "The window --max-restarts counts in (default 600).")
+    long restartWindow = RestartPolicy.DEFAULT_WINDOW.toSeconds();
+
     @Option(names = "--workspace", description = "The default team's workspace (default: the current directory).")
     Path workspace;
 
@@ -73,7 +87,7 @@ public final class UpCommand implements Callable<Integer> {
     @Option(names = "--exit-when-ready", hidden = true, description = "Stop everything as soon as all services are ready (tests, timing).")
     boolean exitWhenReady;
 
-    private final List<Process> children = new ArrayList<>();
+    private Supervisor supervisor;
     private Devstack stack;
     private Path runDir;
 
@@ -82,11 +96,20 @@ public final class UpCommand implements Callable<Integer> {
         long t0 = System.nanoTime();
         Path home = Path.of(System.getProperty("cohort.home", ".")).toAbsolutePath().normalize();
         Path ws = (workspace == null ? Path.of("") : workspace).toAbsolutePath().normalize();
-        List<Service> services = List.of(
+        if (leadReplicas < 1) {
+            System.err.println("cohort up: --lead-replicas must be 1 or more, not " + leadReplicas);
+            return 2;
+        }
+        if (maxRestarts < 0 || restartWindow < 1) {
+            System.err.println("cohort up: --max-restarts must be 0 or more and --restart-window 1 s or more, not "
+                    + maxRestarts + " and " + restartWindow);
+            return 2;
+        }
+        List<Service> services = new ArrayList<>(List.of(
                 new Service("tool-runner-service", "tool-runner-service", port(toolRunnerPort, "COHORT_TOOL_RUNNER_PORT", 8083)),
                 new Service("lead-service", "lead-service", port(leadPort, "COHORT_LEAD_PORT", 8080)),
                 new Service("teammate-service", "teammate-service", port(teammatePort, "COHORT_TEAMMATE_PORT", 8081)),
-                new Service("scheduler-service", "scheduler-service", port(schedulerPort, "COHORT_SCHEDULER_PORT", 8082)));
+                new Service("scheduler-service", "scheduler-service", port(schedulerPort, "COHORT_SCHEDULER_PORT", 8082))));
         for (Service s : services) {
             Path jar = jar(home, s);
             if (!Files.isRegularFile(jar)) {
@@ -95,6 +118,9 @@ public final class UpCommand implements Callable<Integer> {
             }
         }
         runDir = Files.createTempDirectory("cohort-up-");
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+        supervisor = new Supervisor(RestartPolicy.defaults(maxRestarts, Duration.ofSeconds(restartWindow)), p -> ready(http, p),
+                System.out);
         CountDownLatch stop = new CountDownLatch(1);
         Thread hook = new Thread(() -> {
             shutdown();
@@ -131,6 +157,11 @@ public final class UpCommand implements Callable<Integer> {
             common.put("OPENAI_API_KEY", "sk-scripted");
             common.put("MODEL_ID", ScriptedModelServer.DEFAULT_MODEL);
         }
+        // more lead replicas on free ports (picked once the broker, the database and the model listen): the same
+        // consumer group, so the range assignor splits the team partitions between them
+        for (int i = 2; i <= leadReplicas; i++) {
+            services.add(new Service("lead-service-" + i, "lead-service", Ports.free()));
+        }
         Path logs = Files.createDirectories(runDir.resolve("logs"));
         Path serviceTmp = Files.createDirectories(runDir.resolve("tmp"));
         for (Service s : services) {
@@ -141,10 +172,7 @@ public final class UpCommand implements Callable<Integer> {
             pb.environment().putAll(common);
             pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(s.port()));
             pb.directory(ws.toFile());
-            pb.redirectErrorStream(true).redirectOutput(logs.resolve(s.name() + ".log").toFile());
-            synchronized (children) {
-                children.add(pb.start());
-            }
+            supervisor.start(s.name(), s.port(), pb, logs.resolve(s.name() + ".log"));
         }
         new LocalRun("http://127.0.0.1:" + services.get(1).port(), "http://127.0.0.1:" + services.get(3).port(), token,
                 ProcessHandle.current().pid()).write();
@@ -152,8 +180,8 @@ public final class UpCommand implements Callable<Integer> {
         System.out.println();
         System.out.printf("  %-20s %s%n", "kafka", stack.kafka().bootstrapServers());
         System.out.printf("  %-20s %s%s%n", "postgresql", stack.jdbcUrl(), stack.postgres() == null ? " (COHORT_DB_URL)" : "");
-        for (Service s : services) {
-            System.out.printf("  %-20s http://127.0.0.1:%d%n", s.name(), s.port());
+        for (Supervisor.Child c : supervisor.children()) {
+            System.out.printf("  %-20s http://127.0.0.1:%d  pid %d%n", c.name, c.port, c.process().pid());
         }
         System.out.printf("  %-20s %s%n", "model", scripted ? stack.model().baseUrl() + " (scripted)" : modelLine());
         System.out.printf("  %-20s %s%n", "workspace", ws);
@@ -163,32 +191,36 @@ public final class UpCommand implements Callable<Integer> {
                 tokenSource("COHORT_TOOL_RUNNER_TOKEN"));
         System.out.println();
 
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(readyTimeout);
-        List<Service> pending = new ArrayList<>(services);
+        // a child that exits before all are ready is a start-up failure (a port in use, a bad setting), not a crash
+        List<Supervisor.Child> pending = new ArrayList<>(supervisor.children());
         while (!pending.isEmpty()) {
-            for (int i = 0; i < children.size(); i++) {
-                if (!children.get(i).isAlive()) {
-                    Service s = services.get(i);
-                    System.err.println("cohort up: " + s.name() + " exited (code " + children.get(i).exitValue() + "); see "
-                            + logs.resolve(s.name() + ".log"));
-                    tail(logs.resolve(s.name() + ".log"));
+            for (Supervisor.Child c : supervisor.children()) {
+                if (!c.process().isAlive()) {
+                    System.err.println("cohort up: " + c.name + " exited (" + Supervisor.describeExit(c.process().exitValue())
+                            + ") before it was ready; see " + c.log);
+                    Supervisor.tail(c.log, System.err);
                     return 1;
                 }
             }
-            pending.removeIf(s -> ready(http, s.port()));
+            pending.removeIf(c -> ready(http, c.port));
             if (pending.isEmpty()) {
                 break;
             }
             if (System.nanoTime() > deadline) {
-                System.err.println("cohort up: not ready after " + readyTimeout + " s: " + pending.stream().map(Service::name).toList());
+                System.err.println("cohort up: not ready after " + readyTimeout + " s: " + pending.stream().map(c -> c.name).toList());
                 return 1;
             }
             Thread.sleep(250);
         }
+        supervisor.arm();
         System.out.println(sandboxLine(http, services.get(0).port()));
         double secs = (System.nanoTime() - t0) / 1e9;
-        System.out.printf("cohort up: all four services ready in %.1f s. Ctrl-C stops everything.%n", secs);
+        System.out.printf("cohort up: all four services ready in %.1f s%s. Ctrl-C stops everything.%n", secs,
+                leadReplicas > 1 ? " (" + leadReplicas + " lead-service replicas)" : "");
+        System.out.println(maxRestarts == 0 ? "cohort up: a service that exits stays down (--max-restarts 0)"
+                : "cohort up: a service that exits is restarted with backoff (at most " + maxRestarts
+                        + (maxRestarts == 1 ? " time" : " times") + " within " + Supervisor.format(Duration.ofSeconds(restartWindow)) + ")");
         if (!scripted && env("OPENAI_API_KEY") == null) {
             System.out.println("cohort up: no model configured - set OPENAI_API_KEY (and OPENAI_BASE_URL / MODEL_ID for another "
                     + "OpenAI-compatible endpoint) and restart, or run `./cohort up --scripted-model` / `./cohort demo` to try it without a key.");
@@ -241,13 +273,12 @@ public final class UpCommand implements Callable<Integer> {
         }
     }
 
-    /** Stops children (SIGTERM, then SIGKILL after 15 s), then the broker and database; deletes the run directory. */
+    /**
+     * Ends supervision (no restart after this), stops the children (SIGTERM, then SIGKILL after 15 s), then the broker
+     * and database; deletes the run directory.
+     */
     synchronized void shutdown() {
-        List<Process> procs;
-        synchronized (children) {
-            procs = new ArrayList<>(children);
-            children.clear();
-        }
+        List<Process> procs = supervisor == null ? List.of() : supervisor.stop();
         if (!procs.isEmpty() || stack != null) {
             System.out.println("cohort up: stopping…");
         }
@@ -277,15 +308,6 @@ public final class UpCommand implements Callable<Integer> {
         if (runDir != null) {
             deleteTree(runDir);
             runDir = null;
-        }
-    }
-
-    private static void tail(Path log) {
-        try {
-            List<String> lines = Files.readAllLines(log);
-            lines.subList(Math.max(0, lines.size() - 30), lines.size()).forEach(l -> System.err.println("  | " + l));
-        } catch (IOException ignored) {
-            // no log
         }
     }
 

@@ -51,10 +51,10 @@ class UpCommandIT {
     private final HttpClient http = HttpClient.newHttpClient();
 
     /** A running {@code cohort up}: its process, its output so far, its ports (the last is the scripted model's). */
-    private record Up(Process process, List<String> out, int[] ports, Path tmpDir) {
+    record Up(Process process, List<String> out, int[] ports, Path tmpDir) {
     }
 
-    private record Sent(int rc, String out, String err) {
+    record Sent(int rc, String out, String err) {
     }
 
     @Test
@@ -68,7 +68,7 @@ class UpCommandIT {
                   "reply":{"text":"let me check","toolCalls":[{"name":"bash","arguments":{"command":"echo checked"}}]}},
                  {"name":"worked","match":{"agent":"default/lead","lastRole":"tool"},"reply":{"text":"worked"}},
                  {"name":"fail","match":{"agent":"default/lead","lastMessage":"^fail$"},"reply":{"error":{"preset":"invalid_api_key"}}}]}""");
-        Up up = start(scenario, Map.of());
+        Up up = start(tmp, scenario, Map.of());
         try {
             Path runDir = awaitReady(up);
             List<ProcessHandle> children = new ArrayList<>(up.process().descendants().toList());
@@ -98,7 +98,7 @@ class UpCommandIT {
             assertThat(get(leadUrl + "/api/v1/teams", null)).isEqualTo(401);
 
             signal(up, "INT");
-            assertNothingLeft(up, children, runDir);
+            assertNothingLeft(tmp, up, children, runDir);
         } finally {
             kill(up);
         }
@@ -109,7 +109,7 @@ class UpCommandIT {
         String apiToken = "given-api-token-0123456789abcdef";
         String internalToken = "given-internal-token-0123456789ab";
         String toolRunnerToken = "given-tool-runner-token-01234567";
-        Up up = start(null, Map.of("COHORT_API_TOKEN", apiToken, "COHORT_INTERNAL_TOKEN", internalToken,
+        Up up = start(tmp, null, Map.of("COHORT_API_TOKEN", apiToken, "COHORT_INTERNAL_TOKEN", internalToken,
                 "COHORT_TOOL_RUNNER_TOKEN", toolRunnerToken));
         try {
             Path runDir = awaitReady(up);
@@ -138,7 +138,7 @@ class UpCommandIT {
             assertThat(get(toolRunner + "/internal/v1/background/bg_none", internalToken)).isEqualTo(401);
 
             signal(up, "TERM");
-            assertNothingLeft(up, children, runDir);
+            assertNothingLeft(tmp, up, children, runDir);
         } finally {
             kill(up);
         }
@@ -146,9 +146,10 @@ class UpCommandIT {
 
     /**
      * Starts {@code cohort up} on free ports in {@code tmp/ws}, {@code COHORT_HOME=tmp/home}, with a temporary directory
-     * of its own ({@code java.io.tmpdir}, readable by the {@code postgres} user the database runs as under root).
+     * of its own ({@code java.io.tmpdir}, readable by the {@code postgres} user the database runs as under root);
+     * {@code extraArgs} are added to the command line.
      */
-    private Up start(Path scenario, Map<String, String> env) throws IOException {
+    static Up start(Path tmp, Path scenario, Map<String, String> env, String... extraArgs) throws IOException {
         Path workspace = Files.createDirectories(tmp.resolve("ws"));
         Path home = Files.createDirectories(tmp.resolve("home"));
         Path tmpDir = Files.createTempDirectory("cohort-up-it-");
@@ -158,12 +159,13 @@ class UpCommandIT {
             ports[i] = Ports.free();
         }
         Path repo = Path.of("..").toAbsolutePath().normalize();
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Djava.io.tmpdir=" + tmpDir, "-cp", System.getProperty("java.class.path"), "-Dcohort.home=" + repo,
                 "dev.cohort.cli.Main", "up",
                 "--kafka-port", "" + ports[0], "--pg-port", "" + ports[1], "--lead-port", "" + ports[2],
                 "--teammate-port", "" + ports[3], "--scheduler-port", "" + ports[4], "--tool-runner-port", "" + ports[5],
-                scenario == null ? "--scripted-model" : "--scripted-model=" + scenario);
+                scenario == null ? "--scripted-model" : "--scripted-model=" + scenario));
+        cmd.addAll(List.of(extraArgs));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(workspace.toFile()).redirectErrorStream(true);
         pb.environment().put("COHORT_HOME", home.toString());
         pb.environment().put("COHORT_MODEL_PORT", "" + ports[6]);
@@ -187,7 +189,7 @@ class UpCommandIT {
     }
 
     /** Waits for "all four services ready"; returns the run directory named on the {@code logs} line. */
-    private static Path awaitReady(Up up) {
+    static Path awaitReady(Up up) {
         long t0 = System.nanoTime();
         await().atMost(Duration.ofSeconds(240)).pollInterval(Duration.ofMillis(200))
                 .until(() -> !up.process().isAlive() || up.out().stream().anyMatch(l -> l.contains("all four services ready")));
@@ -202,7 +204,7 @@ class UpCommandIT {
     }
 
     /** Runs {@code cohort send} in this JVM, capturing what it prints. */
-    private static Sent send(String prompt, String leadUrl, String token) {
+    static Sent send(String prompt, String leadUrl, String token) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PrintStream savedOut = System.out;
@@ -228,13 +230,13 @@ class UpCommandIT {
         return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
     }
 
-    private static void signal(Up up, String signal) throws Exception {
+    static void signal(Up up, String signal) throws Exception {
         new ProcessBuilder("kill", "-" + signal, Long.toString(up.process().pid())).start().waitFor();
         assertThat(up.process().waitFor(90, TimeUnit.SECONDS)).as("cohort up exits after SIG%s", signal).isTrue();
     }
 
     /** No child alive, no port listening, no run directory, no up.json, nothing in the temporary directory. */
-    private void assertNothingLeft(Up up, List<ProcessHandle> children, Path runDir) throws IOException {
+    static void assertNothingLeft(Path tmp, Up up, List<ProcessHandle> children, Path runDir) throws IOException {
         await().atMost(Duration.ofSeconds(30)).until(() -> children.stream().noneMatch(ProcessHandle::isAlive));
         for (int p : up.ports()) {
             await().atMost(Duration.ofSeconds(30)).until(() -> !listening(p));
@@ -248,7 +250,7 @@ class UpCommandIT {
         }
     }
 
-    private static void kill(Up up) {
+    static void kill(Up up) {
         Process p = up.process();
         if (p.isAlive()) {
             p.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -261,7 +263,7 @@ class UpCommandIT {
         }
     }
 
-    private static boolean listening(int port) {
+    static boolean listening(int port) {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             return true;
         } catch (IOException e) {
