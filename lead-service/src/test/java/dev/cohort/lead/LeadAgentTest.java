@@ -205,9 +205,25 @@ class LeadAgentTest {
         assertThat(storedEvents(team).stream().filter(e -> e.get("type").asText().equals("turn_completed")).count()).isEqualTo(1);
     }
 
+    @Inject
+    io.agroal.api.AgroalDataSource db;
+
     @Test
-    void interruptingOverHttpWhenNoTurnRunsHereAsksTheOwnerThroughKafka() {
+    void interruptingOverHttpATurnThatRunsOnAnotherReplicaAsksTheOwnerThroughKafkaNamingTheTurn() throws Exception {
         String team = newTeam("ctl-http");
+        // no turn anywhere: nothing to interrupt
+        given().post("/api/v1/teams/" + team + "/agents/lead/interrupt").then().statusCode(409)
+                .contentType("application/problem+json")
+                .body("detail", org.hamcrest.Matchers.equalTo("the lead of \"" + team + "\" has no turn in progress"));
+        // the saved state of a turn that another replica runs (no actor here)
+        String turnId = "turn-elsewhere-" + team;
+        try (var c = db.getConnection(); var ps = c.prepareStatement(
+                "INSERT INTO lead.agents (team, name, state, status, turn_id) VALUES (?, 'lead', ?::jsonb, 'working', ?)")) {
+            ps.setString(1, team);
+            ps.setString(2, dev.cohort.core.engine.AgentState.empty().toJson());
+            ps.setString(3, turnId);
+            ps.executeUpdate();
+        }
         given().post("/api/v1/teams/" + team + "/agents/lead/interrupt").then().statusCode(202)
                 .contentType("application/json").body("interruptRequested", org.hamcrest.Matchers.equalTo(true));
         var sent = TestKafka.readUntil(Topics.LEAD_INBOX, r -> team.equals(r.key()) && r.value().contains("\"control\""),
@@ -217,7 +233,7 @@ class LeadAgentTest {
         assertThat(m.to()).isEqualTo("lead");
         assertThat(m.from()).isEqualTo("api");
         assertThat(m.metadataAs(dev.cohort.core.protocol.payload.Control.class))
-                .isEqualTo(dev.cohort.core.protocol.payload.Control.interrupt(null));
+                .isEqualTo(dev.cohort.core.protocol.payload.Control.interrupt(turnId));
         given().post("/api/v1/teams/no-such-team/agents/lead/interrupt").then().statusCode(404)
                 .contentType("application/problem+json");
     }

@@ -21,10 +21,13 @@ import java.util.function.DoubleSupplier;
 /**
  * Client of tool-runner-service's internal API (java.net.http + the protocol's Jackson mapper).
  *
- * <p>A call that got no answer (connection refused or reset: the runner is restarting) or a {@code 503} (every
- * execution slot of the runner stayed busy) is retried with capped exponential backoff and jitter
- * ({@link RetryPolicy}), honouring the runner's {@code Retry-After}, until a total time budget is spent; only then is
- * it a {@link ToolRunnerException} (which the tool executor turns into a turn-ending infrastructure failure).
+ * <p>A call that got a {@code 503} (every execution slot of the runner stayed busy) or no answer (connection refused
+ * or reset: the runner is restarting) is retried with capped exponential backoff and jitter ({@link RetryPolicy}),
+ * honouring the runner's {@code Retry-After}, until a total time budget is spent; only then is it a
+ * {@link ToolRunnerException} (which the tool executor turns into a turn-ending infrastructure failure). A runner
+ * that has not answered this client yet, or not since a call gave up on it, is not restarting but absent (not started,
+ * a wrong URL, down for good): a call that gets no answer from it is tried only {@value #ATTEMPTS_WHEN_ABSENT} times,
+ * so that every turn does not wait out the budget once per call, and a misconfiguration shows at once.
  * Retrying is safe for every request this client makes: a tool call is keyed by its call id (the runner records each
  * id and answers a repeated one from its record, or joins the execution still running, so a retry never runs a tool
  * twice; a 503 is answered before anything is recorded or run); reading and cancelling a background job are keyed by
@@ -56,6 +59,12 @@ public final class ToolRunnerClient {
             }
         }
     }
+
+    /** Attempts of a call that gets no answer from a runner that is absent (see above): about half a second. */
+    static final int ATTEMPTS_WHEN_ABSENT = 3;
+
+    /** The runner answered (any status) since this client started or since a call last gave up on it. */
+    private volatile boolean answering;
 
     private final URI base;
     private final String token;
@@ -172,6 +181,7 @@ public final class ToolRunnerClient {
         for (int attempt = 0; ; attempt++) {
             try {
                 HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                answering = true;
                 if (r.statusCode() != 503) {
                     return r;
                 }
@@ -182,10 +192,14 @@ public final class ToolRunnerClient {
             } catch (IOException e) {
                 // refused or reset: the runner is (re)starting. A request timeout is retried too while budget remains (it
                 // usually has not: the timeout exceeds the budget); the runner joins the execution still running
-                if (!retryable || !waitBeforeRetry(start, attempt, null)) {
+                boolean absent = !answering && attempt + 1 >= ATTEMPTS_WHEN_ABSENT;
+                if (!retryable || absent || !waitBeforeRetry(start, attempt, null)) {
+                    answering = false;
                     throw new ToolRunnerException(0, "tool runner at " + req.uri() + " did not answer after " + (attempt + 1)
                             + (attempt == 0 ? " attempt" : " attempts") + " in " + seconds(Duration.between(start, clock.instant()))
-                            + " (retry budget " + seconds(retry.budget()) + "): " + e, e);
+                            + (absent ? " (it has not answered since this client started or since a call last gave up on"
+                                    + " it, so the retry budget is not spent on it)" : " (retry budget " + seconds(retry.budget()) + ")")
+                            + ": " + e, e);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

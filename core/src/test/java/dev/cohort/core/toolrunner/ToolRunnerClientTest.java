@@ -118,20 +118,40 @@ class ToolRunnerClientTest {
     }
 
     @Test
-    void aRunnerThatDoesNotAnswerIsRetriedUntilTheBudgetIsSpentThenReported() throws Exception {
+    void aRunnerThatNeverAnsweredIsTriedThreeTimesThenReportedWithoutWaitingOutTheBudget() throws Exception {
         int closed;
         try (ServerSocket s = new ServerSocket(0)) {
             closed = s.getLocalPort();
         }
         FakeTime time = new FakeTime();
-        ToolRunnerClient c = time.client("http://127.0.0.1:" + closed, new ToolRunnerClient.Retry(Duration.ofMillis(200),
-                Duration.ofSeconds(5), Duration.ofSeconds(1), 0));
+        ToolRunnerClient c = time.client("http://127.0.0.1:" + closed, ToolRunnerClient.Retry.DEFAULT);
         assertThatThrownBy(() -> c.call("bash", new ToolCallRequest("default", "lead", "c", null, Map.of())))
                 .isInstanceOf(ToolRunnerException.class)
-                .hasMessageContaining("did not answer after 4 attempts in 1.0 s (retry budget 1.0 s)")
+                .hasMessageContaining("did not answer after 3 attempts in 0.6 s (it has not answered since this client started")
                 .extracting(e -> ((ToolRunnerException) e).status()).isEqualTo(0);
+        assertThat(time.slept).containsExactly(Duration.ofMillis(200), Duration.ofMillis(400));
+    }
+
+    @Test
+    void aRunnerThatAnsweredAndThenGoesAwayIsRetriedUntilTheBudgetIsSpentThenFailsFastUntilItAnswersAgain() throws Exception {
+        Scripted runner = Scripted.start(ok());
+        FakeTime time = new FakeTime();
+        ToolRunnerClient c = time.client(runner.url(), new ToolRunnerClient.Retry(Duration.ofMillis(200),
+                Duration.ofSeconds(5), Duration.ofSeconds(1), 0));
+        assertThat(c.call("bash", new ToolCallRequest("default", "lead", "c1", null, Map.of())).output()).isEqualTo("built\n");
+        runner.stop(); // restarting: refused from now on
+
+        assertThatThrownBy(() -> c.call("bash", new ToolCallRequest("default", "lead", "c2", null, Map.of())))
+                .isInstanceOf(ToolRunnerException.class)
+                .hasMessageContaining("did not answer after 4 attempts in 1.0 s (retry budget 1.0 s)");
         // 200, 400, then the rest of the budget (not the 800 ms the backoff asks for)
         assertThat(time.slept).containsExactly(Duration.ofMillis(200), Duration.ofMillis(400), Duration.ofMillis(400));
+
+        // it did not come back within the budget: the next call does not wait it out again
+        time.slept.clear();
+        assertThatThrownBy(() -> c.call("bash", new ToolCallRequest("default", "lead", "c3", null, Map.of())))
+                .isInstanceOf(ToolRunnerException.class).hasMessageContaining("did not answer after 3 attempts");
+        assertThat(time.slept).containsExactly(Duration.ofMillis(200), Duration.ofMillis(400));
     }
 
     @Test

@@ -88,9 +88,10 @@ public class AgentsResource {
 
     /**
      * Stops the lead's turn at its next step (tool calls already started finish and are recorded), or ends a turn
-     * parked on an approval, on whichever replica hosts the lead: done here when this replica runs the turn, else a
-     * {@code control} message on {@code cohort.lead.inbox} (keyed by team) asks the owning replica, and the answer
-     * says the request is durably queued.
+     * parked on an approval, on whichever replica hosts the lead: done here when this replica runs the turn (202
+     * {@code interrupted}); else, when the lead's saved state shows a turn in progress, a {@code control} message naming
+     * that turn goes on {@code cohort.lead.inbox} (keyed by team) to the owning replica, and the 202
+     * {@code interruptRequested} says it is durably queued; else 409: no turn to interrupt.
      */
     @POST
     @Path("/lead/interrupt")
@@ -99,8 +100,12 @@ public class AgentsResource {
         if (host.interrupt(team)) {
             return Response.accepted(Map.of("interrupted", true)).type(MediaType.APPLICATION_JSON).build();
         }
-        // the turn the sender sees in progress, so a late or redelivered request cannot end a later turn
+        // named, so a late or redelivered request cannot end a later turn, which nobody asked to interrupt
         String turnId = agents.find(team, Ids.LEAD).map(AgentRow::turnId).orElse(null);
+        if (turnId == null) {
+            return Response.status(409).type(Problem.MEDIA_TYPE).entity(new Problem("about:blank", "Conflict", 409,
+                    "the lead of \"" + team + "\" has no turn in progress", null)).build();
+        }
         inbox.publish(AgentMessage.of(team, CONTROL_SENDER, Ids.LEAD, "", Control.interrupt(turnId)));
         return Response.accepted(Map.of("interruptRequested", true)).type(MediaType.APPLICATION_JSON).build();
     }

@@ -120,8 +120,7 @@ class LeadAccessIT {
                 // well-formed but unknown: the answer of the resource itself, not of the access check
                 case "GET /api/v1/teams/access/tasks/task_1", "POST /api/v1/teams/access/approvals/appr_unknown",
                         "GET /api/v1/no-such-resource" -> 404;
-                // no turn running on this replica: the request goes to the owner as a control message
-                case "POST /api/v1/teams/access/agents/lead/interrupt" -> 202;
+                case "POST /api/v1/teams/access/agents/lead/interrupt" -> 409; // no turn running on this replica
                 case "DELETE /api/v1/teams/access" -> 405;
                 default -> 200;
             };

@@ -13,8 +13,9 @@ import java.util.stream.Collectors;
  * partition and never stored as an inbox message or shown to the model.
  *
  * @param action what the host does
- * @param turnId the turn the sender saw in progress, when it saw one: a host whose agent is on another turn by then
- *               (a redelivered or late command) ignores the command instead of acting on a turn nobody asked about
+ * @param turnId the turn the sender saw in progress: a host whose agent is on another turn by then (a redelivered or
+ *               late command) ignores the command instead of acting on a turn nobody asked about. Omitted: whichever
+ *               turn is in progress when the host acts (for hand-written producers; lead-service always names it)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record Control(Action action, String turnId) implements MessageMetadata {
@@ -49,7 +50,7 @@ public record Control(Action action, String turnId) implements MessageMetadata {
         }
     }
 
-    /** Interrupt the agent's running or parked turn ({@code turnId} as the sender saw it, or null). */
+    /** Interrupt the agent's running or parked turn {@code turnId} (or, when null, whichever is in progress). */
     public static Control interrupt(String turnId) {
         return new Control(Action.INTERRUPT, turnId);
     }
