@@ -97,4 +97,25 @@ class BadInputTest {
                 .satisfies(r -> assertThat(new String(r.headers().lastHeader(Topics.DLQ_HEADER_REASON).value(),
                         StandardCharsets.UTF_8)).contains("unknown team \"ghost-team\""));
     }
+
+    @Test
+    void aControlMessageWithAnUnknownOrMissingActionIsDeadLetteredNamingTheProblem() {
+        String unknownAction = "{\"id\":\"" + UUID.randomUUID() + "\",\"team\":\"default\",\"from\":\"api\",\"to\":\"lead\","
+                + "\"type\":\"control\",\"content\":\"\",\"metadata\":{\"action\":\"teleport\"}}";
+        String noAction = "{\"id\":\"" + UUID.randomUUID() + "\",\"team\":\"default\",\"from\":\"api\",\"to\":\"lead\","
+                + "\"type\":\"control\",\"content\":\"\",\"metadata\":{}}";
+        TestKafka.send(Topics.LEAD_INBOX, "default", unknownAction);
+        TestKafka.send(Topics.LEAD_INBOX, "default", noAction);
+        java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        var dlq = TestKafka.readUntil(Topics.DLQ, r -> {
+            seen.add(r.value());
+            return seen.contains(unknownAction) && seen.contains(noAction);
+        }, Duration.ofSeconds(30));
+        assertThat(dlq).filteredOn(r -> unknownAction.equals(r.value())).singleElement()
+                .satisfies(r -> assertThat(new String(r.headers().lastHeader(Topics.DLQ_HEADER_REASON).value(),
+                        StandardCharsets.UTF_8)).contains("unknown control action \"teleport\"; known: interrupt"));
+        assertThat(dlq).filteredOn(r -> noAction.equals(r.value())).singleElement()
+                .satisfies(r -> assertThat(new String(r.headers().lastHeader(Topics.DLQ_HEADER_REASON).value(),
+                        StandardCharsets.UTF_8)).contains("has no \"action\"; known: [interrupt]"));
+    }
 }

@@ -122,6 +122,125 @@ class LeadAgentTest {
         assertThat(asked.get("data").get("status").asText()).isEqualTo("pending");
     }
 
+    @Inject
+    dev.cohort.lead.messaging.LeadInboxPublisher leadInbox;
+
+    @Inject
+    dev.cohort.lead.persistence.AgentRepository agentRows;
+
+    /**
+     * A turn that never ends on its own: every tool result is answered with another call (1 s apart, so the engine's
+     * 50 model calls per turn outlast any wait here), until something ends it.
+     */
+    private String loopRules(String team) {
+        return "{\"name\":\"loop-start-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\",\"lastMessage\":\"keep going\"},"
+                + "\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo looping\"}}]}},"
+                + "{\"name\":\"loop-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\",\"lastRole\":\"tool\"},"
+                + "\"reply\":{\"delayMs\":1000,\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo looping\"}}]}}";
+    }
+
+    private String awaitRunningTurn(String team) {
+        return await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> storedEvents(team).stream()
+                .anyMatch(e -> e.get("type").asText().equals("tool_call_finished"))
+                ? agentRows.find(team, "lead").map(r -> r.turnId()).orElse(null) : null, t -> t != null);
+    }
+
+    @Test
+    void anInterruptSentAsAControlMessageOnTheLeadInboxEndsTheRunningTurnCancelledAndNeverReachesTheModel() {
+        String team = newTeam("ctl-run");
+        model.append("{\"rules\":[" + loopRules(team) + "]}");
+        String id = prompt(team, "keep going");
+        String turnId = awaitRunningTurn(team);
+
+        // what a replica that does not host the team does: the owner's consumer acts on it
+        AgentMessage control = AgentMessage.of(team, "api", "lead", "", dev.cohort.core.protocol.payload.Control.interrupt(turnId));
+        leadInbox.publish(control);
+
+        JsonNode done = awaitTurnCompleted(team, id);
+        assertThat(done.get("data").get("reason").asText()).isEqualTo("cancelled");
+        // a command for the host, not a message: not queued for the lead, not in any conversation
+        assertThat(inboxRows.pending(team, 50)).isEmpty();
+        assertThat(requestsOf(team)).noneMatch(r -> r.toString().contains(control.id()));
+        assertThat(storedEvents(team).stream().filter(e -> e.get("type").asText().equals("turn_completed")).count()).isEqualTo(1);
+    }
+
+    @Test
+    void aControlInterruptEndsATurnParkedOnAnApprovalCancelled() throws Exception {
+        String team = newTeam("ctl-park");
+        Path build = Files.createDirectories(Path.of(workspace, "teams", team, "build"));
+        model.append("{\"rules\":[" + rmRule(team) + "," + doneRule(team) + "]}");
+        String id = prompt(team, "clean the build");
+        await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team).stream()
+                .anyMatch(e -> e.get("type").asText().equals("approval_requested")));
+        String turnId = agentRows.find(team, "lead").map(r -> r.turnId()).orElseThrow();
+
+        leadInbox.publish(AgentMessage.of(team, "api", "lead", "", dev.cohort.core.protocol.payload.Control.interrupt(turnId)));
+
+        JsonNode done = awaitTurnCompleted(team, id);
+        assertThat(done.get("data").get("reason").asText()).isEqualTo("cancelled");
+        assertThat(build).exists();
+    }
+
+    @Test
+    void aControlInterruptForAnIdleLeadOrAnotherTurnIsANoOpThatLeavesLaterInputAlone() {
+        String team = newTeam("ctl-idle");
+        model.append("{\"rules\":[{\"name\":\"bg-" + team + "\",\"match\":{\"agent\":\"" + team
+                + "/lead\",\"lastMessage\":\"task_notification\"},\"reply\":{\"text\":\"noted\"}}]}");
+        // nothing runs: nothing to interrupt; and one naming a turn the lead is not on (late, redelivered) is ignored
+        AgentMessage idle = AgentMessage.of(team, "api", "lead", "", dev.cohort.core.protocol.payload.Control.interrupt(null));
+        AgentMessage stale = AgentMessage.of(team, "api", "lead", "", dev.cohort.core.protocol.payload.Control.interrupt("turn-gone"));
+        leadInbox.publish(idle);
+        leadInbox.publish(stale);
+        // then a real inbox message on the same partition, so consumed after both: its turn runs to completion, alone
+        AgentMessage done = new AgentMessage("background_done-ctl_" + team, team, "tool-runner", "lead",
+                MessageType.BACKGROUND_DONE, "Background job bg_1 completed.", Map.of("jobId", "bg_1", "status", "completed",
+                        "exitCode", 0, "command", "make"), java.time.Instant.now());
+        leadInbox.publish(done);
+        JsonNode completed = awaitTurnCompleted(team, null);
+        assertThat(completed.get("data").get("status").asText()).isEqualTo("completed");
+        assertThat(requestsOf(team)).hasSize(1);
+        JsonNode messages = requestsOf(team).get(0).get("body").get("messages");
+        assertThat(messages.get(messages.size() - 1).get("content").asText()).startsWith("<task_notification>");
+        assertThat(requestsOf(team).get(0).toString()).doesNotContain(idle.id()).doesNotContain(stale.id());
+        assertThat(storedEvents(team).stream().filter(e -> e.get("type").asText().equals("turn_completed")).count()).isEqualTo(1);
+    }
+
+    @Inject
+    io.agroal.api.AgroalDataSource db;
+
+    @Test
+    void interruptingOverHttpATurnThatRunsOnAnotherReplicaAsksTheOwnerThroughKafkaNamingTheTurn() throws Exception {
+        String team = newTeam("ctl-http");
+        // no turn anywhere: nothing to interrupt
+        given().post("/api/v1/teams/" + team + "/agents/lead/interrupt").then().statusCode(409)
+                .contentType("application/problem+json")
+                .body("detail", org.hamcrest.Matchers.equalTo("the lead of \"" + team + "\" has no turn in progress"));
+        // the saved state of a turn that another replica runs (no actor here)
+        String turnId = "turn-elsewhere-" + team;
+        try (var c = db.getConnection(); var ps = c.prepareStatement(
+                "INSERT INTO lead.agents (team, name, state, status, turn_id) VALUES (?, 'lead', ?::jsonb, 'working', ?)")) {
+            ps.setString(1, team);
+            ps.setString(2, dev.cohort.core.engine.AgentState.empty().toJson());
+            ps.setString(3, turnId);
+            ps.executeUpdate();
+        }
+        given().post("/api/v1/teams/" + team + "/agents/lead/interrupt").then().statusCode(202)
+                .contentType("application/json").body("interruptRequested", org.hamcrest.Matchers.equalTo(true));
+        var sent = TestKafka.readUntil(Topics.LEAD_INBOX, r -> team.equals(r.key()) && r.value().contains("\"control\""),
+                Duration.ofSeconds(30));
+        AgentMessage m = AgentMessage.parse(sent.stream().filter(r -> team.equals(r.key()) && r.value().contains("\"control\""))
+                .findFirst().orElseThrow().value());
+        assertThat(m.to()).isEqualTo("lead");
+        assertThat(m.from()).isEqualTo("api");
+        assertThat(m.metadataAs(dev.cohort.core.protocol.payload.Control.class))
+                .isEqualTo(dev.cohort.core.protocol.payload.Control.interrupt(turnId));
+        given().post("/api/v1/teams/no-such-team/agents/lead/interrupt").then().statusCode(404)
+                .contentType("application/problem+json");
+    }
+
+    @Inject
+    dev.cohort.lead.persistence.InboxRepository inboxRows;
+
     @Test
     void aDenialReachesTheModelAndNothingRuns() throws Exception {
         String team = newTeam("appr-no");

@@ -15,7 +15,12 @@ public enum MessageType {
     PLAN_APPROVAL_RESPONSE("plan_approval_response"),
     TASK_AVAILABLE("task_available"),
     BACKGROUND_DONE("background_done"),
-    SPAWN("spawn");
+    SPAWN("spawn"),
+    /**
+     * A command to the agent's host, never injected into a conversation (e.g. interrupt the running turn): it rides the
+     * agent's inbox topic so that it reaches whichever replica owns the agent's partition.
+     */
+    CONTROL("control");
 
     private final String wire;
 

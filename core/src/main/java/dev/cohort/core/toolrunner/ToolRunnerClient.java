@@ -1,6 +1,8 @@
 package dev.cohort.core.toolrunner;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.engine.recovery.RetryPolicy;
+import dev.cohort.core.engine.recovery.Sleeper;
 import dev.cohort.core.protocol.Json;
 import java.io.IOException;
 import java.net.URI;
@@ -10,26 +12,68 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.DoubleSupplier;
 
 /**
  * Client of tool-runner-service's internal API (java.net.http + the protocol's Jackson mapper).
  *
- * <p>A call that fails before an answer arrives (connection refused or reset) is retried a few times: the runner
- * records every call id and answers a repeated one from its record, so a retry never runs a tool twice.
- * Thread-safe; share one instance per service.
+ * <p>A call that got a {@code 503} (every execution slot of the runner stayed busy) or no answer (connection refused
+ * or reset: the runner is restarting) is retried with capped exponential backoff and jitter ({@link RetryPolicy}),
+ * honouring the runner's {@code Retry-After}, until a total time budget is spent; only then is it a
+ * {@link ToolRunnerException} (which the tool executor turns into a turn-ending infrastructure failure). A runner
+ * that has not answered this client yet, or not since a call gave up on it, is not restarting but absent (not started,
+ * a wrong URL, down for good): a call that gets no answer from it is tried only {@value #ATTEMPTS_WHEN_ABSENT} times,
+ * so that every turn does not wait out the budget once per call, and a misconfiguration shows at once.
+ * Retrying is safe for every request this client makes: a tool call is keyed by its call id (the runner records each
+ * id and answers a repeated one from its record, or joins the execution still running, so a retry never runs a tool
+ * twice; a 503 is answered before anything is recorded or run); reading and cancelling a background job are keyed by
+ * the job id and idempotent; assigning a team's workspace is an idempotent {@code PUT}. A request that is neither must
+ * be sent with {@code retryable = false}. Thread-safe; share one instance per service.
  */
 public final class ToolRunnerClient {
-    /** Attempts for a call that got no answer; enough to ride over a runner restart of a second or two. */
-    static final int DEFAULT_ATTEMPTS = 3;
+
+    /**
+     * How unanswered and busy calls are retried.
+     *
+     * @param firstDelay  the first backoff delay (200 ms: a busy slot usually frees within a tool call's time)
+     * @param maxDelay    the cap of one computed delay (5 s: a waiting turn notices a recovered runner soon)
+     * @param budget      total time from the first attempt after which no retry starts (30 s: rides over a runner
+     *                    JVM restart, 10-20 s on a loaded machine, without holding a turn for minutes)
+     * @param jitterRatio jitter as a fraction of the delay (0.25, as the model retries: agents do not retry in lockstep)
+     */
+    public record Retry(Duration firstDelay, Duration maxDelay, Duration budget, double jitterRatio) {
+        /** The defaults explained above. */
+        public static final Retry DEFAULT = new Retry(Duration.ofMillis(200), Duration.ofSeconds(5), Duration.ofSeconds(30),
+                0.25);
+
+        public Retry {
+            Objects.requireNonNull(firstDelay, "firstDelay");
+            Objects.requireNonNull(maxDelay, "maxDelay");
+            Objects.requireNonNull(budget, "budget");
+            if (firstDelay.isNegative() || maxDelay.isNegative() || budget.isNegative() || jitterRatio < 0) {
+                throw new IllegalArgumentException("retry delays, budget and jitter must not be negative");
+            }
+        }
+    }
+
+    /** Attempts of a call that gets no answer from a runner that is absent (see above): about half a second. */
+    static final int ATTEMPTS_WHEN_ABSENT = 3;
+
+    /** The runner answered (any status) since this client started or since a call last gave up on it. */
+    private volatile boolean answering;
 
     private final URI base;
     private final String token;
     private final HttpClient http;
     private final Duration requestTimeout;
-    private final int attempts;
-    private final Duration retryDelay;
+    private final Retry retry;
+    private final Sleeper sleeper;
+    private final InstantSource clock;
+    private final DoubleSupplier random;
 
     /**
      * @param baseUrl        e.g. {@code http://127.0.0.1:8083}
@@ -37,16 +81,28 @@ public final class ToolRunnerClient {
      * @param requestTimeout longest wait for one answer; must exceed the longest bash timeout the host allows
      */
     public ToolRunnerClient(String baseUrl, String token, Duration requestTimeout) {
-        this(baseUrl, token, requestTimeout, DEFAULT_ATTEMPTS, Duration.ofMillis(300));
+        this(baseUrl, token, requestTimeout, Retry.DEFAULT);
     }
 
-    public ToolRunnerClient(String baseUrl, String token, Duration requestTimeout, int attempts, Duration retryDelay) {
+    public ToolRunnerClient(String baseUrl, String token, Duration requestTimeout, Retry retry) {
+        this(baseUrl, token, requestTimeout, retry, Sleeper.REAL, InstantSource.system(),
+                () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+    }
+
+    /**
+     * With the waiting made observable (tests): {@code sleeper} waits between attempts, {@code clock} measures the
+     * budget, {@code random} in [0, 1) draws the jitter.
+     */
+    public ToolRunnerClient(String baseUrl, String token, Duration requestTimeout, Retry retry, Sleeper sleeper,
+            InstantSource clock, DoubleSupplier random) {
         String b = Objects.requireNonNull(baseUrl, "baseUrl");
         this.base = URI.create(b.endsWith("/") ? b : b + "/");
         this.token = token == null || token.isBlank() ? null : token;
         this.requestTimeout = requestTimeout;
-        this.attempts = Math.max(1, attempts);
-        this.retryDelay = retryDelay;
+        this.retry = Objects.requireNonNull(retry, "retry");
+        this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.random = Objects.requireNonNull(random, "random");
         this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(5)).build();
     }
@@ -100,7 +156,7 @@ public final class ToolRunnerClient {
     }
 
     private HttpResponse<String> sendAllowing404(HttpRequest req) {
-        HttpResponse<String> r = exchange(req);
+        HttpResponse<String> r = exchange(req, true);
         if (r.statusCode() == 404 || r.statusCode() / 100 == 2) {
             return r;
         }
@@ -108,30 +164,97 @@ public final class ToolRunnerClient {
     }
 
     private HttpResponse<String> send(HttpRequest req) {
-        HttpResponse<String> r = exchange(req);
+        HttpResponse<String> r = exchange(req, true);
         if (r.statusCode() / 100 != 2) {
             throw failure(req, r);
         }
         return r;
     }
 
-    private HttpResponse<String> exchange(HttpRequest req) {
-        IOException last = null;
-        for (int i = 1; i <= attempts; i++) {
+    /**
+     * Sends {@code req}; when {@code retryable} (the request is keyed or idempotent), no answer and a 503 are retried
+     * until the budget is spent. Returns the last answer (a 503 when the runner stayed busy: reported by the caller
+     * with the runner's detail); throws when no answer ever came.
+     */
+    private HttpResponse<String> exchange(HttpRequest req, boolean retryable) {
+        Instant start = clock.instant();
+        for (int attempt = 0; ; attempt++) {
             try {
-                return http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                answering = true;
+                if (r.statusCode() != 503) {
+                    return r;
+                }
+                Duration retryAfter = r.headers().firstValue("Retry-After").map(v -> retryAfter(v, clock.instant())).orElse(null);
+                if (!retryable || !waitBeforeRetry(start, attempt, retryAfter)) {
+                    throw busy(req, r, attempt + 1, Duration.between(start, clock.instant()));
+                }
             } catch (IOException e) {
-                last = e;
-                if (i < attempts) {
-                    sleep(retryDelay.multipliedBy(i));
+                // refused or reset: the runner is (re)starting. A request timeout is retried too while budget remains (it
+                // usually has not: the timeout exceeds the budget); the runner joins the execution still running
+                boolean absent = !answering && attempt + 1 >= ATTEMPTS_WHEN_ABSENT;
+                if (!retryable || absent || !waitBeforeRetry(start, attempt, null)) {
+                    answering = false;
+                    throw new ToolRunnerException(0, "tool runner at " + req.uri() + " did not answer after " + (attempt + 1)
+                            + (attempt == 0 ? " attempt" : " attempts") + " in " + seconds(Duration.between(start, clock.instant()))
+                            + (absent ? " (it has not answered since this client started or since a call last gave up on"
+                                    + " it, so the retry budget is not spent on it)" : " (retry budget " + seconds(retry.budget()) + ")")
+                            + ": " + e, e);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new ToolRunnerException(0, "interrupted while calling the tool runner at " + req.uri(), e);
             }
         }
-        throw new ToolRunnerException(0, "tool runner at " + req.uri() + " did not answer after " + attempts
-                + " attempts: " + last, last);
+    }
+
+    /**
+     * Sleeps the backoff before the next attempt; false when the budget is spent (nothing is slept then). The last
+     * wait is shortened to what remains of the budget, so the budget bounds the whole call but a last try happens.
+     */
+    private boolean waitBeforeRetry(Instant start, int attempt, Duration retryAfter) {
+        Duration remaining = retry.budget().minus(Duration.between(start, clock.instant()));
+        if (remaining.isNegative() || remaining.isZero()) {
+            return false;
+        }
+        Duration d = RetryPolicy.delay(attempt, retryAfter, retry.firstDelay(), retry.maxDelay(), retry.budget(),
+                retry.jitterRatio(), random.getAsDouble());
+        if (d.compareTo(remaining) > 0) {
+            d = remaining;
+        }
+        try {
+            sleeper.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ToolRunnerException(0, "interrupted while waiting to retry the tool runner", e);
+        }
+        return true;
+    }
+
+    private ToolRunnerException busy(HttpRequest req, HttpResponse<String> r, int attempts, Duration spent) {
+        ToolRunnerException f = failure(req, r);
+        return new ToolRunnerException(503, "tool runner at " + req.uri() + " stayed busy (503) for " + seconds(spent)
+                + " over " + attempts + (attempts == 1 ? " attempt" : " attempts") + " (retry budget "
+                + seconds(retry.budget()) + "): " + f.detail(), f.detail(), null);
+    }
+
+    /** {@code Retry-After}: seconds or an HTTP date; unreadable → null (the computed backoff applies). */
+    static Duration retryAfter(String value, Instant now) {
+        try {
+            String v = value.trim();
+            if (v.matches("\\d+(\\.\\d+)?")) {
+                return Duration.ofMillis((long) (Double.parseDouble(v) * 1000));
+            }
+            Instant when = java.time.ZonedDateTime.parse(v, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            Duration d = Duration.between(now, when);
+            return d.isNegative() ? Duration.ZERO : d;
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static String seconds(Duration d) {
+        return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
     }
 
     private static ToolRunnerException failure(HttpRequest req, HttpResponse<String> r) {
@@ -152,13 +275,5 @@ public final class ToolRunnerClient {
 
     private static String enc(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
-    }
-
-    private static void sleep(Duration d) {
-        try {
-            Thread.sleep(d);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

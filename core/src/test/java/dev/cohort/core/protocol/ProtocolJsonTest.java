@@ -71,7 +71,7 @@ class ProtocolJsonTest {
             assertThat(EventType.of(t).wire()).isEqualTo(t);
         }
         for (String t : new String[] {"message", "result", "shutdown_request", "shutdown_response", "plan_approval_request",
-                "plan_approval_response", "task_available", "background_done", "spawn"}) {
+                "plan_approval_response", "task_available", "background_done", "spawn", "control"}) {
             assertThat(MessageType.of(t).wire()).isEqualTo(t);
         }
     }

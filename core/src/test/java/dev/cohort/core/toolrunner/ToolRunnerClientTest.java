@@ -118,16 +118,227 @@ class ToolRunnerClientTest {
     }
 
     @Test
-    void aRunnerThatDoesNotAnswerIsRetriedThenReported() throws Exception {
+    void aRunnerThatNeverAnsweredIsTriedThreeTimesThenReportedWithoutWaitingOutTheBudget() throws Exception {
         int closed;
         try (ServerSocket s = new ServerSocket(0)) {
             closed = s.getLocalPort();
         }
-        ToolRunnerClient c = new ToolRunnerClient("http://127.0.0.1:" + closed, null, Duration.ofSeconds(2), 3,
-                Duration.ofMillis(1));
+        FakeTime time = new FakeTime();
+        ToolRunnerClient c = time.client("http://127.0.0.1:" + closed, ToolRunnerClient.Retry.DEFAULT);
         assertThatThrownBy(() -> c.call("bash", new ToolCallRequest("default", "lead", "c", null, Map.of())))
-                .isInstanceOf(ToolRunnerException.class).hasMessageContaining("did not answer after 3 attempts")
+                .isInstanceOf(ToolRunnerException.class)
+                .hasMessageContaining("did not answer after 3 attempts in 0.6 s (it has not answered since this client started")
                 .extracting(e -> ((ToolRunnerException) e).status()).isEqualTo(0);
+        assertThat(time.slept).containsExactly(Duration.ofMillis(200), Duration.ofMillis(400));
+    }
+
+    @Test
+    void aRunnerThatAnsweredAndThenGoesAwayIsRetriedUntilTheBudgetIsSpentThenFailsFastUntilItAnswersAgain() throws Exception {
+        Scripted runner = Scripted.start(ok());
+        FakeTime time = new FakeTime();
+        ToolRunnerClient c = time.client(runner.url(), new ToolRunnerClient.Retry(Duration.ofMillis(200),
+                Duration.ofSeconds(5), Duration.ofSeconds(1), 0));
+        assertThat(c.call("bash", new ToolCallRequest("default", "lead", "c1", null, Map.of())).output()).isEqualTo("built\n");
+        runner.stop(); // restarting: refused from now on
+
+        assertThatThrownBy(() -> c.call("bash", new ToolCallRequest("default", "lead", "c2", null, Map.of())))
+                .isInstanceOf(ToolRunnerException.class)
+                .hasMessageContaining("did not answer after 4 attempts in 1.0 s (retry budget 1.0 s)");
+        // 200, 400, then the rest of the budget (not the 800 ms the backoff asks for)
+        assertThat(time.slept).containsExactly(Duration.ofMillis(200), Duration.ofMillis(400), Duration.ofMillis(400));
+
+        // it did not come back within the budget: the next call does not wait it out again
+        time.slept.clear();
+        assertThatThrownBy(() -> c.call("bash", new ToolCallRequest("default", "lead", "c3", null, Map.of())))
+                .isInstanceOf(ToolRunnerException.class).hasMessageContaining("did not answer after 3 attempts");
+        assertThat(time.slept).containsExactly(Duration.ofMillis(200), Duration.ofMillis(400));
+    }
+
+    @Test
+    void aBusyRunnerIsRetriedWithGrowingJitteredDelaysUntilItAnswers() throws Exception {
+        Scripted runner = Scripted.start(busy(null), busy(null), ok());
+        try {
+            FakeTime time = new FakeTime(0.5);
+            ToolCallResult r = time.client(runner.url(), ToolRunnerClient.Retry.DEFAULT)
+                    .call("bash", new ToolCallRequest("default", "lead", "call_7", null, Map.of("command", "make")));
+            assertThat(r).isEqualTo(new ToolCallResult("built\n", null, 0, null, null, 9));
+            // base 200 ms doubled, each plus jitter 0.25 × 0.5 of itself
+            assertThat(time.slept).containsExactly(Duration.ofMillis(225), Duration.ofMillis(450));
+            // the same call, id and all, each time: the runner dedupes by call id, so a retry never runs it twice
+            assertThat(runner.bodies).hasSize(3).allSatisfy(b -> assertThat(b).contains("\"callId\":\"call_7\""))
+                    .containsOnly(runner.bodies.get(0));
+        } finally {
+            runner.stop();
+        }
+    }
+
+    @Test
+    void theRunnersRetryAfterIsHonouredInsteadOfTheComputedBackoff() throws Exception {
+        Scripted runner = Scripted.start(busy("3"), busy("Tue, 01 Dec 2026 12:00:10 GMT"), ok());
+        try {
+            FakeTime time = new FakeTime();
+            time.now = java.time.Instant.parse("2026-12-01T12:00:00Z");
+            ToolCallResult r = time.client(runner.url(), ToolRunnerClient.Retry.DEFAULT)
+                    .call("bash", new ToolCallRequest("default", "lead", "call_8", null, Map.of()));
+            assertThat(r.output()).isEqualTo("built\n");
+            // 3 s as seconds; then the HTTP date, 12:00:10, seen at 12:00:03
+            assertThat(time.slept).containsExactly(Duration.ofSeconds(3), Duration.ofSeconds(7));
+        } finally {
+            runner.stop();
+        }
+        assertThat(ToolRunnerClient.retryAfter("soon", java.time.Instant.EPOCH)).isNull();
+        assertThat(ToolRunnerClient.retryAfter("1.5", java.time.Instant.EPOCH)).isEqualTo(Duration.ofMillis(1500));
+    }
+
+    @Test
+    void aRunnerBusyBeyondTheBudgetEndsTheTurnAsAnInfrastructureFailureNamingTheBudget() throws Exception {
+        Scripted runner = Scripted.start(busy(null));
+        try {
+            FakeTime time = new FakeTime();
+            ToolRunnerClient c = time.client(runner.url(), new ToolRunnerClient.Retry(Duration.ofMillis(200),
+                    Duration.ofSeconds(5), Duration.ofSeconds(1), 0));
+            var executor = new dev.cohort.core.tools.workspace.ToolRunnerWorkspaceExecutor(c);
+            assertThatThrownBy(() -> executor.execute("bash", "call_9", Json.MAPPER.createObjectNode(),
+                    new dev.cohort.core.tools.workspace.WorkspaceToolExecutor.Target("default", "lead", null)))
+                    .isInstanceOf(dev.cohort.core.tools.ToolInfrastructureException.class)
+                    .hasMessageContaining("tool runner failed for bash")
+                    .hasMessageContaining("stayed busy (503) for 1.0 s over 4 attempts (retry budget 1.0 s)")
+                    .hasMessageContaining("all 4 execution slots stayed busy for 5 s");
+            assertThat(runner.bodies).hasSize(4);
+            assertThat(time.slept).containsExactly(Duration.ofMillis(200), Duration.ofMillis(400), Duration.ofMillis(400));
+        } finally {
+            runner.stop();
+        }
+    }
+
+    @Test
+    void aRunnerErrorOtherThanBusyIsNotRetried() throws Exception {
+        Scripted runner = Scripted.start(new Answer(500, null, "{\"status\":500,\"detail\":\"disk full\"}"));
+        try {
+            FakeTime time = new FakeTime();
+            assertThatThrownBy(() -> time.client(runner.url(), ToolRunnerClient.Retry.DEFAULT)
+                    .call("bash", new ToolCallRequest("default", "lead", "call_10", null, Map.of())))
+                    .isInstanceOf(ToolRunnerException.class).hasMessageContaining("500").hasMessageContaining("disk full");
+            assertThat(runner.bodies).hasSize(1);
+            assertThat(time.slept).isEmpty();
+        } finally {
+            runner.stop();
+        }
+    }
+
+    @Test
+    void aConnectionResetWhileTheRunnerRestartsIsRetried() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            Thread server = Thread.ofVirtual().start(() -> {
+                try {
+                    // the first connection dies without an answer (the old process going away)
+                    s.accept().close();
+                    try (java.net.Socket second = s.accept()) {
+                        var in = new java.io.BufferedReader(new java.io.InputStreamReader(second.getInputStream(), StandardCharsets.UTF_8));
+                        int length = 0;
+                        for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
+                            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                                length = Integer.parseInt(line.substring(15).trim());
+                            }
+                        }
+                        in.skip(length);
+                        byte[] body = OK_BODY.getBytes(StandardCharsets.UTF_8);
+                        second.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                                + body.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+                        second.getOutputStream().write(body);
+                        second.getOutputStream().flush();
+                    }
+                } catch (IOException ignored) {
+                    // the test's assertion reports what went wrong
+                }
+            });
+            FakeTime time = new FakeTime();
+            ToolCallResult r = time.client("http://127.0.0.1:" + s.getLocalPort(), ToolRunnerClient.Retry.DEFAULT)
+                    .call("bash", new ToolCallRequest("default", "lead", "call_11", null, Map.of()));
+            assertThat(r.output()).isEqualTo("built\n");
+            assertThat(time.slept).containsExactly(Duration.ofMillis(200));
+            server.join(Duration.ofSeconds(10));
+        }
+    }
+
+    @Test
+    void aNegativeRetryBudgetIsRefused() {
+        assertThatThrownBy(() -> new ToolRunnerClient.Retry(Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(-1), 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be negative");
+    }
+
+    private static final String OK_BODY = "{\"output\":\"built\\n\",\"exitCode\":0,\"durationMs\":9}";
+
+    private static Answer ok() {
+        return new Answer(200, null, OK_BODY);
+    }
+
+    private static Answer busy(String retryAfter) {
+        return new Answer(503, retryAfter,
+                "{\"title\":\"Service Unavailable\",\"status\":503,\"detail\":\"all 4 execution slots stayed busy for 5 s\"}");
+    }
+
+    /** One scripted answer of the fake runner. */
+    private record Answer(int status, String retryAfter, String body) {
+    }
+
+    /** A fake runner answering the scripted answers in order (the last one repeats), recording each request body. */
+    private static final class Scripted {
+        final HttpServer server;
+        final List<String> bodies = new CopyOnWriteArrayList<>();
+
+        private Scripted(HttpServer server) {
+            this.server = server;
+        }
+
+        static Scripted start(Answer... answers) throws IOException {
+            HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            Scripted s = new Scripted(server);
+            server.createContext("/internal/v1/", ex -> {
+                s.bodies.add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                Answer a = answers[Math.min(s.bodies.size(), answers.length) - 1];
+                if (a.retryAfter() != null) {
+                    ex.getResponseHeaders().add("Retry-After", a.retryAfter());
+                }
+                ex.getResponseHeaders().add("Content-Type", "application/json");
+                byte[] out = a.body().getBytes(StandardCharsets.UTF_8);
+                ex.sendResponseHeaders(a.status(), out.length);
+                ex.getResponseBody().write(out);
+                ex.close();
+            });
+            server.start();
+            return s;
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + server.getAddress().getPort();
+        }
+
+        void stop() {
+            server.stop(0);
+        }
+    }
+
+    /** A clock that only moves when the client sleeps, and the sleeps it asked for: no real waiting. */
+    private static final class FakeTime {
+        final List<Duration> slept = new CopyOnWriteArrayList<>();
+        final double random;
+        volatile java.time.Instant now = java.time.Instant.parse("2026-12-01T00:00:00Z");
+
+        FakeTime() {
+            this(0);
+        }
+
+        FakeTime(double random) {
+            this.random = random;
+        }
+
+        ToolRunnerClient client(String url, ToolRunnerClient.Retry retry) {
+            return new ToolRunnerClient(url, null, Duration.ofSeconds(10), retry, d -> {
+                slept.add(d);
+                now = now.plus(d);
+            }, () -> now, () -> random);
+        }
     }
 
     @Test

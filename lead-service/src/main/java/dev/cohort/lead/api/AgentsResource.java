@@ -2,8 +2,11 @@ package dev.cohort.lead.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.core.protocol.payload.Control;
+import dev.cohort.lead.messaging.LeadInboxPublisher;
 import dev.cohort.lead.persistence.AgentRepository;
 import dev.cohort.lead.persistence.AgentRepository.AgentRow;
 import dev.cohort.lead.persistence.TeamRepository;
@@ -33,6 +36,12 @@ public class AgentsResource {
 
     @Inject
     LeadHost host;
+
+    @Inject
+    LeadInboxPublisher inbox;
+
+    /** The {@code from} of a control message sent for an HTTP caller. */
+    static final String CONTROL_SENDER = "api";
 
     /** An agent as the API shows it. */
     public record AgentView(String name, String role, String status, String turnId, JsonNode usage, JsonNode todos,
@@ -77,16 +86,28 @@ public class AgentsResource {
                 });
     }
 
-    /** Stops the lead's running turn at its next step (tool calls already started finish and are recorded). */
+    /**
+     * Stops the lead's turn at its next step (tool calls already started finish and are recorded), or ends a turn
+     * parked on an approval, on whichever replica hosts the lead: done here when this replica runs the turn (202
+     * {@code interrupted}); else, when the lead's saved state shows a turn in progress, a {@code control} message naming
+     * that turn goes on {@code cohort.lead.inbox} (keyed by team) to the owning replica, and the 202
+     * {@code interruptRequested} says it is durably queued; else 409: no turn to interrupt.
+     */
     @POST
     @Path("/lead/interrupt")
     public Response interrupt(@PathParam("team") String team) {
         requireTeam(team);
-        boolean done = host.interrupt(team);
-        return Response.status(done ? 202 : 409).type(done ? MediaType.APPLICATION_JSON : Problem.MEDIA_TYPE)
-                .entity(done ? Map.of("interrupted", true)
-                        : new Problem("about:blank", "Conflict", 409, "the lead of \"" + team + "\" has no running turn on this replica", null))
-                .build();
+        if (host.interrupt(team)) {
+            return Response.accepted(Map.of("interrupted", true)).type(MediaType.APPLICATION_JSON).build();
+        }
+        // named, so a late or redelivered request cannot end a later turn, which nobody asked to interrupt
+        String turnId = agents.find(team, Ids.LEAD).map(AgentRow::turnId).orElse(null);
+        if (turnId == null) {
+            return Response.status(409).type(Problem.MEDIA_TYPE).entity(new Problem("about:blank", "Conflict", 409,
+                    "the lead of \"" + team + "\" has no turn in progress", null)).build();
+        }
+        inbox.publish(AgentMessage.of(team, CONTROL_SENDER, Ids.LEAD, "", Control.interrupt(turnId)));
+        return Response.accepted(Map.of("interruptRequested", true)).type(MediaType.APPLICATION_JSON).build();
     }
 
     private void requireTeam(String team) {

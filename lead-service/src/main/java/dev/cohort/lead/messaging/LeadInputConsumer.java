@@ -2,9 +2,12 @@ package dev.cohort.lead.messaging;
 
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Ids;
+import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.PromptRecord;
 import dev.cohort.core.protocol.ProtocolException;
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.protocol.payload.Control;
+import dev.cohort.lead.persistence.AgentRepository;
 import dev.cohort.lead.persistence.InboxRepository;
 import dev.cohort.lead.persistence.PromptRepository;
 import dev.cohort.lead.persistence.TeamRepository;
@@ -19,7 +22,8 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
 /**
  * Reads {@code cohort.prompts} and {@code cohort.lead.inbox} for the teams whose partitions this replica owns,
  * queues each input durably in the {@code lead} schema (a redelivered record is a no-op: ids are the dedupe key)
- * and wakes the team's lead. A record that cannot be understood (malformed JSON, no team, unknown team or type)
+ * and wakes the team's lead. A {@code control} message on the inbox is a command for the lead's host (interrupt the
+ * turn), acted on here and never stored, so it never reaches the model. A record that cannot be understood (malformed JSON, no team, unknown team or type)
  * throws, and the channel's failure strategy sends it to {@code cohort.dlq} with the error in the
  * {@code dead-letter-reason} header; the next record is processed.
  */
@@ -37,6 +41,9 @@ public class LeadInputConsumer {
 
     @Inject
     LeadHost host;
+
+    @Inject
+    AgentRepository agents;
 
     @Incoming("lead-in")
     @Blocking
@@ -71,9 +78,44 @@ public class LeadInputConsumer {
         if (!teams.exists(m.team())) {
             throw new ProtocolException("unknown team \"" + m.team() + "\"");
         }
+        if (m.type() == MessageType.CONTROL) {
+            onControl(m);
+            return;
+        }
         if (inbox.insertIfNew(m)) {
             Log.debugf("team=%s message=%s type=%s from=%s queued for the lead", m.team(), m.id(), m.type().wire(), m.from());
         }
         host.wake(m.team());
+    }
+
+    /**
+     * A command for the host of the lead, which this replica hosts (it owns the team's partition). A redelivered
+     * command is harmless: an interrupt names the turn its sender saw, and a lead on another turn by then ignores it.
+     */
+    private void onControl(AgentMessage m) {
+        Control c = m.metadataAs(Control.class);
+        if (c.action() == null) {
+            throw new ProtocolException("control message " + m.id() + " has no \"action\"; known: "
+                    + java.util.Arrays.stream(Control.Action.values()).map(Control.Action::wire).toList());
+        }
+        switch (c.action()) {
+            case INTERRUPT -> interrupt(m, c);
+        }
+    }
+
+    private void interrupt(AgentMessage m, Control c) {
+        if (c.turnId() != null) {
+            String current = agents.find(m.team(), Ids.LEAD).map(AgentRepository.AgentRow::turnId).orElse(null);
+            if (!c.turnId().equals(current)) {
+                Log.infof("team=%s agent=lead message=%s interrupt of turn %s ignored: the lead is %s now (a late or "
+                        + "redelivered request)", m.team(), m.id(), c.turnId(), current == null ? "idle" : "on turn " + current);
+                return;
+            }
+        }
+        if (host.interrupt(m.team())) {
+            Log.infof("team=%s agent=lead message=%s turn interrupted (requested by %s)", m.team(), m.id(), m.from());
+        } else {
+            Log.infof("team=%s agent=lead message=%s interrupt: no turn running or parked here, nothing to do", m.team(), m.id());
+        }
     }
 }

@@ -157,6 +157,26 @@ final class LeadStack implements AutoCloseable {
         lead = newLeadProcess();
     }
 
+    /** More lead-service replicas started by {@link #startReplica}, closed with the stack. */
+    private final java.util.List<ServiceProcess> replicas = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * Starts one more lead-service replica with the lead's environment plus {@code extraEnv}, on its own port and
+     * working directory; it joins the lead's consumer group, so a rebalance splits the teams' partitions. Returns it.
+     */
+    ServiceProcess startReplica(String name, Map<String, String> extraEnv) {
+        Map<String, String> env = new java.util.HashMap<>(leadEnv);
+        env.putAll(extraEnv);
+        try {
+            Path wd = Files.createDirectories(tmp.resolve("lead-wd-" + name));
+            ServiceProcess p = ServiceProcess.start("lead-" + name, LEAD_JAR, Ports.free(), env, wd, START_TIMEOUT);
+            replicas.add(p);
+            return p;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     String leadUrl() {
         return "http://127.0.0.1:" + leadPort;
     }
@@ -186,6 +206,9 @@ final class LeadStack implements AutoCloseable {
         StringBuilder b = new StringBuilder(earlierLeadLogs);
         if (lead != null) {
             b.append("---- lead-service pid ").append(lead.pid()).append(" ----\n").append(lead.logTail()).append('\n');
+        }
+        for (ServiceProcess r : replicas) {
+            b.append("---- lead-service replica pid ").append(r.pid()).append(" ----\n").append(r.logTail()).append('\n');
         }
         if (runner != null) {
             b.append("---- tool-runner ----\n").append(runner.logTail()).append('\n');
@@ -255,6 +278,9 @@ final class LeadStack implements AutoCloseable {
 
     @Override
     public void close() {
+        for (ServiceProcess r : replicas) {
+            r.close();
+        }
         try {
             if (lead != null) {
                 lead.close();

@@ -282,6 +282,23 @@ class PayloadJsonTest {
     }
 
     @Test
+    void controlMetadataRoundTripsAndAnUnknownActionIsAProtocolErrorListingTheKnownOnes() {
+        AgentMessage interrupt = AgentMessage.of("default", "api", "lead", "", Control.interrupt("turn_1"));
+        assertThat(interrupt.type()).isEqualTo(MessageType.CONTROL);
+        assertThat(Json.MAPPER.valueToTree(interrupt).get("type").asText()).isEqualTo("control");
+        assertThat(received(interrupt)).isEqualTo(Map.of("action", "interrupt", "turnId", "turn_1"));
+        assertThat(AgentMessage.parse(Json.write(interrupt)).metadataAs(Control.class)).isEqualTo(Control.interrupt("turn_1"));
+        assertThat(received(AgentMessage.of("default", "api", "lead", "", Control.interrupt(null))))
+                .isEqualTo(Map.of("action", "interrupt"));
+
+        AgentMessage teleport = new AgentMessage("m1", "default", "api", "lead", MessageType.CONTROL, "",
+                Map.of("action", "teleport"), TS);
+        assertThatThrownBy(() -> teleport.metadataAs(Control.class)).isInstanceOf(ProtocolException.class)
+                .hasMessageStartingWith("metadata is not a valid Control")
+                .hasMessageContaining("unknown control action \"teleport\"; known: interrupt");
+    }
+
+    @Test
     void unknownMetadataFieldsAreIgnoredSoNewerProducersDoNotBreakOlderReaders() {
         AgentMessage m = AgentMessage.parse("""
                 {"id":"m1","team":"default","from":"lead","to":"alice","type":"shutdown_request","content":"stop",
@@ -316,7 +333,7 @@ class PayloadJsonTest {
                 .map(c -> MessageMetadata.from(Map.of(), c.asSubclass(MessageMetadata.class)).type()).toList();
         assertThat(types).containsExactlyInAnyOrder(MessageType.MESSAGE, MessageType.BACKGROUND_DONE,
                 MessageType.SHUTDOWN_REQUEST, MessageType.SHUTDOWN_RESPONSE, MessageType.PLAN_APPROVAL_REQUEST,
-                MessageType.PLAN_APPROVAL_RESPONSE, MessageType.TASK_AVAILABLE, MessageType.SPAWN);
+                MessageType.PLAN_APPROVAL_RESPONSE, MessageType.TASK_AVAILABLE, MessageType.SPAWN, MessageType.CONTROL);
         // and no record serialises its type() into the metadata object
         JsonNode spawn = Json.MAPPER.valueToTree(new Spawn("r", "p", false));
         assertThat(spawn.has("type")).isFalse();
