@@ -11,7 +11,13 @@ import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
  * A tool context with an identity and nothing else, for testing tools that only need to know who calls them (cron,
  * memory, task board). Anything else fails loudly. Shared with other modules through core's test-jar.
  */
-public record IdentityContext(String team, String agent, AgentRole role) implements ToolContext {
+public record IdentityContext(String team, String agent, AgentRole role, WorkspaceToolExecutor workspace)
+        implements ToolContext {
+
+    /** An identity without a workspace (tools that touch none). */
+    public IdentityContext(String team, String agent, AgentRole role) {
+        this(team, agent, role, null);
+    }
 
     /** The lead of {@code team}. */
     public static IdentityContext lead(String team) {
@@ -40,7 +46,10 @@ public record IdentityContext(String team, String agent, AgentRole role) impleme
 
     @Override
     public WorkspaceToolExecutor workspace() {
-        throw new UnsupportedOperationException("this tool context has no workspace");
+        if (workspace == null) {
+            throw new UnsupportedOperationException("this tool context has no workspace");
+        }
+        return workspace;
     }
 
     @Override

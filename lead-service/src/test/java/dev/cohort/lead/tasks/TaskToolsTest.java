@@ -15,10 +15,6 @@ import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.Toolsets;
-import dev.cohort.core.tools.skills.SkillCatalog;
-import dev.cohort.core.tools.subagent.SubagentRunner;
-import dev.cohort.core.tools.todo.TodoList;
-import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.tasks.tools.TaskTools;
 import io.agroal.api.AgroalDataSource;
@@ -371,55 +367,13 @@ class TaskToolsTest {
     @Inject
     dev.cohort.lead.service.LeadEngine engine;
 
-    /** The lead of {@code team} with the real tool runner as its workspace (the team workspace as cwd). */
-    private record RunnerContext(String team, WorkspaceToolExecutor workspace) implements ToolContext {
-        @Override
-        public String agent() {
-            return "lead";
-        }
-
-        @Override
-        public AgentRole role() {
-            return AgentRole.LEAD;
-        }
-
-        @Override
-        public String cwd() {
-            return null;
-        }
-
-        @Override
-        public String turnId() {
-            return "turn-test";
-        }
-
-        @Override
-        public boolean unattended() {
-            return false;
-        }
-
-        @Override
-        public TodoList todos() {
-            throw new UnsupportedOperationException("no todo list");
-        }
-
-        @Override
-        public SkillCatalog skills() {
-            throw new UnsupportedOperationException("no skills");
-        }
-
-        @Override
-        public SubagentRunner subagents() {
-            throw new UnsupportedOperationException("no subagents");
-        }
-    }
-
     @Test
     void repeatedWorktreeCallsGetTheirFirstResultsAndDoNotBindOrUnbindAgain() {
         String wt = "wt-idem-" + UUID.randomUUID().toString().substring(0, 8);
         io.restassured.RestAssured.given().contentType("application/json").body(Map.of("id", wt))
                 .post("/api/v1/teams").then().statusCode(201); // prepares the team's git workspace on the tool runner
-        ToolContext ctx = new RunnerContext(wt, engine.workspace());
+        // the lead of the team with the real tool runner as its workspace (the team workspace as cwd)
+        ToolContext ctx = new IdentityContext(wt, "lead", AgentRole.LEAD, engine.workspace());
         String t = "task_" + service.create(wt, "lead", "auth work", "", List.of()).id();
         ToolCall make = newCall("create_worktree", "{\"name\":\"auth\",\"task_id\":\"" + t + "\"}");
         ToolResult made = run(ctx, make);
