@@ -1,0 +1,522 @@
+package dev.cohort.core.host;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.engine.AgentContext;
+import dev.cohort.core.engine.AgentEngine;
+import dev.cohort.core.engine.AgentSession;
+import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.engine.StopReason;
+import dev.cohort.core.engine.TurnResult;
+import dev.cohort.core.protocol.Json;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.jboss.logging.Logger;
+
+/**
+ * Hosts the agents this replica owns, one actor per {@link AgentKey}, for any kind of agent (its
+ * {@link AgentProgram}). Shared by lead-service and teammate-service; no Quarkus, no Kafka, no SQL here (the
+ * {@link AgentStore} is a port).
+ *
+ * <p>An actor has a virtual thread only while its agent works; an idle or parked agent costs one map entry. Its
+ * sequence, each step of it holding a running-turn slot ({@link HostSettings#maxRunningTurns}: beyond it, woken agents
+ * wait for one in arrival order, they do not fail; the slot is given back after each turn so a long queue does not
+ * starve others):
+ * <pre>
+ *   adopt (store.adopt bumps the version: only this host can save from now on)
+ *   → open the session from the saved state
+ *   → if a turn was in progress (a crash, a move, an answered approval): resume it (saved results are not run again)
+ *   → loop: program.next() → a Turn: run it | Sleep(park): record the park and let the thread go
+ * </pre>
+ * Every step's save goes through the store with this actor's own last version (never a fresh read), and marks the
+ * inputs the saved state now contains as injected in the same transaction. A save refused by the fence
+ * ({@link OwnershipLostException}) means another host adopted the agent: this actor lets it go.
+ *
+ * <p>Parked agents (an approval, a protocol reply, an idle deadline) hold no thread and no session: the one sweeper
+ * ({@link #sweep}, every {@link HostSettings#sweepInterval}) asks the program once for all waited-for ids and wakes
+ * those settled or past their deadline; {@link #wake} on any inbox item wakes them at once.
+ *
+ * <p>Hand-over ({@link #detach}): a revoked partition or a shutdown detaches the actors; each stops at its next step
+ * boundary with its turn saved in progress (not cancelled, not failed) and this waits, bounded, until none of them is
+ * inside a turn, so the new owner does not resume a turn this host still writes. A wake-up for a handed-over agent is
+ * ignored until {@link #adopt} takes it back.
+ */
+public final class AgentHost implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(AgentHost.class);
+
+    private final AgentEngine engine;
+    private final AgentStore store;
+    private final AgentProgram program;
+    private final HostSettings settings;
+
+    private final ConcurrentHashMap<AgentKey, Actor> actors = new ConcurrentHashMap<>();
+    /** Agents handed over: no wake-up starts them here until {@link #adopt} takes them back. */
+    private final Set<AgentKey> released = ConcurrentHashMap.newKeySet();
+    /** Parked agents with something to sweep for (a waited-for id or a deadline). */
+    private final ConcurrentHashMap<AgentKey, Park> parked = new ConcurrentHashMap<>();
+    /** Fair: agents waiting for a slot get one in arrival order. */
+    private volatile Semaphore turnSlots;
+    private volatile boolean stopping;
+    private ScheduledExecutorService sweeper;
+
+    public AgentHost(AgentEngine engine, AgentStore store, AgentProgram program, HostSettings settings) {
+        this.engine = Objects.requireNonNull(engine, "engine");
+        this.store = Objects.requireNonNull(store, "store");
+        this.program = Objects.requireNonNull(program, "program");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.turnSlots = new Semaphore(settings.maxRunningTurns(), true);
+    }
+
+    /** Starts the sweeper (one platform thread for the whole host). */
+    public synchronized AgentHost start() {
+        if (sweeper == null) {
+            sweeper = Executors.newSingleThreadScheduledExecutor(
+                    Thread.ofPlatform().daemon().name("agent-host-sweeper").factory());
+            long ms = settings.sweepInterval().toMillis();
+            sweeper.scheduleWithFixedDelay(this::sweep, ms, ms, TimeUnit.MILLISECONDS);
+        }
+        return this;
+    }
+
+    public HostSettings settings() {
+        return settings;
+    }
+
+    /** Something may be waiting for the agent (any inbox item): start or nudge its actor; ignored once handed over. */
+    public void wake(AgentKey key) {
+        // a late wake-up (an input consumed just before the revoke) must not adopt the agent back from its new owner
+        if (stopping || released.contains(key)) {
+            return;
+        }
+        actors.computeIfAbsent(key, Actor::new).nudge();
+    }
+
+    /** Wakes the agent only if it is parked here (an approval was answered on this replica). */
+    public void wakeIfParked(AgentKey key) {
+        if (parked.remove(key) != null) {
+            wake(key);
+        }
+    }
+
+    /** The agents on partitions assigned here: each is adopted (and resumed, if a turn was in progress). */
+    public void adopt(Collection<AgentKey> keys) {
+        for (AgentKey k : keys) {
+            released.remove(k);
+            wake(k);
+        }
+    }
+
+    /**
+     * Hands the agents over (a revoked partition, a shutdown): no wake-up starts them here any more, each running
+     * turn stops at its next step boundary and stays saved in progress, and this waits until none of them is inside
+     * a turn or {@code timeout} has passed. Returns the agents out of any turn (those without an actor here
+     * included); one still inside a step at the deadline (a long model call or tool run) stops at its next boundary,
+     * and if the new owner adopted it meanwhile its late save is refused by the fence.
+     */
+    public Set<AgentKey> detach(Collection<AgentKey> keys, Duration timeout) {
+        released.addAll(keys);
+        List<Actor> hosted = new ArrayList<>();
+        for (AgentKey k : keys) {
+            parked.remove(k); // the new owner sweeps for it now
+            Actor a = actors.get(k);
+            if (a != null) {
+                a.detach();
+                hosted.add(a);
+            }
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Set<AgentKey> stopped = new TreeSet<>(java.util.Comparator.comparing(AgentKey::id));
+        stopped.addAll(keys);
+        for (Actor a : hosted) {
+            if (!a.awaitOutOfTurn(deadline)) {
+                stopped.remove(a.key);
+            }
+        }
+        if (stopped.size() < keys.size()) {
+            List<String> still = keys.stream().filter(k -> !stopped.contains(k)).map(AgentKey::id).sorted().toList();
+            LOG.warnf("agents %s still in a step after %s: handed over anyway (their late saves are refused)", still,
+                    timeout);
+        }
+        return stopped;
+    }
+
+    /**
+     * Ends the agent's turn (a user's interrupt): a running turn stops at its next step, cancelled; a parked one is
+     * resumed cancelled, so its waiting call is answered "not run". False when no turn of it is running or parked here.
+     */
+    public boolean interrupt(AgentKey key) {
+        Actor a = actors.get(key);
+        if (a == null) {
+            return false;
+        }
+        boolean running = a.interruptTurn();
+        // parking registers itself before it checks for a cancel, and this checks for a parked turn after
+        // cancelling: an interrupt that races with the turn parking is seen by one side or the other, never lost
+        if (parked.get(key) != null && parked.get(key).phase() != Phase.IDLE) {
+            a.cancelOnResume = true;
+            parked.remove(key);
+            wake(key);
+            return true;
+        }
+        return running;
+    }
+
+    /**
+     * One sweep over the parked agents: one {@link AgentProgram#settled} call for every waited-for id, then wakes
+     * those settled or past their deadline. Run by the sweeper thread; public so tests can drive it.
+     */
+    public void sweep() {
+        if (parked.isEmpty() || stopping) {
+            return;
+        }
+        Instant now = settings.clock().instant();
+        List<String> ids = parked.values().stream().map(Park::waitingFor).filter(Objects::nonNull).distinct().toList();
+        Set<String> settled = Set.of();
+        if (!ids.isEmpty()) {
+            try {
+                settled = program.settled(ids);
+            } catch (RuntimeException e) {
+                LOG.warnf("cannot check what %d parked agents wait for (retried at the next sweep): %s", ids.size(),
+                        e.toString());
+            }
+        }
+        for (var e : parked.entrySet()) {
+            Park p = e.getValue();
+            if ((p.waitingFor() != null && settled.contains(p.waitingFor())) || p.expired(now)) {
+                if (parked.remove(e.getKey(), p)) {
+                    wake(e.getKey());
+                }
+            }
+        }
+    }
+
+    /** How the agent is parked here, if it is (for the sweeper's registry; an idle agent without deadline is not). */
+    public Optional<Park> parkedOn(AgentKey key) {
+        return Optional.ofNullable(parked.get(key));
+    }
+
+    /** True while the agent has a thread here (running or waiting for a turn slot). */
+    public boolean hosting(AgentKey key) {
+        Actor a = actors.get(key);
+        return a != null && a.running.get();
+    }
+
+    /** Agents with a thread here now. */
+    public int hostingCount() {
+        return (int) actors.values().stream().filter(a -> a.running.get()).count();
+    }
+
+    /** Agents parked here with something to sweep for. */
+    public int parkedCount() {
+        return parked.size();
+    }
+
+    /** Turn slots in use. */
+    public int runningTurns() {
+        return settings.maxRunningTurns() - turnSlots.availablePermits();
+    }
+
+    /** Replaces the turn slots, for tests only, while no turn runs (a slot goes back to the semaphore it came from). */
+    public void turnSlots(Semaphore slots) {
+        turnSlots = Objects.requireNonNull(slots);
+    }
+
+    public Semaphore turnSlots() {
+        return turnSlots;
+    }
+
+    /** What an actor does after an unexpected failure, for tests: see {@link Actor#abandonTurn}. */
+    public void abandonTurn(AgentKey key, RuntimeException cause) {
+        Actor a = actors.get(key);
+        if (a == null) {
+            throw new IllegalStateException("agent " + key + " was never hosted here");
+        }
+        a.abandonTurn(cause);
+    }
+
+    /**
+     * Stops the sweeper and hands every agent over (bounded by {@link HostSettings#handoverTimeout}): resumed by the
+     * next owner, or by this replica after a restart.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (sweeper != null) {
+                sweeper.shutdownNow();
+            }
+        }
+        stopping = true;
+        detach(List.copyOf(actors.keySet()), settings.handoverTimeout());
+    }
+
+    private static Phase phaseOfWait(AgentState.Wait w) {
+        return AgentState.Wait.APPROVAL.equals(w.kind()) ? Phase.WAITING_APPROVAL : Phase.WAITING_REPLY;
+    }
+
+    /** One agent. */
+    private final class Actor {
+        private final AgentKey key;
+        private final AtomicBoolean running = new AtomicBoolean();
+        private volatile boolean again;
+        private volatile AgentSession session;
+        /** The state as adopted, until a session holds it (what a failure before the session can save). */
+        private volatile AgentState adopted;
+        /** Interrupted while parked: the next resume ends the turn instead of asking again. */
+        volatile boolean cancelOnResume;
+        /**
+         * The version of this host's last adopt or write: the fence of its next write (never a fresh read's). -1
+         * before the first adopt: no row has it, so nothing is saved for an agent this actor never adopted.
+         */
+        private volatile long version = -1;
+        /** The park the store holds (null: the phase follows the saved state), so an unchanged park is not rewritten. */
+        private Park stored;
+        /** The slot this actor holds, from the semaphore it was taken from; null when it holds none. */
+        private Semaphore slot;
+        /** Completed when this actor is out of any turn (holds no slot): what a hand-over waits for. */
+        private volatile CompletableFuture<Void> outOfTurn = CompletableFuture.completedFuture(null);
+
+        Actor(AgentKey key) {
+            this.key = key;
+        }
+
+        void nudge() {
+            again = true;
+            if (running.compareAndSet(false, true)) {
+                Thread.ofVirtual().name("agent-" + key.id()).start(this::loop);
+            }
+        }
+
+        void detach() {
+            AgentSession s = session;
+            if (s != null) {
+                s.detach();
+            }
+        }
+
+        boolean interruptTurn() {
+            AgentSession s = session;
+            if (s != null && s.turnInProgress()) {
+                s.cancel();
+                return true;
+            }
+            return false;
+        }
+
+        private boolean handedOver() {
+            return stopping || released.contains(key);
+        }
+
+        /** Waits for a slot; false, holding none, when the agent was handed over meanwhile. */
+        private boolean takeSlot() {
+            Semaphore slots = turnSlots;
+            slots.acquireUninterruptibly();
+            slot = slots;
+            // announced before the check: a hand-over either sees this turn or this sees the hand-over
+            outOfTurn = new CompletableFuture<>();
+            if (handedOver()) {
+                freeSlot();
+                return false;
+            }
+            return true;
+        }
+
+        private void freeSlot() {
+            Semaphore s = slot;
+            slot = null;
+            if (s != null) {
+                s.release();
+            }
+            outOfTurn.complete(null);
+        }
+
+        boolean awaitOutOfTurn(long deadlineNanos) {
+            try {
+                outOfTurn.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+                return true;
+            } catch (TimeoutException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (ExecutionException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        private void loop() {
+            try {
+                while (true) {
+                    again = false;
+                    try {
+                        work();
+                    } catch (OwnershipLostException e) {
+                        LOG.infof("agent=%s let go: %s", key, e.getMessage());
+                        return;
+                    } catch (RuntimeException e) {
+                        LOG.errorf(e, "agent=%s turn failed unexpectedly", key);
+                        abandonTurn(e);
+                        // the next input gets a fresh turn; a failure that repeats at once is not retried in a loop
+                        if (!again) {
+                            return;
+                        }
+                        continue;
+                    }
+                    if (!again || handedOver()) {
+                        return;
+                    }
+                }
+            } finally {
+                session = null;
+                adopted = null;
+                running.set(false);
+                // a wake-up that raced with the exit
+                if (again && !handedOver() && running.compareAndSet(false, true)) {
+                    Thread.ofVirtual().name("agent-" + key.id()).start(this::loop);
+                }
+            }
+        }
+
+        private void work() {
+            if (!takeSlot()) {
+                return;
+            }
+            AgentSession s;
+            try {
+                if (!program.exists(key)) {
+                    return;
+                }
+                parked.remove(key);
+                AgentRecord rec = store.adopt(key, settings.instance());
+                version = rec.version();
+                stored = rec.park();
+                adopted = rec.state();
+                AgentContext ctx = program.context(key, rec).withStore(this::save);
+                s = engine.open(ctx, rec.state());
+                session = s;
+                program.adopted(key, s);
+                if (s.turnInProgress()) {
+                    String turnId = rec.state().turn().turnId();
+                    LOG.infof("agent=%s turn=%s resuming", key, turnId);
+                    program.resuming(key, turnId);
+                    if (cancelOnResume) {
+                        cancelOnResume = false;
+                        s.cancel();
+                    }
+                    if (!finish(s, s.resume())) {
+                        return; // parked again, or handed over
+                    }
+                }
+            } finally {
+                freeSlot();
+            }
+            while (takeSlot()) {
+                try {
+                    Next next = program.next(key, s);
+                    if (next instanceof Next.Sleep sleep) {
+                        park(sleep.park());
+                        return;
+                    }
+                    Next.Turn t = (Next.Turn) next;
+                    if (!finish(s, s.run(t.text(), t.source(), t.unattended(), t.inputIds()))) {
+                        return;
+                    }
+                } finally {
+                    freeSlot();
+                }
+            }
+        }
+
+        /** Records the park (when it changed) and registers it with the sweeper when there is something to sweep for. */
+        private void park(Park p) {
+            if (!p.equals(stored)) {
+                version = store.park(key, p, version);
+                stored = p;
+            }
+            if (p.waitingFor() != null || p.deadline() != null) {
+                parked.put(key, p);
+            }
+        }
+
+        /** Hands the result to the program; false when the turn did not end (parked or detached). */
+        private boolean finish(AgentSession s, TurnResult r) {
+            if (r.reason() == StopReason.PARKED) {
+                s.waiting().ifPresent(w -> parked.put(key, new Park(phaseOfWait(w), w.id(), null)));
+                if (s.cancelled()) {
+                    // interrupted just as it parked: resume it at once, cancelled
+                    parked.remove(key);
+                    cancelOnResume = true;
+                    again = true;
+                }
+            }
+            program.stopped(key, r);
+            return !r.inProgress();
+        }
+
+        /** The engine's StateStore: fenced by this actor's version; a hand-over asks the session to detach here too. */
+        private void save(AgentState state, List<String> injectedIds) {
+            if (handedOver()) {
+                // a detach asked before run() began was reset by it, so ask again at each save
+                AgentSession s = session;
+                if (s != null) {
+                    s.detach();
+                }
+            }
+            version = store.save(key, state, version, injectedIds);
+            stored = state.turn() == null ? Park.IDLE : null;
+        }
+
+        /**
+         * An unexpected failure (a bug, the store down) must not wedge the agent: its turn in progress is ended (the
+         * conversation is kept; the engine repairs unpaired calls on the next turn), fenced by this actor's own
+         * version, so after a takeover nothing of the new owner's is touched, and the program reports it.
+         */
+        void abandonTurn(RuntimeException cause) {
+            AgentSession s = session;
+            String msg = "the turn failed unexpectedly: " + cause;
+            try {
+                AgentState st = s != null ? s.snapshot() : adopted;
+                if (st == null || version < 0) {
+                    program.abandoned(key, null, msg);
+                    return;
+                }
+                String turnId = st.turn() == null ? null : st.turn().turnId();
+                version = store.save(key, withoutTurn(st), version, List.of());
+                stored = Park.IDLE;
+                program.abandoned(key, turnId, msg);
+            } catch (OwnershipLostException lost) {
+                LOG.infof("agent=%s failed turn not recorded: another host owns the agent now (%s)", key,
+                        lost.getMessage());
+            } catch (RuntimeException again) {
+                LOG.errorf(again, "agent=%s cannot record the failed turn", key);
+            }
+        }
+    }
+
+    /** The same state without its turn in progress (edited as JSON, so state fields added later are kept). */
+    static AgentState withoutTurn(AgentState st) {
+        try {
+            ObjectNode json = (ObjectNode) Json.MAPPER.readTree(st.toJson());
+            json.remove("turn");
+            return AgentState.fromJson(json.toString());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("an agent state that does not read back as JSON: " + e.getMessage(), e);
+        }
+    }
+}
