@@ -5,7 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.Usage;
+import dev.cohort.core.host.AgentKey;
+import dev.cohort.core.host.AgentRecord;
+import dev.cohort.host.store.InputLedger;
+import dev.cohort.host.store.PgAgentStore;
 import dev.cohort.lead.persistence.AgentRepository;
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.util.List;
@@ -20,8 +25,19 @@ class TeamUsageTest {
     @Inject
     AgentRepository agents;
 
-    private static String state(Usage u) {
-        return new AgentState(AgentState.VERSION, List.of(), List.of(), 0, List.of(), u, null).toJson();
+    @Inject
+    AgroalDataSource ds;
+
+    private static AgentState state(Usage u) {
+        return new AgentState(AgentState.VERSION, List.of(), List.of(), 0, List.of(), u, null);
+    }
+
+    /** Creates the agent with {@code usage} saved, as a host does at its first step. */
+    private AgentRecord saved(PgAgentStore store, String team, String name, Usage usage) {
+        AgentKey key = new AgentKey(team, name);
+        AgentRecord r = store.adopt(key, "test-host");
+        long v = store.save(key, state(usage), r.version(), List.of());
+        return new AgentRecord(key, state(usage), null, v);
     }
 
     private static String team(String prefix) {
@@ -34,14 +50,14 @@ class TeamUsageTest {
     void aTeamsUsageSumsTheLatestSavedUsageOfEachOfItsAgentsAndNoOtherTeams() {
         String team = team("usage");
         String other = team("usage-other");
-        agents.adopt(team, "lead", state(new Usage(100, 50, 2, 0.25)), "test-host");
-        AgentRepository.AgentRow alice = agents.adopt(team, "alice", state(new Usage(1000, 500, 5, 0.5)), "test-host");
-        agents.adopt(other, "lead", state(new Usage(7, 7, 7, 7)), "test-host");
+        PgAgentStore store = new PgAgentStore(ds, "lead", InputLedger.NONE);
+        saved(store, team, "lead", new Usage(100, 50, 2, 0.25));
+        AgentRecord alice = saved(store, team, "alice", new Usage(1000, 500, 5, 0.5));
+        saved(store, other, "lead", new Usage(7, 7, 7, 7));
         assertThat(agents.teamUsage(team)).isEqualTo(new Usage(1100, 550, 7, 0.75));
 
         // a later save of one agent is what counts, not its earlier state
-        agents.save(team, "alice", state(new Usage(3000, 1000, 9, 1.5)), "running", "turn-1", alice.version(),
-                List.of(), List.of());
+        store.save(alice.key(), state(new Usage(3000, 1000, 9, 1.5)), alice.version(), List.of());
         assertThat(agents.teamUsage(team)).isEqualTo(new Usage(3100, 1050, 11, 1.75));
         assertThat(agents.teamUsage(other)).isEqualTo(new Usage(7, 7, 7, 7));
     }

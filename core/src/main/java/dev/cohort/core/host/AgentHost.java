@@ -410,7 +410,7 @@ public final class AgentHost implements AutoCloseable {
                 AgentContext ctx = program.context(key, rec).withStore(this::save);
                 s = engine.open(ctx, rec.state());
                 session = s;
-                program.adopted(key, s);
+                program.adopted(key, rec, s);
                 if (s.turnInProgress()) {
                     String turnId = rec.state().turn().turnId();
                     LOG.infof("agent=%s turn=%s resuming", key, turnId);
@@ -493,7 +493,8 @@ public final class AgentHost implements AutoCloseable {
             try {
                 AgentState st = s != null ? s.snapshot() : adopted;
                 if (st == null || version < 0) {
-                    program.abandoned(key, null, msg);
+                    // no state in hand: this actor holds no turn (never adopted, or already out of its loop)
+                    LOG.infof("agent=%s failure outside a turn, nothing to end: %s", key, cause.toString());
                     return;
                 }
                 String turnId = st.turn() == null ? null : st.turn().turnId();

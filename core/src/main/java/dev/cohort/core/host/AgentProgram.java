@@ -24,7 +24,7 @@ public interface AgentProgram {
     AgentContext context(AgentKey key, AgentRecord record);
 
     /** Just adopted, before a turn in progress is resumed (e.g. the lead re-queues a prompt whose turn never saved). */
-    default void adopted(AgentKey key, AgentSession session) {
+    default void adopted(AgentKey key, AgentRecord record, AgentSession session) {
     }
 
     /** The turn {@code turnId} in progress is about to be resumed (after a restart, a move, or an answered approval). */

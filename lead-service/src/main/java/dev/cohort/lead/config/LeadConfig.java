@@ -45,28 +45,4 @@ public interface LeadConfig {
     /** Requests to the tool runner can be long-running commands (bash's own timeout is 120 s by default). */
     @WithDefault("10m")
     Duration toolRunnerTimeout();
-
-    /**
-     * How often one query checks the approvals that parked turns wait for: answers given on another replica and
-     * expiries wake them (an answer given on this replica wakes its turn at once). A parked turn holds no thread.
-     */
-    @WithDefault("2s")
-    Duration parkedCheckInterval();
-
-    /**
-     * How long a revoked partition or a shutdown waits for the turns of its leads to reach a step boundary (they are
-     * detached, not cancelled: the turn stays in progress for the next owner) before the new owner may start. 5 s
-     * covers a typical step; a longer model call or tool run is not waited for: its late save is refused by the new
-     * owner's version bump, so waiting longer only delays the hand-over.
-     */
-    @WithDefault("5s")
-    Duration handoverTimeout();
-
-    /**
-     * Most turns this replica runs at once; woken leads beyond it wait in arrival order for a running turn to end or
-     * park (a parked or idle lead holds no slot). A running agent keeps its whole conversation on the heap and calls
-     * the model provider, whose rate limit is shared by the replica: 64 keeps both bounded on a default heap.
-     */
-    @WithDefault("64")
-    int maxRunningTurns();
 }

@@ -13,7 +13,12 @@ import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.lead.ModelRules;
 import dev.cohort.lead.persistence.AgentRepository;
 import dev.cohort.lead.persistence.AgentRepository.AgentRow;
-import dev.cohort.lead.persistence.AgentRepository.OwnershipLostException;
+import dev.cohort.core.host.AgentKey;
+import dev.cohort.core.host.AgentRecord;
+import dev.cohort.core.host.OwnershipLostException;
+import dev.cohort.host.store.InputLedger;
+import dev.cohort.host.store.PgAgentStore;
+import io.agroal.api.AgroalDataSource;
 import dev.cohort.lead.persistence.EventRepository;
 import dev.cohort.lead.persistence.PromptRepository;
 import io.quarkus.test.junit.QuarkusTest;
@@ -56,6 +61,20 @@ class LeadHandoverTest {
     PromptRepository prompts;
 
     @Inject
+    AgroalDataSource ds;
+
+    /** A second host's view of the same rows: the shared store over lead.agents. */
+    private PgAgentStore store() {
+        return new PgAgentStore(ds, "lead", InputLedger.NONE);
+    }
+
+    /** A state with a turn in progress, as a host saves it during a turn. */
+    private static AgentState working(String turnId) {
+        return new AgentState(AgentState.VERSION, List.of(), List.of(), 0, List.of(), null,
+                new AgentState.TurnProgress(turnId, "http", false, 0, 0, null, null));
+    }
+
+    @Inject
     EventRepository eventStore;
 
     ScriptedModelClient model;
@@ -69,16 +88,19 @@ class LeadHandoverTest {
     @Test
     void afterATakeoverTheOldOwnersSaveIsRefusedAndTheNewOwnersStateSurvives() {
         String team = newTeam("fence");
-        String empty = AgentState.empty().toJson();
-        AgentRow a = agents.adopt(team, "alice", empty, "host-a");
-        AgentRow b = agents.adopt(team, "alice", empty, "host-b");
+        PgAgentStore store = store();
+        AgentKey alice = new AgentKey(team, "alice");
+        AgentRecord a = store.adopt(alice, "host-a");
+        AgentRecord b = store.adopt(alice, "host-b");
         assertThat(b.version()).isGreaterThan(a.version());
-        assertThat(b.owner()).isEqualTo("host-b");
+        assertThat(agents.find(team, "alice").orElseThrow().owner()).isEqualTo("host-b");
 
-        long saved = agents.save(team, "alice", empty, "working", "turn-of-b", b.version(), List.of(), List.of());
+        long saved = store.save(alice, working("turn-of-b"), b.version(), List.of());
         // the old owner's late save (it never saw the takeover) is refused, whoever writes first
-        assertThatThrownBy(() -> agents.save(team, "alice", empty, "idle", null, a.version(), List.of(), List.of()))
+        assertThatThrownBy(() -> store.save(alice, AgentState.empty(), a.version(), List.of()))
                 .isInstanceOf(OwnershipLostException.class).hasMessageContaining(team + "/alice");
+        assertThatThrownBy(() -> store.park(alice, dev.cohort.core.host.Park.IDLE, a.version()))
+                .isInstanceOf(OwnershipLostException.class);
 
         AgentRow now = agents.find(team, "alice").orElseThrow();
         assertThat(now.version()).isEqualTo(saved);
@@ -90,20 +112,40 @@ class LeadHandoverTest {
     @Test
     void theOldOwnerLosesEvenWhenItSavesBeforeTheNewOwnerDoes() {
         String team = newTeam("fence-first");
-        String empty = AgentState.empty().toJson();
-        AgentRow a = agents.adopt(team, "bob", empty, "host-a");
-        AgentRow b = agents.adopt(team, "bob", empty, "host-b");
-        assertThatThrownBy(() -> agents.save(team, "bob", empty, "working", "turn-of-a", a.version(), List.of(), List.of()))
+        PgAgentStore store = store();
+        AgentKey bob = new AgentKey(team, "bob");
+        AgentRecord a = store.adopt(bob, "host-a");
+        AgentRecord b = store.adopt(bob, "host-b");
+        assertThatThrownBy(() -> store.save(bob, working("turn-of-a"), a.version(), List.of()))
                 .isInstanceOf(OwnershipLostException.class);
-        agents.save(team, "bob", empty, "working", "turn-of-b", b.version(), List.of(), List.of());
+        store.save(bob, working("turn-of-b"), b.version(), List.of());
         assertThat(agents.find(team, "bob").orElseThrow().turnId()).isEqualTo("turn-of-b");
+    }
+
+    @Test
+    void aParkedPhaseIsSavedWithWhatItWaitsForAndItsDeadlineAndReadBackOnAdopt() {
+        String team = newTeam("fence-park");
+        PgAgentStore store = store();
+        AgentKey carol = new AgentKey(team, "carol");
+        AgentRecord a = store.adopt(carol, "host-a");
+        java.time.Instant deadline = java.time.Instant.parse("2030-01-01T00:00:00Z");
+        store.park(carol, dev.cohort.core.host.Park.idleUntil(deadline), a.version());
+        assertThat(agents.find(team, "carol").orElseThrow().status()).isEqualTo("idle");
+        AgentRecord b = store.adopt(carol, "host-b");
+        assertThat(b.park()).isEqualTo(dev.cohort.core.host.Park.idleUntil(deadline));
+        store.park(carol, new dev.cohort.core.host.Park(dev.cohort.core.host.Phase.WAITING_REPLY, "req-1", null),
+                b.version() );
+        assertThat(agents.find(team, "carol").orElseThrow().status()).isEqualTo("waiting_reply");
+        assertThat(store.adopt(carol, "host-c").park().waitingFor()).isEqualTo("req-1");
     }
 
     @Test
     void adoptingWithoutAnInstanceIdIsRefusedWithAClearError() {
         String team = newTeam("fence-bad");
-        assertThatThrownBy(() -> agents.adopt(team, "carol", AgentState.empty().toJson(), " "))
+        assertThatThrownBy(() -> store().adopt(new AgentKey(team, "carol"), " "))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("adopting instance");
+        assertThatThrownBy(() -> new PgAgentStore(ds, "lead; DROP TABLE x", InputLedger.NONE))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a schema name");
     }
 
     @Test
@@ -115,9 +157,9 @@ class LeadHandoverTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> !host.hosting(team));
 
         // another replica takes the lead over and saves a turn of its own
-        AgentRow taken = agents.adopt(team, Ids.LEAD, AgentState.empty().toJson(), "host-b");
-        long saved = agents.save(team, Ids.LEAD, taken.stateJson(), "working", "turn-of-b", taken.version(), List.of(),
-                List.of());
+        AgentKey lead = new AgentKey(team, Ids.LEAD);
+        AgentRecord taken = store().adopt(lead, "host-b");
+        long saved = store().save(lead, working("turn-of-b"), taken.version(), List.of());
 
         // the old owner's actor now fails unexpectedly and ends "its" turn
         host.abandonTurn(team, new IllegalStateException("injected failure"));
@@ -241,9 +283,9 @@ class LeadHandoverTest {
 
     @Test
     void aCapThatLetsNoTurnRunIsRefusedWithAClearError() {
-        assertThatThrownBy(() -> LeadHost.checkedMaxRunningTurns(0)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("cohort.lead.max-running-turns must be at least 1");
-        assertThat(LeadHost.checkedMaxRunningTurns(1)).isEqualTo(1);
+        assertThatThrownBy(() -> dev.cohort.core.host.HostSettings.defaults("x").withMaxRunningTurns(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("cohort.host.max-running-turns must be at least 1");
     }
 
     // ---- helpers ----------------------------------------------------------------------------------------------

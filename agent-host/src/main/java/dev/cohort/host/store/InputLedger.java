@@ -1,0 +1,24 @@
+package dev.cohort.host.store;
+
+import dev.cohort.core.host.AgentKey;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * Marks a service's inputs (inbox rows, prompts) as taken into an agent's state, inside the transaction of the save
+ * that contains them, so an input is either in the saved conversation and marked, or neither.
+ */
+@FunctionalInterface
+public interface InputLedger {
+    InputLedger NONE = (c, key, turnId, ids) -> {
+    };
+
+    /**
+     * Called with every save, in its transaction, after the state row was written.
+     *
+     * @param turnId      the saved state's turn in progress, null when none
+     * @param injectedIds the ids of the inputs this state contains for the first time (often empty)
+     */
+    void saved(Connection c, AgentKey key, String turnId, List<String> injectedIds) throws SQLException;
+}

@@ -1,0 +1,65 @@
+package dev.cohort.lead.persistence;
+
+import dev.cohort.core.host.AgentKey;
+import dev.cohort.host.store.InputLedger;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The lead's inputs, marked in the transaction of the save that contains them: a prompt that started the turn learns
+ * the turn id at the turn's first save; prompts ({@value #PROMPT}id) and inbox messages ({@value #INBOX}id) injected
+ * into a running turn are marked {@code injected}.
+ */
+public final class LeadInputLedger implements InputLedger {
+
+    /** Input ids of the lead: which table a drained item came from. */
+    public static final String PROMPT = "prompt:";
+    public static final String INBOX = "inbox:";
+
+    @Override
+    public void saved(Connection c, AgentKey key, String turnId, List<String> injectedIds) throws SQLException {
+        String team = key.team();
+        if (turnId != null) {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "UPDATE lead.prompts SET turn_id = ? WHERE team = ? AND status = 'running' AND turn_id IS NULL")) {
+                ps.setString(1, turnId);
+                ps.setString(2, team);
+                ps.executeUpdate();
+            }
+        }
+        if (injectedIds.isEmpty()) {
+            return;
+        }
+        List<String> prompts = new ArrayList<>();
+        List<String> inbox = new ArrayList<>();
+        for (String id : injectedIds) {
+            if (id.startsWith(PROMPT)) {
+                prompts.add(id.substring(PROMPT.length()));
+            } else if (id.startsWith(INBOX)) {
+                inbox.add(id.substring(INBOX.length()));
+            }
+        }
+        mark(c, "UPDATE lead.prompts SET status = 'injected', turn_id = ? WHERE team = ? AND id = ? AND status = 'received'",
+                turnId, team, prompts);
+        mark(c, "UPDATE lead.inbox SET status = 'injected' WHERE status = 'received' AND ? IS NOT NULL AND team = ? AND id = ?",
+                turnId == null ? "-" : turnId, team, inbox);
+    }
+
+    private static void mark(Connection c, String sql, String turnId, String team, List<String> ids) throws SQLException {
+        if (ids.isEmpty()) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            for (String id : ids) {
+                ps.setString(1, turnId);
+                ps.setString(2, team);
+                ps.setString(3, id);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+}

@@ -1,0 +1,213 @@
+package dev.cohort.lead.service;
+
+import static dev.cohort.lead.persistence.LeadInputLedger.INBOX;
+import static dev.cohort.lead.persistence.LeadInputLedger.PROMPT;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.engine.AgentContext;
+import dev.cohort.core.engine.AgentSession;
+import dev.cohort.core.engine.InboxItem;
+import dev.cohort.core.engine.StopReason;
+import dev.cohort.core.engine.TurnResult;
+import dev.cohort.core.engine.hooks.CommandHook;
+import dev.cohort.core.engine.hooks.HookSettings;
+import dev.cohort.core.engine.permission.PermissionMode;
+import dev.cohort.core.host.AgentKey;
+import dev.cohort.core.host.AgentProgram;
+import dev.cohort.core.host.AgentRecord;
+import dev.cohort.core.host.Next;
+import dev.cohort.core.protocol.Ids;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.protocol.PromptSource;
+import dev.cohort.core.protocol.payload.EngineError;
+import dev.cohort.core.protocol.payload.TurnCompleted;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.lead.persistence.AgentRepository;
+import dev.cohort.lead.persistence.ApprovalRepository;
+import dev.cohort.lead.persistence.InboxRepository;
+import dev.cohort.lead.persistence.InboxRepository.InboxRow;
+import dev.cohort.lead.persistence.PromptRepository;
+import dev.cohort.lead.persistence.PromptRepository.QueuedPrompt;
+import dev.cohort.lead.persistence.TeamRepository;
+import io.quarkus.logging.Log;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * What the lead of a team does on the shared {@link dev.cohort.core.host.AgentHost}: its inputs are the team's prompt
+ * queue (oldest first, each one turn; {@code [cron]} prompts run unattended) and, when no prompt waits, the pending
+ * inbox messages (a background job finished, a teammate reported) as one turn; prompts and messages that arrive
+ * during a turn are injected at its next step. A turn's end marks its prompts done or failed; without a model key a
+ * prompt is answered with how to configure one. Parked turns wait on approvals, which {@link #settled} checks.
+ */
+@ApplicationScoped
+public class LeadProgram implements AgentProgram {
+
+    @Inject
+    LeadEngine engine;
+
+    @Inject
+    AgentRepository agents;
+
+    @Inject
+    PromptRepository prompts;
+
+    @Inject
+    InboxRepository inbox;
+
+    @Inject
+    TeamRepository teams;
+
+    @Inject
+    EventService events;
+
+    @Inject
+    ApprovalRepository approvals;
+
+    @Inject
+    dev.cohort.core.llm.LlmGateway gateway;
+
+    @Override
+    public boolean exists(AgentKey key) {
+        return teams.exists(key.team());
+    }
+
+    @Override
+    public AgentContext context(AgentKey key, AgentRecord record) {
+        String team = key.team();
+        String mode = mode(team);
+        return AgentContext.of(team, Ids.LEAD, AgentRole.LEAD, engine.workspace())
+                .withInbox(() -> drain(team))
+                .withTeamContext(() -> "Team: " + team + ". Permission mode: " + mode + ".")
+                .withWorkspaceText(workspaceText(team))
+                .withMode(() -> PermissionMode.of(mode(team)))
+                .withCommandHooks(() -> teamHooks(team))
+                .withTeamUsage(() -> agents.teamUsage(team));
+    }
+
+    @Override
+    public void adopted(AgentKey key, AgentRecord record, AgentSession session) {
+        // a prompt taken for a turn whose first save never happened (a crash in between) is queued again
+        prompts.requeueUnstarted(key.team(), record.state().turn() == null ? null : record.state().turn().turnId());
+    }
+
+    @Override
+    public void resuming(AgentKey key, String turnId) {
+        engine.label(key.team(), prompts.runningPromptOfTurn(key.team(), turnId).orElse(null));
+    }
+
+    @Override
+    public Next next(AgentKey key, AgentSession session) {
+        String team = key.team();
+        while (true) {
+            QueuedPrompt p = prompts.next(team).orElse(null);
+            if (p != null) {
+                if (!prompts.markRunning(team, p.id())) {
+                    continue;
+                }
+                if (!gateway.settings().hasApiKey()) {
+                    noModel(team, p);
+                    continue;
+                }
+                engine.label(team, p.id());
+                boolean cron = PromptSource.CRON.equals(p.source());
+                Log.infof("team=%s agent=lead prompt=%s turn starting (source=%s)", team, p.id(), p.source());
+                // the prompt learns the turn id at the turn's first save (LeadInputLedger)
+                return Next.turn(cron ? "[cron] " + p.text() : p.text(), p.source(), cron, List.of());
+            }
+            List<InboxRow> waiting = inbox.pending(team, 50);
+            if (!waiting.isEmpty()) {
+                engine.label(team, null);
+                // the turn's input is these messages: marked injected with the turn's first save
+                String text = String.join("\n\n", waiting.stream().map(InboxFormatter::format).toList());
+                return Next.turn(text, "inbox", false, waiting.stream().map(m -> INBOX + m.id()).toList());
+            }
+            return Next.idle();
+        }
+    }
+
+    @Override
+    public void stopped(AgentKey key, TurnResult r) {
+        String team = key.team();
+        engine.label(team, null);
+        if (r.inProgress()) {
+            Log.infof("team=%s agent=lead turn=%s %s: %s", team, r.turnId(), r.reason().wire(), r.text());
+            return;
+        }
+        String status = r.reason() == StopReason.COMPLETED ? "done" : "failed";
+        prompts.finishTurn(team, r.turnId(), status);
+        Log.infof("team=%s agent=lead turn=%s ended: %s", team, r.turnId(), r.reason());
+    }
+
+    @Override
+    public void abandoned(AgentKey key, String turnId, String message) {
+        String team = key.team();
+        String msg = "the lead's turn failed unexpectedly: " + message;
+        try {
+            String promptId = turnId == null ? null : prompts.runningPromptOfTurn(team, turnId).orElse(null);
+            events.emit(team, Ids.LEAD, EngineError.of(null, msg).withPromptId(promptId));
+            events.emit(team, Ids.LEAD, TurnCompleted.failedByHost(turnId, msg, promptId,
+                    turnId == null ? null : prompts.idsOfTurn(team, turnId)));
+            if (turnId != null) {
+                prompts.finishTurn(team, turnId, "failed");
+            }
+            // a prompt marked running before its turn's first save has no turn id yet
+            prompts.failRunningWithoutTurn(team);
+        } finally {
+            engine.label(team, null);
+        }
+    }
+
+    @Override
+    public Set<String> settled(Collection<String> waitingFor) {
+        return new HashSet<>(approvals.settled(List.copyOf(waitingFor)));
+    }
+
+    /** Without a key every call would fail with 401: say how to configure a model instead. */
+    private void noModel(String team, QueuedPrompt p) {
+        String msg = "no model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL, MODEL_ID for another OpenAI-compatible "
+                + "endpoint) and restart, or run `./cohort up --scripted-model` to try Cohort with the scripted model";
+        events.emit(team, Ids.LEAD, EngineError.of(null, msg).withPromptId(p.id()));
+        events.emit(team, Ids.LEAD, TurnCompleted.failedByHost(null, msg, p.id(), null));
+        prompts.setStatus(team, p.id(), "failed");
+    }
+
+    /**
+     * Prompts and messages that arrived during the turn, injected at the next step. The engine hands each id back with
+     * the save of the state that contains it, so nothing is remembered here (and no lock is held around JDBC).
+     */
+    private List<InboxItem> drain(String team) {
+        List<InboxItem> out = new ArrayList<>();
+        for (QueuedPrompt p : prompts.pending(team, 20)) {
+            out.add(new InboxItem(PROMPT + p.id(), (PromptSource.CRON.equals(p.source()) ? "[cron] " : "") + p.text()));
+        }
+        for (InboxRow m : inbox.pending(team, 50)) {
+            out.add(new InboxItem(INBOX + m.id(), InboxFormatter.format(m)));
+        }
+        return out;
+    }
+
+    private String mode(String team) {
+        return teams.find(team).map(t -> t.permissionMode()).orElse("default");
+    }
+
+    /** The team's command hooks (API settings), read at each turn start: an edit applies from the next turn. */
+    private List<CommandHook> teamHooks(String team) {
+        String json = teams.find(team).map(t -> t.hooks()).orElse(null);
+        return json == null ? List.of() : HookSettings.parse(Json.read(json, JsonNode.class), "team settings");
+    }
+
+    private String workspaceText(String team) {
+        if (Ids.DEFAULT_TEAM.equals(team)) {
+            return "the team's git repository (the tool runner's root)";
+        }
+        String own = teams.find(team).map(t -> t.workspace()).orElse(null);
+        return own != null ? "the team's git repository (" + own + ")"
+                : "the team's git repository (teams/" + team + " under the tool runner's root)";
+    }
+}
