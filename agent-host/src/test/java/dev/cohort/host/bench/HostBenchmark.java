@@ -121,6 +121,7 @@ public final class HostBenchmark {
                 + "%d turns)%n", gaps[gaps.length / 2] / 1e6, gaps[(int) (gaps.length * 0.99)] / 1e6,
                 gaps[gaps.length - 1] / 1e6, (counting.saves.get() + b.events.stored.get()) / (double) gaps.length,
                 counting.saves.get(), b.events.stored.get(), b.program.ended.get());
+        System.out.printf("   turns ended: %s%n", b.program.reasons);
     }
 
     // ---- 2. parked agents -----------------------------------------------------------------------------------
@@ -309,7 +310,9 @@ public final class HostBenchmark {
     /** Asks for one no-op call per round, {@code roundsPerTurn} rounds a turn; records when each request came. */
     private static final class Model implements ModelClient {
         final int roundsPerTurn;
+        /** Per agent: when each request came, negated for the first request of a turn. */
         final Map<String, Queue<Long>> calls = new ConcurrentHashMap<>();
+        final Map<String, AtomicInteger> reasons = new ConcurrentHashMap<>();
 
         Model(int roundsPerTurn) {
             this.roundsPerTurn = roundsPerTurn;
@@ -320,8 +323,8 @@ public final class HostBenchmark {
             // a gap between two requests of the same turn is one round: reply saved, tool run, result saved, events
             List<Long> out = new ArrayList<>();
             for (int i = 1; i < t.size(); i++) {
-                if (i % (roundsPerTurn + 1) != 0) {
-                    out.add(t.get(i) - t.get(i - 1));
+                if (t.get(i) > 0) {
+                    out.add(t.get(i) - Math.abs(t.get(i - 1)));
                 }
             }
             return out.stream().mapToLong(Long::longValue).toArray();
@@ -329,8 +332,10 @@ public final class HostBenchmark {
 
         @Override
         public Reply chat(Request req) {
-            calls.computeIfAbsent(req.agentId(), a -> new ConcurrentLinkedQueue<>()).add(System.nanoTime());
             Message last = req.messages().get(req.messages().size() - 1);
+            boolean first = last.role() == Message.Role.USER && "work".equals(last.content());
+            calls.computeIfAbsent(req.agentId(), a -> new ConcurrentLinkedQueue<>()).add(first ? -System.nanoTime()
+                    : System.nanoTime());
             String agent = req.agentId().substring(req.agentId().indexOf('/') + 1);
             if (last.content() != null && last.content().startsWith("discard")) {
                 return new Reply(null, List.of(new ModelToolCall(ParkedFleet.callId(agent), ParkedFleet.TOOL,
@@ -340,8 +345,9 @@ public final class HostBenchmark {
                     || countTools(req.messages()) >= roundsPerTurn)) {
                 return new Reply("done", List.of(), "stop", 100, 10, null);
             }
-            return new Reply(null, List.of(new ModelToolCall("c" + req.messages().size(), "noop", "{}")), "tool_calls",
-                    100, 10, null);
+            // distinct arguments each round, as real work has (the stuck guard ends a turn repeating one call)
+            return new Reply(null, List.of(new ModelToolCall("c" + req.messages().size(), "noop",
+                    "{\"n\":" + req.messages().size() + "}")), "tool_calls", 100, 10, null);
         }
 
         private static int countTools(List<Message> m) {
@@ -356,7 +362,8 @@ public final class HostBenchmark {
     }
 
     private static final class Noop implements Tool {
-        private final ToolSpecification spec = ToolSchemas.spec("noop", "does nothing", ToolSchemas.object().build());
+        private final ToolSpecification spec = ToolSchemas.spec("noop", "does nothing", ToolSchemas.object()
+                .addProperty("n", ToolSchemas.integer("the round")).required("n").build());
 
         @Override
         public String name() {
@@ -389,6 +396,7 @@ public final class HostBenchmark {
         final Map<AgentKey, AtomicInteger> turns = new ConcurrentHashMap<>();
         final Set<AgentKey> discard = ConcurrentHashMap.newKeySet();
         final AtomicInteger ended = new AtomicInteger();
+        final Map<String, AtomicInteger> reasons = new ConcurrentHashMap<>();
 
         @Override
         public boolean exists(AgentKey key) {
@@ -415,6 +423,7 @@ public final class HostBenchmark {
 
         @Override
         public void stopped(AgentKey key, TurnResult result) {
+            reasons.computeIfAbsent(result.reason().wire(), r -> new AtomicInteger()).incrementAndGet();
             if (!result.inProgress()) {
                 ended.incrementAndGet();
             }

@@ -108,11 +108,17 @@ public final class AgentHost implements AutoCloseable {
         actors.computeIfAbsent(key, Actor::new).nudge();
     }
 
-    /** Wakes the agent only if it is parked here (an approval was answered on this replica). */
-    public void wakeIfParked(AgentKey key) {
-        if (parked.remove(key) != null) {
+    /**
+     * Wakes the agent only if it is parked here on a wait (an approval it waits for was answered); false when it is
+     * not parked here (its owner is another replica, or it already resumed).
+     */
+    public boolean wakeIfParked(AgentKey key) {
+        Park p = parked.get(key);
+        if (p != null && p.phase() != Phase.IDLE && parked.remove(key, p)) {
             wake(key);
+            return true;
         }
+        return false;
     }
 
     /** The agents on partitions assigned here: each is adopted (and resumed, if a turn was in progress). */
@@ -169,9 +175,9 @@ public final class AgentHost implements AutoCloseable {
         boolean running = a.interruptTurn();
         // parking registers itself before it checks for a cancel, and this checks for a parked turn after
         // cancelling: an interrupt that races with the turn parking is seen by one side or the other, never lost
-        if (parked.get(key) != null && parked.get(key).phase() != Phase.IDLE) {
+        Park p = parked.get(key);
+        if (p != null && p.phase() != Phase.IDLE && parked.remove(key, p)) {
             a.cancelOnResume = true;
-            parked.remove(key);
             wake(key);
             return true;
         }

@@ -100,6 +100,12 @@ public class LeadInputConsumer {
         }
         switch (c.action()) {
             case INTERRUPT -> interrupt(m, c);
+            case APPROVAL_RESOLVED -> {
+                if (host.wakeIfParked(m.team())) {
+                    Log.infof("team=%s agent=lead approval %s answered on another replica: parked turn resumed", m.team(),
+                            c.approvalId());
+                }
+            }
         }
     }
 

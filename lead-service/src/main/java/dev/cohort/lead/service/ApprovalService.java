@@ -34,6 +34,9 @@ public class ApprovalService implements ApprovalGateway {
     @Inject
     jakarta.enterprise.inject.Instance<LeadHost> host;
 
+    @Inject
+    dev.cohort.lead.messaging.LeadInboxPublisher inbox;
+
     /** The id of the approval request of one tool call of one turn. */
     public static String idOf(String team, String agent, String turnId, String callId) {
         return UUID.nameUUIDFromBytes((team + "/" + agent + "/" + turnId + "/" + callId)
@@ -72,10 +75,27 @@ public class ApprovalService implements ApprovalGateway {
         if (done) {
             approvals.find(id).ifPresent(row -> {
                 announceResolved(row);
-                host.get().wakeIfParked(row.team()); // the parked turn resumes and finds the answer
+                // the parked turn resumes and finds the answer: here at once, or on the replica that hosts the lead
+                if (!host.get().wakeIfParked(row.team()) && dev.cohort.core.protocol.Ids.LEAD.equals(row.agent())) {
+                    wakeOwner(row);
+                }
             });
         }
         return done;
+    }
+
+    /**
+     * The lead is not parked here: tell the replica that owns the team (a {@code control} on its inbox partition), so
+     * the turn resumes now rather than at that replica's next sweep, which remains the safety net if this fails.
+     */
+    private void wakeOwner(ApprovalRow row) {
+        try {
+            inbox.publish(dev.cohort.core.protocol.AgentMessage.of(row.team(), "approvals",
+                    dev.cohort.core.protocol.Ids.LEAD, "", dev.cohort.core.protocol.payload.Control.approvalResolved(row.id())));
+        } catch (RuntimeException e) {
+            Log.warnf("team=%s approval %s answered; the lead's owner not told (its sweep will find it): %s", row.team(),
+                    row.id(), e.toString());
+        }
     }
 
     private void announceResolved(ApprovalRow row) {

@@ -87,9 +87,9 @@ public class LeadHost {
         host().wake(lead(team));
     }
 
-    /** An approval was answered here: wake the lead at once if this replica hosts its parked turn. */
-    public void wakeIfParked(String team) {
-        host().wakeIfParked(lead(team));
+    /** An approval was answered: wake the lead at once if this replica hosts its parked turn; false if it does not. */
+    public boolean wakeIfParked(String team) {
+        return host().wakeIfParked(lead(team));
     }
 
     /** The teams whose partitions were assigned here: their leads are adopted (and resumed). */

@@ -38,8 +38,13 @@ class LeadInterruptIT {
     private static final String GROUP = "cohort-lead";
     private static final int PARTITIONS = 4; // LeadStack's devstack topics
 
+    /**
+     * A replica with its own Kafka client id; its sweeper practically off (1 h), so a parked turn resumes only when
+     * the answer's {@code approval_resolved} control reaches it, not because a sweep found the answer.
+     */
     private static Map<String, String> clientId(String id) {
-        return Map.of("JAVA_TOOL_OPTIONS", "-Dmp.messaging.incoming.lead-in.client.id=" + id);
+        return Map.of("JAVA_TOOL_OPTIONS", "-Dmp.messaging.incoming.lead-in.client.id=" + id,
+                "COHORT_HOST_SWEEP_INTERVAL", "1h");
     }
 
     /** A turn that never ends on its own: each tool result is answered with another call, 1 s apart (50 calls max). */
@@ -54,11 +59,17 @@ class LeadInterruptIT {
                 ]}""".formatted(agent);
     }
 
+    /**
+     * Also, with the same two replicas: an approval answered on the replica that does not host the parked lead wakes
+     * it on its owner at once (a {@code control approval_resolved} on the lead's inbox partition), with the owner's
+     * sweeper off, and the approved call runs once.
+     */
     @Test
     void anInterruptSentToTheReplicaThatDoesNotHostTheTeamEndsTheTurnOnTheOwnerCancelled() throws Exception {
         try (LeadStack stack = LeadStack.start(true, null, clientId("lead-a"))) {
             try {
                 interruptThroughTheOtherReplica(stack);
+                approveThroughTheOtherReplica(stack);
             } catch (Throwable t) {
                 System.out.println("[LeadInterruptIT] service logs:\n" + stack.logs());
                 throw t;
@@ -97,6 +108,44 @@ class LeadInterruptIT {
         // the lead is idle again, as both replicas see it
         assertThat(LeadStack.json(stack.get("/api/v1/teams/" + team + "/agents/lead").body()).path("status").asText())
                 .isEqualTo("idle");
+    }
+
+    private void approveThroughTheOtherReplica(LeadStack stack) throws Exception {
+        ServiceProcess b = stack.replicas().get(0);
+        Set<Integer> ofA = awaitTwoMembersAndPartitionsOf(stack, "lead-a");
+        String team = IntStream.range(0, 1000).mapToObj(i -> "appr-" + i)
+                .filter(t -> ofA.contains(Utils.toPositive(Utils.murmur2(t.getBytes(StandardCharsets.UTF_8))) % PARTITIONS))
+                .findFirst().orElseThrow();
+        stack.createTeam(team);
+        String agent = team + "/lead";
+        stack.model().load("""
+                {"rules":[
+                  {"name":"rm","match":{"agent":"%1$s","lastMessage":"^clean the build$"},
+                   "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"mkdir -p build && rm -r build && echo removed >> removals.txt"}}]}},
+                  {"name":"after","match":{"agent":"%1$s","lastRole":"tool"},"reply":{"text":"cleaned"}}
+                ]}""".formatted(agent));
+        String promptId = stack.prompt(team, "clean the build");
+        try (EventStream sse = stack.events(team, 0)) {
+            JsonNode asked = await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> sse.ofPrompt(promptId).stream().filter(e -> e.type().equals("approval_requested"))
+                            .map(EventStream.Received::event).findFirst().orElse(null), e -> e != null);
+            String approvalId = asked.path("data").path("approvalId").asText();
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> "waiting_approval"
+                    .equals(LeadStack.json(stack.get("/api/v1/teams/" + team + "/agents/lead").body()).path("status").asText()));
+
+            HttpResponse<String> r = stack.send(HttpRequest.newBuilder(URI.create(b.url() + "/api/v1/teams/" + team
+                    + "/approvals/" + approvalId)).timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"approve\":true}")).build());
+            assertThat(r.statusCode()).isEqualTo(200);
+
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                    .until(() -> sse.ofPrompt(promptId).stream().anyMatch(e -> e.type().equals("turn_completed")));
+            JsonNode done = sse.ofPrompt(promptId).stream().filter(e -> e.type().equals("turn_completed"))
+                    .map(EventStream.Received::event).findFirst().orElseThrow();
+            assertThat(done.path("data").path("status").asText()).isEqualTo("completed");
+        }
+        assertThat(java.nio.file.Files.readString(stack.workspace().resolve("teams").resolve(team).resolve("removals.txt")))
+                .as("the approved call ran once").isEqualTo("removed\n");
     }
 
     /**

@@ -197,6 +197,11 @@ final class LeadStack implements AutoCloseable {
         return tmp.resolve("workspace");
     }
 
+    /** The replicas started with {@link #startReplica}, in start order. */
+    java.util.List<ServiceProcess> replicas() {
+        return java.util.List.copyOf(replicas);
+    }
+
     Connection db() throws SQLException {
         return DriverManager.getConnection(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
     }
