@@ -127,7 +127,7 @@ class LeadInterruptIT {
         String promptId = stack.prompt(team, "clean the build");
         try (EventStream sse = stack.events(team, 0)) {
             JsonNode asked = await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> sse.ofPrompt(promptId).stream().filter(e -> e.type().equals("approval_requested"))
+                    .until(() -> sse.received().stream().filter(e -> e.type().equals("approval_requested"))
                             .map(EventStream.Received::event).findFirst().orElse(null), e -> e != null);
             String approvalId = asked.path("data").path("approvalId").asText();
             await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> "waiting_approval"
