@@ -31,4 +31,14 @@ class EngineConfigWiringTest {
         assertThat(s.budgets()).isEqualTo(Budgets.unlimited());
         assertThat(s.compaction()).isEqualTo(CompactionSettings.defaults());
     }
+
+    @Test
+    void theLeadsEngineHasTheToolsOfEveryProviderServingTheLeadSharedOnesFirst() {
+        assertThat(lead.engine().tools().names()).containsExactly("bash", "read_file", "write_file", "edit_file",
+                "glob", "grep", "check_background", "cancel_background", "todo_write", "load_skill", "spawn_subagent",
+                "compact", "memory_write", "memory_delete", "schedule_cron", "list_crons", "cancel_cron", "create_task",
+                "list_tasks", "get_task", "claim_task", "complete_task", "create_worktree", "remove_worktree",
+                "keep_worktree", "list_worktrees");
+        assertThat(dev.cohort.core.tools.Toolsets.LEAD).containsAll(lead.engine().tools().names());
+    }
 }

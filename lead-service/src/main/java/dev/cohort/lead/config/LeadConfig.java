@@ -32,17 +32,23 @@ public interface LeadConfig {
 
     /**
      * Deprecated alias of {@code cohort.engine.approval-timeout}, which wins when both are set (read only by
-     * {@link EngineConfig#toSettings}; its default lives there).
+     * {@link dev.cohort.host.engine.EngineConfig#toSettings}; its default lives there).
      */
     java.util.Optional<Duration> approvalTimeout();
 
     /**
      * Deprecated alias of {@code cohort.engine.max-model-calls-per-turn}, which wins when both are set (read only by
-     * {@link EngineConfig#toSettings}; its default lives there).
+     * {@link dev.cohort.host.engine.EngineConfig#toSettings}; its default lives there).
      */
     java.util.OptionalInt maxModelCallsPerTurn();
 
     /** Requests to the tool runner can be long-running commands (bash's own timeout is 120 s by default). */
     @WithDefault("10m")
     Duration toolRunnerTimeout();
+
+    /** {@link #maxModelCallsPerTurn()} and {@link #approvalTimeout()} as the engine assembly's deprecated aliases. */
+    default dev.cohort.host.engine.EngineConfig.DeprecatedAliases engineAliases() {
+        return new dev.cohort.host.engine.EngineConfig.DeprecatedAliases("cohort.lead.", maxModelCallsPerTurn(),
+                approvalTimeout());
+    }
 }

@@ -1,4 +1,4 @@
-package dev.cohort.lead.config;
+package dev.cohort.host.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,6 +8,7 @@ import dev.cohort.core.engine.CompactionSettings;
 import dev.cohort.core.engine.EngineSettings;
 import dev.cohort.core.engine.RecoverySettings;
 import dev.cohort.core.memory.MemorySettings;
+import dev.cohort.core.toolrunner.ToolRunnerClient;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
@@ -15,6 +16,8 @@ import io.smallrye.config.SmallRyeConfigBuilder;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,14 +31,27 @@ import org.junit.jupiter.params.provider.MethodSource;
 class EngineConfigTest {
 
     private static SmallRyeConfig config(Map<String, String> props) {
-        return new SmallRyeConfigBuilder().withMapping(EngineConfig.class).withMapping(LeadConfig.class)
+        return new SmallRyeConfigBuilder().withMapping(EngineConfig.class)
                 .withConverter(Duration.class, 200, new DurationConverter())
                 .withSources(new PropertiesConfigSource(props, "test", 300)).build();
     }
 
+    private static EngineConfig engine(Map<String, String> props) {
+        return config(props).getConfigMapping(EngineConfig.class);
+    }
+
     private static EngineSettings settings(Map<String, String> props) {
-        SmallRyeConfig c = config(props);
-        return EngineConfig.toSettings(c.getConfigMapping(EngineConfig.class), c.getConfigMapping(LeadConfig.class));
+        return EngineConfig.toSettings(engine(props));
+    }
+
+    private static EngineSettings settings(Map<String, String> props, EngineConfig.DeprecatedAliases legacy) {
+        return EngineConfig.toSettings(engine(props), legacy);
+    }
+
+    /** A service's deprecated aliases, as the lead's {@code cohort.lead.*} mapping hands them over. */
+    private static EngineConfig.DeprecatedAliases lead(Integer maxCalls, Duration approval) {
+        return new EngineConfig.DeprecatedAliases("cohort.lead.",
+                maxCalls == null ? OptionalInt.empty() : OptionalInt.of(maxCalls), Optional.ofNullable(approval));
     }
 
     private static MemorySettings memory(Map<String, String> props) {
@@ -45,7 +61,51 @@ class EngineConfigTest {
     @Test
     void anEmptyConfigurationGivesExactlyTheRecordsDefaults() {
         assertThat(settings(Map.of())).isEqualTo(EngineSettings.defaults());
+        assertThat(settings(Map.of(), EngineConfig.DeprecatedAliases.NONE)).isEqualTo(EngineSettings.defaults());
         assertThat(memory(Map.of())).isEqualTo(MemorySettings.defaults());
+        assertThat(EngineConfig.toToolRunnerRetry(engine(Map.of()))).isEqualTo(ToolRunnerClient.Retry.DEFAULT);
+        assertThat(EngineConfig.toMemoryWork(engine(Map.of()))).isEqualTo(new BoundedExecutor.Limits(4, 64,
+                "cohort.engine.memory.extraction-concurrency", "cohort.engine.memory.extraction-queue"));
+    }
+
+    @Test
+    void everyToolRunnerRetryPropertyReachesTheClientsRetryPolicy() {
+        String t = "cohort.engine.tool-runner-retry.";
+        assertThat(EngineConfig.toToolRunnerRetry(engine(Map.of(t + "first-delay", "50ms", t + "max-delay", "2s",
+                t + "budget", "1m", t + "jitter-ratio", "0")))).isEqualTo(new ToolRunnerClient.Retry(Duration.ofMillis(50),
+                Duration.ofSeconds(2), Duration.ofMinutes(1), 0));
+        // a budget of 0 is allowed: no retry at all
+        assertThat(EngineConfig.toToolRunnerRetry(engine(Map.of(t + "budget", "0s"))).budget()).isZero();
+    }
+
+    static Stream<Arguments> invalidRetry() {
+        String t = "cohort.engine.tool-runner-retry.";
+        return Stream.of(
+                Arguments.of(t + "first-delay", "-1s", t + "first-delay=PT-1S must not be negative"),
+                Arguments.of(t + "max-delay", "100ms", t + "max-delay=PT0.1S must not be below " + t
+                        + "first-delay (PT0.2S)"),
+                Arguments.of(t + "budget", "-5s", t + "budget=PT-5S must not be negative"),
+                Arguments.of(t + "jitter-ratio", "1.5", t + "jitter-ratio=1.5 must be between 0 and 1"));
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @MethodSource("invalidRetry")
+    void anInvalidToolRunnerRetryValueIsRefusedNamingItsProperty(String key, String value, String message) {
+        assertThatThrownBy(() -> EngineConfig.toToolRunnerRetry(engine(Map.of(key, value))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("invalid engine configuration: " + message);
+    }
+
+    @Test
+    void theMemoryWorkBoundsAreConfigurableAndAnInvalidOneIsRefusedNamingItsProperty() {
+        String m = "cohort.engine.memory.";
+        BoundedExecutor.Limits l = EngineConfig.toMemoryWork(engine(Map.of(m + "extraction-concurrency", "2",
+                m + "extraction-queue", "0")));
+        assertThat(l.concurrency()).isEqualTo(2);
+        assertThat(l.queue()).isZero();
+        assertThatThrownBy(() -> EngineConfig.toMemoryWork(engine(Map.of(m + "extraction-concurrency", "0"))))
+                .hasMessage("invalid engine configuration: " + m + "extraction-concurrency=0 must be at least 1");
+        assertThatThrownBy(() -> EngineConfig.toMemoryWork(engine(Map.of(m + "extraction-queue", "-1"))))
+                .hasMessage("invalid engine configuration: " + m + "extraction-queue=-1 must be at least 0");
     }
 
     @Test
@@ -138,17 +198,25 @@ class EngineConfigTest {
     }
 
     @Test
-    void theDeprecatedLeadKeysStillWorkAndTheEngineKeysWinOverThem() {
-        Map<String, String> legacy = Map.of("cohort.lead.max-model-calls-per-turn", "12",
-                "cohort.lead.approval-timeout", "2m");
-        assertThat(settings(legacy).maxModelCallsPerTurn()).isEqualTo(12);
-        assertThat(settings(legacy).approvalTimeout()).isEqualTo(Duration.ofMinutes(2));
+    void aServicesDeprecatedAliasesApplyOnlyWhileTheEngineKeysAreUnset() {
+        EngineConfig.DeprecatedAliases legacy = lead(12, Duration.ofMinutes(2));
+        assertThat(settings(Map.of(), legacy).maxModelCallsPerTurn()).isEqualTo(12);
+        assertThat(settings(Map.of(), legacy).approvalTimeout()).isEqualTo(Duration.ofMinutes(2));
 
-        Map<String, String> both = new HashMap<>(legacy);
-        both.put("cohort.engine.max-model-calls-per-turn", "30");
-        both.put("cohort.engine.approval-timeout", "45s");
-        assertThat(settings(both).maxModelCallsPerTurn()).isEqualTo(30);
-        assertThat(settings(both).approvalTimeout()).isEqualTo(Duration.ofSeconds(45));
+        Map<String, String> both = Map.of("cohort.engine.max-model-calls-per-turn", "30",
+                "cohort.engine.approval-timeout", "45s");
+        assertThat(settings(both, legacy).maxModelCallsPerTurn()).isEqualTo(30);
+        assertThat(settings(both, legacy).approvalTimeout()).isEqualTo(Duration.ofSeconds(45));
+    }
+
+    @Test
+    void anInvalidAliasIsRefusedNamingTheAliasAndAnInvalidEngineKeyNamingTheEngineKey() {
+        assertThatThrownBy(() -> settings(Map.of(), lead(1, null)))
+                .hasMessage("invalid engine configuration: cohort.lead.max-model-calls-per-turn=1 must be at least 2");
+        assertThatThrownBy(() -> settings(Map.of(), lead(null, Duration.ZERO)))
+                .hasMessage("invalid engine configuration: cohort.lead.approval-timeout=PT0S must be positive");
+        assertThatThrownBy(() -> settings(Map.of("cohort.engine.max-model-calls-per-turn", "1"), lead(12, null)))
+                .hasMessage("invalid engine configuration: cohort.engine.max-model-calls-per-turn=1 must be at least 2");
     }
 
     static Stream<Arguments> invalid() {
@@ -192,8 +260,6 @@ class EngineConfigTest {
                         "cohort.engine.recovery.max-delay=PT0.1S must not be below cohort.engine.recovery.base-delay (PT0.5S)"),
                 Arguments.of("cohort.engine.max-model-calls-per-turn", "1",
                         "cohort.engine.max-model-calls-per-turn=1 must be at least 2"),
-                Arguments.of("cohort.lead.max-model-calls-per-turn", "1",
-                        "cohort.lead.max-model-calls-per-turn=1 must be at least 2"),
                 Arguments.of("cohort.engine.approval-timeout", "0s",
                         "cohort.engine.approval-timeout=PT0S must be positive"),
                 Arguments.of("cohort.engine.stuck-end-at", "2",

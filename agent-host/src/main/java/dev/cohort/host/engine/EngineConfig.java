@@ -1,10 +1,11 @@
-package dev.cohort.lead.config;
+package dev.cohort.host.engine;
 
 import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.CompactionSettings;
 import dev.cohort.core.engine.EngineSettings;
 import dev.cohort.core.engine.RecoverySettings;
 import dev.cohort.core.memory.MemorySettings;
+import dev.cohort.core.toolrunner.ToolRunnerClient;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
@@ -23,13 +24,18 @@ import java.util.OptionalInt;
  * {@link #toMemorySettings} turn it into those records and refuse an invalid value with the property's name;
  * {@link EngineConfigCheck} does that at start-up. The model and the fallback model are not here: they come from
  * {@code cohort.llm.model} / {@code cohort.llm.fallback-model}, the models the gateway has clients for.
+ *
+ * <p>Two groups are the host's rather than the engine's records: {@code memory.extraction-concurrency} /
+ * {@code memory.extraction-queue} bound the background memory work ({@link #toMemoryWork}, {@link BoundedExecutor}),
+ * and {@code tool-runner-retry.*} is the tool runner client's {@link ToolRunnerClient.Retry} (default
+ * {@link ToolRunnerClient.Retry#DEFAULT}). Both services read the same keys, each with its own values.
  */
 @ConfigMapping(prefix = "cohort.engine")
 public interface EngineConfig {
 
     /**
-     * Model calls per turn, at least 2 (last-step notice at max−1). Absent: {@code cohort.lead.max-model-calls-per-turn}
-     * (deprecated alias), else 50.
+     * Model calls per turn, at least 2 (last-step notice at max−1). Absent: the service's deprecated alias (the lead's
+     * {@code cohort.lead.max-model-calls-per-turn}, see {@link DeprecatedAliases}), else 50.
      */
     OptionalInt maxModelCallsPerTurn();
 
@@ -58,8 +64,8 @@ public interface EngineConfig {
     int maxOutputTokens();
 
     /**
-     * How long a call waits for a human before it is denied. Absent: {@code cohort.lead.approval-timeout}
-     * (deprecated alias), else 10 min.
+     * How long a call waits for a human before it is denied. Absent: the service's deprecated alias (the lead's
+     * {@code cohort.lead.approval-timeout}), else 10 min.
      */
     Optional<Duration> approvalTimeout();
 
@@ -84,6 +90,9 @@ public interface EngineConfig {
 
     /** Memory selection, extraction and consolidation (s09). */
     MemoryConfig memory();
+
+    /** How the host's tool runner client retries a busy (503) or restarting runner. */
+    ToolRunnerRetryConfig toolRunnerRetry();
 
     /** {@code cohort.engine.budgets.*}: 0 = unlimited, the default of each (a limit is the operator's choice). */
     interface BudgetConfig {
@@ -285,30 +294,94 @@ public interface EngineConfig {
         /** Attempts of a background memory call on transient failures. */
         @WithDefault("3")
         int attempts();
+
+        /**
+         * The host's, not {@link MemorySettings}': extractions (each followed by a consolidation when due) running at
+         * once on a replica. Each is one or two model calls sharing the provider's rate limit with the turns, so a
+         * few (4) keep memory from crowding out the turns it serves.
+         */
+        @WithDefault("4")
+        int extractionConcurrency();
+
+        /**
+         * The host's: extractions waiting for a running one to end; beyond that an ended turn's extraction is dropped
+         * with a warning (the turn never waits for memory). Each waiting one holds its turn's messages, so the queue
+         * is bounded: 64, the lead's default of running turns, absorbs every turn of a replica ending at once.
+         */
+        @WithDefault("64")
+        int extractionQueue();
+    }
+
+    /**
+     * {@code cohort.engine.tool-runner-retry.*}: a call to the tool runner that got a 503 (every slot busy) or no
+     * answer (a restart) is retried with capped exponential backoff and jitter, honouring {@code Retry-After}, until
+     * the budget is spent; only then does the turn end. The defaults are {@link ToolRunnerClient.Retry#DEFAULT}, whose
+     * Javadoc gives each reason.
+     */
+    interface ToolRunnerRetryConfig {
+        /** The first backoff delay (200 ms: a busy slot usually frees within a tool call's time). */
+        @WithDefault("200ms")
+        Duration firstDelay();
+
+        /** The cap of one delay (5 s: a waiting turn notices a recovered runner soon). */
+        @WithDefault("5s")
+        Duration maxDelay();
+
+        /** Total time after which no retry starts (30 s: rides over a runner restart on a loaded machine). */
+        @WithDefault("30s")
+        Duration budget();
+
+        /** Jitter as a fraction of the delay (0.25: agents do not retry in lockstep). */
+        @WithDefault("0.25")
+        double jitterRatio();
+    }
+
+    /**
+     * A service's deprecated keys for two engine settings, read only when the {@code cohort.engine.*} key is unset.
+     * The lead keeps {@code cohort.lead.max-model-calls-per-turn} and {@code cohort.lead.approval-timeout} (declared in
+     * its own mapping) and produces a bean of this type; {@link EngineAssembly} and {@link EngineConfigCheck} use it
+     * when there is one, {@link #NONE} otherwise.
+     *
+     * @param prefix                the aliases' prefix, e.g. {@code cohort.lead.}: errors and warnings name the key
+     * @param maxModelCallsPerTurn  {@code <prefix>max-model-calls-per-turn}
+     * @param approvalTimeout       {@code <prefix>approval-timeout}
+     */
+    record DeprecatedAliases(String prefix, OptionalInt maxModelCallsPerTurn, Optional<Duration> approvalTimeout) {
+        /** No aliases. */
+        public static final DeprecatedAliases NONE = new DeprecatedAliases("", OptionalInt.empty(), Optional.empty());
+
+        public DeprecatedAliases {
+            java.util.Objects.requireNonNull(prefix, "prefix");
+            java.util.Objects.requireNonNull(maxModelCallsPerTurn, "maxModelCallsPerTurn");
+            java.util.Objects.requireNonNull(approvalTimeout, "approvalTimeout");
+        }
     }
 
     String PREFIX = "cohort.engine.";
 
+    /** The engine's settings without deprecated aliases: {@link #toSettings(EngineConfig, DeprecatedAliases)}. */
+    static EngineSettings toSettings(EngineConfig c) {
+        return toSettings(c, DeprecatedAliases.NONE);
+    }
+
     /**
      * The engine's settings (model and fallback model unset: the gateway sets them). {@code cohort.engine.*} wins over
-     * the deprecated {@code cohort.lead.max-model-calls-per-turn} / {@code cohort.lead.approval-timeout}.
+     * the service's deprecated {@code legacy} aliases.
      *
      * @throws IllegalArgumentException naming every invalid property and its value
      */
-    static EngineSettings toSettings(EngineConfig c, LeadConfig legacy) {
+    static EngineSettings toSettings(EngineConfig c, DeprecatedAliases legacy) {
         EngineSettings d = EngineSettings.defaults();
         Errors e = new Errors();
+        DeprecatedAliases l = legacy == null ? DeprecatedAliases.NONE : legacy;
+        boolean callsAlias = c.maxModelCallsPerTurn().isEmpty() && l.maxModelCallsPerTurn().isPresent();
         int maxCalls = c.maxModelCallsPerTurn().isPresent() ? c.maxModelCallsPerTurn().getAsInt()
-                : legacy != null && legacy.maxModelCallsPerTurn().isPresent() ? legacy.maxModelCallsPerTurn().getAsInt()
-                : d.maxModelCallsPerTurn();
-        String callsKey = c.maxModelCallsPerTurn().isPresent() || legacy == null
-                || legacy.maxModelCallsPerTurn().isEmpty() ? PREFIX + "max-model-calls-per-turn"
-                : "cohort.lead.max-model-calls-per-turn";
+                : callsAlias ? l.maxModelCallsPerTurn().getAsInt() : d.maxModelCallsPerTurn();
+        String callsKey = callsAlias ? l.prefix() + "max-model-calls-per-turn" : PREFIX + "max-model-calls-per-turn";
         e.atLeast(callsKey, maxCalls, 2);
-        Duration approval = c.approvalTimeout()
-                .or(() -> legacy == null ? Optional.empty() : legacy.approvalTimeout()).orElse(d.approvalTimeout());
-        String approvalKey = c.approvalTimeout().isPresent() || legacy == null || legacy.approvalTimeout().isEmpty()
-                ? PREFIX + "approval-timeout" : "cohort.lead.approval-timeout";
+        boolean approvalAlias = c.approvalTimeout().isEmpty() && l.approvalTimeout().isPresent();
+        Duration approval = c.approvalTimeout().or(l::approvalTimeout).orElse(d.approvalTimeout());
+        String approvalKey = approvalAlias ? l.prefix() + "approval-timeout" : PREFIX + "approval-timeout";
         e.positive(approvalKey, approval);
         e.atLeast(PREFIX + "subagent-max-model-calls", c.subagentMaxModelCalls(), 1);
         e.atLeast(PREFIX + "max-stop-continuations", c.maxStopContinuations(), 0);
@@ -423,6 +496,45 @@ public interface EngineConfig {
         return new MemorySettings(m.maxSelected(), m.maxInjectedChars(), m.maxIndexChars(), m.recentChars(),
                 m.extractionInputChars(), m.consolidateAbove(), m.consolidateTarget(), m.consolidationInputChars(),
                 m.selectMaxTokens(), m.extractMaxTokens(), m.consolidateMaxTokens(), m.attempts());
+    }
+
+    /**
+     * The bounds of the background memory work ({@code memory.extraction-concurrency} ≥ 1,
+     * {@code memory.extraction-queue} ≥ 0).
+     *
+     * @throws IllegalArgumentException naming every invalid property and its value
+     */
+    static BoundedExecutor.Limits toMemoryWork(EngineConfig c) {
+        MemoryConfig m = c.memory();
+        String mp = PREFIX + "memory.";
+        Errors e = new Errors();
+        e.atLeast(mp + "extraction-concurrency", m.extractionConcurrency(), 1);
+        e.atLeast(mp + "extraction-queue", m.extractionQueue(), 0);
+        e.throwIfAny();
+        return new BoundedExecutor.Limits(m.extractionConcurrency(), m.extractionQueue(),
+                mp + "extraction-concurrency", mp + "extraction-queue");
+    }
+
+    /**
+     * The tool runner client's retry policy.
+     *
+     * @throws IllegalArgumentException naming every invalid property and its value
+     */
+    static ToolRunnerClient.Retry toToolRunnerRetry(EngineConfig c) {
+        ToolRunnerRetryConfig r = c.toolRunnerRetry();
+        String tp = PREFIX + "tool-runner-retry.";
+        Errors e = new Errors();
+        e.notNegative(tp + "first-delay", r.firstDelay());
+        e.notNegative(tp + "max-delay", r.maxDelay());
+        if (r.maxDelay().compareTo(r.firstDelay()) < 0) {
+            e.add(tp + "max-delay", r.maxDelay(), "must not be below " + tp + "first-delay (" + r.firstDelay() + ")");
+        }
+        e.notNegative(tp + "budget", r.budget());
+        if (!(r.jitterRatio() >= 0 && r.jitterRatio() <= 1)) {
+            e.add(tp + "jitter-ratio", r.jitterRatio(), "must be between 0 and 1");
+        }
+        e.throwIfAny();
+        return new ToolRunnerClient.Retry(r.firstDelay(), r.maxDelay(), r.budget(), r.jitterRatio());
     }
 
     /** The invalid values found, reported together so one start-up attempt shows them all. */

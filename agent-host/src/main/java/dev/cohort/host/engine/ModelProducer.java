@@ -1,7 +1,7 @@
-package dev.cohort.lead.service;
+package dev.cohort.host.engine;
 
+import dev.cohort.core.engine.GatewayModelClient;
 import dev.cohort.core.llm.LlmGateway;
-import dev.cohort.lead.config.LlmConfig;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
@@ -9,10 +9,11 @@ import jakarta.inject.Singleton;
 
 /**
  * Builds the one core LLM gateway of this replica from {@code cohort.llm.*}: one client per configured model (primary
- * and fallback), built once here; {@link LeadEngine} sends every model call through it.
+ * and fallback), built once here, and the engine's {@link GatewayModelClient} over it, through which
+ * {@link EngineAssembly} sends every model call (turns, compaction, memory).
  */
 @ApplicationScoped
-public class LlmProducer {
+public class ModelProducer {
 
     @Produces
     @Singleton
@@ -27,5 +28,12 @@ public class LlmProducer {
         LlmGateway gateway = new LlmGateway(settings);
         Log.debugf("model clients: %s", gateway.models());
         return gateway;
+    }
+
+    /** The engine's model: error headers kept so Retry-After is honoured (s11), the gateway's primary and fallback. */
+    @Produces
+    @Singleton
+    GatewayModelClient model(LlmGateway gateway) {
+        return new GatewayModelClient(gateway);
     }
 }

@@ -1,4 +1,4 @@
-package dev.cohort.lead.config;
+package dev.cohort.host.engine;
 
 import dev.cohort.core.llm.LlmSettings;
 import io.smallrye.config.ConfigMapping;

@@ -1,0 +1,165 @@
+package dev.cohort.host.engine;
+
+import dev.cohort.core.engine.AgentEngine;
+import dev.cohort.core.engine.ApprovalGateway;
+import dev.cohort.core.engine.EngineSettings;
+import dev.cohort.core.engine.EventSink;
+import dev.cohort.core.engine.GatewayModelClient;
+import dev.cohort.core.engine.TranscriptStore;
+import dev.cohort.core.engine.hooks.Hook;
+import dev.cohort.core.engine.hooks.HookSettings;
+import dev.cohort.core.memory.MemoryManager;
+import dev.cohort.core.memory.MemoryStore;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolRegistry;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Any;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Builds a service's {@link AgentEngine} from configuration and beans, the same way for the lead and the teammates:
+ * <ul>
+ * <li>settings from {@code cohort.engine.*} ({@link EngineConfig}, with the service's {@link EngineConfig.DeprecatedAliases}
+ * bean if it has one), the model and fallback model set by the gateway;</li>
+ * <li>the model: the one {@link GatewayModelClient} over the replica's {@code LlmGateway} ({@link ModelProducer});</li>
+ * <li>the tools of every {@link ToolProvider} bean serving the role ({@link #toolsFor});</li>
+ * <li>the built-in hooks: every CDI bean implementing {@link Hook}, plus the workspace's
+ * {@code .cohort/settings.json} command hooks;</li>
+ * <li>what the service passes: its event sink, approvals, transcripts and, if it keeps memories, its memory stores.
+ * Memory extraction runs on one {@link BoundedExecutor} per replica ({@code cohort.engine.memory.extraction-*}).</li>
+ * </ul>
+ * {@link #toolRunner} connects to the tool runner with the service's URL, token and timeout and the shared retry
+ * policy ({@code cohort.engine.tool-runner-retry.*}).
+ */
+@ApplicationScoped
+public class EngineAssembly {
+
+    @Inject
+    EngineConfig config;
+
+    @Inject
+    GatewayModelClient model;
+
+    @Inject
+    @Any
+    Instance<ToolProvider> providers;
+
+    @Inject
+    @Any
+    Instance<Hook> hooks;
+
+    @Inject
+    Instance<EngineConfig.DeprecatedAliases> aliases;
+
+    private BoundedExecutor memoryWork;
+
+    /** Starts an engine for agents of {@code role}. */
+    public Builder engine(AgentRole role) {
+        return new Builder(Objects.requireNonNull(role, "role"));
+    }
+
+    /** Connects to the tool runner at {@code url} with the configured retry policy. */
+    public ToolRunnerWorkspace toolRunner(String url, Optional<String> token, Duration timeout) {
+        return ToolRunnerWorkspace.connect(url, token, timeout, EngineConfig.toToolRunnerRetry(config));
+    }
+
+    /** The engine's settings: {@code cohort.engine.*} with the service's aliases, the gateway's models. */
+    public EngineSettings settings() {
+        EngineConfig.DeprecatedAliases legacy = aliases.isResolvable() ? aliases.get() : EngineConfig.DeprecatedAliases.NONE;
+        return model.applyTo(EngineConfig.toSettings(config, legacy));
+    }
+
+    /**
+     * The tools of the providers serving {@code role}, providers in {@link ToolProvider#order()} (ties by class
+     * name, so the order does not depend on bean discovery), each provider's tools in its own order.
+     */
+    public static List<Tool> toolsFor(AgentRole role, Iterable<? extends ToolProvider> providers) {
+        List<ToolProvider> serving = new ArrayList<>();
+        for (ToolProvider p : providers) {
+            if (p.roles().contains(role)) {
+                serving.add(p);
+            }
+        }
+        serving.sort(Comparator.comparingInt(ToolProvider::order).thenComparing(p -> p.getClass().getName()));
+        List<Tool> tools = new ArrayList<>();
+        for (ToolProvider p : serving) {
+            tools.addAll(p.tools());
+        }
+        return tools;
+    }
+
+    /** The replica's memory executor, made on first use. */
+    synchronized BoundedExecutor memoryWork() {
+        if (memoryWork == null) {
+            memoryWork = new BoundedExecutor("memory", EngineConfig.toMemoryWork(config));
+        }
+        return memoryWork;
+    }
+
+    @PreDestroy
+    synchronized void stop() {
+        if (memoryWork != null) {
+            memoryWork.close();
+        }
+    }
+
+    /** The parts a service passes; {@link #build} does the rest. */
+    public final class Builder {
+        private final AgentRole role;
+        private EventSink events = EventSink.NONE;
+        private ApprovalGateway approvals;
+        private TranscriptStore transcripts;
+        private Function<String, MemoryStore> memoryStores;
+
+        private Builder(AgentRole role) {
+            this.role = role;
+        }
+
+        /** Where the engine's events go (the lead: its event log, with its own decoration). */
+        public Builder events(EventSink sink) {
+            this.events = Objects.requireNonNull(sink, "events");
+            return this;
+        }
+
+        public Builder approvals(ApprovalGateway gateway) {
+            this.approvals = gateway;
+            return this;
+        }
+
+        /** The persistent transcripts (default: the engine's in-memory store). */
+        public Builder transcripts(TranscriptStore store) {
+            this.transcripts = Objects.requireNonNull(store, "transcripts");
+            return this;
+        }
+
+        /** The memory store of each team: memories are selected, extracted (bounded, in the background) and kept. */
+        public Builder memory(Function<String, MemoryStore> stores) {
+            this.memoryStores = Objects.requireNonNull(stores, "stores");
+            return this;
+        }
+
+        public AgentEngine build() {
+            AgentEngine.Builder b = AgentEngine.builder().settings(settings()).model(model)
+                    .tools(ToolRegistry.of(toolsFor(role, providers))).events(events).approvals(approvals)
+                    .hooks(hooks.stream().toList()).workspaceHookSettings(HookSettings.WORKSPACE_FILE);
+            if (transcripts != null) {
+                b.transcripts(transcripts);
+            }
+            if (memoryStores != null) {
+                b.memory(MemoryManager.builder().stores(memoryStores).model(model).executor(memoryWork())
+                        .settings(EngineConfig.toMemorySettings(config)).events(events).build());
+            }
+            return b.build();
+        }
+    }
+}

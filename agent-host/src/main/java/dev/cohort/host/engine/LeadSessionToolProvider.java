@@ -1,0 +1,32 @@
+package dev.cohort.host.engine;
+
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.compact.CompactTool;
+import dev.cohort.core.tools.subagent.SpawnSubagentTool;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The engine's own tools that only the lead's allowlist lists ({@code Toolsets.LEAD}): {@code spawn_subagent} (s06)
+ * and {@code compact} (s08). A teammate does not get them until {@code Toolsets.TEAMMATE} lists them.
+ */
+@ApplicationScoped
+public class LeadSessionToolProvider implements ToolProvider {
+
+    @Override
+    public Set<AgentRole> roles() {
+        return Set.of(AgentRole.LEAD);
+    }
+
+    @Override
+    public List<Tool> tools() {
+        return List.of(new SpawnSubagentTool(), new CompactTool());
+    }
+
+    @Override
+    public int order() {
+        return 10;
+    }
+}

@@ -1,0 +1,45 @@
+package dev.cohort.lead.service;
+
+import dev.cohort.core.memory.MemoryStore;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.memory.MemoryDeleteTool;
+import dev.cohort.core.tools.memory.MemoryWriteTool;
+import dev.cohort.host.engine.ToolProvider;
+import dev.cohort.lead.persistence.PgMemoryStore;
+import io.agroal.api.AgroalDataSource;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+
+/** {@code memory_write} / {@code memory_delete} (s09) over the team's memories in {@code lead.memories}. */
+@ApplicationScoped
+public class LeadMemoryToolProvider implements ToolProvider {
+
+    @Inject
+    AgroalDataSource ds;
+
+    /** Each team's memory store; the engine's memory manager reads and extracts through the same. */
+    public Function<String, MemoryStore> stores() {
+        AgroalDataSource d = ds;
+        return team -> new PgMemoryStore(d, team);
+    }
+
+    @Override
+    public Set<AgentRole> roles() {
+        return Set.of(AgentRole.LEAD);
+    }
+
+    @Override
+    public List<Tool> tools() {
+        Function<String, MemoryStore> stores = stores();
+        return List.of(new MemoryWriteTool(stores), new MemoryDeleteTool(stores));
+    }
+
+    @Override
+    public int order() {
+        return 20;
+    }
+}
