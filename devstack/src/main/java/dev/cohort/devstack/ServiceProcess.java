@@ -11,11 +11,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A Cohort service (a Quarkus fast-jar) as a child process: used by tests that need a second real service (the
- * lead's tests call the real tool runner) and by crash tests that SIGKILL a service. Output goes to a log file.
+ * lead's tests call the real tool runner) and by crash and hand-over tests that SIGKILL or SIGTERM a service. Output goes to a log file.
  */
 public final class ServiceProcess implements AutoCloseable {
 
@@ -127,6 +128,22 @@ public final class ServiceProcess implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         children.forEach(ProcessHandle::destroyForcibly);
+    }
+
+    /** SIGTERM without waiting: the service shuts down on its own, as in a rolling restart; see {@link #awaitExit}. */
+    public void terminate() {
+        process.destroy();
+    }
+
+    /** Waits up to {@code timeout} for the process to end: its exit status, or empty while it still runs. */
+    public OptionalInt awaitExit(Duration timeout) {
+        try {
+            return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS) ? OptionalInt.of(process.exitValue())
+                    : OptionalInt.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     /** SIGTERM, then SIGKILL after 10 s. */

@@ -185,6 +185,11 @@ final class LeadStack implements AutoCloseable {
         return lead.pid();
     }
 
+    /** The lead-service process started first (to signal it, read its whole log); null after {@link #killLead}. */
+    ServiceProcess leadProcess() {
+        return lead;
+    }
+
     ScriptedModelServer model() {
         return stack.model();
     }
