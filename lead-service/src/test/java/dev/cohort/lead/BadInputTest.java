@@ -74,7 +74,7 @@ class BadInputTest {
         String reason = new String(dead.headers().lastHeader(Topics.DLQ_HEADER_REASON).value(), StandardCharsets.UTF_8);
         assertThat(reason).contains("prompt record is not valid JSON");
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> model.requests().stream()
+        await().atMost(Duration.ofMinutes(3)).until(() -> model.requests().stream()
                 .anyMatch(r -> r.toString().contains(marker)));
     }
 

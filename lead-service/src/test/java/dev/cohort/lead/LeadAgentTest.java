@@ -70,7 +70,7 @@ class LeadAgentTest {
     }
 
     JsonNode awaitTurnCompleted(String team, String promptId) {
-        return await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(300)).until(() -> storedEvents(team).stream()
+        return await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(300)).until(() -> storedEvents(team).stream()
                 .filter(e -> e.get("type").asText().equals("turn_completed"))
                 .filter(e -> promptId == null || promptId.equals(e.path("data").path("promptId").asText()))
                 .findFirst().orElse(null), e -> e != null);
@@ -84,7 +84,7 @@ class LeadAgentTest {
         model.append("{\"rules\":[" + rmRule(team) + "," + doneRule(team) + "]}");
         String id = prompt(team, "clean the build");
 
-        JsonNode asked = await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team).stream()
+        JsonNode asked = await().atMost(Duration.ofMinutes(3)).until(() -> storedEvents(team).stream()
                 .filter(e -> e.get("type").asText().equals("approval_requested")).findFirst().orElse(null), e -> e != null);
         assertThat(asked.get("data").get("tool").asText()).isEqualTo("bash");
         assertThat(asked.get("data").get("args").get("command").asText()).isEqualTo("rm -r build");
@@ -112,7 +112,7 @@ class LeadAgentTest {
         Path build = Files.createDirectories(Path.of(workspace, "teams", team, "build"));
         model.append("{\"rules\":[" + rmRule(team) + "," + doneRule(team) + "]}");
         String id = prompt(team, "clean the build");
-        JsonNode asked = await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team).stream()
+        JsonNode asked = await().atMost(Duration.ofMinutes(3)).until(() -> storedEvents(team).stream()
                 .filter(e -> e.get("type").asText().equals("approval_requested")).findFirst().orElse(null), e -> e != null);
 
         given().post("/api/v1/teams/" + team + "/agents/lead/interrupt").then().statusCode(202);
@@ -140,7 +140,7 @@ class LeadAgentTest {
     }
 
     private String awaitRunningTurn(String team) {
-        return await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> storedEvents(team).stream()
+        return await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(100)).until(() -> storedEvents(team).stream()
                 .anyMatch(e -> e.get("type").asText().equals("tool_call_finished"))
                 ? agentRows.find(team, "lead").map(r -> r.turnId()).orElse(null) : null, t -> t != null);
     }
@@ -170,7 +170,7 @@ class LeadAgentTest {
         Path build = Files.createDirectories(Path.of(workspace, "teams", team, "build"));
         model.append("{\"rules\":[" + rmRule(team) + "," + doneRule(team) + "]}");
         String id = prompt(team, "clean the build");
-        await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team).stream()
+        await().atMost(Duration.ofMinutes(3)).until(() -> storedEvents(team).stream()
                 .anyMatch(e -> e.get("type").asText().equals("approval_requested")));
         String turnId = agentRows.find(team, "lead").map(r -> r.turnId()).orElseThrow();
 
@@ -247,7 +247,7 @@ class LeadAgentTest {
         Path build = Files.createDirectories(Path.of(workspace, "teams", team, "build"));
         model.append("{\"rules\":[" + rmRule(team) + "," + doneRule(team) + "]}");
         String id = prompt(team, "clean the build");
-        JsonNode asked = await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team).stream()
+        JsonNode asked = await().atMost(Duration.ofMinutes(3)).until(() -> storedEvents(team).stream()
                 .filter(e -> e.get("type").asText().equals("approval_requested")).findFirst().orElse(null), e -> e != null);
         given().contentType("application/json").body(Map.of("approve", false, "reason", "keep the artifacts"))
                 .post("/api/v1/teams/" + team + "/approvals/" + asked.get("data").get("approvalId").asText())
@@ -280,7 +280,7 @@ class LeadAgentTest {
         JsonNode viaHttp = awaitTurnCompleted(team, httpId);
 
         TestKafka.send(Topics.PROMPTS, team, "{\"team\":\"" + team + "\",\"text\":\"what is six times seven?\"}");
-        await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team).stream()
+        await().atMost(Duration.ofMinutes(3)).until(() -> storedEvents(team).stream()
                 .filter(e -> e.get("type").asText().equals("turn_completed")).count() == 2);
         List<JsonNode> all = storedEvents(team);
         List<JsonNode> answers = all.stream().filter(e -> e.get("type").asText().equals("assistant_message")).toList();
@@ -321,7 +321,7 @@ class LeadAgentTest {
                         "completed", "exitCode", 0, "command", "make test", "outputRef", "cohort-output://bg_2"),
                 java.time.Instant.now());
         TestKafka.send(Topics.LEAD_INBOX, team, Json.write(next));
-        await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team).stream()
+        await().atMost(Duration.ofMinutes(3)).until(() -> storedEvents(team).stream()
                 .filter(e -> e.get("type").asText().equals("turn_completed")).count() >= 2);
         List<JsonNode> reqs = requestsOf(team);
         assertThat(reqs).hasSize(2);
@@ -355,9 +355,9 @@ class LeadAgentTest {
                   {"name":"plain-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool"},"reply":{"text":"apples"}}
                 ]}""".formatted(team));
         String first = prompt(team, "start");
-        await().atMost(Duration.ofSeconds(60)).until(() -> !requestsOf(team).isEmpty());
+        await().atMost(Duration.ofMinutes(3)).until(() -> !requestsOf(team).isEmpty());
         String second = prompt(team, "also mention pears");
-        await().atMost(Duration.ofSeconds(60)).until(() -> prompts.pending(team, 20).stream().anyMatch(p -> p.id().equals(second)));
+        await().atMost(Duration.ofMinutes(3)).until(() -> prompts.pending(team, 20).stream().anyMatch(p -> p.id().equals(second)));
         Files.writeString(teamWorkspace.resolve("go"), "");
         JsonNode done = awaitTurnCompleted(team, first);
         assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
@@ -411,13 +411,13 @@ class LeadAgentTest {
                 ]}""".formatted(team));
         String id = prompt(team, "go");
         // wait until the turn is under way, then connect after the events seen so far
-        List<JsonNode> early = await().atMost(Duration.ofSeconds(60)).until(() -> storedEvents(team),
+        List<JsonNode> early = await().atMost(Duration.ofMinutes(3)).until(() -> storedEvents(team),
                 l -> l.stream().anyMatch(e -> e.get("type").asText().equals("tool_call_finished")));
         long resumeAfter = early.stream().filter(e -> e.get("type").asText().equals("tool_call_finished")).findFirst()
                 .orElseThrow().get("seq").asLong();
         try (SseClient late = SseClient.open(base + "api/v1/teams/" + team + "/events", Long.toString(resumeAfter))) {
             // step 2's tool_call_started comes after resumeAfter and before the wait: the client is connected mid-turn
-            await().atMost(Duration.ofSeconds(60)).until(() -> !late.received().isEmpty());
+            await().atMost(Duration.ofMinutes(3)).until(() -> !late.received().isEmpty());
             assertThat(storedEvents(team)).extracting(e -> e.get("type").asText()).doesNotContain("turn_completed");
             Files.writeString(teamWorkspace.resolve("resume"), "");
             awaitTurnCompleted(team, id);
@@ -425,7 +425,7 @@ class LeadAgentTest {
             List<String> expected = all.stream().filter(e -> e.get("seq").asLong() > resumeAfter)
                     .map(e -> e.get("seq").asText()).toList();
             assertThat(expected).isNotEmpty();
-            await().atMost(Duration.ofSeconds(60)).until(() -> late.received().size() >= expected.size());
+            await().atMost(Duration.ofMinutes(3)).until(() -> late.received().size() >= expected.size());
             assertThat(late.received()).extracting(SseClient.Received::id).containsExactlyElementsOf(expected);
         }
     }

@@ -53,12 +53,12 @@ class LeadMemoryTest {
                 ]}""".formatted(team, ModelRules.MEMORY_RULE));
         String first = given().contentType("application/json").body(Map.of("text", "remember that I indent with tabs"))
                 .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202).extract().path("id");
-        await().atMost(Duration.ofSeconds(60)).until(() -> memories(team).size() == 1);
+        await().atMost(Duration.ofMinutes(3)).until(() -> memories(team).size() == 1);
         assertThat(memories(team)).containsExactly("indentation-style|USER|Always indent code with tabs, never spaces.");
 
         given().contentType("application/json").body(Map.of("text", "write a function"))
                 .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202);
-        JsonNode later = await().atMost(Duration.ofSeconds(60)).until(() -> model.requests().stream()
+        JsonNode later = await().atMost(Duration.ofMinutes(3)).until(() -> model.requests().stream()
                 .filter(r -> r.path("rule").asText().equals("hello-" + team)).findFirst().orElse(null), r -> r != null);
         String system = later.get("body").get("messages").get(0).get("content").asText();
         assertThat(system).contains("indentation-style");

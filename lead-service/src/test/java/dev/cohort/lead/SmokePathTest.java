@@ -49,7 +49,7 @@ class SmokePathTest {
                 .then().statusCode(202).extract().path("id");
 
         try (SseClient sse = SseClient.open(eventsUrl.toString(), null)) {
-            await().atMost(Duration.ofSeconds(60)).until(() -> eventsOf(sse, id).stream()
+            await().atMost(Duration.ofMinutes(3)).until(() -> eventsOf(sse, id).stream()
                     .anyMatch(e -> e.get("type").asText().equals("turn_completed")));
             List<JsonNode> mine = eventsOf(sse, id);
             assertThat(mine).extracting(e -> e.get("type").asText())
@@ -63,7 +63,7 @@ class SmokePathTest {
 
             // resume: a new client with Last-Event-ID = turn_started's seq gets everything after it, once, in order
             try (SseClient resumed = SseClient.open(eventsUrl.toString(), Long.toString(first))) {
-                await().atMost(Duration.ofSeconds(60)).until(() -> resumed.received().size() >= 2);
+                await().atMost(Duration.ofMinutes(3)).until(() -> resumed.received().size() >= 2);
                 List<SseClient.Received> got = resumed.received();
                 assertThat(got.get(0).id()).isEqualTo(Long.toString(first + 1));
                 assertThat(got.get(0).event()).isEqualTo("assistant_message");
@@ -98,7 +98,7 @@ class SmokePathTest {
         String id = given().contentType("application/json").body("{\"text\":\"boom\"}")
                 .post("/api/v1/teams/default/prompts").then().statusCode(202).extract().path("id");
         try (SseClient sse = SseClient.open(eventsUrl.toString(), null)) {
-            await().atMost(Duration.ofSeconds(60)).until(() -> eventsOf(sse, id).stream()
+            await().atMost(Duration.ofMinutes(3)).until(() -> eventsOf(sse, id).stream()
                     .anyMatch(e -> e.get("type").asText().equals("turn_completed")));
             List<JsonNode> mine = eventsOf(sse, id);
             assertThat(mine).extracting(e -> e.get("type").asText()).containsExactly("turn_started", "error", "turn_completed");
