@@ -33,11 +33,16 @@ public class KafkaEventSink implements EventSink {
         try {
             OutgoingKafkaRecordMetadata<String> meta = OutgoingKafkaRecordMetadata.<String>builder().withKey(e.team()).build();
             channel.send(Message.of(Json.write(e)).addMetadata(meta).withNack(t -> {
-                Log.warnf("team=%s event=%s id=%s not published: %s", e.team(), e.type().wire(), e.id(), t.toString());
+                lost(e, t);
                 return CompletableFuture.completedFuture(null);
             }));
         } catch (RuntimeException ex) {
-            Log.warnf("team=%s event=%s id=%s not published: %s", e.team(), e.type().wire(), e.id(), ex.toString());
+            lost(e, ex);
         }
+    }
+
+    private static void lost(Event e, Throwable why) {
+        Log.warnf("team=%s event=%s id=%s not published: %s", e.team(), e.type() == null ? null : e.type().wire(), e.id(),
+                why.toString());
     }
 }
