@@ -109,4 +109,13 @@ class LeadInternalClientTest {
                 .header("WWW-Authenticate", "Bearer").contentType("application/problem+json");
         assertThat(lead.list(team)).isEmpty();
     }
+
+    @Test
+    void anUnreachableLeadIsALeadUnavailableExceptionNotARefusal() {
+        // a port nobody listens on: the connection is refused (the bean would retry this; this client has no retries)
+        LeadInternalClient nobody = new LeadInternalClient(URI.create("http://127.0.0.1:" + dev.cohort.devstack.Ports.free()),
+                Optional.of("test-internal-token"));
+        assertThatThrownBy(() -> nobody.get(team, "task_1")).isInstanceOf(LeadUnavailableException.class)
+                .hasMessageContaining("lead-service unreachable");
+    }
 }
