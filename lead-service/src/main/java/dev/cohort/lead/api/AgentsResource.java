@@ -103,8 +103,7 @@ public class AgentsResource {
         // named, so a late or redelivered request cannot end a later turn, which nobody asked to interrupt
         String turnId = agents.find(team, Ids.LEAD).map(AgentRow::turnId).orElse(null);
         if (turnId == null) {
-            return Response.status(409).type(Problem.MEDIA_TYPE).entity(new Problem("about:blank", "Conflict", 409,
-                    "the lead of \"" + team + "\" has no turn in progress", null)).build();
+            throw ApiException.conflict("the lead of \"" + team + "\" has no turn in progress");
         }
         inbox.publish(AgentMessage.of(team, CONTROL_SENDER, Ids.LEAD, "", Control.interrupt(turnId)));
         return Response.accepted(Map.of("interruptRequested", true)).type(MediaType.APPLICATION_JSON).build();

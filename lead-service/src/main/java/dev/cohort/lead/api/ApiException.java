@@ -1,6 +1,6 @@
 package dev.cohort.lead.api;
 
-/** An error answer of the public API, rendered as problem+json by {@link ProblemMappers}. */
+/** An error answer of the public API, rendered as problem+json by {@link ApiExceptionMapper}. */
 public class ApiException extends RuntimeException {
     private final int status;
     private final String title;

@@ -2,23 +2,66 @@ package dev.cohort.lead.messaging;
 
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Json;
-import io.smallrye.reactive.messaging.kafka.KafkaRecord;
-import io.smallrye.reactive.messaging.MutinyEmitter;
+import io.quarkus.logging.Log;
+import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.eclipse.microprofile.reactive.messaging.Channel;
+import org.eclipse.microprofile.reactive.messaging.Emitter;
+import org.eclipse.microprofile.reactive.messaging.Message;
 
-/** Publishes sequenced events on {@code cohort.events}, keyed by team (so one team's events stay in order). */
+/**
+ * Publishes sequenced events on {@code cohort.events}, keyed by team (so one team's events stay in order), without
+ * waiting for the broker: {@link #publish} is called inside the agent loop, after the event is stored, and the store
+ * is the source of truth (SSE replays from it), so a slow or unreachable broker only delays other replicas' streams.
+ * A refused send is logged with team, event and seq; nothing is thrown into the loop.
+ */
 @ApplicationScoped
 public class EventPublisher {
 
     @Inject
     @Channel("events-out")
-    MutinyEmitter<String> emitter;
+    Emitter<String> emitter;
 
-    /** Sends and waits for the broker's acknowledgement (bounded, so a broker outage cannot hang a turn). */
-    public void publish(Event event) {
-        emitter.sendMessage(KafkaRecord.of(event.team(), Json.write(event))).await().atMost(Duration.ofSeconds(10));
+    EventPublisher() {
+    }
+
+    /** Over another channel (tests). */
+    EventPublisher(Emitter<String> emitter) {
+        this.emitter = emitter;
+    }
+
+    /**
+     * Hands the event to the producer and returns at once. The stage completes with {@code true} when the broker
+     * acknowledged it and with {@code false} when the send was refused (logged); it never fails and nobody needs to
+     * wait for it.
+     */
+    public CompletionStage<Boolean> publish(Event event) {
+        CompletableFuture<Boolean> acked = new CompletableFuture<>();
+        try {
+            OutgoingKafkaRecordMetadata<String> key = OutgoingKafkaRecordMetadata.<String>builder().withKey(event.team()).build();
+            emitter.send(Message.of(Json.write(event)).addMetadata(key)
+                    .withAck(() -> {
+                        acked.complete(true);
+                        return CompletableFuture.completedFuture(null);
+                    })
+                    .withNack(t -> {
+                        refused(event, t);
+                        acked.complete(false);
+                        return CompletableFuture.completedFuture(null);
+                    }));
+        } catch (RuntimeException e) {
+            // the emitter's buffer is full or the channel is down: same outcome as a nack
+            refused(event, e);
+            acked.complete(false);
+        }
+        return acked;
+    }
+
+    private static void refused(Event event, Throwable t) {
+        Log.warnf("team=%s event=%s seq=%d not published on cohort.events (the store has it; SSE replays from it): %s",
+                event.team(), event.type().wire(), event.seq(), t.toString());
     }
 }

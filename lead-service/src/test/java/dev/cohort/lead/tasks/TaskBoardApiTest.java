@@ -33,12 +33,18 @@ class TaskBoardApiTest {
         team = Boards.newTeam(teams, "api");
     }
 
+    /** A request to the internal API, with the test's {@code cohort.internal.token}. */
+    static io.restassured.specification.RequestSpecification internalCall() {
+        return given().header("Authorization", "Bearer " + org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getValue("cohort.internal.token", String.class));
+    }
+
     private String internal(String path) {
         return "/internal/v1/teams/" + team + "/tasks" + path;
     }
 
     private ValidatableResponse post(String path, String body) {
-        return given().contentType("application/json").body(body).post(internal(path)).then();
+        return internalCall().contentType("application/json").body(body).post(internal(path)).then();
     }
 
     private String create(String subject, String... deps) {
@@ -111,7 +117,7 @@ class TaskBoardApiTest {
         post("/claim-next", "{\"agent\":\"alice\",\"leaseSeconds\":0.1}").statusCode(400)
                 .body("detail", equalTo("leaseSeconds must be between 1s and 3600s, got 0.1"));
         post("", "{\"agent\":\"lead\",\"subject\":\"\"}").statusCode(400).body("detail", equalTo("subject is required (a one-line title)"));
-        given().contentType("application/json").post(internal("/claim-next")).then().statusCode(400);
+        internalCall().contentType("application/json").post(internal("/claim-next")).then().statusCode(400);
     }
 
     @Test

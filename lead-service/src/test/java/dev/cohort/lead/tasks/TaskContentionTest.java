@@ -67,7 +67,10 @@ class TaskContentionTest {
     private HttpResponse<String> post(String team, String path, String body) throws Exception {
         HttpRequest req = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + "/internal/v1/teams/"
                         + team + "/tasks" + path)).timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build();
+                .header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                        .getValue("cohort.internal.token", String.class))
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         return http.send(req, HttpResponse.BodyHandlers.ofString());
     }
 

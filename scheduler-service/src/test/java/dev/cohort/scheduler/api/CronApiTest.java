@@ -130,9 +130,9 @@ class CronApiTest {
     @Test
     void theApiNeedsTheBearerTokenButHealthDoesNot() {
         Response none = given().get("/api/v1/teams/api-auth/crons");
-        assertProblem(none, 401, "unauthorized", "missing Authorization: Bearer <token> (cohort.api.token is set)");
+        assertProblem(none, 401, "unauthorized", "missing bearer token (Authorization: Bearer <token>; cohort.api.token is set)");
         assertProblem(given().header("Authorization", "Bearer nope").get("/api/v1/teams/api-auth/crons"), 401,
-                "unauthorized", "wrong bearer token");
+                "unauthorized", "invalid bearer token");
 
         Response ready = given().get("/q/health/ready");
         assertThat(ready.statusCode()).isEqualTo(200);

@@ -3,6 +3,7 @@ package dev.cohort.toolrunner.api;
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallRequest;
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.host.web.Problem;
 import dev.cohort.toolrunner.service.BackgroundJobs;
 import dev.cohort.toolrunner.service.ToolService;
 import jakarta.inject.Inject;
@@ -50,7 +51,7 @@ public class ToolResource {
     }
 
     private static Response answer(Optional<BackgroundJob> job, String id) {
-        return job.map(j -> Response.ok(j).build()).orElseGet(() -> Problem.response(Response.Status.NOT_FOUND,
-                "no background job " + id, "/internal/v1/background/" + id));
+        return job.map(j -> Response.ok(j).build()).orElseGet(() -> Problem.of(404, "no background job " + id)
+                .withInstance("/internal/v1/background/" + id).toResponse());
     }
 }

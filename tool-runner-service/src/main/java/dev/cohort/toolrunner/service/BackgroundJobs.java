@@ -6,8 +6,9 @@ import dev.cohort.core.protocol.payload.BackgroundDone;
 import dev.cohort.core.protocol.payload.BackgroundFinished;
 import dev.cohort.core.protocol.payload.BackgroundStarted;
 import dev.cohort.core.toolrunner.BackgroundJob;
+import dev.cohort.host.messaging.AgentMessagePublisher;
+import dev.cohort.host.messaging.KafkaEventSink;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
-import dev.cohort.toolrunner.messaging.InboxPublisher;
 import dev.cohort.toolrunner.persistence.BackgroundJobStore;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.ShutdownEvent;
@@ -50,7 +51,9 @@ public class BackgroundJobs {
     @Inject
     BackgroundJobStore store;
     @Inject
-    InboxPublisher publisher;
+    AgentMessagePublisher publisher;
+    @Inject
+    KafkaEventSink events;
     @Inject
     CommandLauncher launcher;
     @Inject
@@ -107,7 +110,7 @@ public class BackgroundJobs {
         ProcessRunner.Spec spec = launcher.spec(ctx, command, timeout);
         OutputCapture capture = new OutputCapture(config.background().summaryChars(), outputs.file(ctx.team(), id), true);
         Log.infof("team=%s agent=%s call=%s background job %s started", ctx.team(), ctx.agent(), ctx.callId(), id);
-        publisher.event(Event.of(ctx.team(), ctx.agent(), new BackgroundStarted(id, ctx.callId(), command)));
+        events.emit(Event.of(ctx.team(), ctx.agent(), new BackgroundStarted(id, ctx.callId(), command)));
         Job job = new Job();
         running.put(id, job);
         Thread.ofVirtual().name("bg-" + id).start(() -> runJob(id, job, ctx, spec, capture));
@@ -319,7 +322,7 @@ public class BackgroundJobs {
                 inFlightNotifications.remove(j.id());
             }
         });
-        publisher.event(Event.of(j.team(), j.agent(), new BackgroundFinished(j.id(), j.status(), j.exitCode(),
+        events.emit(Event.of(j.team(), j.agent(), new BackgroundFinished(j.id(), j.status(), j.exitCode(),
                 j.durationMs())));
     }
 

@@ -1,0 +1,53 @@
+package dev.cohort.host.client;
+
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+import java.util.List;
+
+/**
+ * The lead's internal board API as a MicroProfile REST client. Package-private: callers use {@link LeadInternalClient},
+ * which adds the token, the retries and the mapping of HTTP errors to {@link LeadRefusedException} /
+ * {@link LeadUnavailableException}.
+ */
+@Path("/internal/v1/teams/{team}/tasks")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+interface LeadInternalRestClient {
+
+    @GET
+    List<LeadTasks.Task> list(@PathParam("team") String team);
+
+    @GET
+    @Path("/{id}")
+    LeadTasks.Task get(@PathParam("team") String team, @PathParam("id") String id);
+
+    @POST
+    LeadTasks.Task create(@PathParam("team") String team, LeadTasks.CreateRequest body);
+
+    @POST
+    @Path("/{id}/claim")
+    LeadTasks.Claim claim(@PathParam("team") String team, @PathParam("id") String id, LeadTasks.ClaimRequest body);
+
+    /** 200 with a claim, or 204 when no task is free. */
+    @POST
+    @Path("/claim-next")
+    Response claimNext(@PathParam("team") String team, LeadTasks.ClaimRequest body);
+
+    @POST
+    @Path("/{id}/complete")
+    LeadTasks.Completion complete(@PathParam("team") String team, @PathParam("id") String id, LeadTasks.CompleteRequest body);
+
+    @POST
+    @Path("/{id}/release")
+    LeadTasks.Task release(@PathParam("team") String team, @PathParam("id") String id, LeadTasks.ReleaseRequest body);
+
+    @POST
+    @Path("/{id}/heartbeat")
+    LeadTasks.Task heartbeat(@PathParam("team") String team, @PathParam("id") String id, LeadTasks.HeartbeatRequest body);
+}

@@ -1,0 +1,59 @@
+package dev.cohort.host.client;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The wire shapes of the lead's internal board API ({@code /internal/v1/teams/{team}/tasks}), as its callers see
+ * them: the lead-service's {@code InternalTasksResource} records, copied field for field; unknown fields are ignored
+ * so the lead can add some without breaking teammates.
+ */
+public final class LeadTasks {
+    private LeadTasks() {
+    }
+
+    /** A task as the board shows it; ids are {@code task_<n>}, {@code blockers} the unmet dependencies. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Task(String id, String subject, String description, String status, String owner,
+            List<String> blockedBy, List<String> blockers, boolean claimable, Instant leaseUntil, Instant claimedAt,
+            Instant completedAt, String result, int claims, int version, String createdBy, Instant createdAt,
+            Instant updatedAt, String worktree) {
+    }
+
+    /** A claim: the task, the token to send back on heartbeat/complete/release, whether it was a new claim. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Claim(Task task, String leaseToken, Instant leaseUntil, boolean fresh) {
+    }
+
+    /** A completion: the task and exactly the tasks it unblocked; {@code repeated} for an already-completed task. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Completion(Task task, List<Task> unblocked, boolean repeated) {
+    }
+
+    /** Body of create. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record CreateRequest(String agent, String subject, String description, List<String> blockedBy) {
+    }
+
+    /** Body of claim and claim-next. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record ClaimRequest(String agent, String leaseToken, Double leaseSeconds) {
+    }
+
+    /** Body of complete. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record CompleteRequest(String agent, String leaseToken, String result) {
+    }
+
+    /** Body of release. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record ReleaseRequest(String agent, String leaseToken) {
+    }
+
+    /** Body of heartbeat. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record HeartbeatRequest(String agent, String leaseToken, Double leaseSeconds) {
+    }
+}

@@ -1,0 +1,30 @@
+package dev.cohort.toolrunner.api;
+
+import dev.cohort.host.web.Problem;
+import dev.cohort.toolrunner.service.ToolService;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/**
+ * Maps failures of the request itself (not of the tool) to problem+json (CONVENTIONS #6): the runner's own refusals.
+ * The generic cases (malformed JSON, JAX-RS errors, unexpected failures) are agent-host's
+ * {@link dev.cohort.host.web.ProblemMappers}.
+ */
+public class ToolProblems {
+
+    @ServerExceptionMapper
+    public Response badRequest(ToolService.BadRequest e, UriInfo uri) {
+        return Problem.of(400, e.getMessage()).withInstance(uri.getPath()).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response conflict(ToolService.Conflict e, UriInfo uri) {
+        return Problem.of(409, e.getMessage()).withInstance(uri.getPath()).toResponse();
+    }
+
+    @ServerExceptionMapper
+    public Response busy(ToolService.Busy e, UriInfo uri) {
+        return Problem.of(503, e.getMessage()).withInstance(uri.getPath()).toResponse();
+    }
+}
