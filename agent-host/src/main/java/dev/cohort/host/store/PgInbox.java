@@ -1,0 +1,151 @@
+package dev.cohort.host.store;
+
+import dev.cohort.core.engine.InboxItem;
+import dev.cohort.core.host.AgentKey;
+import dev.cohort.core.protocol.AgentMessage;
+import dev.cohort.core.protocol.Json;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * Agents' inboxes in {@code <schema>.inbox} (created by {@code db/agent-host/V100__agent_host_tables.sql}), keyed
+ * {@code (team, agent, id)}: a message is stored once however often Kafka redelivers it ({@link #insertIfNew}), read
+ * oldest first while {@code received} ({@link #pending}), and marked {@code injected} in the transaction of the save
+ * whose state contains it ({@link #ledger}: the {@link InputLedger} to give {@link PgAgentStore}) or {@code routed}
+ * when the host handled it without the model ({@link #markRouted}).
+ */
+public final class PgInbox {
+
+    /** A stored message. */
+    public record Row(String id, String sender, String type, String content, Map<String, Object> metadata) {
+    }
+
+    /** The prefix of this inbox's ids among an agent's input ids. */
+    public static final String PREFIX = "inbox:";
+
+    private static final Pattern SCHEMA = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+    private final DataSource ds;
+    private final String table;
+
+    public PgInbox(DataSource ds, String schema) {
+        this.ds = Objects.requireNonNull(ds, "ds");
+        if (schema == null || !SCHEMA.matcher(schema).matches()) {
+            throw new IllegalArgumentException("not a schema name: " + schema);
+        }
+        this.table = schema + ".inbox";
+    }
+
+    /** Stores a message for its recipient ({@code to}); false when its id was stored before. */
+    public boolean insertIfNew(AgentMessage m) {
+        return tx("store inbox message " + m.id(), c -> {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (team, agent, id, sender, type, "
+                    + "content, metadata) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT DO NOTHING")) {
+                ps.setString(1, m.team());
+                ps.setString(2, m.to());
+                ps.setString(3, m.id());
+                ps.setString(4, m.from() == null ? "unknown" : m.from());
+                ps.setString(5, m.type().wire());
+                ps.setString(6, m.content());
+                ps.setString(7, Json.write(m.metadata() == null ? Map.of() : m.metadata()));
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /** The agent's messages not yet injected or routed, oldest first. */
+    @SuppressWarnings("unchecked")
+    public List<Row> pending(AgentKey key, int limit) {
+        return tx("read inbox of " + key, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT id, sender, type, content, metadata::text FROM " + table
+                    + " WHERE team = ? AND agent = ? AND status = 'received' ORDER BY seq LIMIT ?")) {
+                ps.setString(1, key.team());
+                ps.setString(2, key.name());
+                ps.setInt(3, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    List<Row> out = new ArrayList<>();
+                    while (rs.next()) {
+                        Map<String, Object> meta;
+                        try {
+                            meta = Json.MAPPER.readValue(rs.getString(5), Map.class);
+                        } catch (Exception e) {
+                            meta = Map.of();
+                        }
+                        out.add(new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), meta));
+                    }
+                    return out;
+                }
+            }
+        });
+    }
+
+    /** The pending messages as the engine's inbox items ({@link #PREFIX}id), each text made by {@code format}. */
+    public List<InboxItem> drain(AgentKey key, int limit, java.util.function.Function<Row, String> format) {
+        return pending(key, limit).stream().map(r -> new InboxItem(PREFIX + r.id(), format.apply(r))).toList();
+    }
+
+    /** Marks a message handled by the host itself (a protocol reply routed before injection); false if not pending. */
+    public boolean markRouted(AgentKey key, String id) {
+        return tx("route inbox message " + id, c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET status = 'routed' WHERE team = ? "
+                    + "AND agent = ? AND id = ? AND status = 'received'")) {
+                ps.setString(1, key.team());
+                ps.setString(2, key.name());
+                ps.setString(3, id);
+                return ps.executeUpdate() == 1;
+            }
+        });
+    }
+
+    /** Marks the injected inbox ids ({@link #PREFIX}id) inside the agent's save transaction. */
+    public InputLedger ledger() {
+        return (c, key, turnId, ids) -> {
+            List<String> mine = ids.stream().filter(i -> i.startsWith(PREFIX)).map(i -> i.substring(PREFIX.length())).toList();
+            if (mine.isEmpty()) {
+                return;
+            }
+            try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET status = 'injected' WHERE team = ? "
+                    + "AND agent = ? AND id = ? AND status = 'received'")) {
+                for (String id : mine) {
+                    ps.setString(1, key.team());
+                    ps.setString(2, key.name());
+                    ps.setString(3, id);
+                    ps.addBatch();
+                }
+                ps.executeBatch();
+            }
+        };
+    }
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private <T> T tx(String what, Work<T> work) {
+        try (Connection c = ds.getConnection()) {
+            boolean auto = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                T out = work.run(c);
+                c.commit();
+                return out;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(auto);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot " + what + " in " + table + ": " + e.getMessage(), e);
+        }
+    }
+}
