@@ -99,6 +99,8 @@ class AgentHostTest {
         one.wake(a);
         assertThat(f.step.entered.tryAcquire(2, TimeUnit.MINUTES)).isTrue();
 
+        // asked first without waiting (the agent is inside its step, so it is not out yet), then released and waited for
+        assertThat(one.detach(List.of(a), Duration.ZERO)).isEmpty();
         CompletableFuture<Set<AgentKey>> handedOver = CompletableFuture.supplyAsync(() -> one.detach(List.of(a), WAIT));
         f.step.hold.countDown();
         assertThat(handedOver.get(2, TimeUnit.MINUTES)).containsExactly(a);

@@ -154,7 +154,7 @@ class LeadHandoverTest {
         model.append("{\"rules\":[" + textRule(team, "say hi " + team, "hi") + "]}");
         String promptId = prompt(team, "say hi " + team);
         assertThat(awaitTurnCompleted(team, promptId).path("data").path("status").asText()).isEqualTo("completed");
-        await().atMost(Duration.ofSeconds(30)).until(() -> !host.hosting(team));
+        await().atMost(Duration.ofMinutes(3)).until(() -> !host.hosting(team));
 
         // another replica takes the lead over and saves a turn of its own
         AgentKey lead = new AgentKey(team, Ids.LEAD);
@@ -182,9 +182,11 @@ class LeadHandoverTest {
         awaitEvent(team, "tool_call_started");
 
         // the tool call blocks until the file "go" exists: the hand-over must wait for it, not cut it off
+        // asked at once (the step cannot end yet, so the lead is not out of it), then waited for below
+        assertThat(host.detachAll(List.of(team), Duration.ZERO)).isEmpty();
         CompletableFuture<Set<String>> handover = CompletableFuture.supplyAsync(
                 () -> host.detachAll(List.of(team), Duration.ofSeconds(60)));
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(dir.resolve("runs.txt")));
+        await().atMost(Duration.ofMinutes(3)).until(() -> Files.exists(dir.resolve("runs.txt")));
         assertThat(handover).isNotDone();
         Files.writeString(dir.resolve("go"), "");
         assertThat(handover.get(60, java.util.concurrent.TimeUnit.SECONDS)).containsExactly(team);
@@ -196,7 +198,7 @@ class LeadHandoverTest {
         assertThat(prompts.runningPromptOfTurn(team, row.turnId())).contains(promptId);
         assertThat(storedEvents(team)).extracting(e -> e.path("type").asText()).doesNotContain("turn_completed");
         // handed over: a wake-up (an input consumed just before the revoke) does not start it here again
-        await().atMost(Duration.ofSeconds(30)).until(() -> !host.hosting(team));
+        await().atMost(Duration.ofMinutes(3)).until(() -> !host.hosting(team));
         host.wake(team);
         assertThat(host.hosting(team)).isFalse();
 
@@ -214,13 +216,13 @@ class LeadHandoverTest {
         Path dir = Files.createDirectories(Path.of(workspace, "teams", team));
         model.append("{\"rules\":[" + blockingToolRule(team) + "," + afterToolRule(team) + "]}");
         String promptId = prompt(team, "hand over " + team);
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(dir.resolve("runs.txt")));
+        await().atMost(Duration.ofMinutes(3)).until(() -> Files.exists(dir.resolve("runs.txt")));
 
         // the step cannot end before "go" exists, so the bounded wait returns without the team
         assertThat(host.detachAll(List.of(team), Duration.ofMillis(200))).isEmpty();
 
         Files.writeString(dir.resolve("go"), "");
-        await().atMost(Duration.ofSeconds(30)).until(() -> host.detachAll(List.of(team), Duration.ZERO).contains(team));
+        await().atMost(Duration.ofMinutes(3)).until(() -> host.detachAll(List.of(team), Duration.ZERO).contains(team));
         assertThat(prompts.runningPromptOfTurn(team, agents.find(team, Ids.LEAD).orElseThrow().turnId())).contains(promptId);
         host.adopt(List.of(team));
         assertThat(awaitTurnCompleted(team, promptId).path("data").path("status").asText()).isEqualTo("completed");
@@ -240,14 +242,14 @@ class LeadHandoverTest {
             String pa = prompt(a, "first " + a);
             String pb = prompt(b, "second " + b);
             // both leads were woken and wait for the slot (other teams' leads may queue too)
-            await().atMost(Duration.ofSeconds(30)).until(() -> host.hosting(a) && host.hosting(b) && one.getQueueLength() >= 2);
+            await().atMost(Duration.ofMinutes(3)).until(() -> host.hosting(a) && host.hosting(b) && one.getQueueLength() >= 2);
             assertThat(storedEvents(a)).extracting(e -> e.path("type").asText()).doesNotContain("turn_started");
             assertThat(storedEvents(b)).extracting(e -> e.path("type").asText()).doesNotContain("turn_started");
 
             one.release();
             assertThat(awaitTurnCompleted(a, pa).path("data").path("status").asText()).isEqualTo("completed");
             assertThat(awaitTurnCompleted(b, pb).path("data").path("status").asText()).isEqualTo("completed");
-            await().atMost(Duration.ofSeconds(30)).until(() -> one.availablePermits() == 1);
+            await().atMost(Duration.ofMinutes(3)).until(() -> one.availablePermits() == 1);
         } finally {
             host.turnSlots(original);
         }
@@ -306,12 +308,12 @@ class LeadHandoverTest {
     }
 
     private JsonNode awaitEvent(String team, String type) {
-        return await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> storedEvents(team)
+        return await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> storedEvents(team)
                 .stream().filter(e -> e.path("type").asText().equals(type)).findFirst().orElse(null), e -> e != null);
     }
 
     private JsonNode awaitTurnCompleted(String team, String promptId) {
-        return await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> storedEvents(team)
+        return await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> storedEvents(team)
                 .stream().filter(e -> e.path("type").asText().equals("turn_completed"))
                 .filter(e -> promptId.equals(e.path("data").path("promptId").asText()))
                 .findFirst().orElse(null), e -> e != null);
