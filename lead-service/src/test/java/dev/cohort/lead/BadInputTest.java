@@ -116,6 +116,6 @@ class BadInputTest {
                         StandardCharsets.UTF_8)).contains("unknown control action \"teleport\"; known: interrupt"));
         assertThat(dlq).filteredOn(r -> noAction.equals(r.value())).singleElement()
                 .satisfies(r -> assertThat(new String(r.headers().lastHeader(Topics.DLQ_HEADER_REASON).value(),
-                        StandardCharsets.UTF_8)).contains("has no \"action\"; known: [interrupt]"));
+                        StandardCharsets.UTF_8)).contains("has no \"action\"; known: [interrupt, approval_resolved]"));
     }
 }
