@@ -98,6 +98,7 @@ public class LeadProgram implements AgentProgram {
 
     @Override
     public void resuming(AgentKey key, String turnId) {
+        Log.infof("team=%s agent=lead turn=%s resuming after a restart or a partition move", key.team(), turnId);
         engine.label(key.team(), prompts.runningPromptOfTurn(key.team(), turnId).orElse(null));
     }
 

@@ -264,7 +264,7 @@ class LeadRebalanceIT {
 
     private static Predicate<String> stoppedHere(String team, String turnId) {
         return l -> l.contains("team=" + team + " agent=lead turn=" + turnId + " detached")
-                || l.contains("team=" + team + " agent=lead stopped: ");
+                || l.contains("agent=" + team + "/lead let go: ");
     }
 
     /** The invariants, once the turn completed on B. */
