@@ -49,8 +49,9 @@ import java.util.stream.Stream;
  * each round into phases, all in ms after the model request arrived:
  * <ul>
  *   <li>reply: until {@code assistant_message}'s ts (the reply sent, parsed, appended and the state saved),</li>
- *   <li>pre-call: until {@code tool_call_started} (storing + publishing {@code assistant_message}, the gates),</li>
- *   <li>tool: until {@code tool_call_finished} (storing + publishing {@code tool_call_started}, the HTTP call),</li>
+ *   <li>pre-call: until {@code tool_call_started} (storing + publishing {@code assistant_message}),</li>
+ *   <li>tool: until {@code tool_call_finished} (storing + publishing {@code tool_call_started}, the gates, hooks,
+ *       the HTTP call),</li>
  *   <li>post-call: until the next model request arrives (storing + publishing {@code tool_call_finished}, the save,
  *       the inbox drain, prompt assembly, the HTTP request).</li>
  * </ul>
@@ -59,8 +60,15 @@ import java.util.stream.Stream;
  * <p>Options ({@code --name=value}): {@code turns} (5), {@code rounds} (20), {@code warmup} (1 turn),
  * {@code jvm-flags} (space-separated), {@code jfr=DIR} (a JFR recording, {@code settings=profile}, of both service JVMs
  * over the measured turns only, via {@code jcmd}), {@code db-stats} (true: PostgreSQL transactions and row writes per
- * round), {@code sandbox} (COHORT_SANDBOX, default {@code auto} like {@code cohort up}), {@code home} (the repository,
- * default the current directory), {@code keep-logs} (print the service logs' location and keep them).
+ * round, and one more untimed turn with {@code log_statement = all}: every statement per round), {@code statements}
+ * (true; false skips that turn), {@code sandbox} (COHORT_SANDBOX, default {@code auto} like {@code cohort up}),
+ * {@code home} (the repository, default the current directory), {@code keep-logs} (keep the run directory with the
+ * service logs). It also prints the CPU time per round of each process (idle rate subtracted), the runner's own bash
+ * timer, a direct call of the same bash on the runner, one awaited Kafka send, and the lead's TCP connections to the
+ * runner and the model. Everything started is stopped by PID at the end.
+ *
+ * <p>The model server records a request's arrival after reading and parsing its body (well under a millisecond for
+ * these bodies, the same for every request), so the gaps are not skewed by it.
  */
 public final class RoundBenchmark {
 
