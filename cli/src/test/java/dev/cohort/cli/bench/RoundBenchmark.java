@@ -1,0 +1,870 @@
+package dev.cohort.cli.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.devstack.Devstack;
+import dev.cohort.devstack.Ports;
+import dev.cohort.devstack.model.RecordedRequest;
+import dev.cohort.devstack.model.Scenario;
+import dev.cohort.devstack.model.ScriptedModelServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The round benchmark of issue 13: what one durable round of the lead costs, measured through {@code cohort up}'s
+ * processes. Not a test (nothing runs it in {@code ./mvnw verify}); a main class, run as described in
+ * {@code lead-service/README.md} ("Round benchmark").
+ *
+ * <p>Kafka, PostgreSQL and the scripted model run in this JVM ({@link Devstack}, as {@code cohort up} runs them); the
+ * packaged tool-runner-service and lead-service run as child JVMs with {@code cohort up}'s environment and, by
+ * default, its JVM flags ({@code -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}; {@code --jvm-flags} replaces
+ * them). Each turn is one prompt; the zero-latency model answers 20 distinct tool calls ({@code bash "true N"}) and
+ * then {@code DONE}. The gap between two consecutive model requests, as the model server records their arrival, is
+ * the harness's cost of one round. The lead's own events (read from its SSE stream, as {@code cohort send} does) split
+ * each round into phases, all in ms after the model request arrived:
+ * <ul>
+ *   <li>reply: until {@code assistant_message}'s ts (the reply sent, parsed, appended and the state saved),</li>
+ *   <li>pre-call: until {@code tool_call_started} (storing + publishing {@code assistant_message}),</li>
+ *   <li>tool: until {@code tool_call_finished} (storing + publishing {@code tool_call_started}, the gates, hooks,
+ *       the HTTP call),</li>
+ *   <li>post-call: until the next model request arrives (storing + publishing {@code tool_call_finished}, the save,
+ *       the inbox drain, prompt assembly, the HTTP request).</li>
+ * </ul>
+ * An event's ts is taken when the event is created, before it is stored and published.
+ *
+ * <p>Options ({@code --name=value}): {@code turns} (5), {@code rounds} (20), {@code warmup} (1 turn),
+ * {@code jvm-flags} (space-separated), {@code jfr=DIR} (a JFR recording, {@code settings=profile}, of both service JVMs
+ * over the measured turns only, via {@code jcmd}), {@code db-stats} (true: PostgreSQL transactions and row writes per
+ * round, and one more untimed turn with {@code log_statement = all}: every statement per round), {@code statements}
+ * (true; false skips that turn), {@code sandbox} (COHORT_SANDBOX, default {@code auto} like {@code cohort up}),
+ * {@code home} (the repository, default the current directory), {@code keep-logs} (keep the run directory with the
+ * service logs). It also prints the CPU time per round of each process (idle rate subtracted), the runner's own bash
+ * timer, a direct call of the same bash on the runner, one awaited Kafka send, and the lead's TCP connections to the
+ * runner and the model. Everything started is stopped by PID at the end.
+ *
+ * <p>The model server records a request's arrival after reading and parsing its body (well under a millisecond for
+ * these bodies, the same for every request), so the gaps are not skewed by it.
+ */
+public final class RoundBenchmark {
+
+    static final List<String> UP_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String TOKEN = "bench-api-token-0123456789abcdef0123456789abcdef";
+    private static final String TEAM = "default";
+    private static final String AGENT = "default/lead";
+    private static final String PROBE_TOPIC = "bench.probe";
+
+    private final Map<String, String> opts;
+    private final int turns;
+    private final int rounds;
+    private final int warmup;
+    private final List<String> jvmFlags;
+    private final Path jfrDir;
+    private final boolean dbStats;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2)).build();
+    private final List<Process> children = new CopyOnWriteArrayList<>();
+    private Devstack stack;
+    private Path runDir;
+    private String leadUrl;
+    private Process lead;
+    private Process runner;
+    private int runnerPort;
+    private long callIds;
+    /** Client ports seen on connections to the tool runner / the model (their count shows connection reuse). */
+    private final java.util.Set<String> runnerClients = new java.util.TreeSet<>();
+    private final java.util.Set<String> modelClients = new java.util.TreeSet<>();
+
+    RoundBenchmark(Map<String, String> opts) {
+        this.opts = opts;
+        this.turns = Integer.parseInt(opts.getOrDefault("turns", "5"));
+        this.rounds = Integer.parseInt(opts.getOrDefault("rounds", "20"));
+        this.warmup = Integer.parseInt(opts.getOrDefault("warmup", "1"));
+        String flags = opts.get("jvm-flags");
+        this.jvmFlags = flags == null ? UP_FLAGS : Arrays.stream(flags.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+        this.jfrDir = opts.containsKey("jfr") ? Path.of(opts.get("jfr")).toAbsolutePath() : null;
+        this.dbStats = Boolean.parseBoolean(opts.getOrDefault("db-stats", "true"));
+        if (turns < 1 || rounds < 1 || warmup < 0) {
+            throw new IllegalArgumentException("turns and rounds must be 1 or more, warmup 0 or more");
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opts = new LinkedHashMap<>();
+        for (String a : args) {
+            if (!a.startsWith("--")) {
+                throw new IllegalArgumentException("options are --name=value, not " + a);
+            }
+            int eq = a.indexOf('=');
+            opts.put(eq < 0 ? a.substring(2) : a.substring(2, eq), eq < 0 ? "true" : a.substring(eq + 1));
+        }
+        RoundBenchmark b = new RoundBenchmark(opts);
+        Thread hook = new Thread(b::stop, "round-bench-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try {
+            b.run();
+        } finally {
+            b.stop();
+            Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        System.exit(0); // the embedded broker's non-daemon threads
+    }
+
+    // ------------------------------------------------------------------------------------------------ the run
+
+    void run() throws Exception {
+        Path home = Path.of(opts.getOrDefault("home", ".")).toAbsolutePath().normalize();
+        Path runnerJar = home.resolve("tool-runner-service/target/quarkus-app/quarkus-run.jar");
+        Path leadJar = home.resolve("lead-service/target/quarkus-app/quarkus-run.jar");
+        for (Path jar : List.of(runnerJar, leadJar)) {
+            if (!Files.isRegularFile(jar)) {
+                throw new IllegalStateException(jar + " is missing: ./mvnw -B package -DskipTests -pl tool-runner-service,lead-service -am");
+            }
+        }
+        System.out.printf("[round-bench] %s, %d cores, load average %s; service JVM flags: %s%n", Instant.now(),
+                Runtime.getRuntime().availableProcessors(), load(), String.join(" ", jvmFlags));
+        runDir = Files.createTempDirectory("cohort-round-bench-");
+        Path ws = Files.createDirectories(runDir.resolve("workspace"));
+        new ProcessBuilder("git", "init", "-q", ws.toString()).inheritIO().start().waitFor();
+        List<String> topics = new ArrayList<>(Topics.ALL);
+        topics.add(PROBE_TOPIC);
+        stack = Devstack.start(Ports.free(), topics, 4, Ports.free(), 0);
+        runnerPort = Ports.free();
+        int leadPort = Ports.free();
+        leadUrl = "http://127.0.0.1:" + leadPort;
+        Map<String, String> env = new LinkedHashMap<>(stack.serviceEnvironment());
+        // what UpCommand gives every service (the teammate and scheduler URLs point nowhere: not used by this bench)
+        env.put("QUARKUS_HTTP_HOST", "127.0.0.1");
+        env.put("COHORT_API_TOKEN", TOKEN);
+        env.put("COHORT_INTERNAL_TOKEN", "bench-internal-token-0123456789abcdef0123456789");
+        env.put("COHORT_TOOL_RUNNER_TOKEN", "bench-runner-token-0123456789abcdef0123456789ab");
+        env.put("COHORT_WORKSPACE_ROOT", ws.toString());
+        env.put("COHORT_SANDBOX", opts.getOrDefault("sandbox", System.getenv().getOrDefault("COHORT_SANDBOX", "auto")));
+        env.put("COHORT_STATE_DIR", runDir.resolve("state").toString());
+        env.put("COHORT_LEAD_URL", leadUrl);
+        env.put("COHORT_TEAMMATE_URL", "http://127.0.0.1:" + Ports.free());
+        env.put("COHORT_SCHEDULER_URL", "http://127.0.0.1:" + Ports.free());
+        env.put("COHORT_TOOL_RUNNER_URL", "http://127.0.0.1:" + runnerPort);
+        env.put("OPENAI_BASE_URL", stack.model().baseUrl());
+        env.put("OPENAI_API_KEY", "sk-scripted");
+        env.put("MODEL_ID", ScriptedModelServer.DEFAULT_MODEL);
+        Path logs = Files.createDirectories(runDir.resolve("logs"));
+        Path tmp = Files.createDirectories(runDir.resolve("tmp"));
+        runner = startService("tool-runner-service", runnerJar, runnerPort, env, ws, logs, tmp);
+        awaitReady("tool-runner-service", runner, runnerPort, logs);
+        lead = startService("lead-service", leadJar, leadPort, env, ws, logs, tmp);
+        awaitReady("lead-service", lead, leadPort, logs);
+        System.out.printf("[round-bench] ready: lead pid %d, tool runner pid %d, sandbox %s, logs %s%n", lead.pid(),
+                runner.pid(), sandbox(runnerPort), logs);
+
+        for (int w = 1; w <= warmup; w++) {
+            Turn t = turn("warm-up " + w);
+            System.out.printf("[round-bench] warm-up turn %d: round gap p50 %.1f ms%n", w, pct(t.gaps(), 50));
+        }
+        DbCounters before = dbStats ? settledCounters() : null;
+        double idleRate = dbStats ? idleTransactionRate(before) : 0;
+        before = dbStats ? settledCounters() : null;
+        if (jfrDir != null) {
+            Files.createDirectories(jfrDir);
+            // every socket read/write and park, not only those over profile's 10-20 ms: the round's waits are short
+            String[] waits = {"jdk.SocketRead#threshold=0ms", "jdk.SocketWrite#threshold=0ms", "jdk.ThreadPark#threshold=0ms",
+                "jdk.JavaMonitorEnter#threshold=0ms", "jdk.JavaMonitorWait#threshold=0ms"};
+            jcmd(lead, concat(new String[] {"JFR.start", "name=round-bench", "settings=profile",
+                "filename=" + jfrDir.resolve("lead-service.jfr")}, waits));
+            jcmd(runner, concat(new String[] {"JFR.start", "name=round-bench", "settings=profile",
+                "filename=" + jfrDir.resolve("tool-runner-service.jfr")}, waits));
+        }
+        // the services' CPU while no turn runs (pollers, consumers, timers), subtracted from the measured turns' CPU
+        Map<String, Long> idle0 = cpu();
+        long idleT0 = System.nanoTime();
+        Thread.sleep(5000);
+        Map<String, Long> idle1 = cpu();
+        double idleSeconds = (System.nanoTime() - idleT0) / 1e9;
+        double[] runner0 = runnerCalls();
+        Map<String, Long> cpu0 = cpu();
+        long xid0 = dbStats ? currentXid() : 0;
+        long t0 = System.nanoTime();
+        List<Turn> measured = new ArrayList<>();
+        for (int i = 1; i <= turns; i++) {
+            Turn t = turn("measured " + i);
+            measured.add(t);
+            connections();
+            System.out.printf("[round-bench] turn %d: round gap p50 %.1f ms p90 %.1f ms (load %s)%n", i, pct(t.gaps(), 50),
+                    pct(t.gaps(), 90), load());
+        }
+        double elapsed = (System.nanoTime() - t0) / 1e9;
+        long xid1 = dbStats ? currentXid() : 0;
+        double[] runner1 = runnerCalls();
+        Map<String, Long> cpu1 = cpu();
+        if (jfrDir != null) {
+            jcmd(lead, "JFR.stop", "name=round-bench");
+            jcmd(runner, "JFR.stop", "name=round-bench");
+            System.out.printf("[round-bench] JFR recordings in %s (jfr view hot-methods <file>)%n", jfrDir);
+        }
+        report(measured);
+        int measuredRounds = measured.size() * rounds;
+        System.out.println("[round-bench] CPU time per round (user+sys from /proc, less than the wall time on a loaded machine; "
+                + "idle rate subtracted): " + cpu1.entrySet().stream().map(e -> {
+                    double idleMsPerSec = (idle1.get(e.getKey()) - idle0.get(e.getKey())) * 10.0 / idleSeconds;
+                    double used = (e.getValue() - cpu0.getOrDefault(e.getKey(), 0L)) * 10.0 - idleMsPerSec * elapsed;
+                    return String.format("%s %.1f ms (idle %.1f ms/s)", e.getKey(), used / measuredRounds, idleMsPerSec);
+                }).toList());
+        if (runner0 != null && runner1 != null && runner1[0] > runner0[0]) {
+            System.out.printf("[round-bench] tool runner's own bash execution (cohort.toolrunner.calls, after the journal insert): "
+                    + "mean %.1f ms over %.0f calls%n", (runner1[1] - runner0[1]) * 1000 / (runner1[0] - runner0[0]),
+                    runner1[0] - runner0[0]);
+        }
+        kafkaProbe();
+        directToolCalls(env.get("COHORT_TOOL_RUNNER_TOKEN"));
+        System.out.printf("[round-bench] TCP connections used by the lead during the measured turns (distinct client ports, "
+                + "sampled after each turn incl. TIME-WAIT): to the tool runner %d, to the model %d%n", runnerClients.size(),
+                modelClients.size());
+        if (dbStats) {
+            DbCounters after = settledCounters();
+            int totalRounds = measured.size() * rounds;
+            int modelCalls = measured.size() * (rounds + 1);
+            double xacts = after.commits - before.commits - idleRate * elapsed - 2; // minus the two xid reads
+            System.out.printf("[round-bench] PostgreSQL: %.0f transactions committed over %d measured turns (%.1f per round of %d; "
+                    + "idle background %.1f/s subtracted), %d of them writing (%.1f per round)%n", xacts, measured.size(),
+                    xacts / totalRounds, totalRounds, idleRate, xid1 - xid0 - 1, (xid1 - xid0 - 1) / (double) totalRounds);
+            System.out.println("[round-bench] rows written per round (inserts/updates/deletes), by table:");
+            for (var e : after.rows.entrySet()) {
+                long[] a = e.getValue();
+                long[] b = before.rows.getOrDefault(e.getKey(), new long[3]);
+                long ins = a[0] - b[0];
+                long upd = a[1] - b[1];
+                long del = a[2] - b[2];
+                if (ins + upd + del > 0) {
+                    System.out.printf("    %-34s %6.2f / %6.2f / %6.2f%n", e.getKey(), ins / (double) totalRounds,
+                            upd / (double) totalRounds, del / (double) totalRounds);
+                }
+            }
+            System.out.printf("[round-bench] lead state row: %s%n", stateSize());
+            System.out.printf("[round-bench] (model calls per measured turn: %d; turns also write their start and end)%n",
+                    modelCalls / measured.size());
+        }
+        if (dbStats && Boolean.parseBoolean(opts.getOrDefault("statements", "true"))) {
+            statements();
+        }
+        System.out.printf("[round-bench] done, load average %s%n", load());
+    }
+
+    /** One prompt: 20 tool rounds and the final answer; returns the model requests and the lead's events. */
+    private Turn turn(String label) throws Exception {
+        ScriptedModelServer model = stack.model();
+        // no reset between turns: the previous turn's memory extraction may still be on its way to the model
+        long seqBefore = model.requests().stream().mapToLong(RecordedRequest::seq).max().orElse(0);
+        StringBuilder rules = new StringBuilder("{\"rules\":[");
+        // memory extraction after a completed turn (asynchronous) calls the model too: answered, kept out of the gaps
+        rules.append("{\"name\":\"memory\",\"match\":{\"system\":\"You (extract memories|consolidate a memory store)\"},"
+                + "\"reply\":{\"text\":\"[]\"}}");
+        for (int i = 1; i <= rounds; i++) {
+            rules.append(",{\"name\":\"round-").append(i).append("\",\"times\":1,\"match\":{\"agent\":\"").append(AGENT)
+                    .append("\",\"hasTools\":true},\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"true ")
+                    .append(i).append("\"},\"id\":\"call_").append(++callIds).append("\"}]}}");
+        }
+        rules.append(",{\"name\":\"done\",\"times\":1,\"match\":{\"agent\":\"").append(AGENT)
+                .append("\",\"hasTools\":true},\"reply\":{\"text\":\"DONE\"}}]}");
+        model.load(Scenario.parse(rules.toString()));
+
+        HttpResponse<String> posted = http.send(HttpRequest.newBuilder(URI.create(leadUrl + "/api/v1/teams/" + TEAM + "/prompts"))
+                .header("Authorization", "Bearer " + TOKEN).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(JSON.writeValueAsString(Map.of("text", "round bench: " + label))))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        if (posted.statusCode() != 202) {
+            throw new IllegalStateException("POST /prompts answered " + posted.statusCode() + ": " + posted.body());
+        }
+        JsonNode accepted = JSON.readTree(posted.body());
+        List<JsonNode> events = follow(accepted.get("id").asText(), accepted.get("afterSeq").asLong(), Duration.ofSeconds(120));
+        List<RecordedRequest> calls = model.requests().stream()
+                .filter(r -> r.seq() > seqBefore && r.rule() != null && !r.rule().equals("memory"))
+                .sorted(Comparator.comparingLong(RecordedRequest::seq)).toList();
+        if (calls.size() != rounds + 1) {
+            throw new IllegalStateException("expected " + (rounds + 1) + " model calls in turn " + label + ", got " + calls.size()
+                    + ": " + calls.stream().map(RecordedRequest::rule).toList());
+        }
+        JsonNode end = events.getLast();
+        if (!"completed".equals(end.path("data").path("status").asText())) {
+            throw new IllegalStateException("turn " + label + " did not complete: " + end);
+        }
+        return new Turn(calls, events, rounds);
+    }
+
+    /** The prompt's events from the team's SSE stream ({@code since=afterSeq}) up to its {@code turn_completed}. */
+    private List<JsonNode> follow(String promptId, long afterSeq, Duration timeout) throws Exception {
+        HttpRequest req = HttpRequest.newBuilder(URI.create(leadUrl + "/api/v1/teams/" + TEAM + "/events?since=" + afterSeq))
+                .header("Authorization", "Bearer " + TOKEN).header("Accept", "text/event-stream").GET().build();
+        HttpResponse<Stream<String>> r = http.send(req, HttpResponse.BodyHandlers.ofLines());
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("GET /events answered " + r.statusCode());
+        }
+        List<JsonNode> out = new ArrayList<>();
+        CompletableFuture<Void> done = CompletableFuture.runAsync(() -> {
+            var it = r.body().iterator();
+            while (it.hasNext()) {
+                String line = it.next();
+                if (!line.startsWith("data:")) {
+                    continue;
+                }
+                try {
+                    JsonNode e = JSON.readTree(line.substring(5).trim());
+                    if (!promptId.equals(e.path("data").path("promptId").asText())) {
+                        continue;
+                    }
+                    String type = e.path("type").asText();
+                    if (type.equals("approval_requested")) {
+                        throw new IllegalStateException("the lead asks for an approval: " + e);
+                    }
+                    out.add(e);
+                    if (type.equals("turn_completed")) {
+                        return;
+                    }
+                } catch (IOException ex) {
+                    throw new IllegalStateException("bad event " + line, ex);
+                }
+            }
+            throw new IllegalStateException("the event stream ended before turn_completed");
+        });
+        try {
+            done.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } finally {
+            r.body().close();
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------------------------------------ figures
+
+    /** The model requests of one turn (rounds + 1) and the prompt's events. */
+    record Turn(List<RecordedRequest> calls, List<JsonNode> events, int rounds) {
+
+        /** Round i's gap: request i+1 arrived − request i arrived, in ms. */
+        double[] gaps() {
+            double[] g = new double[rounds];
+            for (int i = 0; i < rounds; i++) {
+                g[i] = ms(calls.get(i).time(), calls.get(i + 1).time());
+            }
+            return g;
+        }
+
+        /** Per round: {reply, pre-call, tool, post-call, tool durationMs as the lead reports it}. */
+        double[][] phases() {
+            double[][] p = new double[rounds][5];
+            for (int i = 0; i < rounds; i++) {
+                Instant from = calls.get(i).time();
+                Instant to = calls.get(i + 1).time();
+                Instant assistant = first("assistant_message", from, to);
+                Instant started = first("tool_call_started", from, to);
+                JsonNode finishedEvent = firstEvent("tool_call_finished", from, to);
+                if (assistant == null || started == null || finishedEvent == null) {
+                    throw new IllegalStateException("round " + (i + 1) + " lacks an event between the model requests");
+                }
+                Instant finished = ts(finishedEvent);
+                p[i][0] = ms(from, assistant);
+                p[i][1] = ms(assistant, started);
+                p[i][2] = ms(started, finished);
+                p[i][3] = ms(finished, to);
+                p[i][4] = finishedEvent.path("data").path("durationMs").asDouble();
+            }
+            return p;
+        }
+
+        private Instant first(String type, Instant from, Instant to) {
+            JsonNode e = firstEvent(type, from, to);
+            return e == null ? null : ts(e);
+        }
+
+        private JsonNode firstEvent(String type, Instant from, Instant to) {
+            for (JsonNode e : events) {
+                Instant t = ts(e);
+                if (e.path("type").asText().equals(type) && !t.isBefore(from) && t.isBefore(to)) {
+                    return e;
+                }
+            }
+            return null;
+        }
+    }
+
+    private void report(List<Turn> measured) {
+        List<Double> gaps = new ArrayList<>();
+        List<double[]> phases = new ArrayList<>();
+        double[] firstCall = new double[measured.size()];
+        int k = 0;
+        for (Turn t : measured) {
+            for (double g : t.gaps()) {
+                gaps.add(g);
+            }
+            phases.addAll(Arrays.asList(t.phases()));
+            firstCall[k++] = t.events().isEmpty() ? 0 : ms(ts(t.events().getFirst()), t.calls().getFirst().time());
+        }
+        double[] g = gaps.stream().mapToDouble(Double::doubleValue).toArray();
+        System.out.printf("[round-bench] ROUND GAP over %d turns x %d rounds: p50 %.1f ms  p90 %.1f ms  p99 %.1f ms  max %.1f ms  mean %.1f ms%n",
+                measured.size(), rounds, pct(g, 50), pct(g, 90), pct(g, 99), pct(g, 100), Arrays.stream(g).average().orElse(0));
+        String[] names = {"reply: request -> assistant_message (reply, parse, state save)",
+            "pre-call: assistant_message -> tool_call_started (+ store/publish assistant_message)",
+            "tool: tool_call_started -> tool_call_finished (+ store/publish started, gates, hooks)",
+            "post-call: tool_call_finished -> next request (+ store/publish finished, save, prompt)",
+            "  (tool durationMs the lead reports)"};
+        System.out.println("[round-bench] per phase (ms):            p50     p90     p99    mean");
+        for (int s = 0; s < names.length; s++) {
+            final int col = s;
+            double[] v = phases.stream().mapToDouble(r -> r[col]).toArray();
+            System.out.printf("    %-86s %6.1f  %6.1f  %6.1f  %6.1f%n", names[s], pct(v, 50), pct(v, 90), pct(v, 99),
+                    Arrays.stream(v).average().orElse(0));
+        }
+        System.out.printf("[round-bench] turn_started -> first model request: p50 %.1f ms%n", pct(firstCall, 50));
+        Turn last = measured.getLast();
+        System.out.printf("[round-bench] model request body: first %d bytes, last %d bytes (the whole conversation and the %d tool schemas each round)%n",
+                last.calls().getFirst().body().toString().length(), last.calls().getLast().body().toString().length(),
+                last.calls().getFirst().body().path("tools").size());
+    }
+
+    static double pct(double[] values, double p) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        int i = (int) Math.ceil(p / 100.0 * v.length) - 1;
+        return v[Math.max(0, Math.min(v.length - 1, i))];
+    }
+
+    static double ms(Instant a, Instant b) {
+        return Duration.between(a, b).toNanos() / 1e6;
+    }
+
+    static Instant ts(JsonNode event) {
+        JsonNode ts = event.path("ts");
+        return ts.isNumber() ? Instant.ofEpochSecond(0, (long) (ts.asDouble() * 1e9)) : Instant.parse(ts.asText());
+    }
+
+    static String load() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ PostgreSQL
+
+    record DbCounters(long commits, Map<String, long[]> rows) {
+    }
+
+    private Connection db() throws SQLException {
+        return DriverManager.getConnection(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+    }
+
+    /**
+     * The counters once the services' pending statistics reached the shared counters: a backend flushes them at most
+     * once a second and an idle one within about 10 s, so this waits until two reads 2 s apart agree (at most 15 s).
+     */
+    private DbCounters settledCounters() throws Exception {
+        DbCounters last = counters();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(2000);
+            DbCounters now = counters();
+            DbCounters prev = last;
+            if (now.rows.keySet().equals(prev.rows.keySet()) && now.rows.entrySet().stream()
+                    .allMatch(e -> Arrays.equals(e.getValue(), prev.rows.get(e.getKey())))) {
+                return now;
+            }
+            last = now;
+        }
+        return last;
+    }
+
+    /** Transactions per second while nothing runs (pollers, the sweeper, this benchmark's own reads). */
+    private double idleTransactionRate(DbCounters from) throws Exception {
+        long t0 = System.nanoTime();
+        Thread.sleep(12_000);
+        DbCounters to = settledCounters();
+        return (to.commits - from.commits) / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    private DbCounters counters() throws SQLException {
+        try (Connection c = db(); Statement s = c.createStatement()) {
+            long commits;
+            try (ResultSet rs = s.executeQuery("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
+                rs.next();
+                commits = rs.getLong(1);
+            }
+            Map<String, long[]> rows = new TreeMap<>();
+            try (ResultSet rs = s.executeQuery("SELECT schemaname || '.' || relname, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables")) {
+                while (rs.next()) {
+                    rows.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3), rs.getLong(4)});
+                }
+            }
+            return new DbCounters(commits, rows);
+        }
+    }
+
+    /** The transaction id counter: its advance counts the transactions that wrote (read-only ones take none). */
+    private long currentXid() throws SQLException {
+        try (Connection c = db(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT txid_current()")) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private String stateSize() {
+        try (Connection c = db(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT length(state::text), pg_column_size(state) FROM lead.agents WHERE team = 'default' AND name = 'lead'")) {
+            return rs.next() ? rs.getLong(1) + " chars of JSON (" + rs.getLong(2) + " bytes stored), rewritten by every save"
+                    : "no row";
+        } catch (SQLException e) {
+            return "unknown (" + e.getMessage() + ")";
+        }
+    }
+
+    /**
+     * One more turn with {@code log_statement = all} (not timed): every statement the services send, per round, from
+     * the server's log. Needs devstack's Debian-binaries PostgreSQL (its log is {@code <data>/../server.log}).
+     */
+    private void statements() throws Exception {
+        Path log;
+        try (Connection c = db(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW data_directory")) {
+            rs.next();
+            log = Path.of(rs.getString(1)).getParent().resolve("server.log");
+        }
+        if (!Files.isReadable(log)) {
+            System.out.println("[round-bench] statement log not readable (" + log + "): statements per round not counted");
+            return;
+        }
+        try (Connection c = db(); Statement s = c.createStatement()) {
+            s.execute("ALTER SYSTEM SET log_statement = 'all'");
+            s.execute("SELECT pg_reload_conf()");
+        }
+        Thread.sleep(500); // the reload reaches every backend at its next command
+        long from = Files.size(log);
+        turn("statement log");
+        Thread.sleep(500);
+        try (Connection c = db(); Statement s = c.createStatement()) {
+            s.execute("ALTER SYSTEM RESET log_statement");
+            s.execute("SELECT pg_reload_conf()");
+        }
+        String text;
+        try (var ch = java.nio.channels.FileChannel.open(log)) {
+            var buf = java.nio.ByteBuffer.allocate((int) (ch.size() - from));
+            ch.read(buf, from);
+            text = new String(buf.array(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        var line = java.util.regex.Pattern.compile("\\[(\\d+)\\] LOG:  (?:statement|execute [^:]+): (.*)");
+        Map<String, String> servicesByPid = new java.util.HashMap<>();
+        List<String[]> stmts = new ArrayList<>();
+        for (String l : text.split("\n")) {
+            var m = line.matcher(l);
+            if (!m.find()) {
+                continue;
+            }
+            String sql = m.group(2).replaceAll("\\s+", " ").trim();
+            if (sql.contains("log_statement") || sql.contains("pg_reload_conf") || sql.contains("pg_stat_")) {
+                continue;
+            }
+            if (sql.contains("toolrunner.")) {
+                servicesByPid.put(m.group(1), "tool-runner");
+            } else if (sql.contains("lead.")) {
+                servicesByPid.put(m.group(1), "lead");
+            }
+            stmts.add(new String[] {m.group(1), sql});
+        }
+        Map<String, Integer> counts = new TreeMap<>();
+        Map<String, Integer> byService = new TreeMap<>();
+        for (String[] st : stmts) {
+            String svc = servicesByPid.getOrDefault(st[0], "?");
+            String key = svc + " | " + (st[1].length() > 120 ? st[1].substring(0, 120) + "…" : st[1]);
+            counts.merge(key, 1, Integer::sum);
+            byService.merge(svc, 1, Integer::sum);
+        }
+        System.out.printf("[round-bench] statements in one turn of %d rounds (log_statement=all), by service: %s; per round: %s%n",
+                rounds, byService, byService.entrySet().stream().map(e -> e.getKey() + " " + String.format("%.1f", e.getValue() / (double) rounds)).toList());
+        counts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+                .forEach(e -> System.out.printf("    %5d  %s%n", e.getValue(), e.getKey()));
+    }
+
+    /** The lead's client ports towards the tool runner and the model (established and TIME-WAIT), from {@code ss}. */
+    private void connections() {
+        try {
+            Process p = new ProcessBuilder("ss", "-tanH").redirectErrorStream(true).start();
+            String out;
+            try (InputStream in = p.getInputStream()) {
+                out = new String(in.readAllBytes());
+            }
+            p.waitFor();
+            int modelPort = URI.create(stack.model().baseUrl()).getPort();
+            for (String l : out.split("\n")) {
+                String[] f = l.trim().split("\\s+");
+                if (f.length < 5) {
+                    continue;
+                }
+                if (f[4].endsWith(":" + runnerPort)) {
+                    runnerClients.add(f[3]);
+                } else if (f[4].endsWith(":" + modelPort)) {
+                    modelClients.add(f[3]);
+                }
+            }
+        } catch (IOException e) {
+            // ss missing: not counted
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** {count, sum seconds} of the runner's bash timer from its Prometheus endpoint; null when not exposed. */
+    private double[] runnerCalls() {
+        try {
+            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + runnerPort + "/q/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            double count = 0;
+            double sum = 0;
+            for (String l : body.split("\n")) {
+                if (l.startsWith("cohort_toolrunner_calls_seconds_count{") && l.contains("tool=\"bash\"")) {
+                    count += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+                } else if (l.startsWith("cohort_toolrunner_calls_seconds_sum{") && l.contains("tool=\"bash\"")) {
+                    sum += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+                }
+            }
+            return new double[] {count, sum};
+        } catch (IOException | RuntimeException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        }
+    }
+
+    /**
+     * What one awaited Kafka send costs on this broker: 200 sends of a 600-byte event, each waited for, with the
+     * lead's producer settings that matter ({@code linger.ms=0}, default {@code acks=all}), from this JVM.
+     */
+    private void kafkaProbe() throws Exception {
+        Map<String, Object> cfg = new java.util.HashMap<>();
+        cfg.put("bootstrap.servers", stack.kafka().bootstrapServers());
+        cfg.put("linger.ms", 0);
+        cfg.put("key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        cfg.put("value.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
+        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, String>(cfg)) {
+            String value = "x".repeat(600);
+            double[] ms = new double[200];
+            for (int i = -50; i < ms.length; i++) {
+                long t0 = System.nanoTime();
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(PROBE_TOPIC, TEAM, value)).get();
+                if (i >= 0) {
+                    ms[i] = (System.nanoTime() - t0) / 1e6;
+                }
+            }
+            System.out.printf("[round-bench] one awaited Kafka send (linger.ms=0, acks=all, same broker): p50 %.2f ms p90 %.2f ms "
+                    + "(load %s)%n", pct(ms, 50), pct(ms, 90), load());
+        }
+    }
+
+    /**
+     * The same {@code bash "true N"} called on the runner straight from this JVM (the tool runner's own benchmark's
+     * way: {@code ToolRunnerClient}, keep-alive HTTP, a new call id each): what the lead adds is the tool phase minus this.
+     */
+    private void directToolCalls(String token) {
+        var client = new dev.cohort.core.toolrunner.ToolRunnerClient("http://127.0.0.1:" + runnerPort, token,
+                Duration.ofSeconds(30));
+        double[] ms = new double[100];
+        for (int i = -20; i < ms.length; i++) {
+            long t0 = System.nanoTime();
+            var r = client.call("bash", new dev.cohort.core.toolrunner.ToolCallRequest(TEAM, "bench-direct",
+                    "direct-" + i + "-" + System.nanoTime(), null, Map.of("command", "true " + i)));
+            if (r.error() != null) {
+                System.out.println("[round-bench] direct bash failed: " + r.error());
+                return;
+            }
+            if (i >= 0) {
+                ms[i] = (System.nanoTime() - t0) / 1e6;
+            }
+        }
+        System.out.printf("[round-bench] bash \"true N\" called on the runner directly (ToolRunnerClient from the bench JVM): "
+                + "p50 %.1f ms p90 %.1f ms (load %s)%n", pct(ms, 50), pct(ms, 90), load());
+    }
+
+    /** CPU ticks (1/100 s) used so far by the lead, the runner (and its reaped children), this JVM and PostgreSQL. */
+    private Map<String, Long> cpu() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("lead-service", ticks(lead.pid(), false));
+        m.put("tool-runner-service", ticks(runner.pid(), false));
+        m.put("runner's commands (bwrap, bash)", ticks(runner.pid(), true));
+        m.put("bench JVM (Kafka broker, model, SSE)", ticks(ProcessHandle.current().pid(), false));
+        long pg = 0;
+        try (Connection c = db(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW data_directory")) {
+            rs.next();
+            long postmaster = Long.parseLong(Files.readAllLines(Path.of(rs.getString(1), "postmaster.pid")).getFirst().trim());
+            pg = ticks(postmaster, false) + ticks(postmaster, true);
+            try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
+                for (Path p : procs.filter(x -> x.getFileName().toString().matches("\\d+")).toList()) {
+                    String[] f = statFields(Long.parseLong(p.getFileName().toString()));
+                    if (f != null && Long.parseLong(f[1]) == postmaster) {
+                        pg += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                    }
+                }
+            }
+        } catch (SQLException | IOException | RuntimeException e) {
+            pg = 0;
+        }
+        m.put("PostgreSQL", pg);
+        return m;
+    }
+
+    private static long ticks(long pid, boolean children) {
+        String[] f = statFields(pid);
+        if (f == null) {
+            return 0;
+        }
+        return children ? Long.parseLong(f[13]) + Long.parseLong(f[14]) : Long.parseLong(f[11]) + Long.parseLong(f[12]);
+    }
+
+    /** /proc/PID/stat after the command name: [0] state, [1] ppid, … [11] utime, [12] stime, [13] cutime, [14] cstime. */
+    private static String[] statFields(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static String[] concat(String[] a, String[] b) {
+        String[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    // ------------------------------------------------------------------------------------------------ processes
+
+    private Process startService(String name, Path jar, int port, Map<String, String> env, Path ws, Path logs, Path tmp)
+            throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(jvmFlags);
+        cmd.add("-Dcohort.parent-pid=" + ProcessHandle.current().pid());
+        cmd.add("-Djava.io.tmpdir=" + tmp);
+        cmd.add("-jar");
+        cmd.add(jar.toString());
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(ws.toFile()).redirectErrorStream(true)
+                .redirectOutput(logs.resolve(name + ".log").toFile());
+        pb.environment().putAll(env);
+        pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        Process p = pb.start();
+        children.add(p);
+        return p;
+    }
+
+    private void awaitReady(String name, Process p, int port, Path logs) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+        while (System.nanoTime() < deadline) {
+            if (!p.isAlive()) {
+                throw new IllegalStateException(name + " exited (" + p.exitValue() + "); see " + logs.resolve(name + ".log")
+                        + ":\n" + tail(logs.resolve(name + ".log")));
+            }
+            try {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready"))
+                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(250);
+        }
+        throw new IllegalStateException(name + " not ready after 180 s:\n" + tail(logs.resolve(name + ".log")));
+    }
+
+    private String sandbox(int runnerPort) {
+        try {
+            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + runnerPort + "/q/health/ready")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            var m = java.util.regex.Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(body);
+            return m.find() ? m.group(1) : "unknown";
+        } catch (IOException e) {
+            return "unknown";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+
+    private static String tail(Path log) {
+        try {
+            List<String> lines = Files.readAllLines(log);
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log)";
+        }
+    }
+
+    private static void jcmd(Process p, String... args) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+        cmd.add(Long.toString(p.pid()));
+        cmd.addAll(List.of(args));
+        Process j = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out;
+        try (InputStream in = j.getInputStream()) {
+            out = new String(in.readAllBytes());
+        }
+        if (j.waitFor() != 0) {
+            throw new IllegalStateException("jcmd " + String.join(" ", args) + " failed: " + out);
+        }
+    }
+
+    /** Stops the children by PID (SIGTERM, then SIGKILL after 15 s), then the devstack; deletes the run directory. */
+    synchronized void stop() {
+        for (Process p : children) {
+            p.destroy();
+        }
+        for (Process p : children) {
+            try {
+                if (!p.waitFor(15, TimeUnit.SECONDS)) {
+                    p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+            }
+        }
+        children.clear();
+        if (stack != null) {
+            stack.close();
+            stack = null;
+        }
+        if (runDir != null && !Boolean.parseBoolean(opts.getOrDefault("keep-logs", "false"))) {
+            try (Stream<Path> s = Files.walk(runDir)) {
+                s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+            } catch (IOException ignored) {
+                // best effort
+            }
+            runDir = null;
+        }
+    }
+}
