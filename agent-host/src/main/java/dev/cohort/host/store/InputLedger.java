@@ -1,5 +1,6 @@
 package dev.cohort.host.store;
 
+import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.host.AgentKey;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -11,14 +12,14 @@ import java.util.List;
  */
 @FunctionalInterface
 public interface InputLedger {
-    InputLedger NONE = (c, key, turnId, ids) -> {
+    InputLedger NONE = (c, key, state, ids) -> {
     };
 
     /**
      * Called with every save, in its transaction, after the state row was written.
      *
-     * @param turnId      the saved state's turn in progress, null when none
+     * @param state       the state just written (its turn in progress, if any, says which turn the inputs joined)
      * @param injectedIds the ids of the inputs this state contains for the first time (often empty)
      */
-    void saved(Connection c, AgentKey key, String turnId, List<String> injectedIds) throws SQLException;
+    void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) throws SQLException;
 }

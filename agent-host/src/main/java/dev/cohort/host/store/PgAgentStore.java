@@ -93,7 +93,7 @@ public final class PgAgentStore implements AgentStore {
                 ps.setLong(7, expectedVersion);
                 v = fenced(ps, key, expectedVersion);
             }
-            ledger.saved(c, key, turnId, injectedIds);
+            ledger.saved(c, key, state, injectedIds);
             return v;
         });
     }

@@ -107,7 +107,7 @@ public final class PgInbox {
 
     /** Marks the injected inbox ids ({@link #PREFIX}id) inside the agent's save transaction. */
     public InputLedger ledger() {
-        return (c, key, turnId, ids) -> {
+        return (c, key, state, ids) -> {
             List<String> mine = ids.stream().filter(i -> i.startsWith(PREFIX)).map(i -> i.substring(PREFIX.length())).toList();
             if (mine.isEmpty()) {
                 return;

@@ -26,17 +26,14 @@ public class EventRepository {
     /**
      * Stores an event with the team's next sequence number, in one transaction: the upsert on {@code event_seq}
      * row-locks the team's counter, so concurrent appends for one team get distinct, gap-free numbers.
-     * An event whose id is already stored is not stored again (redelivery); its stored form is returned.
+     * An event whose id is already stored is not stored again (redelivery): its insert does nothing, the transaction
+     * is rolled back (so the counter keeps no gap) and the stored form is returned. Two statements for a new event,
+     * no read first: duplicates are the rare case.
      */
     public Event append(Event e) {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             try {
-                Optional<Event> existing = findById(c, e.id());
-                if (existing.isPresent()) {
-                    c.commit();
-                    return existing.get();
-                }
                 long seq;
                 try (PreparedStatement ps = c.prepareStatement(
                         "INSERT INTO lead.event_seq (team, seq) VALUES (?, 1) "
@@ -47,8 +44,10 @@ public class EventRepository {
                         seq = rs.getLong(1);
                     }
                 }
+                int inserted;
                 try (PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO lead.events (team, seq, id, agent, ts, type, data) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb)")) {
+                        "INSERT INTO lead.events (team, seq, id, agent, ts, type, data) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb) "
+                                + "ON CONFLICT (id) DO NOTHING")) {
                     ps.setString(1, e.team());
                     ps.setLong(2, seq);
                     ps.setString(3, e.id());
@@ -56,7 +55,13 @@ public class EventRepository {
                     ps.setTimestamp(5, Timestamp.from(e.ts()));
                     ps.setString(6, e.type().wire());
                     ps.setString(7, Json.write(e.data()));
-                    ps.executeUpdate();
+                    inserted = ps.executeUpdate();
+                }
+                if (inserted == 0) {
+                    c.rollback(); // the counter bump too
+                    Optional<Event> existing = findById(c, e.id());
+                    c.commit();
+                    return existing.orElseThrow(() -> new IllegalStateException("event " + e.id() + " conflicted but is not stored"));
                 }
                 c.commit();
                 return e.withSeq(seq);

@@ -1,5 +1,6 @@
 package dev.cohort.lead.persistence;
 
+import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.host.store.InputLedger;
 import java.sql.Connection;
@@ -10,7 +11,7 @@ import java.util.List;
 
 /**
  * The lead's inputs, marked in the transaction of the save that contains them: a prompt that started the turn learns
- * the turn id at the turn's first save; prompts ({@value #PROMPT}id) and inbox messages ({@value #INBOX}id) injected
+ * the turn id at the turn's first save (the saves before its first model call); prompts ({@value #PROMPT}id) and inbox messages ({@value #INBOX}id) injected
  * into a running turn are marked {@code injected}.
  */
 public final class LeadInputLedger implements InputLedger {
@@ -20,9 +21,12 @@ public final class LeadInputLedger implements InputLedger {
     public static final String INBOX = "inbox:";
 
     @Override
-    public void saved(Connection c, AgentKey key, String turnId, List<String> injectedIds) throws SQLException {
+    public void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) throws SQLException {
         String team = key.team();
-        if (turnId != null) {
+        String turnId = state.turn() == null ? null : state.turn().turnId();
+        // the prompt that started the turn is stamped by the turn's first save (before its first model call); later
+        // saves of the turn skip the statement, which would match nothing
+        if (turnId != null && state.turn().modelCalls() == 0) {
             try (PreparedStatement ps = c.prepareStatement(
                     "UPDATE lead.prompts SET turn_id = ? WHERE team = ? AND status = 'running' AND turn_id IS NULL")) {
                 ps.setString(1, turnId);

@@ -82,8 +82,12 @@ public class LeadHost {
         host().close();
     }
 
-    /** Something may be waiting for the team's lead (any input): start or nudge it (not for a team handed over). */
+    /**
+     * An input for the team's lead was stored (any prompt or inbox message): its next drain reads the store, and its
+     * actor is started or nudged (not for a team handed over).
+     */
     public void wake(String team) {
+        program.inputStored(team);
         host().wake(lead(team));
     }
 

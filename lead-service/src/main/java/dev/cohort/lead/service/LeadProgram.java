@@ -72,6 +72,19 @@ public class LeadProgram implements AgentProgram {
     @Inject
     dev.cohort.core.llm.LlmGateway gateway;
 
+    /**
+     * Teams with inputs stored since their lead's last drain (or never drained here): the drain before every model
+     * call queries the store only then. Set by every input this replica consumes (before its actor is woken) and when
+     * a session opens; cleared before the queries, so an input stored meanwhile sets it again: none is missed.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicBoolean> unread =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** An input for the team's lead was stored (a prompt, an inbox message): the next drain reads the store. */
+    public void inputStored(String team) {
+        unread.computeIfAbsent(team, t -> new java.util.concurrent.atomic.AtomicBoolean()).set(true);
+    }
+
     @Override
     public boolean exists(AgentKey key) {
         return teams.exists(key.team());
@@ -81,6 +94,7 @@ public class LeadProgram implements AgentProgram {
     public AgentContext context(AgentKey key, AgentRecord record) {
         String team = key.team();
         String mode = mode(team);
+        inputStored(team); // a new session reads whatever is stored
         return AgentContext.of(team, Ids.LEAD, AgentRole.LEAD, engine.workspace())
                 .withInbox(() -> drain(team))
                 .withTeamContext(() -> "Team: " + team + ". Permission mode: " + mode + ".")
@@ -183,12 +197,27 @@ public class LeadProgram implements AgentProgram {
      * the save of the state that contains it, so nothing is remembered here (and no lock is held around JDBC).
      */
     private List<InboxItem> drain(String team) {
-        List<InboxItem> out = new ArrayList<>();
-        for (QueuedPrompt p : prompts.pending(team, 20)) {
-            out.add(new InboxItem(PROMPT + p.id(), (PromptSource.CRON.equals(p.source()) ? "[cron] " : "") + p.text()));
+        java.util.concurrent.atomic.AtomicBoolean flag = unread.computeIfAbsent(team,
+                t -> new java.util.concurrent.atomic.AtomicBoolean(true));
+        if (!flag.getAndSet(false)) {
+            return List.of(); // nothing stored since the last drain: no query
         }
-        for (InboxRow m : inbox.pending(team, 50)) {
-            out.add(new InboxItem(INBOX + m.id(), InboxFormatter.format(m)));
+        List<InboxItem> out = new ArrayList<>();
+        try {
+            List<QueuedPrompt> queued = prompts.pending(team, 20);
+            for (QueuedPrompt p : queued) {
+                out.add(new InboxItem(PROMPT + p.id(), (PromptSource.CRON.equals(p.source()) ? "[cron] " : "") + p.text()));
+            }
+            List<InboxRow> messages = inbox.pending(team, 50);
+            for (InboxRow m : messages) {
+                out.add(new InboxItem(INBOX + m.id(), InboxFormatter.format(m)));
+            }
+            if (queued.size() == 20 || messages.size() == 50) {
+                flag.set(true); // more than one drain's worth: read again at the next step
+            }
+        } catch (RuntimeException e) {
+            flag.set(true);
+            throw e;
         }
         return out;
     }
