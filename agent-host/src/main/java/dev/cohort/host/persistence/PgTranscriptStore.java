@@ -8,7 +8,6 @@ import java.sql.SQLException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -18,7 +17,6 @@ import javax.sql.DataSource;
 public final class PgTranscriptStore implements TranscriptStore {
 
     /** A plain lower-case SQL identifier: the schema is spliced into the statements, so nothing else is accepted. */
-    private static final Pattern SCHEMA = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
     private final DataSource ds;
     private final String insert;
@@ -31,10 +29,7 @@ public final class PgTranscriptStore implements TranscriptStore {
      */
     public PgTranscriptStore(DataSource ds, String schema) {
         this.ds = Objects.requireNonNull(ds, "ds");
-        if (schema == null || !SCHEMA.matcher(schema).matches()) {
-            throw new IllegalArgumentException("transcript schema must be a lower-case SQL identifier ([a-z_][a-z0-9_]*), not "
-                    + (schema == null ? "null" : "'" + schema + "'"));
-        }
+        dev.cohort.host.store.Sql.schema(schema, "transcript");
         this.insert = "INSERT INTO " + schema + ".transcripts (agent_id, name, content) VALUES (?, ?, ?) ON CONFLICT DO NOTHING";
         this.select = "SELECT content FROM " + schema + ".transcripts WHERE agent_id = ? AND name = ?";
     }

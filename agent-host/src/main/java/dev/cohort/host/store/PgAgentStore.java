@@ -14,7 +14,6 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.util.List;
 import java.util.Objects;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -29,8 +28,6 @@ import javax.sql.DataSource;
  */
 public final class PgAgentStore implements AgentStore {
 
-    private static final Pattern SCHEMA = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
-
     private final DataSource ds;
     private final String table;
     private final InputLedger ledger;
@@ -40,9 +37,7 @@ public final class PgAgentStore implements AgentStore {
 
     public PgAgentStore(DataSource ds, String schema, InputLedger ledger) {
         this.ds = Objects.requireNonNull(ds, "ds");
-        if (schema == null || !SCHEMA.matcher(schema).matches()) {
-            throw new IllegalArgumentException("not a schema name: " + schema);
-        }
+        Sql.schema(schema, "agent store");
         this.table = schema + ".agents";
         this.ledger = ledger == null ? InputLedger.NONE : ledger;
         this.adoptSql = "INSERT INTO " + table + " AS a (team, name, state, owner) VALUES (?, ?, ?::jsonb, ?) "
@@ -132,27 +127,7 @@ public final class PgAgentStore implements AgentStore {
         }
     }
 
-    @FunctionalInterface
-    private interface Work<T> {
-        T run(Connection c) throws SQLException;
-    }
-
-    private <T> T tx(String what, Work<T> work) {
-        try (Connection c = ds.getConnection()) {
-            boolean auto = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                T out = work.run(c);
-                c.commit();
-                return out;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(auto);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot " + what + " in " + table + ": " + e.getMessage(), e);
-        }
+    private <T> T tx(String what, Sql.Work<T> work) {
+        return Sql.inTransaction(ds, what + " in " + table, work);
     }
 }

@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 /**
@@ -31,16 +30,12 @@ public final class PgInbox {
     /** The prefix of this inbox's ids among an agent's input ids. */
     public static final String PREFIX = "inbox:";
 
-    private static final Pattern SCHEMA = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
-
     private final DataSource ds;
     private final String table;
 
     public PgInbox(DataSource ds, String schema) {
         this.ds = Objects.requireNonNull(ds, "ds");
-        if (schema == null || !SCHEMA.matcher(schema).matches()) {
-            throw new IllegalArgumentException("not a schema name: " + schema);
-        }
+        Sql.schema(schema, "inbox");
         this.table = schema + ".inbox";
     }
 
@@ -125,27 +120,7 @@ public final class PgInbox {
         };
     }
 
-    @FunctionalInterface
-    private interface Work<T> {
-        T run(Connection c) throws SQLException;
-    }
-
-    private <T> T tx(String what, Work<T> work) {
-        try (Connection c = ds.getConnection()) {
-            boolean auto = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                T out = work.run(c);
-                c.commit();
-                return out;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            } finally {
-                c.setAutoCommit(auto);
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot " + what + " in " + table + ": " + e.getMessage(), e);
-        }
+    private <T> T tx(String what, Sql.Work<T> work) {
+        return Sql.inTransaction(ds, what + " in " + table, work);
     }
 }

@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 
-/** Small JDBC helpers: one transaction, rolled back on any failure. */
+/** The lead's repositories' transaction helper: agent-host's {@code Sql.inTransaction}, under its old name. */
 public final class Jdbc {
     private Jdbc() {
     }
@@ -16,18 +16,6 @@ public final class Jdbc {
     }
 
     public static <T> T inTransaction(DataSource ds, String what, TxWork<T> work) {
-        try (Connection c = ds.getConnection()) {
-            c.setAutoCommit(false);
-            try {
-                T result = work.run(c);
-                c.commit();
-                return result;
-            } catch (SQLException | RuntimeException e) {
-                c.rollback();
-                throw e;
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot " + what + ": " + e.getMessage(), e);
-        }
+        return dev.cohort.host.store.Sql.inTransaction(ds, what, work::run);
     }
 }

@@ -1,0 +1,52 @@
+package dev.cohort.host.store;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/** The JDBC helpers the shared stores have in common: a checked schema name and one transaction, rolled back on failure. */
+public final class Sql {
+    private static final Pattern SCHEMA = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+    private Sql() {
+    }
+
+    /** Work inside a transaction. */
+    @FunctionalInterface
+    public interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /**
+     * {@code schema} when it is a plain lower-case SQL identifier (it is put into statements as text, so nothing else
+     * is accepted); {@code what} names the store in the error.
+     */
+    public static String schema(String schema, String what) {
+        if (schema == null || !SCHEMA.matcher(schema).matches()) {
+            throw new IllegalArgumentException(what + " schema must be a lower-case SQL identifier ([a-z_][a-z0-9_]*): "
+                    + "not a schema name, not " + (schema == null ? "null" : "'" + schema + "'"));
+        }
+        return schema;
+    }
+
+    /** Runs {@code work} in one transaction; any failure rolls it back and surfaces as an unchecked error naming {@code what}. */
+    public static <T> T inTransaction(DataSource ds, String what, Work<T> work) {
+        try (Connection c = ds.getConnection()) {
+            boolean auto = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                T out = work.run(c);
+                c.commit();
+                return out;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(auto);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot " + what + ": " + e.getMessage(), e);
+        }
+    }
+}
