@@ -13,7 +13,7 @@ import java.util.Map;
  * are ignored, absent ones are {@code null} or {@code false}), so records written before these types existed parse.
  */
 public sealed interface MessageMetadata permits CronFiring, BackgroundDone, ShutdownRequest, ShutdownResponse,
-        PlanApprovalRequest, PlanApprovalResponse, TaskAvailable, Spawn, Control {
+        PlanApprovalRequest, PlanApprovalResponse, TaskAvailable, Spawn, Control, TeammateResult {
 
     /** The message type this metadata belongs to. */
     @JsonIgnore
