@@ -1,0 +1,213 @@
+package dev.cohort.teammate.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.devstack.model.RecordedRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.StreamSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Issue 14, item 9, end to end with real processes (tool runner, lead-service, one teammate-service replica), the
+ * scripted model over HTTP, a real broker and PostgreSQL: the s15 "try these prompts" (alice writes schema.sql, bob
+ * reads it, both report to the lead, which is woken by their results); a message chain alice → bob → lead; an outside
+ * system's Kafka record and an HTTP message acted on by a teammate. Each scenario has its own team, so its scripted
+ * rules (matched on the agent id {@code <team>/<name>}) and its assertions do not meet the others'.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TeamScenariosIT {
+
+    private static final Duration PATIENCE = Duration.ofMinutes(4);
+
+    private TeamStack stack;
+
+    @BeforeAll
+    void start() {
+        stack = TeamStack.start(1, Map.of());
+    }
+
+    @AfterAll
+    void stop() {
+        if (stack != null) {
+            stack.close();
+        }
+    }
+
+    /** Memory housekeeping requests of the lead are answered "nothing" (as in lead-service's tests). */
+    private static final String MEMORY_RULE = """
+            {"name":"memory-housekeeping","match":{"system":"^You (extract|select|consolidate) memor"},"reply":{"text":"[]"}}""";
+
+    private void load(String rules) {
+        stack.model().append(dev.cohort.devstack.model.Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules + "]}"));
+    }
+
+    // ---- s15 "try these prompts"
+
+    @Test
+    void theS15PromptsSpawnAliceWhoWritesTheSchemaAndBobWhoReadsItAndBothReportToTheLead() throws Exception {
+        String team = stack.createTeam("s15");
+        load("""
+                {"name":"s15-lead-spawn-alice","match":{"agent":"s15/lead","lastRole":"user","lastMessage":"Spawn a backend developer named alice"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"alice","role":"backend developer","prompt":"Create a file called schema.sql containing a users table."}}]}},
+                {"name":"s15-lead-spawn-bob","match":{"agent":"s15/lead","lastRole":"user","lastMessage":"Spawn a tester named bob"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"bob","role":"tester","prompt":"Check whether schema.sql exists and list its contents."}}]}},
+                {"name":"s15-lead-spawned","match":{"agent":"s15/lead","lastRole":"tool"},"reply":{"text":"The teammate is on it."}},
+                {"name":"s15-lead-alice-result","match":{"agent":"s15/lead","lastMessage":"from=\\"alice\\" type=\\"result\\""},"reply":{"text":"alice reports schema.sql is done."}},
+                {"name":"s15-lead-bob-result","match":{"agent":"s15/lead","lastMessage":"from=\\"bob\\" type=\\"result\\""},"reply":{"text":"bob confirms schema.sql."}},
+                {"name":"s15-lead-inbox","match":{"agent":"s15/lead","lastMessage":"\\\\[inbox\\\\]"},"reply":{"text":"noted"}},
+                {"name":"s15-alice-write","match":{"agent":"s15/alice","lastRole":"user","lastMessage":"schema\\\\.sql containing a users table"},
+                 "reply":{"toolCalls":[{"name":"write_file","arguments":{"path":"schema.sql","content":"CREATE TABLE users (id INT PRIMARY KEY, name TEXT);\\n"}}]}},
+                {"name":"s15-alice-done","match":{"agent":"s15/alice","lastRole":"tool"},"reply":{"text":"Created schema.sql with a users table."}},
+                {"name":"s15-bob-read","match":{"agent":"s15/bob","lastRole":"user","lastMessage":"Check whether schema\\\\.sql exists"},
+                 "reply":{"toolCalls":[{"name":"read_file","arguments":{"path":"schema.sql"}}]}},
+                {"name":"s15-bob-done","match":{"agent":"s15/bob","lastRole":"tool","lastMessage":"CREATE TABLE users"},
+                 "reply":{"text":"schema.sql exists: CREATE TABLE users (id INT PRIMARY KEY, name TEXT);"}}
+                """);
+        try {
+            stack.prompt(team, "Spawn a backend developer named alice. Have her create a file called schema.sql containing a users table.");
+            awaitLeadRequest("s15", "alice reports", r -> lastMessage(r).contains("from=\"alice\" type=\"result\""));
+            Path schema = stack.workspaceOf(team).resolve("schema.sql");
+            assertThat(Files.readString(schema)).isEqualTo("CREATE TABLE users (id INT PRIMARY KEY, name TEXT);\n");
+            RecordedRequest woken = leadRequests("s15").stream()
+                    .filter(r -> lastMessage(r).contains("from=\"alice\" type=\"result\"")).findFirst().orElseThrow();
+            assertThat(lastMessage(woken)).contains("[inbox]").contains("Created schema.sql with a users table.")
+                    .contains("status=\"completed\"");
+
+            stack.prompt(team, "Spawn a tester named bob. Have him check whether schema.sql exists and list its contents.");
+            awaitLeadRequest("s15", "bob reports", r -> lastMessage(r).contains("from=\"bob\" type=\"result\""));
+            RecordedRequest bobsResult = leadRequests("s15").stream()
+                    .filter(r -> lastMessage(r).contains("from=\"bob\" type=\"result\"")).findFirst().orElseThrow();
+            assertThat(lastMessage(bobsResult)).contains("schema.sql exists: CREATE TABLE users");
+
+            // the first request of each teammate carried its prompt; identity came from the host
+            assertThat(firstRequestText("s15/alice")).contains("Create a file called schema.sql containing a users table.");
+            assertThat(firstRequestText("s15/bob")).contains("Check whether schema.sql exists");
+            await().atMost(PATIENCE).untilAsserted(() -> {
+                List<JsonNode> events = stack.events(team);
+                assertThat(events).filteredOn(e -> e.path("type").asText().equals("teammate_spawned"))
+                        .extracting(e -> e.path("data").path("name").asText()).containsExactlyInAnyOrder("alice", "bob");
+                assertThat(events).filteredOn(e -> e.path("type").asText().equals("tool_call_finished")
+                        && e.path("agent").asText().equals("alice")).isNotEmpty();
+                JsonNode agents = TeamStack.json(stack.get("/api/v1/teams/" + team + "/agents").body());
+                assertThat(StreamSupport.stream(agents.spliterator(), false).map(a -> a.path("name").asText() + ":"
+                        + a.path("role").asText() + ":" + a.path("status").asText()))
+                        .contains("alice:backend developer:idle", "bob:tester:idle");
+            });
+        } catch (Throwable t) {
+            System.out.println(stack.logs());
+            throw t;
+        }
+    }
+
+    // ---- alice → bob → lead
+
+    @Test
+    void aMessageFromAliceReachesBobWhoForwardsItToTheLead() {
+        String team = stack.createTeam("chain");
+        load("""
+                {"name":"chain-lead-spawn","match":{"agent":"chain/lead","lastRole":"user","lastMessage":"start the chain"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"bob","role":"relay","prompt":"Wait for a note from alice and forward it to the lead."}},
+                                       {"name":"spawn_teammate","arguments":{"name":"alice","role":"author","prompt":"Tell bob where the schema is."}}]}},
+                {"name":"chain-lead-spawned","match":{"agent":"chain/lead","lastRole":"tool"},"reply":{"text":"both spawned"}},
+                {"name":"chain-lead-inbox","match":{"agent":"chain/lead","lastMessage":"\\\\[inbox\\\\]"},"reply":{"text":"noted"}},
+                {"name":"chain-alice-send","match":{"agent":"chain/alice","lastRole":"user","lastMessage":"Tell bob where the schema is"},
+                 "reply":{"toolCalls":[{"name":"send_message","arguments":{"to":"bob","content":"the schema is in schema.sql"}}]}},
+                {"name":"chain-alice-done","match":{"agent":"chain/alice","lastRole":"tool"},"reply":{"text":"told bob"}},
+                {"name":"chain-bob-forward","match":{"agent":"chain/bob","lastRole":"user","lastMessage":"from=\\"alice\\" type=\\"message\\"[^>]*>\\nthe schema is in schema\\\\.sql"},
+                 "reply":{"toolCalls":[{"name":"send_message","arguments":{"to":"lead","content":"alice says: the schema is in schema.sql"}}]}},
+                {"name":"chain-bob-forwarded","match":{"agent":"chain/bob","lastRole":"tool"},"reply":{"text":"forwarded"}},
+                {"name":"chain-bob-wait","match":{"agent":"chain/bob","lastRole":"user"},"reply":{"text":"waiting for alice"}}
+                """);
+        try {
+            stack.prompt(team, "start the chain");
+            awaitLeadRequest("chain", "bob's forward", r -> lastMessage(r).contains("from=\"bob\" type=\"message\"")
+                    && lastMessage(r).contains("alice says: the schema is in schema.sql"));
+            RecordedRequest atBob = stack.model().requests().stream().filter(r -> "chain/bob".equals(r.agent())
+                    && "chain-bob-forward".equals(r.rule())).findFirst().orElseThrow();
+            // alice's text reached bob as quoted data naming her, not as an instruction of the user
+            assertThat(lastMessage(atBob)).contains("[inbox]").contains("<message from=\"alice\" type=\"message\"");
+            assertThat(stack.model().requests().stream().filter(r -> "chain-bob-forward".equals(r.rule()))).hasSize(1);
+        } catch (Throwable t) {
+            System.out.println(stack.logs());
+            throw t;
+        }
+    }
+
+    // ---- from outside: a Kafka producer and the HTTP API
+
+    @Test
+    void anOutsideKafkaRecordAndAnHttpMessageAreActedOnByATeammate() {
+        String team = stack.createTeam("ext");
+        load("""
+                {"name":"ext-lead-spawn","match":{"agent":"ext/lead","lastRole":"user","lastMessage":"spawn carol"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"carol","role":"builder","prompt":"Stand by for build requests."}}]}},
+                {"name":"ext-lead-spawned","match":{"agent":"ext/lead","lastRole":"tool"},"reply":{"text":"carol spawned"}},
+                {"name":"ext-lead-inbox","match":{"agent":"ext/lead","lastMessage":"\\\\[inbox\\\\]"},"reply":{"text":"noted"}},
+                {"name":"ext-carol-standby","match":{"agent":"ext/carol","lastRole":"user","lastMessage":"Stand by for build requests"},"reply":{"text":"standing by"}},
+                {"name":"ext-carol-build","match":{"agent":"ext/carol","lastRole":"user","lastMessage":"from=\\"ci\\" type=\\"message\\"[^>]*>\\nrun the build"},
+                 "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo build-ok-$((40+2))"}}]}},
+                {"name":"ext-carol-built","match":{"agent":"ext/carol","lastRole":"tool","lastMessage":"build-ok-42"},"reply":{"text":"build passed"}},
+                {"name":"ext-carol-http","match":{"agent":"ext/carol","lastRole":"user","lastMessage":"from=\\"user\\" type=\\"message\\"[^>]*>\\nstatus please"},
+                 "reply":{"text":"all green"}}
+                """);
+        try {
+            stack.prompt(team, "spawn carol");
+            awaitLeadRequest("ext", "carol's first result", r -> lastMessage(r).contains("from=\"carol\" type=\"result\"")
+                    && lastMessage(r).contains("standing by"));
+
+            String record = Json.write(Map.of("team", team, "from", "ci", "to", "carol", "type", "message",
+                    "content", "run the build"));
+            stack.produce(Topics.TEAMMATE_INBOX, team + "/carol", record);
+            stack.produce(Topics.TEAMMATE_INBOX, team + "/carol", record); // a second record: its own message (no id)
+            awaitLeadRequest("ext", "carol's build result", r -> lastMessage(r).contains("build passed"));
+
+            HttpResponse<String> posted = stack.post("/api/v1/teams/" + team + "/agents/carol/messages",
+                    Map.of("content", "status please"));
+            assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
+            awaitLeadRequest("ext", "carol's http answer", r -> lastMessage(r).contains("all green"));
+            assertThat(stack.post("/api/v1/teams/" + team + "/agents/nobody/messages", Map.of("content", "x"))
+                    .statusCode()).isEqualTo(404);
+        } catch (Throwable t) {
+            System.out.println(stack.logs());
+            throw t;
+        }
+    }
+
+    // ---- helpers
+
+    private List<RecordedRequest> leadRequests(String team) {
+        return stack.model().requests().stream().filter(r -> (team + "/lead").equals(r.agent())).toList();
+    }
+
+    private void awaitLeadRequest(String team, String what, java.util.function.Predicate<RecordedRequest> p) {
+        await(what).atMost(PATIENCE).pollInterval(Duration.ofMillis(250))
+                .until(() -> leadRequests(team).stream().anyMatch(p));
+    }
+
+    private String firstRequestText(String agent) {
+        RecordedRequest first = stack.model().requests().stream().filter(r -> agent.equals(r.agent())).findFirst()
+                .orElseThrow(() -> new AssertionError("no request of " + agent));
+        return first.body().path("messages").toString();
+    }
+
+    static String lastMessage(RecordedRequest r) {
+        JsonNode messages = r.body().path("messages");
+        if (messages.isEmpty()) {
+            return "";
+        }
+        JsonNode content = messages.get(messages.size() - 1).path("content");
+        return content.isTextual() ? content.asText() : content.toString();
+    }
+}
