@@ -1,0 +1,239 @@
+package dev.cohort.teammate.scenario;
+
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.devstack.ServiceProcess;
+import dev.cohort.devstack.model.RecordedRequest;
+import dev.cohort.devstack.model.Scenario;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The teammate benchmarks of issue 14, item 10 — a main class, not a test (nothing runs it in {@code ./mvnw verify});
+ * how to run it is in {@code teammate-service/README.md} ("Benchmarks"). It starts the whole team as real processes
+ * ({@link TeamStack}: tool runner, lead-service, one teammate-service replica; broker, PostgreSQL and the zero-latency
+ * scripted model in this JVM) and prints:
+ * <ol>
+ *   <li><b>message latency</b>: the lead's model reply asks for {@code send_message} to an idle teammate; the gap
+ *       between that lead request's arrival at the model server and the teammate's next request's arrival (the
+ *       lead's tool call, Kafka, the teammate's wake-up, its inbox read, its prompt assembly), p50/p90/p99;</li>
+ *   <li><b>spawn latency</b>: the same gap from the lead's request answered with {@code spawn_teammate} to the new
+ *       teammate's first request;</li>
+ *   <li><b>1,000 idle teammates</b>: 1,000 {@code spawn} records produced straight to {@code cohort.teammate.inbox};
+ *       each teammate answers once and goes idle; then the replica's heap after a full GC ({@code jcmd GC.run} +
+ *       {@code GC.heap_info}) and its live threads ({@code jcmd Thread.print}).</li>
+ * </ol>
+ * The failover time for 50 teammates is printed by {@code TeamFailoverIT}.
+ *
+ * <p>Options ({@code --name=value}): {@code messages} (200), {@code spawns} (20), {@code idle} (1000).
+ */
+public final class TeamBenchmark {
+
+    private static final String TEAM = "bench";
+    private static final String MEMORY_RULE = """
+            {"name":"memory-housekeeping","match":{"system":"^You (extract|select|consolidate) memor"},"reply":{"text":"[]"}}""";
+
+    private TeamBenchmark() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Map<String, String> opts = new HashMap<>();
+        for (String a : args) {
+            String[] kv = a.replaceFirst("^--", "").split("=", 2);
+            opts.put(kv[0], kv.length > 1 ? kv[1] : "true");
+        }
+        int messages = Integer.parseInt(opts.getOrDefault("messages", "200"));
+        int spawns = Integer.parseInt(opts.getOrDefault("spawns", "20"));
+        int idle = Integer.parseInt(opts.getOrDefault("idle", "1000"));
+        Map<String, String> env = new HashMap<>();
+        env.put("COHORT_TEAMMATE_MAX_PER_TEAM", String.valueOf(spawns + 10));
+        env.put("COHORT_TEAMMATE_MAX_LIVE_PER_TEAM", String.valueOf(spawns + 10));
+        try (TeamStack stack = TeamStack.start(1, env)) {
+            try {
+                stack.createTeam(TEAM);
+                stack.createTeam("idle");
+                stack.model().load(Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules(messages, spawns) + "]}"));
+                System.out.printf("load average at start: %s%n", loadAverage());
+                spawnLatency(stack, spawns);
+                messageLatency(stack, messages);
+                idleFleet(stack, idle);
+                System.out.printf("load average at end: %s%n", loadAverage());
+            } catch (Throwable t) {
+                System.out.println(stack.logs());
+                throw t;
+            }
+        }
+    }
+
+    private static String rules(int messages, int spawns) {
+        List<String> r = new ArrayList<>();
+        for (int i = 1; i <= spawns; i++) {
+            r.add("{\"name\":\"lead-spawn\",\"match\":{\"agent\":\"bench/lead\",\"lastRole\":\"user\",\"lastMessage\":\"^spawn s"
+                    + i + "$\"},\"reply\":{\"toolCalls\":[{\"name\":\"spawn_teammate\",\"arguments\":{\"name\":\"s" + i
+                    + "\",\"role\":\"bench\",\"prompt\":\"say hi\"}}]}}");
+        }
+        for (int i = 1; i <= messages; i++) {
+            r.add("{\"name\":\"lead-send\",\"match\":{\"agent\":\"bench/lead\",\"lastRole\":\"user\",\"lastMessage\":\"^ping " + i
+                    + "$\"},\"reply\":{\"toolCalls\":[{\"name\":\"send_message\",\"arguments\":{\"to\":\"s1\",\"content\":\"ping "
+                    + i + "\"}}]}}");
+        }
+        r.add("""
+                {"name":"lead-after-tool","match":{"agent":"bench/lead","lastRole":"tool"},"reply":{"text":"ok"}}""");
+        r.add("""
+                {"name":"lead-other","match":{"agentRegex":"^(bench|idle)/lead$"},"reply":{"text":"ok"}}""");
+        r.add("""
+                {"name":"teammate","match":{"agentRegex":"^(bench|idle)/"},"reply":{"text":"pong"}}""");
+        return String.join(",", r);
+    }
+
+    /** lead request answered with spawn_teammate → the new teammate's first request. */
+    private static void spawnLatency(TeamStack stack, int spawns) {
+        List<Double> gaps = new ArrayList<>();
+        for (int i = 1; i <= spawns; i++) {
+            String promptText = "spawn s" + i;
+            String agent = TEAM + "/s" + i;
+            stack.prompt(TEAM, promptText);
+            waitFor(Duration.ofMinutes(2), () -> first(stack, agent).isPresent());
+            RecordedRequest lead = stack.model().requests().stream().filter(r -> "bench/lead".equals(r.agent())
+                    && TeamScenariosIT.lastMessage(r).equals(promptText)).findFirst().orElseThrow();
+            gaps.add(ms(lead.time(), first(stack, agent).orElseThrow().time()));
+            waitIdle(stack, "s" + i);
+        }
+        print("spawn → first model request", gaps);
+    }
+
+    /** lead request answered with send_message → the teammate's next request. */
+    private static void messageLatency(TeamStack stack, int messages) {
+        List<Double> gaps = new ArrayList<>();
+        for (int i = 1; i <= messages; i++) {
+            String text = "ping " + i;
+            stack.prompt(TEAM, text);
+            Pattern p = Pattern.compile(">\\n" + Pattern.quote(text) + "\\n</message>");
+            waitFor(Duration.ofMinutes(2), () -> stack.model().requests().stream()
+                    .anyMatch(r -> "bench/s1".equals(r.agent()) && p.matcher(TeamScenariosIT.lastMessage(r)).find()));
+            RecordedRequest lead = stack.model().requests().stream().filter(r -> "bench/lead".equals(r.agent())
+                    && TeamScenariosIT.lastMessage(r).equals(text)).findFirst().orElseThrow();
+            RecordedRequest mate = stack.model().requests().stream().filter(r -> "bench/s1".equals(r.agent())
+                    && p.matcher(TeamScenariosIT.lastMessage(r)).find()).findFirst().orElseThrow();
+            gaps.add(ms(lead.time(), mate.time()));
+            waitIdle(stack, "s1");
+        }
+        print("lead send_message → teammate's next model request", gaps);
+    }
+
+    private static void idleFleet(TeamStack stack, int n) throws Exception {
+        ServiceProcess replica = stack.teammates().get(0);
+        long start = System.nanoTime();
+        for (int i = 1; i <= n; i++) {
+            String name = String.format("i%04d", i);
+            stack.produce(Topics.TEAMMATE_INBOX, "idle/" + name, Json.write(Map.of("id", "spawn-" + name, "team", "idle",
+                    "from", "lead", "to", name, "type", "spawn", "content", "say hi",
+                    "metadata", Map.of("role", "idle", "prompt", "say hi"))));
+        }
+        waitFor(Duration.ofMinutes(20), () -> idleCount(stack) >= n);
+        System.out.printf("%d teammates spawned, answered once and idle in %.1f s%n", n, (System.nanoTime() - start) / 1e9);
+        jcmd(replica.pid(), "GC.run");
+        String heap = jcmd(replica.pid(), "GC.heap_info");
+        long threads = jcmd(replica.pid(), "Thread.print").lines().filter(l -> l.startsWith("\"")).count();
+        System.out.printf("replica heap after full GC:%n%s%nlive threads (platform, from Thread.print): %d%n", heap.strip(), threads);
+        Matcher used = Pattern.compile("used (\\d+)K").matcher(heap);
+        long usedK = 0;
+        while (used.find()) {
+            usedK = Math.max(usedK, Long.parseLong(used.group(1)));
+        }
+        System.out.printf("heap used after GC ≈ %.1f MiB for %d idle teammates (%.1f KiB each, upper bound)%n", usedK / 1024.0, n,
+                (double) usedK / n);
+    }
+
+    private static int idleCount(TeamStack stack) {
+        try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
+                "SELECT count(*) FROM teammate.agents WHERE team = 'idle' AND status = 'idle'"
+                        + " AND state::text LIKE '%pong%'")) {
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+
+    private static void waitIdle(TeamStack stack, String name) {
+        waitFor(Duration.ofMinutes(2), () -> {
+            try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
+                    "SELECT status FROM teammate.agents WHERE team = ? AND name = ?")) {
+                ps.setString(1, TEAM);
+                ps.setString(2, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() && "idle".equals(rs.getString(1));
+                }
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    private static Optional<RecordedRequest> first(TeamStack stack, String agent) {
+        return stack.model().requests().stream().filter(r -> agent.equals(r.agent())).findFirst();
+    }
+
+    private static double ms(Instant a, Instant b) {
+        return Duration.between(a, b).toNanos() / 1e6;
+    }
+
+    private static void print(String what, List<Double> gaps) {
+        List<Double> s = new ArrayList<>(gaps);
+        Collections.sort(s);
+        System.out.printf("%s: n=%d p50 %.1f ms, p90 %.1f ms, p99 %.1f ms, max %.1f ms%n", what, s.size(), pct(s, 50),
+                pct(s, 90), pct(s, 99), s.getLast());
+    }
+
+    private static double pct(List<Double> sorted, int p) {
+        int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+    }
+
+    private static void waitFor(Duration max, BooleanSupplier cond) {
+        long end = System.nanoTime() + max.toNanos();
+        while (!cond.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new IllegalStateException("timed out after " + max);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    private static String jcmd(long pid, String command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(pid), command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        p.waitFor();
+        return out;
+    }
+
+    private static String loadAverage() {
+        try {
+            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).strip();
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+}
