@@ -5,6 +5,7 @@ import dev.cohort.core.engine.compact.Summary;
 import dev.cohort.core.engine.compact.Tokens;
 import dev.cohort.core.engine.compact.Transcripts;
 import dev.cohort.core.engine.hooks.Hooks;
+import dev.cohort.core.engine.prompt.MemoryProvider;
 import dev.cohort.core.engine.prompt.PromptCache;
 import dev.cohort.core.engine.prompt.PromptInputs;
 import dev.cohort.core.tools.Toolsets;
@@ -101,10 +102,11 @@ final class ContextManager {
     String systemPrompt() {
         boolean memory = ctx.policy().usesMemory();
         boolean skillsOn = ctx.offered().contains(Toolsets.LOAD_SKILL);
+        MemoryProvider.ForCall memories = memory ? engine.memory.forCall(conv.messages, ctx) : null;
         PromptInputs in = new PromptInputs(ctx.role(), ctx.team(), ctx.agent(), session.workspaceText(), ctx.offered(),
-                skillsOn ? ctx.skills().list() : List.of(), memory ? engine.memory.index(ctx) : "",
+                skillsOn ? ctx.skills().list() : List.of(), memory ? memories.index() : "",
                 ctx.policy().hasTeamContext() ? session.teamContext().get() : "");
-        return cache.forCall(in, memory ? List.of(engine.memory.relevant(conv.messages, ctx)) : List.of());
+        return cache.forCall(in, memory ? List.of(memories.relevant()) : List.of());
     }
 
     /** Estimated prompt tokens: the provider's last report plus an estimate of what was added since. */

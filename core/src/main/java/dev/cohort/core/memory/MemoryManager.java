@@ -90,7 +90,17 @@ public final class MemoryManager implements MemoryProvider {
 
     @Override
     public String index(ToolContext ctx) {
+        return index(store(ctx.team()).all());
+    }
+
+    /** One read of the team's store for both parts of the call's prompt (not one per part). */
+    @Override
+    public ForCall forCall(List<Message> conversation, ToolContext ctx) {
         List<Memory> all = store(ctx.team()).all();
+        return new ForCall(index(all), relevant(conversation, ctx, all));
+    }
+
+    private String index(List<Memory> all) {
         StringBuilder sb = new StringBuilder();
         for (Memory m : all) {
             String line = "- " + m.name() + " (" + m.type().wire() + "): " + m.description() + "\n";
@@ -105,11 +115,17 @@ public final class MemoryManager implements MemoryProvider {
 
     @Override
     public String relevant(List<Message> conversation, ToolContext ctx) {
+        if (recentUserTexts(conversation).isEmpty()) {
+            return "";
+        }
+        return relevant(conversation, ctx, store(ctx.team()).all());
+    }
+
+    private String relevant(List<Message> conversation, ToolContext ctx, List<Memory> all) {
         List<String> recent = recentUserTexts(conversation);
         if (recent.isEmpty()) {
             return "";
         }
-        List<Memory> all = store(ctx.team()).all();
         if (all.isEmpty()) {
             return "";
         }

@@ -9,6 +9,56 @@ import org.junit.jupiter.api.Test;
 /** Consolidation that cannot wipe the store (against the scripted model), JSON-array parsing, names, frontmatter. */
 class MemoryUnitsTest extends MemoryTestBase {
     @Test
+    void oneModelCallsPromptReadsTheTeamsMemoriesOnceForTheIndexAndTheSelection() {
+        store.put(new Memory("style", MemoryType.FEEDBACK, "answer tersely", "no preamble"));
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        MemoryStore counting = new MemoryStore() {
+            @Override
+            public java.util.List<Memory> all() {
+                reads.incrementAndGet();
+                return store.all();
+            }
+
+            @Override
+            public java.util.Optional<Memory> get(String name) {
+                return store.get(name);
+            }
+
+            @Override
+            public void put(Memory memory) {
+                store.put(memory);
+            }
+
+            @Override
+            public boolean delete(String name) {
+                return store.delete(name);
+            }
+
+            @Override
+            public void replaceAll(java.util.List<Memory> memories) {
+                store.replaceAll(memories);
+            }
+
+            @Override
+            public dev.cohort.core.tools.ToolResult once(dev.cohort.core.tools.EffectKey key,
+                    java.util.function.Function<MemoryStore, dev.cohort.core.tools.ToolResult> change) {
+                return store.once(key, change);
+            }
+        };
+        model.load("""
+                {"rules":[{"reply":{"text":"[0]"}}]}""");
+        MemoryManager m = MemoryManager.builder().store(counting).model(client()).build();
+
+        dev.cohort.core.engine.prompt.MemoryProvider.ForCall call = m.forCall(
+                java.util.List.of(dev.cohort.core.engine.Message.user("write the release notes")),
+                dev.cohort.core.testing.IdentityContext.lead("default"));
+
+        assertThat(reads).hasValue(1);
+        assertThat(call.index()).contains("style (feedback): answer tersely");
+        assertThat(call.relevant()).contains("no preamble");
+    }
+
+    @Test
     void consolidationRefusesAnswersThatWouldWipeTheStoreAndAppliesAGoodOne() {
         for (int i = 0; i < 31; i++) {
             store.put(new Memory("fact-" + i, MemoryType.PROJECT, "fact number " + i, "body " + i));

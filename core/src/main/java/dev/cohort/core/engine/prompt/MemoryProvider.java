@@ -20,6 +20,23 @@ public interface MemoryProvider {
     }
 
     /**
+     * Both memory parts of one model call's system prompt. The default asks {@link #index} and {@link #relevant}; an
+     * implementation that reads a store overrides it to read the store once per call, not once per part.
+     */
+    default ForCall forCall(List<Message> conversation, ToolContext ctx) {
+        return new ForCall(index(ctx), relevant(conversation, ctx));
+    }
+
+    /**
+     * The memory text of one call's system prompt.
+     *
+     * @param index    the index for the stable prefix ("" when none)
+     * @param relevant the memories selected for this call ("" when none)
+     */
+    record ForCall(String index, String relevant) {
+    }
+
+    /**
      * A turn completed normally; {@code turn} holds its messages from the user's request on. Called on the turn's
      * thread: an implementation must hand slow work (LLM extraction) to another thread and return at once.
      */
