@@ -41,6 +41,9 @@ public class TeammateHost {
     @Inject
     TeammateInstance instance;
 
+    @Inject
+    TeammateClock clock;
+
     private volatile AgentHost host;
 
     /** The host, built on first use. */
@@ -51,7 +54,7 @@ public class TeammateHost {
                 h = host;
                 if (h == null) {
                     h = new AgentHost(engine.engine(), new PgAgentStore(ds, "teammate", inbox.ledger()), program,
-                            config.toSettings(instance.id()));
+                            config.toSettings(instance.id()).withClock(clock));
                     host = h;
                 }
             }

@@ -76,6 +76,9 @@ public class TeammateProgram implements AgentProgram {
     @Inject
     EngineConfig engineConfig;
 
+    @Inject
+    TeammateClock clock;
+
     private TeammateLifecycle lifecycle;
 
     /**
@@ -128,7 +131,7 @@ public class TeammateProgram implements AgentProgram {
         }
         List<PgInbox.Row> pending = row.active() ? inbox.pending(key, BATCH) : List.of();
         Decision d = lifecycle.next(row.active() ? Phase.IDLE : Phase.SHUTDOWN,
-                new Input.Check(!pending.isEmpty(), row.idleDeadline(), Instant.now()));
+                new Input.Check(!pending.isEmpty(), row.idleDeadline(), clock.instant()));
         Next next = Next.idle();
         for (Action a : d.actions()) {
             if (a instanceof Action.RunTurn) {
@@ -151,13 +154,13 @@ public class TeammateProgram implements AgentProgram {
             return;
         }
         Log.infof("team=%s agent=%s turn=%s ended: %s", key.team(), key.name(), r.turnId(), r.reason());
-        ended(key, new Input.TurnEnded(r.turnId(), r.reason(), r.text(), Instant.now()));
+        ended(key, new Input.TurnEnded(r.turnId(), r.reason(), r.text(), clock.instant()));
     }
 
     @Override
     public void abandoned(AgentKey key, String turnId, String message) {
         ended(key, new Input.TurnEnded(turnId, StopReason.ERROR, "the teammate's turn failed unexpectedly: " + message,
-                Instant.now()));
+                clock.instant()));
     }
 
     private void ended(AgentKey key, Input.TurnEnded t) {
@@ -190,7 +193,7 @@ public class TeammateProgram implements AgentProgram {
         String id = UUID.nameUUIDFromBytes(("result/" + key.team() + "/" + key.name() + "/" + basis)
                 .getBytes(StandardCharsets.UTF_8)).toString();
         AgentMessage m = AgentMessage.of(id, key.team(), key.name(), Ids.LEAD, s.summary(),
-                new TeammateResult(s.status(), s.reason(), s.turnId()), Instant.now());
+                new TeammateResult(s.status(), s.reason(), s.turnId()), clock.instant());
         try {
             publisher.send(m).toCompletableFuture().get(ACK_SECONDS, TimeUnit.SECONDS);
             Log.infof("team=%s agent=%s turn=%s result %s sent to the lead", key.team(), key.name(), s.turnId(), s.status());
