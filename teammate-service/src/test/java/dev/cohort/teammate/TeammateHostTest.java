@@ -289,6 +289,28 @@ class TeammateHostTest {
         assertThat(requestsOf(agent)).hasSize(5);
     }
 
+    @Test
+    void aTeammateOverItsBudgetStopsWithABudgetExceededResultAndShutsDown() throws Exception {
+        String team = newTeam("budget");
+        String agent = team + "/ivy";
+        // the model reports 50,000 prompt tokens for one call: over the agent budget of 40,000 (test profile)
+        model.append(rules(rule("ivy-expensive", agent, "\"lastRole\":\"user\"",
+                "{\"usage\":{\"prompt_tokens\":50000,\"completion_tokens\":10},"
+                        + "\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo costly\"}}]}"),
+                rule("ivy-more", agent, "\"lastRole\":\"tool\"", "{\"text\":\"should not be asked\"}")));
+        spawn(team, "ivy", "spender", "spend");
+
+        AgentMessage result = awaitResults(team, "ivy", 1).get(0);
+        assertThat(result.metadata()).containsEntry("status", "budget_exceeded");
+        assertThat((String) result.metadata().get("reason")).contains("40000");
+        assertThat(requestsOf(agent)).hasSize(1);
+        List<JsonNode> events = await().atMost(PATIENCE).until(() -> eventsOf(team),
+                e -> phases(e, "ivy").equals(List.of("working", "shutdown")));
+        assertThat(events.stream().filter(e -> e.path("data").path("phase").asText().equals("shutdown")).findFirst()
+                .orElseThrow().path("data").path("reason").asText()).startsWith("budget_exceeded: ");
+        assertThat(queryOne("SELECT lifecycle FROM teammate.teammates WHERE team = ? AND name = 'ivy'", team)).isEqualTo("shutdown");
+    }
+
     // ---- helpers
 
     static String newTeam(String prefix) {
