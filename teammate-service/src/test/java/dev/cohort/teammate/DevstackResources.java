@@ -5,8 +5,12 @@ import dev.cohort.devstack.quarkus.DevstackTestResource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 
-/** The one set of test resources of this module, applied to every {@code @QuarkusTest}: one Quarkus boot. */
+/**
+ * The one set of test resources of this module (real Kafka, PostgreSQL, scripted model, the real tool runner),
+ * applied to every {@code @QuarkusTest}: one Quarkus boot for all of them.
+ */
 @QuarkusTestResource(value = DevstackTestResource.class, initArgs = @ResourceArg(name = "topics", value = Topics.ALL_CSV))
+@QuarkusTestResource(ToolRunnerResource.class)
 public final class DevstackResources {
     private DevstackResources() {
     }

@@ -120,6 +120,7 @@ public class EngineAssembly {
         private ApprovalGateway approvals;
         private TranscriptStore transcripts;
         private Function<String, MemoryStore> memoryStores;
+        private java.util.function.UnaryOperator<EngineSettings> adjust = java.util.function.UnaryOperator.identity();
 
         private Builder(AgentRole role) {
             this.role = role;
@@ -148,8 +149,17 @@ public class EngineAssembly {
             return this;
         }
 
+        /**
+         * Adjusts the settings from {@code cohort.engine.*} for this engine only (the teammates' per-turn model-call
+         * cap is {@code cohort.teammate.work-max-rounds}).
+         */
+        public Builder adjustSettings(java.util.function.UnaryOperator<EngineSettings> adjustment) {
+            this.adjust = Objects.requireNonNull(adjustment, "adjustment");
+            return this;
+        }
+
         public AgentEngine build() {
-            AgentEngine.Builder b = AgentEngine.builder().settings(settings()).model(model)
+            AgentEngine.Builder b = AgentEngine.builder().settings(adjust.apply(EngineAssembly.this.settings())).model(model)
                     .tools(ToolRegistry.of(toolsFor(role, providers))).events(events).approvals(approvals)
                     .hooks(hooks.stream().toList()).workspaceHookSettings(HookSettings.WORKSPACE_FILE);
             if (transcripts != null) {

@@ -1,0 +1,131 @@
+package dev.cohort.teammate.messaging;
+
+import dev.cohort.core.host.AgentKey;
+import dev.cohort.core.protocol.AgentMessage;
+import dev.cohort.core.protocol.Ids;
+import dev.cohort.core.protocol.MessageType;
+import dev.cohort.core.protocol.ProtocolException;
+import dev.cohort.core.protocol.payload.Control;
+import dev.cohort.host.store.PgInbox;
+import dev.cohort.teammate.persistence.TeammateRepository;
+import dev.cohort.teammate.persistence.TeammateRepository.TeammateRow;
+import dev.cohort.teammate.service.SpawnHandler;
+import dev.cohort.teammate.service.TeammateHost;
+import io.quarkus.logging.Log;
+import io.smallrye.common.annotation.Blocking;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Instant;
+import java.util.Arrays;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.eclipse.microprofile.reactive.messaging.Incoming;
+
+/**
+ * Reads {@code cohort.teammate.inbox} for the partitions this replica owns. Each record is parsed and checked (its key
+ * must be {@code <team>/<to>}); a record without an id gets its Kafka coordinates ({@code kafka:<topic>-<partition>-
+ * <offset>}), so a redelivery of the same record is a no-op. {@code spawn} → {@link SpawnHandler}; {@code control} →
+ * the host (interrupt, approval answered), never stored; anything else is stored once in the teammate's inbox and
+ * wakes it (a shut-down teammate keeps it as received, for its restart). A record that cannot be understood (malformed
+ * JSON, a missing field, an unknown type, a wrong key, an unknown teammate) throws: the channel's failure strategy
+ * sends it to {@code cohort.dlq} with the error in the {@code dead-letter-reason} header, and the next record is
+ * processed. The method is blocking and its offset is committed after it returned, so a record is stored before its
+ * offset is.
+ */
+@ApplicationScoped
+public class InboxConsumer {
+
+    @Inject
+    PgInbox inbox;
+
+    @Inject
+    TeammateRepository teammates;
+
+    @Inject
+    SpawnHandler spawns;
+
+    @Inject
+    TeammateHost host;
+
+    @Incoming("teammate-inbox")
+    @Blocking
+    public void onRecord(ConsumerRecord<String, String> record) {
+        AgentMessage m = read(record);
+        AgentKey key = new AgentKey(m.team(), m.to());
+        switch (m.type()) {
+            case SPAWN -> spawns.onSpawn(m);
+            case CONTROL -> onControl(key, m);
+            default -> onMessage(key, m);
+        }
+    }
+
+    /** The checked message, with an id and a sender. */
+    static AgentMessage read(ConsumerRecord<String, String> record) {
+        if (record.value() == null) {
+            throw new ProtocolException("record " + coordinates(record) + " has no value");
+        }
+        AgentMessage m = AgentMessage.parse(record.value());
+        if (Ids.LEAD.equals(m.to()) || !Ids.isAgent(m.to())) {
+            throw new ProtocolException("\"to\" must be a teammate name (lower case letters, digits, '_' or '-', at most 32;"
+                    + " not \"lead\"), was \"" + m.to() + "\"");
+        }
+        if (!m.key().equals(record.key())) {
+            throw new ProtocolException("record key \"" + record.key() + "\" does not match the message's <team>/<to> \""
+                    + m.key() + "\"");
+        }
+        String id = m.id() == null || m.id().isBlank() ? coordinates(record) : m.id();
+        String from = m.from() == null || m.from().isBlank() ? "external" : m.from();
+        return new AgentMessage(id, m.team(), from, m.to(), m.type(), m.content(), m.metadata(),
+                m.ts() == null ? Instant.now() : m.ts());
+    }
+
+    static String coordinates(ConsumerRecord<String, String> record) {
+        return "kafka:" + record.topic() + "-" + record.partition() + "-" + record.offset();
+    }
+
+    private void onMessage(AgentKey key, AgentMessage m) {
+        if (m.type() == MessageType.MESSAGE && (m.content() == null || m.content().isBlank())) {
+            throw new ProtocolException("message " + m.id() + " to " + key + " has no \"content\"");
+        }
+        TeammateRow row = teammates.find(key.team(), key.name())
+                .orElseThrow(() -> new ProtocolException("unknown teammate " + key));
+        if (!inbox.insertIfNew(m)) {
+            Log.infof("team=%s agent=%s message=%s seen before: skipped (redelivery)", key.team(), key.name(), m.id());
+        }
+        if (row.active()) {
+            host.wake(key);
+        } else {
+            Log.infof("team=%s agent=%s message=%s kept for the teammate's restart (it is shut down)", key.team(),
+                    key.name(), m.id());
+        }
+    }
+
+    /** A command for the teammate's host, acted on by this replica (it owns the partition); never stored. */
+    private void onControl(AgentKey key, AgentMessage m) {
+        Control c = m.metadataAs(Control.class);
+        if (c.action() == null) {
+            throw new ProtocolException("control message " + m.id() + " has no \"action\"; known: "
+                    + Arrays.stream(Control.Action.values()).map(Control.Action::wire).toList());
+        }
+        switch (c.action()) {
+            case INTERRUPT -> {
+                String current = teammates.turnId(key.team(), key.name()).orElse(null);
+                if (c.turnId() != null && !c.turnId().equals(current)) {
+                    Log.infof("team=%s agent=%s message=%s interrupt of turn %s ignored: the teammate is %s now", key.team(),
+                            key.name(), m.id(), c.turnId(), current == null ? "idle" : "on turn " + current);
+                } else if (host.interrupt(key)) {
+                    Log.infof("team=%s agent=%s message=%s turn interrupted (requested by %s)", key.team(), key.name(),
+                            m.id(), m.from());
+                } else {
+                    Log.infof("team=%s agent=%s message=%s interrupt: no turn running or parked here", key.team(),
+                            key.name(), m.id());
+                }
+            }
+            case APPROVAL_RESOLVED -> {
+                if (host.wakeIfParked(key)) {
+                    Log.infof("team=%s agent=%s approval %s answered: parked turn resumed", key.team(), key.name(),
+                            c.approvalId());
+                }
+            }
+        }
+    }
+}
