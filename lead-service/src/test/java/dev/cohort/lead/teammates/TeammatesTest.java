@@ -525,6 +525,27 @@ class TeammatesTest {
         assertThat(inbox.pending(team, 50)).isEmpty();
     }
 
+    @Test
+    void aTeammatesResultOnTheLeadInboxWakesTheIdleLeadWithItsStatus() {
+        model.append("{\"rules\":[{\"name\":\"result-" + team + "\",\"match\":{\"agent\":\"" + team
+                + "/lead\",\"lastMessage\":\"^\\\\[inbox\\\\]\"},\"reply\":{\"text\":\"thanks\"}}]}");
+        String id = UUID.nameUUIDFromBytes(("result/" + team + "/alice/turn-r").getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .toString();
+        AgentMessage result = AgentMessage.of(id, team, "alice", "lead", "schema.sql written",
+                new dev.cohort.core.protocol.payload.TeammateResult("completed", null, "turn-r"), Instant.now());
+        TestKafka.send(Topics.LEAD_INBOX, team, Json.write(result));
+
+        await().atMost(Duration.ofMinutes(3)).until(() -> eventStore.after(team, 0, 1000).stream()
+                .anyMatch(e -> e.type() == EventType.TURN_COMPLETED));
+        JsonNode request = model.requests().stream().filter(r -> (team + "/lead").equals(r.path("agent").asText()))
+                .filter(r -> !isMemory(r)).findFirst().orElseThrow();
+        JsonNode messages = request.get("body").get("messages");
+        assertThat(messages.get(messages.size() - 1).get("content").asText()).isEqualTo(TeamMessages.inboxBlock(List.of(
+                "<message from=\"alice\" type=\"result\" id=\"" + id + "\" status=\"completed\">\nschema.sql written\n"
+                        + "</message>")));
+        assertThat(call("check_inbox", "{}").content()).contains("id=\"" + id + "\"").contains("status=\"seen\"");
+    }
+
     private static boolean isMemory(JsonNode r) {
         JsonNode messages = r.path("body").path("messages");
         return messages.size() > 0 && messages.get(0).path("content").asText().matches("(?s)^You (extract|select|consolidate) memor.*");
