@@ -22,4 +22,13 @@ public final class LeadApprovals {
     @JsonIgnoreProperties(ignoreUnknown = true)
     record Answer(String status, String reason, String approvalId) {
     }
+
+    /** Body of {@code settled}: approval ids parked agents wait for. */
+    record SettledRequest(java.util.List<String> ids) {
+    }
+
+    /** Those of them answered or past their expiry. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record Settled(java.util.List<String> settled) {
+    }
 }

@@ -181,6 +181,21 @@ public class LeadInternalClient {
         return decision(a);
     }
 
+    /**
+     * Of the approvals of {@code team} with these ids, those answered or past their expiry: for a host's sweep
+     * ({@code AgentProgram.settled}), the safety net under the lead's {@code approval_resolved}. Read-only, retried.
+     */
+    @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
+    @Timeout(value = 10, unit = ChronoUnit.SECONDS)
+    public java.util.Set<String> settledApprovals(String team, java.util.Collection<String> approvalIds) {
+        if (approvalIds.isEmpty()) {
+            return java.util.Set.of();
+        }
+        LeadApprovals.Settled s = call(() -> rest().settledApprovals(team,
+                new LeadApprovals.SettledRequest(List.copyOf(approvalIds))));
+        return s == null || s.settled() == null ? java.util.Set.of() : java.util.Set.copyOf(s.settled());
+    }
+
     /** The lead's answer as the engine's decision; an answer it cannot read is the lead failing. */
     static ApprovalGateway.Decision decision(LeadApprovals.Answer a) {
         String status = a == null || a.status() == null ? "" : a.status();

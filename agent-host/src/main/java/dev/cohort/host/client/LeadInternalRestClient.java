@@ -57,4 +57,8 @@ interface LeadInternalRestClient {
     @POST
     @Path("/approvals")
     LeadApprovals.Answer checkApproval(@PathParam("team") String team, LeadApprovals.CheckRequest body);
+
+    @POST
+    @Path("/approvals/settled")
+    LeadApprovals.Settled settledApprovals(@PathParam("team") String team, LeadApprovals.SettledRequest body);
 }

@@ -139,6 +139,12 @@ class LeadInternalClientTest {
                 .post("/api/v1/teams/" + team + "/approvals/" + pending.approvalId()).then().statusCode(200);
         assertThat(gateway.check(ask("call-c1"))).isEqualTo(ApprovalGateway.Decision.approve());
 
+        // a host's sweep: the answered one is settled, a pending one and an unknown id are not
+        ApprovalGateway.Decision waiting = gateway.check(ask("call-c3"));
+        assertThat(lead.settledApprovals(team, List.of(pending.approvalId(), waiting.approvalId(), "no-such-approval")))
+                .containsExactly(pending.approvalId());
+        assertThat(lead.settledApprovals(team, List.of())).isEmpty();
+
         ApprovalGateway.Decision other = gateway.check(ask("call-c2"));
         given().contentType("application/json").body(java.util.Map.of("approve", false, "reason", "not now"))
                 .post("/api/v1/teams/" + team + "/approvals/" + other.approvalId()).then().statusCode(200);

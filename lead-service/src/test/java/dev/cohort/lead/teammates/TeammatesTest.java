@@ -622,6 +622,22 @@ class TeammatesTest {
                 .body("detail", Matchers.equalTo("turnId is required"));
         internal().body(ask("alice", "c1", 60)).post("/internal/v1/teams/no-such-team/approvals").then().statusCode(404);
         assertThat(eventStore.after(team, 0, 1000)).noneMatch(e -> e.type() == EventType.APPROVAL_REQUESTED);
+        internal().body("{}").post("/internal/v1/teams/" + team + "/approvals/settled").then().statusCode(400);
+        internal().body(Map.of("ids", java.util.Collections.nCopies(1001, "x"))).post("/internal/v1/teams/" + team
+                + "/approvals/settled").then().statusCode(400).body("detail", Matchers.equalTo("at most 1000 ids per ask, not 1001"));
+    }
+
+    @Test
+    void theSettledAskOfAHostSeesOnlyItsTeamsAnsweredApprovals() {
+        String mine = check(ask("alice", "call-s1", 600)).get("approvalId").asText();
+        given().contentType("application/json").body(Map.of("approve", false))
+                .post("/api/v1/teams/" + team + "/approvals/" + mine).then().statusCode(200);
+        String otherTeam = "mates-" + UUID.randomUUID().toString().substring(0, 8);
+        assertThat(teams.insert(otherTeam, null, "default")).isTrue();
+        internal().body(Map.of("ids", List.of(mine))).post("/internal/v1/teams/" + otherTeam + "/approvals/settled").then()
+                .statusCode(200).body("settled", Matchers.empty());
+        internal().body(Map.of("ids", List.of(mine, "unknown"))).post("/internal/v1/teams/" + team + "/approvals/settled")
+                .then().statusCode(200).body("settled", Matchers.contains(mine));
     }
 
     @Test

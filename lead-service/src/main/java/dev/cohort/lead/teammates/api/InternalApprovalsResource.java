@@ -25,7 +25,8 @@ import java.time.Duration;
  * request; {@code approval_requested} names the teammate as {@code agent}), and answers at once: {@code approved},
  * {@code denied} with the reason, or {@code pending} with the approval id the teammate's turn parks on. When a person
  * answers it (or it is found expired), lead-service tells the teammate's host with a {@code control}
- * {@code approval_resolved} on {@code cohort.teammate.inbox}.
+ * {@code approval_resolved} on {@code cohort.teammate.inbox}. {@code POST …/approvals/settled} answers which of a
+ * host's waited-for approvals are settled, for its sweep.
  */
 @Path("/internal/v1/teams/{team}/approvals")
 @Produces(MediaType.APPLICATION_JSON)
@@ -40,6 +41,41 @@ public class InternalApprovalsResource {
 
     @Inject
     ApprovalService approvals;
+
+    @Inject
+    dev.cohort.lead.persistence.ApprovalRepository stored;
+
+    /** Most ids one {@code settled} ask may name: a sweep's parked agents of one replica, with room. */
+    static final int MAX_SETTLED_IDS = 1000;
+
+    /** Body of {@code settled}: the approval ids a teammate host's parked agents wait for. */
+    public record SettledRequest(java.util.List<String> ids) {
+    }
+
+    /** Those of them no longer waiting (answered, or past their expiry). */
+    public record SettledAnswer(java.util.List<String> settled) {
+    }
+
+    /**
+     * The safety net under {@code approval_resolved} for a teammate host's sweep ({@code AgentProgram.settled}): which
+     * of these approvals of the team are answered or past their expiry, one query. The parked turn then asks again
+     * ({@link #check}), which answers and marks an expired one.
+     */
+    @POST
+    @Path("/settled")
+    public SettledAnswer settled(@PathParam("team") String team, SettledRequest body) {
+        if (!teams.exists(team)) {
+            throw ApiException.notFound("unknown team \"" + team + "\"");
+        }
+        if (body == null || body.ids() == null) {
+            throw ApiException.badRequest("body required: {\"ids\": [\"<approval id>\", …]}");
+        }
+        if (body.ids().size() > MAX_SETTLED_IDS) {
+            throw ApiException.badRequest("at most " + MAX_SETTLED_IDS + " ids per ask, not " + body.ids().size());
+        }
+        return new SettledAnswer(stored.settled(team, body.ids().stream().filter(java.util.Objects::nonNull).distinct()
+                .toList()));
+    }
 
     /** Body of an ask: the engine's {@link ApprovalGateway.Request}, the timeout in seconds. */
     public record CheckRequest(String agent, String turnId, String callId, String tool, JsonNode args, String reason,
