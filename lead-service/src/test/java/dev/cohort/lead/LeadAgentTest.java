@@ -123,7 +123,7 @@ class LeadAgentTest {
     }
 
     @Inject
-    dev.cohort.lead.messaging.LeadInboxPublisher leadInbox;
+    dev.cohort.lead.messaging.AgentInboxPublisher leadInbox;
 
     @Inject
     dev.cohort.lead.persistence.AgentRepository agentRows;

@@ -1,6 +1,7 @@
 package dev.cohort.host.client;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.engine.ApprovalGateway;
 import dev.cohort.core.protocol.Json;
 import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -22,9 +23,10 @@ import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 import org.eclipse.microprofile.rest.client.ext.ResponseExceptionMapper;
 
 /**
- * The lead's internal board API ({@code /internal/v1/teams/{team}/tasks}) for other services (teammates): list, get,
- * create, claim, claim-next, complete, release, heartbeat. The acting agent is named in each call; the lead trusts the
- * caller because it holds {@code cohort.internal.token}.
+ * The lead's internal API for other services (teammates): the board ({@code /internal/v1/teams/{team}/tasks}: list,
+ * get, create, claim, claim-next, complete, release, heartbeat) and approvals of teammates' tool calls
+ * ({@code /internal/v1/teams/{team}/approvals}: {@link #checkApproval}, behind {@link RemoteApprovalGateway}). The
+ * acting agent is named in each call; the lead trusts the caller because it holds {@code cohort.internal.token}.
  *
  * <p>Configuration: {@code cohort.lead-internal.url} (lead-service's base URL; a service sets it to
  * {@code ${COHORT_LEAD_URL:...}}, which {@code cohort up} provides) and {@code cohort.internal.token} (env {@code COHORT_INTERNAL_TOKEN}; unset = no header, for local runs). Both are read on
@@ -159,6 +161,56 @@ public class LeadInternalClient {
     @Timeout(value = 10, unit = ChronoUnit.SECONDS)
     public LeadTasks.Task heartbeat(String team, String id, String agent, String leaseToken, Double leaseSeconds) {
         return call(() -> rest().heartbeat(team, id, new LeadTasks.HeartbeatRequest(agent, leaseToken, leaseSeconds)));
+    }
+
+    /**
+     * Asks the lead about one tool call of a teammate's turn (contract §6): the same request (id derived from team,
+     * agent, turn and call) however often it is asked, so it is retried. Answers at once: approved, denied with the
+     * reason, or pending with the approval id to park on (the lead then sends {@code approval_resolved} to the
+     * teammate's inbox when a person answers).
+     *
+     * @throws LeadRefusedException    the lead refused the ask (unknown team, bad request, missing token)
+     * @throws LeadUnavailableException the lead is unreachable or failing, after the retries
+     */
+    @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
+    @Timeout(value = 10, unit = ChronoUnit.SECONDS)
+    public ApprovalGateway.Decision checkApproval(String team, ApprovalGateway.Request request) {
+        LeadApprovals.Answer a = call(() -> rest().checkApproval(team, new LeadApprovals.CheckRequest(request.agent(),
+                request.turnId(), request.callId(), request.tool(), request.args(), request.reason(),
+                Math.max(1, (long) Math.ceil(request.timeout().toMillis() / 1000.0)))));
+        return decision(a);
+    }
+
+    /**
+     * Of the approvals of {@code team} with these ids, those answered or past their expiry: for a host's sweep
+     * ({@code AgentProgram.settled}), the safety net under the lead's {@code approval_resolved}. Read-only, retried.
+     */
+    @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
+    @Timeout(value = 10, unit = ChronoUnit.SECONDS)
+    public java.util.Set<String> settledApprovals(String team, java.util.Collection<String> approvalIds) {
+        if (approvalIds.isEmpty()) {
+            return java.util.Set.of();
+        }
+        LeadApprovals.Settled s = call(() -> rest().settledApprovals(team,
+                new LeadApprovals.SettledRequest(List.copyOf(approvalIds))));
+        return s == null || s.settled() == null ? java.util.Set.of() : java.util.Set.copyOf(s.settled());
+    }
+
+    /** The lead's answer as the engine's decision; an answer it cannot read is the lead failing. */
+    static ApprovalGateway.Decision decision(LeadApprovals.Answer a) {
+        String status = a == null || a.status() == null ? "" : a.status();
+        return switch (status) {
+            case "approved" -> ApprovalGateway.Decision.approve();
+            case "denied" -> ApprovalGateway.Decision.deny(a.reason() == null ? "denied" : a.reason());
+            case "pending" -> {
+                if (a.approvalId() == null || a.approvalId().isBlank()) {
+                    throw new LeadUnavailableException("lead-service answered pending without an approval id", null);
+                }
+                yield ApprovalGateway.Decision.pending(a.approvalId());
+            }
+            default -> throw new LeadUnavailableException("lead-service answered an unknown approval status \""
+                    + status + "\"", null);
+        };
     }
 
     static String newLeaseToken() {

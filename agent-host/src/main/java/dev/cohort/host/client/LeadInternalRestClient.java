@@ -11,43 +11,54 @@ import jakarta.ws.rs.core.Response;
 import java.util.List;
 
 /**
- * The lead's internal board API as a MicroProfile REST client. Package-private: callers use {@link LeadInternalClient},
+ * The lead's internal API (the board under {@code /tasks}, teammates' approvals under {@code /approvals}) as a
+ * MicroProfile REST client. Package-private: callers use {@link LeadInternalClient},
  * which adds the token, the retries and the mapping of HTTP errors to {@link LeadRefusedException} /
  * {@link LeadUnavailableException}.
  */
-@Path("/internal/v1/teams/{team}/tasks")
+@Path("/internal/v1/teams/{team}")
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 interface LeadInternalRestClient {
 
     @GET
+    @Path("/tasks")
     List<LeadTasks.Task> list(@PathParam("team") String team);
 
     @GET
-    @Path("/{id}")
+    @Path("/tasks/{id}")
     LeadTasks.Task get(@PathParam("team") String team, @PathParam("id") String id);
 
     @POST
+    @Path("/tasks")
     LeadTasks.Task create(@PathParam("team") String team, LeadTasks.CreateRequest body);
 
     @POST
-    @Path("/{id}/claim")
+    @Path("/tasks/{id}/claim")
     LeadTasks.Claim claim(@PathParam("team") String team, @PathParam("id") String id, LeadTasks.ClaimRequest body);
 
     /** 200 with a claim, or 204 when no task is free. */
     @POST
-    @Path("/claim-next")
+    @Path("/tasks/claim-next")
     Response claimNext(@PathParam("team") String team, LeadTasks.ClaimRequest body);
 
     @POST
-    @Path("/{id}/complete")
+    @Path("/tasks/{id}/complete")
     LeadTasks.Completion complete(@PathParam("team") String team, @PathParam("id") String id, LeadTasks.CompleteRequest body);
 
     @POST
-    @Path("/{id}/release")
+    @Path("/tasks/{id}/release")
     LeadTasks.Task release(@PathParam("team") String team, @PathParam("id") String id, LeadTasks.ReleaseRequest body);
 
     @POST
-    @Path("/{id}/heartbeat")
+    @Path("/tasks/{id}/heartbeat")
     LeadTasks.Task heartbeat(@PathParam("team") String team, @PathParam("id") String id, LeadTasks.HeartbeatRequest body);
+
+    @POST
+    @Path("/approvals")
+    LeadApprovals.Answer checkApproval(@PathParam("team") String team, LeadApprovals.CheckRequest body);
+
+    @POST
+    @Path("/approvals/settled")
+    LeadApprovals.Settled settledApprovals(@PathParam("team") String team, LeadApprovals.SettledRequest body);
 }

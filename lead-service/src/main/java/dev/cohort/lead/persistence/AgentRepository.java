@@ -53,15 +53,18 @@ public class AgentRepository {
 
     /**
      * The usage of all the team's agents together (input and output tokens, calls, cost), summed from the usage each
-     * one's saved state carries, so it is as fresh as the last step each agent saved; {@link Usage#ZERO} for a team
-     * without agents. The per-team budget ({@code cohort.engine.budgets.*-per-team}) is checked against it.
+     * one's saved state carries, so it is as fresh as the last step each agent saved, and the usage each teammate last
+     * reported ({@code lead.roster}); {@link Usage#ZERO} for a team without agents. The per-team budget ({@code cohort.engine.budgets.*-per-team}) is checked against it.
      */
     public Usage teamUsage(String team) {
         return Jdbc.inTransaction(ds, "usage of team " + team, c -> {
-            try (PreparedStatement ps = c.prepareStatement("SELECT COALESCE(SUM((state->'usage'->>'inputTokens')::bigint), 0), "
-                    + "COALESCE(SUM((state->'usage'->>'outputTokens')::bigint), 0), COALESCE(SUM((state->'usage'->>'calls')::bigint), 0), "
-                    + "COALESCE(SUM((state->'usage'->>'costUsd')::float8), 0) FROM lead.agents WHERE team = ?")) {
+            // the lead's own saved usage and what each teammate last reported (lead.roster, from teammate_phase)
+            try (PreparedStatement ps = c.prepareStatement("SELECT COALESCE(SUM((u->>'inputTokens')::bigint), 0), "
+                    + "COALESCE(SUM((u->>'outputTokens')::bigint), 0), COALESCE(SUM((u->>'calls')::bigint), 0), "
+                    + "COALESCE(SUM((u->>'costUsd')::float8), 0) FROM (SELECT state->'usage' AS u FROM lead.agents WHERE team = ? "
+                    + "UNION ALL SELECT usage FROM lead.roster WHERE team = ?) used")) {
                 ps.setString(1, team);
+                ps.setString(2, team);
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();
                     return new Usage(rs.getLong(1), rs.getLong(2), rs.getLong(3), rs.getDouble(4));

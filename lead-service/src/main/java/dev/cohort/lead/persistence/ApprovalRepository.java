@@ -67,6 +67,27 @@ public class ApprovalRepository {
         });
     }
 
+    /** Of these requests of {@code team}, those no longer waiting (for a teammate host's sweep, one query). */
+    public List<String> settled(String team, java.util.Collection<String> ids) {
+        if (ids.isEmpty()) {
+            return List.of();
+        }
+        return Jdbc.inTransaction(ds, "read settled approvals of " + team, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT id FROM lead.approvals WHERE team = ? AND id = ANY(?) "
+                    + "AND (status <> 'pending' OR expires_at <= now()) ORDER BY id")) {
+                ps.setString(1, team);
+                ps.setArray(2, c.createArrayOf("text", ids.toArray()));
+                List<String> out = new ArrayList<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        out.add(rs.getString(1));
+                    }
+                }
+                return out;
+            }
+        });
+    }
+
     public Optional<ApprovalRow> find(String id) {
         return Jdbc.inTransaction(ds, "read approval " + id, c -> find(c, id));
     }

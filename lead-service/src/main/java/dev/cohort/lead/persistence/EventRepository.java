@@ -16,7 +16,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** The per-team event log in {@code lead.events}, sequenced through {@code lead.event_seq}. */
+/**
+ * The per-team event log in {@code lead.events}, sequenced through {@code lead.event_seq}. A newly stored teammate
+ * event also updates {@code lead.roster} in the same transaction ({@code RosterRepository.project}).
+ */
 @ApplicationScoped
 public class EventRepository {
 
@@ -63,6 +66,8 @@ public class EventRepository {
                     c.commit();
                     return existing.orElseThrow(() -> new IllegalStateException("event " + e.id() + " conflicted but is not stored"));
                 }
+                // the roster is a projection of the teammates' events, kept in step by the transaction that stores them
+                dev.cohort.lead.teammates.persistence.RosterRepository.project(c, e);
                 c.commit();
                 return e.withSeq(seq);
             } catch (SQLException | RuntimeException ex) {

@@ -38,6 +38,34 @@ public class InboxRepository {
         });
     }
 
+    /** A stored message as {@code check_inbox} shows it: whether it is in the lead's conversation yet, and when it came. */
+    public record InboxEntry(String id, String sender, String type, String content, boolean injected,
+            java.time.Instant receivedAt) {
+    }
+
+    /**
+     * The team's newest {@code limit} messages to the lead, oldest first, injected or not (reading consumes nothing).
+     * {@code control} messages are never stored, so never shown.
+     */
+    public List<InboxEntry> recent(String team, int limit) {
+        return Jdbc.inTransaction(ds, "read recent inbox of " + team, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT id, sender, type, content, status, received_at FROM ("
+                    + "SELECT id, sender, type, content, status, received_at, seq FROM lead.inbox WHERE team = ? "
+                    + "ORDER BY seq DESC LIMIT ?) newest ORDER BY seq")) {
+                ps.setString(1, team);
+                ps.setInt(2, limit);
+                try (ResultSet rs = ps.executeQuery()) {
+                    List<InboxEntry> out = new ArrayList<>();
+                    while (rs.next()) {
+                        out.add(new InboxEntry(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                                !"received".equals(rs.getString(5)), rs.getTimestamp(6).toInstant()));
+                    }
+                    return out;
+                }
+            }
+        });
+    }
+
     /** Messages not yet given to the lead, oldest first. */
     @SuppressWarnings("unchecked")
     public List<InboxRow> pending(String team, int limit) {

@@ -11,14 +11,22 @@ import java.util.List;
 
 /**
  * The lead's inputs, marked in the transaction of the save that contains them: a prompt that started the turn learns
- * the turn id at the turn's first save (the saves before its first model call); prompts ({@value #PROMPT}id) and inbox messages ({@value #INBOX}id) injected
- * into a running turn are marked {@code injected}.
+ * the turn id at the turn's first save (the saves before its first model call); prompts ({@value #PROMPT}id) and inbox messages ({@value #INBOX}id,
+ * or {@value #INBOX_BATCH}["id",…] for several injected as one {@code [inbox]} input) injected into a running turn are
+ * marked {@code injected}.
  */
 public final class LeadInputLedger implements InputLedger {
 
     /** Input ids of the lead: which table a drained item came from. */
     public static final String PROMPT = "prompt:";
     public static final String INBOX = "inbox:";
+    /** Several inbox messages injected as one input ({@code [inbox]}): the JSON array of their ids follows. */
+    public static final String INBOX_BATCH = "inbox-batch:";
+
+    /** The input id of an input made of these inbox messages. */
+    public static String inboxInputId(List<String> messageIds) {
+        return messageIds.size() == 1 ? INBOX + messageIds.get(0) : INBOX_BATCH + dev.cohort.core.protocol.Json.write(messageIds);
+    }
 
     @Override
     public void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) throws SQLException {
@@ -44,6 +52,9 @@ public final class LeadInputLedger implements InputLedger {
                 prompts.add(id.substring(PROMPT.length()));
             } else if (id.startsWith(INBOX)) {
                 inbox.add(id.substring(INBOX.length()));
+            } else if (id.startsWith(INBOX_BATCH)) {
+                inbox.addAll(java.util.Arrays.asList(dev.cohort.core.protocol.Json.read(id.substring(INBOX_BATCH.length()),
+                        String[].class)));
             }
         }
         mark(c, "UPDATE lead.prompts SET status = 'injected', turn_id = ? WHERE team = ? AND id = ? AND status = 'received'",

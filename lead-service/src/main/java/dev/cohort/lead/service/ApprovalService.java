@@ -20,6 +20,10 @@ import java.util.UUID;
  * the engine parks the turn and the lead's actor stops: no thread waits for a human. Answering it ({@link #resolve},
  * HTTP or the CLI, on any replica) or its expiry wakes the team's lead, which resumes the turn; the gate asks again
  * and finds the answer. An expired request is a denial.
+ *
+ * <p>Teammates ask through {@code POST /internal/v1/teams/{team}/approvals} (their host's {@code RemoteApprovalGateway}),
+ * the same {@link #check}; when such a request is answered or found expired, the teammate's host is told with a
+ * {@code control} {@code approval_resolved} on {@code cohort.teammate.inbox} instead of waking a lead.
  */
 @ApplicationScoped
 public class ApprovalService implements ApprovalGateway {
@@ -35,7 +39,7 @@ public class ApprovalService implements ApprovalGateway {
     jakarta.enterprise.inject.Instance<LeadHost> host;
 
     @Inject
-    dev.cohort.lead.messaging.LeadInboxPublisher inbox;
+    dev.cohort.lead.messaging.AgentInboxPublisher inbox;
 
     /** The id of the approval request of one tool call of one turn. */
     public static String idOf(String team, String agent, String turnId, String callId) {
@@ -55,9 +59,12 @@ public class ApprovalService implements ApprovalGateway {
             Log.infof("team=%s agent=%s call=%s approval %s requested: %s", r.team(), r.agent(), r.callId(), id, r.reason());
         }
         if ("expired".equals(row.status())) {
-            approvals.expire(id);
+            boolean now = approvals.expire(id);
             row = approvals.find(id).orElseThrow();
             announceResolved(row);
+            if (now && !dev.cohort.core.protocol.Ids.LEAD.equals(row.agent())) {
+                notifyTeammate(row);
+            }
         }
         return switch (row.status()) {
             case "pending" -> Decision.pending(id);
@@ -75,8 +82,10 @@ public class ApprovalService implements ApprovalGateway {
         if (done) {
             approvals.find(id).ifPresent(row -> {
                 announceResolved(row);
-                // the parked turn resumes and finds the answer: here at once, or on the replica that hosts the lead
-                if (!host.get().wakeIfParked(row.team()) && dev.cohort.core.protocol.Ids.LEAD.equals(row.agent())) {
+                if (!dev.cohort.core.protocol.Ids.LEAD.equals(row.agent())) {
+                    notifyTeammate(row);
+                } else if (!host.get().wakeIfParked(row.team())) {
+                    // the parked turn resumes and finds the answer: here at once, or on the replica that hosts the lead
                     wakeOwner(row);
                 }
             });
@@ -95,6 +104,22 @@ public class ApprovalService implements ApprovalGateway {
         } catch (RuntimeException e) {
             Log.warnf("team=%s approval %s answered; the lead's owner not told (its sweep will find it): %s", row.team(),
                     row.id(), e.toString());
+        }
+    }
+
+    /**
+     * A teammate's approval was answered or expired: a {@code control} {@code approval_resolved} on its inbox
+     * ({@code cohort.teammate.inbox}, key {@code <team>/<name>}, contract §6), so the replica hosting it wakes the
+     * parked turn, which asks again and finds the answer. Its id is derived from the approval, so a repeat dedupes. A
+     * failure is logged: the teammate's own sweep still finds the answer when its turn asks again.
+     */
+    private void notifyTeammate(ApprovalRow row) {
+        try {
+            inbox.publish(dev.cohort.core.protocol.AgentMessage.of("approval_resolved-" + row.id(), row.team(), "approvals",
+                    row.agent(), "", dev.cohort.core.protocol.payload.Control.approvalResolved(row.id()), Instant.now()));
+        } catch (RuntimeException e) {
+            Log.warnf("team=%s agent=%s approval %s %s; the teammate's host not told (its sweep will find it): %s",
+                    row.team(), row.agent(), row.id(), row.status(), e.toString());
         }
     }
 

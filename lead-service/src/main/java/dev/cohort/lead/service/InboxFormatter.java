@@ -4,12 +4,19 @@ import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.ProtocolException;
 import dev.cohort.core.protocol.payload.BackgroundDone;
 import dev.cohort.core.protocol.payload.MessageMetadata;
+import dev.cohort.core.team.TeamMessages;
 import dev.cohort.lead.persistence.InboxRepository.InboxRow;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 /**
  * How messages from the lead's inbox read to the model. Background completions use the seed's s13
  * {@code <task_notification>} form, but XML-escaped, with the real status and the reference to the full output
- * (the seed showed 200 characters and dropped the rest); other messages are {@code <message>} elements.
+ * (the seed showed 200 characters and dropped the rest), one input each; messages from other agents (teammates'
+ * {@code message} and {@code result}, a person's message) are core's {@link TeamMessages#element} (quoted, escaped,
+ * cut at {@link TeamMessages#INJECT_CAP} with a marker; a {@code result} carries its {@code status}), and all those of
+ * one batch are ONE {@code [inbox]} input ({@link TeamMessages#inboxBlock}, s15 "one user message per injection").
  */
 public final class InboxFormatter {
     private InboxFormatter() {
@@ -29,8 +36,47 @@ public final class InboxFormatter {
             field(b, "summary", m.content());
             return b.append("</task_notification>").toString();
         }
-        return "<message from=\"" + escape(m.sender()) + "\" type=\"" + escape(m.type()) + "\">\n" + escape(m.content())
-                + "\n</message>";
+        return TeamMessages.element(m.id(), m.sender(), m.type(), m.content(), TeamMessages.INJECT_CAP, attributes(m));
+    }
+
+    /** One model input made of inbox messages, and the ids of the messages it contains. */
+    public record Input(List<String> ids, String text) {
+    }
+
+    /**
+     * A batch of inbox messages, oldest first, as model inputs: each background completion its own
+     * {@code <task_notification>}, the messages from agents together one {@code [inbox]} block, placed where the
+     * first of them was.
+     */
+    public static List<Input> inputs(List<InboxRow> batch) {
+        List<Input> out = new ArrayList<>();
+        List<String> blockIds = new ArrayList<>();
+        List<String> elements = new ArrayList<>();
+        int blockAt = -1;
+        for (InboxRow m : batch) {
+            if (MessageType.BACKGROUND_DONE.wire().equals(m.type()) && backgroundDone(m) != null) {
+                out.add(new Input(List.of(m.id()), format(m)));
+            } else {
+                if (blockAt < 0) {
+                    blockAt = out.size();
+                }
+                blockIds.add(m.id());
+                elements.add(format(m));
+            }
+        }
+        if (blockAt >= 0) {
+            out.add(blockAt, new Input(blockIds, TeamMessages.inboxBlock(elements)));
+        }
+        return out;
+    }
+
+    /** A teammate's {@code result} shows how its turn ended ({@code status="budget_exceeded"}, …). */
+    private static Map<String, String> attributes(InboxRow m) {
+        if (!MessageType.RESULT.wire().equals(m.type())) {
+            return Map.of();
+        }
+        Object status = m.metadata() == null ? null : m.metadata().get("status");
+        return status == null ? Map.of() : Map.of("status", String.valueOf(status));
     }
 
     /** The typed metadata; metadata of the wrong shape (not written by a tool runner) leaves the plain message form. */
@@ -48,22 +94,8 @@ public final class InboxFormatter {
         }
     }
 
-    /** XML text escaping, so output cannot close or forge the surrounding elements. */
+    /** XML text escaping, so output cannot close or forge the surrounding elements (core's, for one escaping). */
     public static String escape(String s) {
-        if (s == null) {
-            return "";
-        }
-        StringBuilder b = new StringBuilder(s.length() + 16);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '<' -> b.append("&lt;");
-                case '>' -> b.append("&gt;");
-                case '&' -> b.append("&amp;");
-                case '"' -> b.append("&quot;");
-                default -> b.append(c);
-            }
-        }
-        return b.toString();
+        return TeamMessages.escape(s);
     }
 }

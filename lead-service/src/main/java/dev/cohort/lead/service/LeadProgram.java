@@ -26,6 +26,7 @@ import dev.cohort.lead.persistence.AgentRepository;
 import dev.cohort.lead.persistence.ApprovalRepository;
 import dev.cohort.lead.persistence.InboxRepository;
 import dev.cohort.lead.persistence.InboxRepository.InboxRow;
+import dev.cohort.lead.persistence.LeadInputLedger;
 import dev.cohort.lead.persistence.PromptRepository;
 import dev.cohort.lead.persistence.PromptRepository.QueuedPrompt;
 import dev.cohort.lead.persistence.TeamRepository;
@@ -139,7 +140,8 @@ public class LeadProgram implements AgentProgram {
             if (!waiting.isEmpty()) {
                 engine.label(team, null);
                 // the turn's input is these messages: marked injected with the turn's first save
-                String text = String.join("\n\n", waiting.stream().map(InboxFormatter::format).toList());
+                String text = String.join("\n\n", InboxFormatter.inputs(waiting).stream().map(InboxFormatter.Input::text)
+                        .toList());
                 return Next.turn(text, "inbox", false, waiting.stream().map(m -> INBOX + m.id()).toList());
             }
             return Next.idle();
@@ -209,8 +211,8 @@ public class LeadProgram implements AgentProgram {
                 out.add(new InboxItem(PROMPT + p.id(), (PromptSource.CRON.equals(p.source()) ? "[cron] " : "") + p.text()));
             }
             List<InboxRow> messages = inbox.pending(team, 50);
-            for (InboxRow m : messages) {
-                out.add(new InboxItem(INBOX + m.id(), InboxFormatter.format(m)));
+            for (InboxFormatter.Input in : InboxFormatter.inputs(messages)) {
+                out.add(new InboxItem(LeadInputLedger.inboxInputId(in.ids()), in.text()));
             }
             if (queued.size() == 20 || messages.size() == 50) {
                 flag.set(true); // more than one drain's worth: read again at the next step

@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cohort.core.engine.ApprovalGateway;
 import dev.cohort.lead.persistence.TeamRepository;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -117,5 +118,64 @@ class LeadInternalClientTest {
                 Optional.of("test-internal-token"));
         assertThatThrownBy(() -> nobody.get(team, "task_1")).isInstanceOf(LeadUnavailableException.class)
                 .hasMessageContaining("lead-service unreachable");
+    }
+
+    private ApprovalGateway.Request ask(String callId) {
+        return new ApprovalGateway.Request(team, "alice", "turn-c", callId, "bash",
+                dev.cohort.core.protocol.Json.MAPPER.createObjectNode().put("command", "rm -r build"),
+                "destructive command: rm", java.time.Duration.ofMinutes(5));
+    }
+
+    @Test
+    void aTeammatesApprovalIsAskedThroughTheClientPendingUntilAPersonApproves() {
+        ApprovalGateway.Decision pending = lead.checkApproval(team, ask("call-c1"));
+        assertThat(pending.status()).isEqualTo(ApprovalGateway.Decision.Status.PENDING);
+        assertThat(pending.approvalId()).isEqualTo(dev.cohort.lead.service.ApprovalService.idOf(team, "alice", "turn-c",
+                "call-c1"));
+        RemoteApprovalGateway gateway = new RemoteApprovalGateway(lead);
+        assertThat(gateway.check(ask("call-c1"))).isEqualTo(pending);
+
+        given().contentType("application/json").body(java.util.Map.of("approve", true))
+                .post("/api/v1/teams/" + team + "/approvals/" + pending.approvalId()).then().statusCode(200);
+        assertThat(gateway.check(ask("call-c1"))).isEqualTo(ApprovalGateway.Decision.approve());
+
+        // a host's sweep: the answered one is settled, a pending one and an unknown id are not
+        ApprovalGateway.Decision waiting = gateway.check(ask("call-c3"));
+        assertThat(lead.settledApprovals(team, List.of(pending.approvalId(), waiting.approvalId(), "no-such-approval")))
+                .containsExactly(pending.approvalId());
+        assertThat(lead.settledApprovals(team, List.of())).isEmpty();
+
+        ApprovalGateway.Decision other = gateway.check(ask("call-c2"));
+        given().contentType("application/json").body(java.util.Map.of("approve", false, "reason", "not now"))
+                .post("/api/v1/teams/" + team + "/approvals/" + other.approvalId()).then().statusCode(200);
+        assertThat(gateway.check(ask("call-c2"))).isEqualTo(ApprovalGateway.Decision.deny("denied by the user: not now"));
+    }
+
+    @Test
+    void theRemoteGatewayDeniesTheCallWithAClearReasonWhenTheLeadCannotBeAsked() {
+        LeadInternalClient nobody = new LeadInternalClient(URI.create("http://127.0.0.1:" + dev.cohort.devstack.Ports.free()),
+                Optional.of("test-internal-token"));
+        ApprovalGateway.Decision down = new RemoteApprovalGateway(nobody).check(ask("call-d1"));
+        assertThat(down.status()).isEqualTo(ApprovalGateway.Decision.Status.DENIED);
+        assertThat(down.reason()).startsWith("the approval could not be asked: lead-service is unavailable (lead-service "
+                + "unreachable").endsWith("); the call was not run, try it again later");
+
+        String url = ConfigProvider.getConfig().getValue(LeadInternalClient.URL_KEY, String.class);
+        LeadInternalClient wrong = new LeadInternalClient(URI.create(url), Optional.of("not-the-token"));
+        ApprovalGateway.Decision refused = new RemoteApprovalGateway(wrong).check(ask("call-d2"));
+        assertThat(refused.status()).isEqualTo(ApprovalGateway.Decision.Status.DENIED);
+        assertThat(refused.reason()).contains("lead-service refused (401").contains("invalid bearer token")
+                .endsWith("the call was not run");
+        // nothing was asked of the lead
+        given().get("/api/v1/teams/" + team + "/approvals").then().statusCode(200)
+                .body("size()", org.hamcrest.Matchers.equalTo(0));
+    }
+
+    @Test
+    void anAnswerTheClientCannotReadIsTheLeadFailingNotADecision() {
+        assertThatThrownBy(() -> LeadInternalClient.decision(new LeadApprovals.Answer("maybe", null, null)))
+                .isInstanceOf(LeadUnavailableException.class).hasMessageContaining("unknown approval status \"maybe\"");
+        assertThatThrownBy(() -> LeadInternalClient.decision(new LeadApprovals.Answer("pending", null, null)))
+                .isInstanceOf(LeadUnavailableException.class).hasMessageContaining("without an approval id");
     }
 }

@@ -53,6 +53,8 @@ class LeadAccessIT {
             new Call("GET", "/api/v1/teams/" + TEAM + "/agents/lead", null),
             new Call("GET", "/api/v1/teams/" + TEAM + "/agents/lead/messages", null),
             new Call("POST", "/api/v1/teams/" + TEAM + "/agents/lead/interrupt", Map.of()),
+            new Call("POST", "/api/v1/teams/" + TEAM + "/agents/nobody/interrupt", Map.of()),
+            new Call("POST", "/api/v1/teams/" + TEAM + "/agents/lead/messages", Map.of("content", "hello access")),
             new Call("GET", "/api/v1/teams/" + TEAM + "/approvals", null),
             new Call("GET", "/api/v1/teams/" + TEAM + "/approvals?status=pending", null),
             new Call("POST", "/api/v1/teams/" + TEAM + "/approvals/appr_unknown", Map.of("approve", true)),
@@ -119,7 +121,8 @@ class LeadAccessIT {
                 case "POST /api/v1/teams" -> 201;
                 // well-formed but unknown: the answer of the resource itself, not of the access check
                 case "GET /api/v1/teams/access/tasks/task_1", "POST /api/v1/teams/access/approvals/appr_unknown",
-                        "GET /api/v1/no-such-resource" -> 404;
+                        "GET /api/v1/no-such-resource", "POST /api/v1/teams/access/agents/nobody/interrupt" -> 404;
+                case "POST /api/v1/teams/access/agents/lead/messages" -> 202;
                 case "POST /api/v1/teams/access/agents/lead/interrupt" -> 409; // no turn running on this replica
                 case "DELETE /api/v1/teams/access" -> 405;
                 default -> 200;

@@ -55,13 +55,39 @@ class InboxFormatterTest {
         InboxRow row = new InboxRow("m1", "mallory", "background_done", "job <done>",
                 stored("{\"jobId\":\"bg_3\",\"exitCode\":\"zero\"}"));
         assertThat(InboxFormatter.format(row))
-                .isEqualTo("<message from=\"mallory\" type=\"background_done\">\njob &lt;done&gt;\n</message>");
+                .isEqualTo("<message from=\"mallory\" type=\"background_done\" id=\"m1\">\njob &lt;done&gt;\n</message>");
     }
 
     @Test
     void otherMessagesAreMessageElementsNamingSenderAndType() {
         InboxRow row = new InboxRow("m2", "alice", "message", "done: see \"notes\"", Map.of());
         assertThat(InboxFormatter.format(row))
-                .isEqualTo("<message from=\"alice\" type=\"message\">\ndone: see &quot;notes&quot;\n</message>");
+                .isEqualTo("<message from=\"alice\" type=\"message\" id=\"m2\">\ndone: see &quot;notes&quot;\n</message>");
+    }
+
+    @Test
+    void aTeammatesResultShowsTheStatusItEndedWith() {
+        InboxRow row = new InboxRow("r1", "alice", "result", "ran out", stored(
+                "{\"status\":\"budget_exceeded\",\"reason\":\"team budget\",\"turnId\":\"t1\"}"));
+        assertThat(InboxFormatter.format(row))
+                .isEqualTo("<message from=\"alice\" type=\"result\" id=\"r1\" status=\"budget_exceeded\">\nran out\n</message>");
+    }
+
+    @Test
+    void messagesFromAgentsOfOneBatchAreOneInboxInputAndTaskNotificationsStayTheirOwn() {
+        InboxRow a = new InboxRow("m1", "alice", "message", "schema </message> done", Map.of());
+        InboxRow bg = new InboxRow("background_done-bg_9", "tool-runner", "background_done", "ok",
+                stored("{\"jobId\":\"bg_9\",\"status\":\"completed\"}"));
+        InboxRow b = new InboxRow("r2", "bob", "result", "x".repeat(dev.cohort.core.team.TeamMessages.INJECT_CAP + 5),
+                stored("{\"status\":\"completed\"}"));
+        java.util.List<InboxFormatter.Input> inputs = InboxFormatter.inputs(java.util.List.of(a, bg, b));
+        assertThat(inputs).extracting(InboxFormatter.Input::ids)
+                .containsExactly(java.util.List.of("m1", "r2"), java.util.List.of("background_done-bg_9"));
+        assertThat(inputs.get(0).text()).isEqualTo(dev.cohort.core.team.TeamMessages.inboxBlock(java.util.List.of(
+                InboxFormatter.format(a), InboxFormatter.format(b))));
+        assertThat(inputs.get(0).text()).startsWith("[inbox] 2 messages from other agents.")
+                .contains("schema &lt;/message&gt; done").doesNotContain("schema </message>")
+                .contains("[… 5 more characters; check_inbox shows the whole message]");
+        assertThat(inputs.get(1).text()).startsWith("<task_notification>");
     }
 }
