@@ -66,10 +66,16 @@ public final class UpCommand implements Callable<Integer> {
 
     /**
      * The JVM flags of every service child: a small heap and the serial collector (several JVMs share a laptop). No
-     * {@code -XX:TieredStopAtLevel=1}: the services are long-running, and C1-only code costs the lead 5–8 ms per round
-     * in steady state (lead-service/README.md, "Round benchmark"), more than the start-up it saves.
+     * {@code -XX:TieredStopAtLevel=1} by default: the services are long-running, and C1-only code costs the lead 5–8 ms
+     * per round in steady state (lead-service/README.md, "Round benchmark"); see {@link #jvmFlags}.
      */
     static final List<String> JVM_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC");
+
+    /**
+     * Added with {@code COHORT_FAST_START=1}: C1 only. On a busy 2-core machine C2's compile threads slowed the start of
+     * the four services from ~31 s to ~44 s (none at a moderate load), so a short run (a demo, a try-out) may opt in.
+     */
+    static final String FAST_START_FLAG = "-XX:TieredStopAtLevel=1";
 
     @Option(names = "--kafka-port", description = "Kafka broker port (env COHORT_KAFKA_PORT, default 9092).")
     Integer kafkaPort;
@@ -222,7 +228,7 @@ public final class UpCommand implements Callable<Integer> {
         for (Service s : services) {
             // the services' temporary files live in the run directory, so stopping removes them even after a SIGKILL
             List<String> cmd = new ArrayList<>(List.of(javaBin()));
-            cmd.addAll(JVM_FLAGS);
+            cmd.addAll(jvmFlags(env("COHORT_FAST_START")));
             cmd.addAll(List.of("-Dcohort.parent-pid=" + ProcessHandle.current().pid(), "-Djava.io.tmpdir=" + serviceTmp,
                     "-jar", jar(home, s).toString()));
             ProcessBuilder pb = new ProcessBuilder(cmd);
@@ -305,6 +311,15 @@ public final class UpCommand implements Callable<Integer> {
                     Map.of("COHORT_TEAMMATE_PORT", Integer.toString(port), "COHORT_INSTANCE_ID", "teammate-" + i)));
         }
         return out;
+    }
+
+    /** {@link #JVM_FLAGS}, plus {@link #FAST_START_FLAG} when {@code COHORT_FAST_START} is {@code 1}. */
+    static List<String> jvmFlags(String fastStart) {
+        List<String> flags = new ArrayList<>(JVM_FLAGS);
+        if ("1".equals(fastStart == null ? null : fastStart.strip())) {
+            flags.add(FAST_START_FLAG);
+        }
+        return flags;
     }
 
     /** {@code ""}, or {@code " (2 lead-service replicas, 3 teammate-service replicas)"} for what runs more than once. */

@@ -87,7 +87,10 @@ class UpCommandOptionsTest {
     }
 
     @Test
-    void servicesStartWithASmallSerialHeapAndFullTieredCompilation() {
-        assertThat(UpCommand.JVM_FLAGS).containsExactly("-Xmx384m", "-XX:+UseSerialGC");
+    void servicesStartWithFullTieredCompilationUnlessCohortFastStartIs1() {
+        assertThat(UpCommand.jvmFlags(null)).containsExactly("-Xmx384m", "-XX:+UseSerialGC");
+        assertThat(UpCommand.jvmFlags("0")).containsExactly("-Xmx384m", "-XX:+UseSerialGC");
+        assertThat(UpCommand.jvmFlags("yes")).containsExactly("-Xmx384m", "-XX:+UseSerialGC");
+        assertThat(UpCommand.jvmFlags("1")).containsExactly("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
     }
 }
