@@ -1,6 +1,7 @@
 package dev.cohort.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.protocol.Ids;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -21,7 +22,8 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code cohort chat}: a REPL on one team's lead. Each line read from stdin is a prompt (source {@code cli}); one
- * SSE stream shows the team's events as they happen; an approval request is asked inline and answered over HTTP;
+ * SSE stream shows the team's events as they happen (a teammate's prefixed with its name); an approval request is
+ * asked inline ({@code [name] } first when a teammate asks) and answered over HTTP;
  * Ctrl-C interrupts the running turn (not the program); {@code /quit} or end of input leaves.
  *
  * <p>Threads: the main thread takes lines from a queue that a daemon thread fills from stdin (so the stream and
@@ -53,8 +55,8 @@ public final class ChatCommand extends ApiCommand {
               /help            this list
             any other line is a prompt for the lead.""";
 
-    /** An approval request waiting for this session's answer. */
-    record Pending(String id, String tool, String args) {
+    /** An approval request waiting for this session's answer; {@code agent} asked it ({@code lead} or a teammate). */
+    record Pending(String id, String agent, String tool, String args) {
     }
 
     private Style style;
@@ -87,8 +89,8 @@ public final class ChatCommand extends ApiCommand {
                 + " · /help for commands, Ctrl-C interrupts a turn, /quit leaves"));
 
         for (JsonNode a : api.get("/api/v1/teams/" + ApiClient.seg(team) + "/approvals?status=pending")) {
-            offer(new Pending(a.path("id").asText(), a.path("tool").asText(), EventFormatter.argsPreview(a.path("tool").asText(), a.get("args"))),
-                    a.path("reason").asText(null));
+            offer(new Pending(a.path("id").asText(), a.path("agent").asText(Ids.LEAD), a.path("tool").asText(),
+                    EventFormatter.argsPreview(a.path("tool").asText(), a.get("args"))), a.path("reason").asText(null));
         }
         Thread stream = Thread.ofPlatform().daemon().name("cohort-chat-events").start(this::streamLoop);
         Thread.ofPlatform().daemon().name("cohort-chat-stdin").start(this::readStdin);
@@ -129,7 +131,7 @@ public final class ChatCommand extends ApiCommand {
                     if (approvals.isEmpty()) {
                         println(style.dim("no approval request is waiting"));
                     } else {
-                        approvals.forEach(p -> println(p.id() + "  " + p.tool() + ": " + p.args()));
+                        approvals.forEach(p -> println(EventFormatter.prefix(style, p.agent(), false) + p.id() + "  " + p.tool() + ": " + p.args()));
                         ask(approvals.peekFirst());
                     }
                 }
@@ -199,15 +201,22 @@ public final class ChatCommand extends ApiCommand {
         }
         approvals.addLast(p);
         if (reason != null && !reason.isBlank()) {
-            println(style.yellow("? ") + style.dim(EventFormatter.oneLine(reason, 200) + " [" + EventFormatter.shortId(p.id()) + "]"));
+            println(EventFormatter.prefix(style, p.agent(), false) + style.yellow("? ")
+                    + style.dim(EventFormatter.oneLine(reason, 200) + " [" + EventFormatter.shortId(p.id()) + "]"));
         }
         if (approvals.peekFirst() == p) {
             ask(p);
         }
     }
 
+    /** {@code Approve bash: rm -r build? [y/N] }, prefixed {@code [alice] } when a teammate asks. */
+    static String question(Style style, Pending p) {
+        return EventFormatter.prefix(style, p.agent(), false)
+                + style.yellow("Approve " + p.tool() + (p.args().isEmpty() ? "" : ": " + p.args()) + "?") + " [y/N] ";
+    }
+
     private void ask(Pending p) {
-        String q = style.yellow("Approve " + p.tool() + (p.args().isEmpty() ? "" : ": " + p.args()) + "?") + " [y/N] ";
+        String q = question(style, p);
         synchronized (lock) {
             if (terminal) {
                 out.print(q);
@@ -276,7 +285,8 @@ public final class ChatCommand extends ApiCommand {
                 String id = d.path("approvalId").asText();
                 if (!seenApprovals.contains(id) && "pending".equals(d.path("status").asText("pending"))) {
                     String tool = d.path("tool").asText("?");
-                    offer(new Pending(id, tool, EventFormatter.argsPreview(tool, d.get("args"))), d.path("reason").asText(null));
+                    offer(new Pending(id, e.path("agent").asText(Ids.LEAD), tool, EventFormatter.argsPreview(tool, d.get("args"))),
+                            d.path("reason").asText(null));
                     return;
                 }
             }

@@ -75,6 +75,8 @@ public final class DemoCommand implements Callable<Integer> {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(ws.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         pb.environment().put("COHORT_HOME", home.toString());
+        // a demo runs for a minute: a quicker start beats steady-state speed (unless the caller chose otherwise)
+        pb.environment().putIfAbsent("COHORT_FAST_START", "1");
         pb.environment().put("COHORT_MODEL_PORT", Integer.toString(Ports.free()));
         for (String v : List.of("COHORT_API_TOKEN", "COHORT_URL", "COHORT_SCHEDULER_URL", "COHORT_DB_URL")) {
             pb.environment().remove(v);
@@ -157,8 +159,8 @@ public final class DemoCommand implements Callable<Integer> {
                 if ("approval_requested".equals(type)) {
                     String tool = d.path("tool").asText();
                     String args = EventFormatter.argsPreview(tool, d.get("args"));
-                    System.out.println(style.yellow("Approve " + tool + (args.isEmpty() ? "" : ": " + args) + "?")
-                            + " [y/N] y" + style.dim("   (the demo answers)"));
+                    ChatCommand.Pending asked = new ChatCommand.Pending(d.path("approvalId").asText(), e.path("agent").asText("lead"), tool, args);
+                    System.out.println(ChatCommand.question(style, asked) + "y" + style.dim("   (the demo answers)"));
                     try {
                         api.post("/api/v1/teams/default/approvals/" + ApiClient.seg(d.path("approvalId").asText()),
                                 Map.of("approve", true));

@@ -43,7 +43,7 @@ final class EventFormatter {
         String who = who(event);
         List<String> out = new ArrayList<>();
         switch (type) {
-            case "turn_started" -> out.add(s.dim("── turn started" + paren(d.path("source").asText(""))));
+            case "turn_started" -> out.add(who + s.dim("── turn started" + paren(d.path("source").asText(""))));
             case "assistant_message" -> {
                 String text = d.path("text").asText("");
                 if (!text.isBlank()) {
@@ -71,11 +71,11 @@ final class EventFormatter {
                 String status = d.hasNonNull("status") ? d.get("status").asText()
                         : "completed".equals(reason) ? "completed" : "failed";
                 if ("completed".equals(status)) {
-                    out.add(s.dim("── turn completed" + usage(d)));
+                    out.add(who + s.dim("── turn completed" + usage(d)));
                 } else {
                     String why = d.hasNonNull("message") ? d.get("message").asText()
                             : d.hasNonNull("text") ? d.get("text").asText() : "";
-                    out.add(s.red("── turn ended: " + (reason.isEmpty() ? status : reason) + (why.isBlank() ? "" : " - " + oneLine(why, 300)))
+                    out.add(who + s.red("── turn ended: " + (reason.isEmpty() ? status : reason) + (why.isBlank() ? "" : " - " + oneLine(why, 300)))
                             + s.dim(usage(d)));
                 }
             }
@@ -123,7 +123,7 @@ final class EventFormatter {
             case "compacted" -> out.add(who + s.dim("⇣ context compacted (" + d.path("layer").asText("?") + ", "
                     + d.path("tokensBefore").asLong() + " → " + d.path("tokensAfter").asLong() + " tokens)"));
             case "error" -> out.add(who + s.red("error: " + d.path("message").asText("(no message)")));
-            case "cron_fired" -> out.add(s.magenta("⏰ cron " + d.path("jobId").asText() + " fired")
+            case "cron_fired" -> out.add(who + s.magenta("⏰ cron " + d.path("jobId").asText() + " fired")
                     + s.dim(" (" + d.path("cron").asText() + ") ") + oneLine(d.path("prompt").asText(""), ARGS_MAX));
             case "background_started" -> out.add(who + s.dim("⧗ background " + d.path("id").asText() + ": "
                     + oneLine(d.path("command").asText(""), ARGS_MAX)));
@@ -136,14 +136,18 @@ final class EventFormatter {
         return out;
     }
 
-    /** {@code ""} for the lead, {@code "[name] "} for another agent, {@code "[name›sub] "} for a subagent. */
+    /** The prefix of the event's agent ({@link #prefix}). */
     private String who(JsonNode event) {
-        String agent = event.path("agent").asText("lead");
-        boolean sub = event.path("data").path("subagent").asBoolean(false);
-        if ((agent.isEmpty() || "lead".equals(agent)) && !sub) {
+        return prefix(s, event.path("agent").asText("lead"), event.path("data").path("subagent").asBoolean(false));
+    }
+
+    /** {@code ""} for the lead, {@code "[name] "} for another agent, {@code "[name›sub] "} for a subagent. */
+    static String prefix(Style s, String agent, boolean subagent) {
+        String name = agent == null || agent.isEmpty() ? "lead" : agent;
+        if ("lead".equals(name) && !subagent) {
             return "";
         }
-        return s.dim("[" + (agent.isEmpty() ? "lead" : agent) + (sub ? "›sub" : "") + "] ");
+        return s.dim("[" + name + (subagent ? "›sub" : "") + "] ");
     }
 
     /**

@@ -5,15 +5,16 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code cohort team list|create}: the teams of the lead-service. */
-@Command(name = "team", mixinStandardHelpOptions = true, description = "List or create teams.",
-        subcommands = {TeamCommand.ListTeams.class, TeamCommand.Create.class})
+/** {@code cohort team list|create|show}: the teams of the lead-service, and one team's agents. */
+@Command(name = "team", mixinStandardHelpOptions = true, description = "List or create teams, or show a team's agents.",
+        subcommands = {TeamCommand.ListTeams.class, TeamCommand.Create.class, TeamCommand.Show.class})
 public final class TeamCommand implements Runnable {
 
     @Override
@@ -32,6 +33,74 @@ public final class TeamCommand implements Runnable {
                     t.path("workspace").asText(""), t.path("createdAt").asText(""))));
             Table.render(List.of("ID", "PERMISSION MODE", "WORKSPACE", "CREATED"), rows).forEach(System.out::println);
             return 0;
+        }
+    }
+
+    /** {@code cohort team show [--team T]}: the team's agents, one row each. */
+    @Command(name = "show", mixinStandardHelpOptions = true,
+            description = "Show a team's agents: role, phase, current task, tokens, cost and the replica hosting each.")
+    public static final class Show extends ApiCommand {
+
+        static final List<String> HEADERS = List.of("NAME", "ROLE", "PHASE", "CURRENT TASK", "TOKENS", "COST", "REPLICA");
+
+        /** What a cell shows when lead-service does not say (an older lead-service, a field it leaves out, null). */
+        static final String UNKNOWN = "-";
+
+        @Option(names = "--team", description = "Team id (default: ${DEFAULT-VALUE}).")
+        String team = "default";
+
+        @Override
+        int run() throws IOException, InterruptedException {
+            JsonNode agents = lead().get("/api/v1/teams/" + ApiClient.seg(team) + "/agents");
+            if (!agents.isArray()) {
+                throw new IOException("unexpected answer from " + lead().baseUrl() + ": not a list of agents");
+            }
+            table(agents).forEach(System.out::println);
+            return 0;
+        }
+
+        /**
+         * One row per agent of {@code GET /api/v1/teams/{team}/agents}: name, role, phase ({@code status}),
+         * {@code currentTask}, tokens (input + output), cost in USD, {@code replica}; {@value #UNKNOWN} where the
+         * answer has no value.
+         */
+        static List<String> table(JsonNode agents) {
+            List<List<String>> rows = new ArrayList<>();
+            for (JsonNode a : agents) {
+                JsonNode usage = a.path("usage");
+                rows.add(List.of(text(a.get("name")), text(a.get("role")), text(a.get("status")), text(a.get("currentTask")),
+                        tokens(usage), cost(usage.get("costUsd")), text(a.get("replica"))));
+            }
+            List<String> out = new ArrayList<>(Table.render(HEADERS, rows));
+            if (rows.isEmpty()) {
+                out.add("(no agents)");
+            }
+            return out;
+        }
+
+        private static String text(JsonNode n) {
+            if (n == null || n.isNull() || n.isMissingNode()) {
+                return UNKNOWN;
+            }
+            String t = n.isValueNode() ? n.asText() : n.toString();
+            return t.isBlank() ? UNKNOWN : t;
+        }
+
+        /** Input + output tokens; a count that is missing adds nothing, both missing is unknown. */
+        private static String tokens(JsonNode usage) {
+            JsonNode in = usage.get("inputTokens");
+            JsonNode out = usage.get("outputTokens");
+            boolean hasIn = in != null && in.isNumber();
+            boolean hasOut = out != null && out.isNumber();
+            if (!hasIn && !hasOut) {
+                return UNKNOWN;
+            }
+            return Long.toString((hasIn ? in.asLong() : 0) + (hasOut ? out.asLong() : 0));
+        }
+
+        /** {@code $0.0123}: four decimals, as {@code cohort chat}'s turn summary shows cost. */
+        private static String cost(JsonNode costUsd) {
+            return costUsd != null && costUsd.isNumber() ? String.format(Locale.ROOT, "$%.4f", costUsd.asDouble()) : UNKNOWN;
         }
     }
 

@@ -15,22 +15,29 @@ import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code cohort up}: the whole system on this machine.
  *
  * <p>Sequence: start the embedded Kafka broker and PostgreSQL (or use {@code COHORT_DB_URL}) in this JVM →
- * optionally the scripted model → the four services as child JVMs with the current directory as the
+ * optionally the scripted model → the four services as child JVMs (lead-service and teammate-service as many times
+ * as {@code --lead-replicas} / {@code --teammate-replicas} say) with the current directory as the
  * {@code default} team's workspace → print where everything listens → wait until every {@code /q/health/ready}
  * is UP → supervise: a child that exits on its own is reported and restarted with backoff, or given up on
  * ({@link Supervisor}, {@link RestartPolicy}) → run until Ctrl-C / SIGTERM, then end supervision, stop the children
@@ -40,9 +47,35 @@ import picocli.CommandLine.Option;
         description = "Start Kafka, PostgreSQL and the four services locally; the current directory is the default team's workspace.")
 public final class UpCommand implements Callable<Integer> {
 
-    /** The services in start order (the tool runner first: the others call it). */
-    record Service(String name, String module, int port) {
+    /** The services in start order (the tool runner first: the others call it); {@code env} is added to the common one. */
+    record Service(String name, String module, int port, Map<String, String> env) {
+        Service {
+            env = Map.copyOf(env);
+        }
+
+        Service(String name, String module, int port) {
+            this(name, module, port, Map.of());
+        }
     }
+
+    /**
+     * At most this many teammate-service JVMs: each may take its 384 MB heap and a share of 2 cores; 16 already spreads
+     * the teammates over more replicas than a laptop runs usefully, and a typo ({@code 100}) is refused before it starts.
+     */
+    static final int MAX_TEAMMATE_REPLICAS = 16;
+
+    /**
+     * The JVM flags of every service child: a small heap and the serial collector (several JVMs share a laptop). No
+     * {@code -XX:TieredStopAtLevel=1} by default: the services are long-running, and C1-only code costs the lead 5–8 ms
+     * per round in steady state (lead-service/README.md, "Round benchmark"); see {@link #jvmFlags}.
+     */
+    static final List<String> JVM_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC");
+
+    /**
+     * Added with {@code COHORT_FAST_START=1}: C1 only. On a busy 2-core machine C2's compile threads slowed the start of
+     * the four services from ~31 s to ~44 s (none at a moderate load), so a short run (a demo, a try-out) may opt in.
+     */
+    static final String FAST_START_FLAG = "-XX:TieredStopAtLevel=1";
 
     @Option(names = "--kafka-port", description = "Kafka broker port (env COHORT_KAFKA_PORT, default 9092).")
     Integer kafkaPort;
@@ -65,6 +98,22 @@ public final class UpCommand implements Callable<Integer> {
     @Option(names = "--lead-replicas", paramLabel = "N",
             description = "lead-service JVMs to start (default 1): the first on --lead-port, the others on free ports; they share the team partitions.")
     int leadReplicas = 1;
+
+    @Spec
+    CommandSpec spec;
+
+    int teammateReplicas = 1;
+
+    @Option(names = "--teammate-replicas", paramLabel = "N", defaultValue = "1",
+            description = "teammate-service JVMs to start, 1 to " + MAX_TEAMMATE_REPLICAS + " (default 1): the first on --teammate-port, "
+                    + "the others on free ports; they share the teammate partitions.")
+    void teammateReplicas(int n) {
+        if (n < 1 || n > MAX_TEAMMATE_REPLICAS) {
+            throw new ParameterException(spec.commandLine(),
+                    "--teammate-replicas must be 1 to " + MAX_TEAMMATE_REPLICAS + ", not " + n);
+        }
+        teammateReplicas = n;
+    }
 
     @Option(names = "--max-restarts", paramLabel = "N",
             description = "Restarts of one service within --restart-window before cohort up gives up on it (default 5; 0: never restart).")
@@ -158,18 +207,33 @@ public final class UpCommand implements Callable<Integer> {
             common.put("MODEL_ID", ScriptedModelServer.DEFAULT_MODEL);
         }
         // more lead replicas on free ports (picked once the broker, the database and the model listen): the same
-        // consumer group, so the range assignor splits the team partitions between them
+        // consumer group, so the range assignor splits the team partitions between them; never a port planned already
+        Set<Integer> taken = new HashSet<>(services.stream().map(Service::port).toList());
+        IntSupplier freePort = () -> {
+            int p;
+            do {
+                p = Ports.free();
+            } while (!taken.add(p));
+            return p;
+        };
         for (int i = 2; i <= leadReplicas; i++) {
-            services.add(new Service("lead-service-" + i, "lead-service", Ports.free()));
+            services.add(new Service("lead-service-" + i, "lead-service", freePort.getAsInt()));
         }
+        // the teammate replicas likewise (one consumer group on cohort.teammate.inbox); each knows its own port and name
+        List<Service> teammates = teammateReplicas(teammateReplicas, services.get(2).port(), freePort);
+        services.set(2, teammates.get(0));
+        services.addAll(teammates.subList(1, teammates.size()));
         Path logs = Files.createDirectories(runDir.resolve("logs"));
         Path serviceTmp = Files.createDirectories(runDir.resolve("tmp"));
         for (Service s : services) {
             // the services' temporary files live in the run directory, so stopping removes them even after a SIGKILL
-            ProcessBuilder pb = new ProcessBuilder(javaBin(), "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                    "-Dcohort.parent-pid=" + ProcessHandle.current().pid(), "-Djava.io.tmpdir=" + serviceTmp,
-                    "-jar", jar(home, s).toString());
+            List<String> cmd = new ArrayList<>(List.of(javaBin()));
+            cmd.addAll(jvmFlags(env("COHORT_FAST_START")));
+            cmd.addAll(List.of("-Dcohort.parent-pid=" + ProcessHandle.current().pid(), "-Djava.io.tmpdir=" + serviceTmp,
+                    "-jar", jar(home, s).toString()));
+            ProcessBuilder pb = new ProcessBuilder(cmd);
             pb.environment().putAll(common);
+            pb.environment().putAll(s.env());
             pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(s.port()));
             pb.directory(ws.toFile());
             supervisor.start(s.name(), s.port(), pb, logs.resolve(s.name() + ".log"));
@@ -181,7 +245,9 @@ public final class UpCommand implements Callable<Integer> {
         System.out.printf("  %-20s %s%n", "kafka", stack.kafka().bootstrapServers());
         System.out.printf("  %-20s %s%s%n", "postgresql", stack.jdbcUrl(), stack.postgres() == null ? " (COHORT_DB_URL)" : "");
         for (Supervisor.Child c : supervisor.children()) {
-            System.out.printf("  %-20s http://127.0.0.1:%d  pid %d%n", c.name, c.port, c.process().pid());
+            String instance = services.stream().filter(s -> s.name().equals(c.name)).findFirst()
+                    .map(s -> s.env().get("COHORT_INSTANCE_ID")).map(id -> "  replica " + id).orElse("");
+            System.out.printf("  %-20s http://127.0.0.1:%d  pid %d%s%n", c.name, c.port, c.process().pid(), instance);
         }
         System.out.printf("  %-20s %s%n", "model", scripted ? stack.model().baseUrl() + " (scripted)" : modelLine());
         System.out.printf("  %-20s %s%n", "workspace", ws);
@@ -217,7 +283,7 @@ public final class UpCommand implements Callable<Integer> {
         System.out.println(sandboxLine(http, services.get(0).port()));
         double secs = (System.nanoTime() - t0) / 1e9;
         System.out.printf("cohort up: all four services ready in %.1f s%s. Ctrl-C stops everything.%n", secs,
-                leadReplicas > 1 ? " (" + leadReplicas + " lead-service replicas)" : "");
+                replicasNote(leadReplicas, teammateReplicas));
         System.out.println(maxRestarts == 0 ? "cohort up: a service that exits stays down (--max-restarts 0)"
                 : "cohort up: a service that exits is restarted with backoff (at most " + maxRestarts
                         + (maxRestarts == 1 ? " time" : " times") + " within " + Supervisor.format(Duration.ofSeconds(restartWindow)) + ")");
@@ -230,6 +296,42 @@ public final class UpCommand implements Callable<Integer> {
         }
         stop.await();
         return 0;
+    }
+
+    /**
+     * The teammate-service JVMs: {@code teammate-service} on {@code firstPort}, then {@code teammate-service-2} … on
+     * ports from {@code freePort}; each with its own {@code COHORT_TEAMMATE_PORT} and {@code COHORT_INSTANCE_ID}
+     * ({@code teammate-1} …, which teammate-service reads as its replica name).
+     */
+    static List<Service> teammateReplicas(int n, int firstPort, IntSupplier freePort) {
+        List<Service> out = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            int port = i == 1 ? firstPort : freePort.getAsInt();
+            out.add(new Service(i == 1 ? "teammate-service" : "teammate-service-" + i, "teammate-service", port,
+                    Map.of("COHORT_TEAMMATE_PORT", Integer.toString(port), "COHORT_INSTANCE_ID", "teammate-" + i)));
+        }
+        return out;
+    }
+
+    /** {@link #JVM_FLAGS}, plus {@link #FAST_START_FLAG} when {@code COHORT_FAST_START} is {@code 1}. */
+    static List<String> jvmFlags(String fastStart) {
+        List<String> flags = new ArrayList<>(JVM_FLAGS);
+        if ("1".equals(fastStart == null ? null : fastStart.strip())) {
+            flags.add(FAST_START_FLAG);
+        }
+        return flags;
+    }
+
+    /** {@code ""}, or {@code " (2 lead-service replicas, 3 teammate-service replicas)"} for what runs more than once. */
+    static String replicasNote(int leads, int teammates) {
+        List<String> parts = new ArrayList<>();
+        if (leads > 1) {
+            parts.add(leads + " lead-service replicas");
+        }
+        if (teammates > 1) {
+            parts.add(teammates + " teammate-service replicas");
+        }
+        return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
     }
 
     private static String modelLine() {

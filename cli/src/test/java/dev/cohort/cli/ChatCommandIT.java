@@ -30,7 +30,7 @@ import picocli.CommandLine;
  * {@code Approve bash: rm -r build? [y/N]} → {@code y} → the command runs, the final text is printed; a prompt that
  * creates a task → the task line; SIGINT during a slow turn interrupts it, while idle it only says so, and neither ends
  * the chat; {@code /quit} exits 0. Then the management
- * commands against the same run: tasks, team, approve, cron, and their errors.
+ * commands against the same run: tasks, team (list, create, show), approve, cron, and their errors.
  */
 class ChatCommandIT {
 
@@ -146,6 +146,21 @@ class ChatCommandIT {
             assertThat(again.err).contains("already exists").contains("(HTTP 409)");
             Result teams = cli("team", "list", "--url", leadUrl, "--token", token);
             assertThat(teams.out).contains("PERMISSION MODE").containsPattern("(?m)^default\\s+default").containsPattern("(?m)^docs\\s+plan");
+
+            // the team's agents: today's lead-service says name, role and phase (the rest prints as -); an unknown team
+            // is the problem detail with exit code 2
+            Result agents = cli("team", "show", "--url", leadUrl, "--token", token);
+            assertThat(agents.rc).as(agents.err).isZero();
+            assertThat(agents.out.lines().findFirst().orElse("")).matches("NAME\\s+ROLE\\s+PHASE\\s+CURRENT TASK\\s+TOKENS\\s+COST\\s+REPLICA");
+            assertThat(agents.out).containsPattern("(?m)^lead\\s+lead\\s+(idle|working)\\s+");
+            Result noTeam = cli("team", "show", "--team", "nope", "--url", leadUrl, "--token", token);
+            assertThat(noTeam.rc).isEqualTo(2);
+            assertThat(noTeam.out).isEmpty();
+            assertThat(noTeam.err.strip()).isEqualTo("cohort team show: unknown team \"nope\" (HTTP 404)");
+            Result leadDown = cli("team", "show", "--url", "http://127.0.0.1:" + nothing, "--token", token);
+            assertThat(leadDown.rc).isEqualTo(2);
+            assertThat(leadDown.err.strip()).isEqualTo("cohort team show: cannot reach http://127.0.0.1:" + nothing
+                    + " - is `./cohort up` running?");
 
             Result approvals = cli("approve", "--url", leadUrl, "--token", token);
             assertThat(approvals.rc).isZero();

@@ -94,6 +94,37 @@ class EventFormatterTest {
     }
 
     @Test
+    void everyEventOfATeammateIsPrefixedWithItsNameWhateverItsType() throws Exception {
+        assertThat(plain.format(event("turn_started", "alice", "{\"turnId\":\"t\",\"source\":\"inbox\"}")))
+                .containsExactly("[alice] ── turn started (inbox)");
+        assertThat(plain.format(event("assistant_message", "alice", "{\"text\":\"Schema done.\\nTests pass.\"}")))
+                .containsExactly("[alice] Schema done.", "[alice] Tests pass.");
+        assertThat(plain.format(event("approval_requested", "alice", "{\"approvalId\":\"0123456789abcdef\",\"tool\":\"bash\","
+                + "\"args\":{\"command\":\"rm -r build\"},\"status\":\"pending\"}")))
+                .containsExactly("[alice] ? approval needed: bash rm -r build [01234567]");
+        assertThat(plain.format(event("turn_completed", "alice", "{\"reason\":\"completed\",\"status\":\"completed\",\"modelCalls\":1}")))
+                .containsExactly("[alice] ── turn completed · 1 model call");
+        assertThat(plain.format(event("turn_completed", "bob", "{\"reason\":\"error\",\"status\":\"failed\",\"message\":\"no key\"}")))
+                .containsExactly("[bob] ── turn ended: error - no key");
+        assertThat(plain.format(event("teammate_phase", "bob", "{\"phase\":\"idle\"}"))).containsExactly("[bob] teammate_phase {\"phase\":\"idle\"}");
+        // the lead's own turn lines stay unprefixed; an event without an agent is the lead's
+        assertThat(lead("turn_started", "{\"source\":\"cron\"}")).containsExactly("── turn started (cron)");
+        assertThat(plain.format(Json.MAPPER.readTree("{\"type\":\"error\",\"data\":{\"message\":\"x\"}}"))).containsExactly("error: x");
+    }
+
+    @Test
+    void anApprovalIsAskedWithTheNameOfTheTeammateThatAsksAndWithoutOneForTheLead() {
+        assertThat(ChatCommand.question(Style.PLAIN, new ChatCommand.Pending("a1", "alice", "bash", "rm -r build")))
+                .isEqualTo("[alice] Approve bash: rm -r build? [y/N] ");
+        assertThat(ChatCommand.question(Style.PLAIN, new ChatCommand.Pending("a2", "lead", "write_file", "/etc/hosts")))
+                .isEqualTo("Approve write_file: /etc/hosts? [y/N] ");
+        assertThat(ChatCommand.question(Style.PLAIN, new ChatCommand.Pending("a3", "", "list_tasks", "")))
+                .isEqualTo("Approve list_tasks? [y/N] ");
+        assertThat(ChatCommand.question(new Style(true), new ChatCommand.Pending("a4", "bob", "bash", "ls")))
+                .isEqualTo("\u001b[2m[bob] \u001b[0m\u001b[33mApprove bash: ls?\u001b[0m [y/N] ");
+    }
+
+    @Test
     void coloursOnlyWhenAsked() throws Exception {
         List<String> c = new EventFormatter(new Style(true)).format(event("error", "lead", "{\"message\":\"boom\"}"));
         assertThat(c).containsExactly("\u001b[31merror: boom\u001b[0m");

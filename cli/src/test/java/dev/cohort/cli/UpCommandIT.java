@@ -169,7 +169,7 @@ class UpCommandIT {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(workspace.toFile()).redirectErrorStream(true);
         pb.environment().put("COHORT_HOME", home.toString());
         pb.environment().put("COHORT_MODEL_PORT", "" + ports[6]);
-        List.of("COHORT_API_TOKEN", "COHORT_INTERNAL_TOKEN", "COHORT_TOOL_RUNNER_TOKEN", "COHORT_DB_URL", "COHORT_SANDBOX")
+        List.of("COHORT_API_TOKEN", "COHORT_INTERNAL_TOKEN", "COHORT_TOOL_RUNNER_TOKEN", "COHORT_DB_URL", "COHORT_SANDBOX", "COHORT_FAST_START")
                 .forEach(pb.environment()::remove);
         pb.environment().putAll(env);
         Process process = pb.start();

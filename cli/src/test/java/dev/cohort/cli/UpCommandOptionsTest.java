@@ -5,12 +5,32 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
 /** {@code cohort up} refuses replica and restart settings that cannot work before it starts anything. */
 class UpCommandOptionsTest {
+
+    private record Run(int rc, String err) {
+    }
+
+    private static Run up(String... args) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream saved = System.err;
+        int rc;
+        try (PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+            System.setErr(e);
+            rc = new CommandLine(new UpCommand()).execute(args);
+        } finally {
+            System.setErr(saved);
+        }
+        return new Run(rc, err.toString(StandardCharsets.UTF_8).strip());
+    }
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource(delimiter = '|', textBlock = """
@@ -20,16 +40,57 @@ class UpCommandOptionsTest {
             --restart-window | 0  | cohort up: --max-restarts must be 0 or more and --restart-window 1 s or more, not 5 and 0
             """)
     void badReplicaOrRestartSettingsAreRefusedWithExitCode2AndTheReason(String option, String value, String message) {
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        PrintStream saved = System.err;
-        int rc;
-        try (PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
-            System.setErr(e);
-            rc = new CommandLine(new UpCommand()).execute(option, value);
-        } finally {
-            System.setErr(saved);
-        }
-        assertThat(rc).isEqualTo(2);
-        assertThat(err.toString(StandardCharsets.UTF_8).strip()).isEqualTo(message);
+        Run r = up(option, value);
+        assertThat(r.rc()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo(message);
+    }
+
+    @ParameterizedTest(name = "--teammate-replicas {0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            0   | --teammate-replicas must be 1 to 16, not 0
+            17  | --teammate-replicas must be 1 to 16, not 17
+            -3  | --teammate-replicas must be 1 to 16, not -3
+            two | Invalid value for option '--teammate-replicas': 'two' is not an int
+            """)
+    void aTeammateReplicaCountOutside1To16IsAUsageErrorNamingTheRange(String value, String message) {
+        Run r = up("--teammate-replicas", value);
+        assertThat(r.rc()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst()).contains(message);
+        assertThat(r.err()).contains("Usage: up ");
+    }
+
+    @Test
+    void theFirstTeammateReplicaGetsTheTeammatePortAndTheOthersFreePortsEachWithItsOwnPortAndInstanceId() {
+        AtomicInteger free = new AtomicInteger(40000);
+        List<UpCommand.Service> planned = UpCommand.teammateReplicas(3, 8081, free::incrementAndGet);
+        assertThat(planned).containsExactly(
+                new UpCommand.Service("teammate-service", "teammate-service", 8081,
+                        Map.of("COHORT_TEAMMATE_PORT", "8081", "COHORT_INSTANCE_ID", "teammate-1")),
+                new UpCommand.Service("teammate-service-2", "teammate-service", 40001,
+                        Map.of("COHORT_TEAMMATE_PORT", "40001", "COHORT_INSTANCE_ID", "teammate-2")),
+                new UpCommand.Service("teammate-service-3", "teammate-service", 40002,
+                        Map.of("COHORT_TEAMMATE_PORT", "40002", "COHORT_INSTANCE_ID", "teammate-3")));
+        assertThat(UpCommand.teammateReplicas(1, 8081, () -> {
+            throw new AssertionError("one replica needs no free port");
+        })).extracting(UpCommand.Service::port).containsExactly(8081);
+    }
+
+    @ParameterizedTest(name = "{0} leads, {1} teammates")
+    @CsvSource(delimiter = '|', textBlock = """
+            1 | 1 | ''
+            2 | 1 | ' (2 lead-service replicas)'
+            1 | 3 | ' (3 teammate-service replicas)'
+            2 | 2 | ' (2 lead-service replicas, 2 teammate-service replicas)'
+            """)
+    void theReadyLineNamesTheServicesThatRunMoreThanOnce(int leads, int teammates, String note) {
+        assertThat(UpCommand.replicasNote(leads, teammates)).isEqualTo(note);
+    }
+
+    @Test
+    void servicesStartWithFullTieredCompilationUnlessCohortFastStartIs1() {
+        assertThat(UpCommand.jvmFlags(null)).containsExactly("-Xmx384m", "-XX:+UseSerialGC");
+        assertThat(UpCommand.jvmFlags("0")).containsExactly("-Xmx384m", "-XX:+UseSerialGC");
+        assertThat(UpCommand.jvmFlags("yes")).containsExactly("-Xmx384m", "-XX:+UseSerialGC");
+        assertThat(UpCommand.jvmFlags("1")).containsExactly("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
     }
 }

@@ -42,7 +42,7 @@ import java.util.stream.Stream;
  *
  * <p>Kafka, PostgreSQL and the scripted model run in this JVM ({@link Devstack}, as {@code cohort up} runs them); the
  * packaged tool-runner-service and lead-service run as child JVMs with {@code cohort up}'s environment and, by
- * default, its JVM flags ({@code -Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1}; {@code --jvm-flags} replaces
+ * default, its JVM flags ({@code -Xmx384m -XX:+UseSerialGC}, {@code UpCommand.JVM_FLAGS}; {@code --jvm-flags} replaces
  * them). Each turn is one prompt; the zero-latency model answers 20 distinct tool calls ({@code bash "true N"}) and
  * then {@code DONE}. The gap between two consecutive model requests, as the model server records their arrival, is
  * the harness's cost of one round. The lead's own events (read from its SSE stream, as {@code cohort send} does) split
@@ -72,7 +72,8 @@ import java.util.stream.Stream;
  */
 public final class RoundBenchmark {
 
-    static final List<String> UP_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    /** {@code cohort up}'s ({@code UpCommand.JVM_FLAGS}); before issue #13 they had {@code -XX:TieredStopAtLevel=1} too. */
+    static final List<String> UP_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TOKEN = "bench-api-token-0123456789abcdef0123456789abcdef";
     private static final String TEAM = "default";
