@@ -355,6 +355,48 @@ class TeammateHostTest {
         assertThat(queryOne("SELECT count(*)::text FROM teammate.inbox WHERE team = ? AND agent = 'jay'", team)).isEqualTo("1");
     }
 
+    @Test
+    void anAskIsDeniedAtOnceWithASentenceTheModelCanActOn() throws Exception {
+        String team = newTeam("ask");
+        String agent = team + "/max";
+        model.append(rules(
+                rule("max-after", agent, "\"lastRole\":\"tool\"", "{\"text\":\"left the build alone\"}"),
+                rule("max-rm", agent, "\"lastRole\":\"user\"",
+                        "{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"rm -r build\"}}]}")));
+        spawn(team, "max", "cleaner", "clean the build");
+
+        AgentMessage result = awaitResults(team, "max", 1).get(0);
+        assertThat(result.metadata()).containsEntry("status", "completed");
+        String toolResult = StreamSupport.stream(requestsOf(agent).getLast().path("body").path("messages").spliterator(), false)
+                .filter(m -> m.path("role").asText().equals("tool")).map(m -> m.path("content").asText()).findFirst().orElseThrow();
+        assertThat(toolResult).contains(dev.cohort.teammate.service.TeammateApprovals.NOT_WIRED);
+        // denied before it ran: the tool runner never got the call
+        assertThat(toolRunnerCalls(team, "max")).isEmpty();
+    }
+
+    @Test
+    void anInterruptEndsTheRunningTurnWithAnInterruptedResult() throws Exception {
+        String team = newTeam("stop");
+        String agent = team + "/ned";
+        // a turn that does not end by itself within the test: every reply is another call, 5 s apart (5 rounds = 25 s)
+        model.append(rules(
+                rule("ned-b", agent, "\"lastRole\":\"tool\",\"lastMessage\":\"tick-a\"",
+                        "{\"delayMs\":5000,\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo tick-b\"}}]}"),
+                rule("ned-a", agent, "\"lastRole\":\"tool\",\"lastMessage\":\"tick-b\"",
+                        "{\"delayMs\":5000,\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo tick-a\"}}]}"),
+                rule("ned-start", agent, "\"lastRole\":\"user\"",
+                        "{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo tick-a\"}}]}")));
+        spawn(team, "ned", "ticker", "tick");
+        await().atMost(PATIENCE).until(() -> requestsOf(agent).size() >= 2);
+
+        send(team + "/ned", Json.write(AgentMessage.of(UUID.randomUUID().toString(), team, "lead", "ned", null,
+                dev.cohort.core.protocol.payload.Control.interrupt(null), Instant.now())));
+        AgentMessage result = awaitResults(team, "ned", 1).get(0);
+        assertThat(result.metadata()).containsEntry("status", "interrupted");
+        // the control message is a command for the host, never an inbox item
+        assertThat(queryOne("SELECT count(*)::text FROM teammate.inbox WHERE team = ? AND agent = 'ned'", team)).isEqualTo("1");
+    }
+
     // ---- helpers
 
     static String newTeam(String prefix) {
