@@ -43,6 +43,9 @@ class TeammateHostTest {
 
     static final Duration PATIENCE = Duration.ofMinutes(3);
 
+    @ConfigProperty(name = "cohort.test.workspace")
+    String workspace;
+
     @ConfigProperty(name = "cohort.devstack.model-admin-url", defaultValue = "http://127.0.0.1:1")
     String modelAdmin;
 
@@ -54,6 +57,9 @@ class TeammateHostTest {
 
     @Inject
     TeammateClock clock;
+
+    @Inject
+    dev.cohort.teammate.service.TeammateHost host;
 
     ScriptedModelClient model;
 
@@ -356,7 +362,7 @@ class TeammateHostTest {
     }
 
     @Test
-    void anAskIsDeniedAtOnceWithASentenceTheModelCanActOn() throws Exception {
+    void anAskWithNoLeadToAskIsDeniedWithASentenceTheModelCanActOn() throws Exception {
         String team = newTeam("ask");
         String agent = team + "/max";
         model.append(rules(
@@ -369,7 +375,8 @@ class TeammateHostTest {
         assertThat(result.metadata()).containsEntry("status", "completed");
         String toolResult = StreamSupport.stream(requestsOf(agent).getLast().path("body").path("messages").spliterator(), false)
                 .filter(m -> m.path("role").asText().equals("tool")).map(m -> m.path("content").asText()).findFirst().orElseThrow();
-        assertThat(toolResult).contains(dev.cohort.teammate.service.TeammateApprovals.NOT_WIRED);
+        // the ask bubbles to the team's approvals in lead-service; no lead runs in this test: a clear denial
+        assertThat(toolResult).contains("the approval could not be asked").contains("the call was not run");
         // denied before it ran: the tool runner never got the call
         assertThat(toolRunnerCalls(team, "max")).isEmpty();
     }
@@ -378,23 +385,64 @@ class TeammateHostTest {
     void anInterruptEndsTheRunningTurnWithAnInterruptedResult() throws Exception {
         String team = newTeam("stop");
         String agent = team + "/ned";
-        // a turn that does not end by itself within the test: every reply is another call, 5 s apart (5 rounds = 25 s)
+        // a turn that cannot end by itself before the interrupt is in: its tool call waits for a gate file, which the
+        // test creates only once the consumer has committed past the control record (so the host has it)
+        String gated = "{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"while [ ! -f gate-ned ]; do sleep 0.1; done; echo ticked\"}}]}";
         model.append(rules(
-                rule("ned-b", agent, "\"lastRole\":\"tool\",\"lastMessage\":\"tick-a\"",
-                        "{\"delayMs\":5000,\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo tick-b\"}}]}"),
-                rule("ned-a", agent, "\"lastRole\":\"tool\",\"lastMessage\":\"tick-b\"",
-                        "{\"delayMs\":5000,\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo tick-a\"}}]}"),
-                rule("ned-start", agent, "\"lastRole\":\"user\"",
-                        "{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo tick-a\"}}]}")));
+                rule("ned-again", agent, "\"lastRole\":\"tool\"", gated),
+                rule("ned-start", agent, "\"lastRole\":\"user\"", gated)));
         spawn(team, "ned", "ticker", "tick");
-        await().atMost(PATIENCE).until(() -> requestsOf(agent).size() >= 2);
+        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(100)).until(() -> toolRunnerCalls(team, "ned").contains("running"));
 
-        send(team + "/ned", Json.write(AgentMessage.of(UUID.randomUUID().toString(), team, "lead", "ned", null,
-                dev.cohort.core.protocol.payload.Control.interrupt(null), Instant.now())));
+        var at = TopicRecorder.sendAt(Topics.TEAMMATE_INBOX, team + "/ned", Json.write(AgentMessage.of(UUID.randomUUID().toString(),
+                team, "lead", "ned", null, dev.cohort.core.protocol.payload.Control.interrupt(null), Instant.now())));
+        await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200))
+                .until(() -> TopicRecorder.committed("cohort-teammate", Topics.TEAMMATE_INBOX, at.partition()) > at.offset());
+        java.nio.file.Path ws = java.nio.file.Path.of(workspace).resolve("teams").resolve(team);
+        java.nio.file.Files.createDirectories(ws);
+        java.nio.file.Files.writeString(ws.resolve("gate-ned"), "open\n");
+
         AgentMessage result = awaitResults(team, "ned", 1).get(0);
         assertThat(result.metadata()).containsEntry("status", "interrupted");
+        // the turn ended at the step after the call in flight: one model request for the start, none after the call
+        assertThat(requestsOf(agent)).hasSize(1);
         // the control message is a command for the host, never an inbox item
         assertThat(queryOne("SELECT count(*)::text FROM teammate.inbox WHERE team = ? AND agent = 'ned'", team)).isEqualTo("1");
+    }
+
+    @Test
+    void aResultStillOwedWhenATeammateIsAdoptedIsSentThenWithTheTurnsIdAndFinalAnswer() throws Exception {
+        String team = newTeam("owed");
+        String agent = team + "/olga";
+        model.append(rules(rule("olga-answer", agent, "\"lastRole\":\"user\"", "{\"text\":\"olga's answer\"}")));
+        spawn(team, "olga", "writer", "answer");
+        AgentMessage sent = awaitResults(team, "olga", 1).get(0);
+        // acknowledged: nothing owed
+        assertThat(queryOne("SELECT coalesce(result_owed, 'none') FROM teammate.teammates WHERE team = ? AND name = 'olga'", team))
+                .isEqualTo("none");
+        await().atMost(PATIENCE).until(() -> "idle".equals(queryOne(
+                "SELECT status FROM teammate.agents WHERE team = ? AND name = 'olga'", team)));
+
+        // the previous host died between the turn's last save and the send: the row still owes that turn's result
+        String turnId = (String) sent.metadata().get("turnId");
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "UPDATE teammate.teammates SET result_owed = ? WHERE team = ? AND name = 'olga'")) {
+            ps.setString(1, turnId);
+            ps.setString(2, team);
+            ps.executeUpdate();
+        }
+        dev.cohort.core.host.AgentKey key = new dev.cohort.core.host.AgentKey(team, "olga");
+        host.agentHost().detach(List.of(key), Duration.ofSeconds(30));
+        host.agentHost().adopt(List.of(key));
+
+        List<AgentMessage> both = awaitResults(team, "olga", 2);
+        // the same message again (same id: the lead's inbox keeps one), from the saved conversation
+        assertThat(both.get(1).id()).isEqualTo(sent.id());
+        assertThat(both.get(1).content()).isEqualTo("olga's answer");
+        assertThat(both.get(1).metadata()).containsEntry("status", "completed").containsEntry("turnId", turnId);
+        await().atMost(PATIENCE).until(() -> "none".equals(queryOne(
+                "SELECT coalesce(result_owed, 'none') FROM teammate.teammates WHERE team = ? AND name = 'olga'", team)));
+        assertThat(requestsOf(agent)).hasSize(1);
     }
 
     // ---- helpers

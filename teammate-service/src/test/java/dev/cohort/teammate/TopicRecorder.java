@@ -57,20 +57,38 @@ public final class TopicRecorder {
         t.start();
     }
 
+    /** The offset the consumer group {@code group} committed on {@code partition} of {@code topic} (-1: none yet). */
+    public static long committed(String group, String topic, int partition) {
+        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+                Map.of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()))) {
+            var offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
+            var o = offsets.get(new org.apache.kafka.common.TopicPartition(topic, partition));
+            return o == null ? -1 : o.offset();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The records of {@code topic} seen so far. */
     public static List<ConsumerRecord<String, String>> records(String topic) {
         return RECORDS.stream().filter(r -> r.topic().equals(topic)).toList();
     }
 
     /** Sends one record and waits for the acknowledgement. */
-    public static synchronized void send(String topic, String key, String value) {
+    public static void send(String topic, String key, String value) {
+        sendAt(topic, key, value);
+    }
+
+    /** Sends one record, waits for the acknowledgement and returns where it was written. */
+    public static synchronized org.apache.kafka.clients.producer.RecordMetadata sendAt(String topic, String key,
+            String value) {
         if (producer == null) {
             producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
                     ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
                     ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()));
         }
         try {
-            producer.send(new ProducerRecord<>(topic, key, value)).get();
+            return producer.send(new ProducerRecord<>(topic, key, value)).get();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

@@ -158,6 +158,65 @@ public class TeammateRepository {
         }
     }
 
+    /** Of these ids that parked teammates wait for, each with the team of the teammate waiting (the host's sweep). */
+    public java.util.Map<String, List<String>> waitingByTeam(java.util.Collection<String> ids) {
+        if (ids.isEmpty()) {
+            return java.util.Map.of();
+        }
+        return Sql.inTransaction(ds, "waits of parked teammates", c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT team, waiting_for FROM teammate.agents WHERE waiting_for = ANY(?)")) {
+                ps.setArray(1, c.createArrayOf("text", ids.toArray()));
+                java.util.Map<String, List<String>> byTeam = new java.util.HashMap<>();
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        byTeam.computeIfAbsent(rs.getString(1), t -> new ArrayList<>()).add(rs.getString(2));
+                    }
+                }
+                return byTeam;
+            }
+        });
+    }
+
+    /** Inside a save's transaction: the teammate owes the lead the result of {@code turnId} (see V3). */
+    public void owe(java.sql.Connection c, String team, String name, String turnId) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("UPDATE teammate.teammates SET result_owed = ?"
+                + " WHERE team = ? AND name = ? AND result_owed IS DISTINCT FROM ?")) {
+            ps.setString(1, turnId);
+            ps.setString(2, team);
+            ps.setString(3, name);
+            ps.setString(4, turnId);
+            ps.executeUpdate();
+        }
+    }
+
+    /** The result of {@code turnId} was acknowledged by the broker: nothing owed (unless a later turn owes one). */
+    public void resultSent(String team, String name, String turnId) {
+        Sql.inTransaction(ds, "result sent by " + team + "/" + name, c -> {
+            try (PreparedStatement ps = c.prepareStatement("UPDATE teammate.teammates SET result_owed = NULL"
+                    + " WHERE team = ? AND name = ? AND result_owed = ?")) {
+                ps.setString(1, team);
+                ps.setString(2, name);
+                ps.setString(3, turnId);
+                return ps.executeUpdate();
+            }
+        });
+    }
+
+    /** The turn whose result the teammate still owes, if any. */
+    public Optional<String> resultOwed(String team, String name) {
+        return Sql.inTransaction(ds, "result owed by " + team + "/" + name, c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT result_owed FROM teammate.teammates WHERE team = ? AND name = ?")) {
+                ps.setString(1, team);
+                ps.setString(2, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.ofNullable(rs.getString(1)) : Optional.<String>empty();
+                }
+            }
+        });
+    }
+
     /** The turn in progress of the teammate, if any (what an interrupt naming a turn is checked against). */
     public Optional<String> turnId(String team, String name) {
         return Sql.inTransaction(ds, "turn of " + team + "/" + name, c -> {

@@ -1,24 +1,35 @@
 package dev.cohort.teammate.service;
 
 import dev.cohort.core.engine.ApprovalGateway;
+import dev.cohort.host.client.LeadInternalClient;
+import dev.cohort.host.client.RemoteApprovalGateway;
+import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 
 /**
- * Where a teammate's ASK goes. For now every ask is denied at once with a sentence the model can act on (a turn never
- * hangs on it); the lead's approvals over HTTP ({@code dev.cohort.host.client.RemoteApprovalGateway}, contract §6)
- * replace {@link #gateway()} when they are wired.
+ * Where a teammate's ASK goes (permission bubbling, issue 14 item 5): to its team's approvals in lead-service over
+ * the internal API ({@link RemoteApprovalGateway}: the same approvals API, events and deterministic id as the lead's
+ * own asks, naming the teammate). The engine never blocks on it: a pending answer parks the turn
+ * ({@code waiting_approval}, no thread); lead-service publishes {@code approval_resolved} on the teammate's inbox when
+ * it is answered or expires, and the host's sweep asks the lead for settled ones as a safety net
+ * ({@link TeammateProgram#settled}). An unreachable lead is a denial the model can read, never a hung turn.
  */
 @ApplicationScoped
 public class TeammateApprovals {
 
-    /** The denial every ask gets until approvals are bubbled to the team's lead. */
-    public static final String NOT_WIRED = "this call needs a human's approval, and teammates cannot ask for one yet: "
-            + "do the task without it, or tell the lead (send_message) what you need run";
+    @Inject
+    LeadInternalClient lead;
 
-    private static final ApprovalGateway DENY_UNTIL_BUBBLED = request -> ApprovalGateway.Decision.deny(NOT_WIRED);
+    private ApprovalGateway gateway;
+
+    @PostConstruct
+    void init() {
+        gateway = new RemoteApprovalGateway(lead);
+    }
 
     /** The gateway of the teammates' engine. */
     public ApprovalGateway gateway() {
-        return DENY_UNTIL_BUBBLED;
+        return gateway;
     }
 }

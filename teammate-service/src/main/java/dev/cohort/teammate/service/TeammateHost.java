@@ -44,6 +44,9 @@ public class TeammateHost {
     @Inject
     TeammateClock clock;
 
+    @Inject
+    dev.cohort.teammate.persistence.TeammateRepository teammates;
+
     private volatile AgentHost host;
 
     /** The host, built on first use. */
@@ -53,13 +56,28 @@ public class TeammateHost {
             synchronized (this) {
                 h = host;
                 if (h == null) {
-                    h = new AgentHost(engine.engine(), new PgAgentStore(ds, "teammate", inbox.ledger()), program,
+                    h = new AgentHost(engine.engine(), new PgAgentStore(ds, "teammate", ledger()), program,
                             config.toSettings(instance.id()).withClock(clock));
                     host = h;
                 }
             }
         }
         return h;
+    }
+
+    /**
+     * What every save records besides the state, in its transaction: the inbox items it contains (injected) and, for
+     * a save that takes inputs into a turn, that the turn's result is owed to the lead (sent when it ends; re-sent by
+     * a replica that adopts the teammate if its host died before the send).
+     */
+    private dev.cohort.host.store.InputLedger ledger() {
+        dev.cohort.host.store.InputLedger marks = inbox.ledger();
+        return (c, key, state, ids) -> {
+            marks.saved(c, key, state, ids);
+            if (!ids.isEmpty() && state.turn() != null) {
+                teammates.owe(c, key.team(), key.name(), state.turn().turnId());
+            }
+        };
     }
 
     void onStart(@Observes StartupEvent ev) {

@@ -17,6 +17,7 @@ import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.payload.TeammateResult;
 import dev.cohort.core.team.TeamMessages;
 import dev.cohort.core.tools.AgentRole;
+import dev.cohort.host.client.LeadInternalClient;
 import dev.cohort.host.engine.EngineConfig;
 import dev.cohort.host.messaging.AgentMessagePublisher;
 import dev.cohort.host.store.PgInbox;
@@ -34,7 +35,10 @@ import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -79,6 +83,9 @@ public class TeammateProgram implements AgentProgram {
     @Inject
     TeammateClock clock;
 
+    @Inject
+    LeadInternalClient lead;
+
     private TeammateLifecycle lifecycle;
 
     /**
@@ -118,6 +125,36 @@ public class TeammateProgram implements AgentProgram {
                 .withTeamUsage(() -> teamBudget ? teammates.teamUsage(key.team()) : null);
     }
 
+    /**
+     * Adopted with no turn in progress but a result still owed: the previous host saved the turn's end and died
+     * before the lead had its result. Sent now, from the saved conversation (the turn's final answer); its id is the
+     * turn's, so if it had been sent after all the lead's inbox keeps one.
+     */
+    @Override
+    public void adopted(AgentKey key, AgentRecord record, AgentSession session) {
+        if (record.state().turn() != null) {
+            return; // resumed: its end sends the result
+        }
+        teammates.resultOwed(key.team(), key.name()).ifPresent(turnId -> {
+            String answer = lastAnswer(record.state().messages());
+            Log.infof("team=%s agent=%s turn=%s result still owed after a move: sending it", key.team(), key.name(), turnId);
+            sendResult(key, answer != null
+                    ? new Action.SendResult(turnId, TeammateResult.COMPLETED, null, answer)
+                    : new Action.SendResult(turnId, TeammateResult.FAILED, "the teammate's host stopped as the turn ended",
+                            "The turn ended without a final answer (its host stopped)."), null);
+        });
+    }
+
+    /** The text of the conversation's last assistant message, if it is the last message and has text. */
+    static String lastAnswer(List<dev.cohort.core.engine.Message> messages) {
+        if (messages.isEmpty()) {
+            return null;
+        }
+        dev.cohort.core.engine.Message last = messages.getLast();
+        return last.role() == dev.cohort.core.engine.Message.Role.ASSISTANT && last.content() != null
+                && !last.content().isBlank() ? last.content() : null;
+    }
+
     @Override
     public void resuming(AgentKey key, String turnId) {
         Log.infof("team=%s agent=%s turn=%s resuming after a restart or a partition move", key.team(), key.name(), turnId);
@@ -151,10 +188,33 @@ public class TeammateProgram implements AgentProgram {
     public void stopped(AgentKey key, TurnResult r) {
         if (r.inProgress()) {
             Log.infof("team=%s agent=%s turn=%s %s", key.team(), key.name(), r.turnId(), r.reason().wire());
+            if (r.reason() == StopReason.PARKED) {
+                // parked on an approval: no thread until it is answered (approval_resolved) or expires (the sweep)
+                events.phase(key.team(), key.name(), dev.cohort.core.host.Phase.WAITING_APPROVAL.wire(), null);
+            }
             return;
         }
         Log.infof("team=%s agent=%s turn=%s ended: %s", key.team(), key.name(), r.turnId(), r.reason());
         ended(key, new Input.TurnEnded(r.turnId(), r.reason(), r.text(), clock.instant()));
+    }
+
+    /**
+     * The host's sweep (every {@code cohort.host.sweep-interval}): of the approvals parked teammates wait for, those
+     * the lead has settled (answered or expired) — the safety net under {@code approval_resolved}, which wakes them at
+     * once. One query here groups the ids by team, then one call to the lead per team; a lead that cannot be reached
+     * settles nothing this time (the next sweep asks again).
+     */
+    @Override
+    public Set<String> settled(Collection<String> waitingFor) {
+        Set<String> settled = new HashSet<>();
+        teammates.waitingByTeam(waitingFor).forEach((team, ids) -> {
+            try {
+                settled.addAll(lead.settledApprovals(team, ids));
+            } catch (RuntimeException e) {
+                Log.warnf("team=%s cannot ask lead-service which approvals are settled: %s", team, e.toString());
+            }
+        });
+        return settled;
     }
 
     @Override
@@ -196,6 +256,9 @@ public class TeammateProgram implements AgentProgram {
                 new TeammateResult(s.status(), s.reason(), s.turnId()), clock.instant());
         try {
             publisher.send(m).toCompletableFuture().get(ACK_SECONDS, TimeUnit.SECONDS);
+            if (s.turnId() != null) {
+                teammates.resultSent(key.team(), key.name(), s.turnId());
+            }
             Log.infof("team=%s agent=%s turn=%s result %s sent to the lead", key.team(), key.name(), s.turnId(), s.status());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -111,6 +111,7 @@ public final class TeamBenchmark {
                     && TeamScenariosIT.lastMessage(r).equals(promptText)).findFirst().orElseThrow();
             gaps.add(ms(lead.time(), first(stack, agent).orElseThrow().time()));
             waitIdle(stack, "s" + i);
+            waitLeadSettled(stack, "s" + i, 1);
         }
         print("spawn → first model request", gaps);
     }
@@ -130,6 +131,7 @@ public final class TeamBenchmark {
                     && p.matcher(TeamScenariosIT.lastMessage(r)).find()).findFirst().orElseThrow();
             gaps.add(ms(lead.time(), mate.time()));
             waitIdle(stack, "s1");
+            waitLeadSettled(stack, "s1", i + 1);
         }
         print("lead send_message → teammate's next model request", gaps);
     }
@@ -179,6 +181,32 @@ public final class TeamBenchmark {
                 ps.setString(2, name);
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() && "idle".equals(rs.getString(1));
+                }
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    /**
+     * The lead has {@code results} results of {@code sender} in its inbox, none left unread, and no turn running:
+     * the next prompt starts a turn of its own (a prompt injected into a running turn would not be the last message).
+     */
+    private static void waitLeadSettled(TeamStack stack, String sender, int results) {
+        waitFor(Duration.ofMinutes(2), () -> {
+            try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
+                    "SELECT (SELECT count(*) FROM lead.inbox WHERE team = ? AND sender = ? AND type = 'result'),"
+                            + " (SELECT count(*) FROM lead.inbox WHERE team = ? AND status = 'received'),"
+                            + " (SELECT count(*) FROM lead.prompts WHERE team = ? AND status NOT IN ('done', 'failed')),"
+                            + " (SELECT status FROM lead.agents WHERE team = ? AND name = 'lead')")) {
+                ps.setString(1, TEAM);
+                ps.setString(2, sender);
+                ps.setString(3, TEAM);
+                ps.setString(4, TEAM);
+                ps.setString(5, TEAM);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return rs.getInt(1) >= results && rs.getInt(2) == 0 && rs.getInt(3) == 0 && "idle".equals(rs.getString(4));
                 }
             } catch (Exception e) {
                 return false;

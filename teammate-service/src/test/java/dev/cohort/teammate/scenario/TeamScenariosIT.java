@@ -185,6 +185,49 @@ class TeamScenariosIT {
         }
     }
 
+    // ---- permission bubbling
+
+    @Test
+    void aTeammatesAskBecomesAnApprovalOfItsTeamAndRunsOnceApproved() throws Exception {
+        String team = stack.createTeam("bubble");
+        load("""
+                {"name":"bubble-lead-spawn","match":{"agent":"bubble/lead","lastRole":"user","lastMessage":"clean up"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"dora","role":"janitor","prompt":"Remove the build directory."}}]}},
+                {"name":"bubble-lead-spawned","match":{"agent":"bubble/lead","lastRole":"tool"},"reply":{"text":"dora spawned"}},
+                {"name":"bubble-lead-inbox","match":{"agent":"bubble/lead","lastMessage":"\\\\[inbox\\\\]"},"reply":{"text":"noted"}},
+                {"name":"bubble-dora-rm","match":{"agent":"bubble/dora","lastRole":"user","lastMessage":"Remove the build directory"},
+                 "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"rm -r build && echo removed-build"}}]}},
+                {"name":"bubble-dora-done","match":{"agent":"bubble/dora","lastRole":"tool","lastMessage":"removed-build"},"reply":{"text":"build removed"}}
+                """);
+        try {
+            Path build = Files.createDirectories(stack.workspaceOf(team).resolve("build"));
+            Files.writeString(build.resolve("out.o"), "x");
+            stack.prompt(team, "clean up");
+
+            // the destructive command waits for a person: an approval of the team naming the teammate
+            JsonNode pending = await("dora's approval").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(
+                    () -> TeamStack.json(stack.get("/api/v1/teams/" + team + "/approvals?status=pending").body()),
+                    a -> a.isArray() && a.size() == 1);
+            assertThat(pending.get(0).path("agent").asText()).isEqualTo("dora");
+            assertThat(pending.get(0).path("tool").asText()).isEqualTo("bash");
+            assertThat(Files.exists(build)).as("not run before the answer").isTrue();
+            await("dora parked").atMost(PATIENCE).untilAsserted(() -> assertThat(stack.events(team))
+                    .anyMatch(e -> e.path("type").asText().equals("teammate_phase") && e.path("agent").asText().equals("dora")
+                            && e.path("data").path("phase").asText().equals("waiting_approval")));
+
+            HttpResponse<String> answered = stack.post("/api/v1/teams/" + team + "/approvals/" + pending.get(0).path("id").asText(),
+                    Map.of("approve", true));
+            assertThat(answered.statusCode()).as(answered.body()).isEqualTo(200);
+            awaitLeadRequest("bubble", "dora's result", r -> lastMessage(r).contains("from=\"dora\" type=\"result\"")
+                    && lastMessage(r).contains("build removed"));
+            assertThat(Files.exists(build)).isFalse();
+            assertThat(stack.model().requests().stream().filter(r -> "bubble-dora-rm".equals(r.rule()))).hasSize(1);
+        } catch (Throwable t) {
+            System.out.println(stack.logs());
+            throw t;
+        }
+    }
+
     // ---- helpers
 
     private List<RecordedRequest> leadRequests(String team) {
