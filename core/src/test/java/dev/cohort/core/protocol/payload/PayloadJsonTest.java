@@ -333,7 +333,8 @@ class PayloadJsonTest {
                 .map(c -> MessageMetadata.from(Map.of(), c.asSubclass(MessageMetadata.class)).type()).toList();
         assertThat(types).containsExactlyInAnyOrder(MessageType.MESSAGE, MessageType.BACKGROUND_DONE,
                 MessageType.SHUTDOWN_REQUEST, MessageType.SHUTDOWN_RESPONSE, MessageType.PLAN_APPROVAL_REQUEST,
-                MessageType.PLAN_APPROVAL_RESPONSE, MessageType.TASK_AVAILABLE, MessageType.SPAWN, MessageType.CONTROL, MessageType.RESULT);
+                MessageType.PLAN_APPROVAL_RESPONSE, MessageType.TASK_AVAILABLE, MessageType.SPAWN, MessageType.CONTROL,
+                MessageType.RESULT);
         // and no record serialises its type() into the metadata object
         JsonNode spawn = Json.MAPPER.valueToTree(new Spawn("r", "p", false));
         assertThat(spawn.has("type")).isFalse();
