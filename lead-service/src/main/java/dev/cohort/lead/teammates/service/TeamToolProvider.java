@@ -47,6 +47,6 @@ public class TeamToolProvider implements ToolProvider {
 
     @Override
     public int order() {
-        return 40;
+        return 110; // after the task board (100): the model is offered the board first, then the team
     }
 }
