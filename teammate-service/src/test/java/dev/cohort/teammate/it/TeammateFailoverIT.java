@@ -102,6 +102,7 @@ class TeammateFailoverIT {
                     assertThat(onA).as("teammates hosted by A: %s", owners).isNotEmpty();
                     assertThat(owners.values()).as("owners").contains("tm-b");
 
+                    long killed = System.nanoTime();
                     a.kill();
                     // B adopts A's teammates and resumes their turns from their last saved step
                     await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(() -> {
@@ -112,6 +113,9 @@ class TeammateFailoverIT {
                         await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(() -> Files.readAllLines(b.log()).stream()
                                 .anyMatch(l -> l.contains("team=" + team + " agent=" + n + " turn=") && l.contains("resuming")));
                     }
+                    // printed, not asserted (a figure of the machine): the broker notices after the 10 s session timeout
+                    System.out.printf("[TeammateFailoverIT] %d of %d teammates were on A; all resumed on B %.1f s after the SIGKILL%n",
+                            onA.size(), names.size(), (System.nanoTime() - killed) / 1e9);
                     stack.model().load(script(team, names, true));
                     await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200))
                             .until(() -> results(leadInbox, team).keySet().containsAll(names));
