@@ -158,7 +158,12 @@ public class TeammateProgram implements AgentProgram {
     @Override
     public void resuming(AgentKey key, String turnId) {
         Log.infof("team=%s agent=%s turn=%s resuming after a restart or a partition move", key.team(), key.name(), turnId);
+        // the roster learns the replica that hosts the turn now
+        events.phase(key.team(), key.name(), Phase.WORKING.wire(), RESUMED);
     }
+
+    /** The reason of the {@code working} phase announced when a turn in progress resumes on this replica. */
+    public static final String RESUMED = "resumed after a restart or a partition move";
 
     @Override
     public Next next(AgentKey key, AgentSession session) {
