@@ -110,6 +110,15 @@ class TeamFailoverIT {
 
         // each tool call ran once: one line per teammate, none twice
         assertThat(lines(ran)).hasSize(TEAMMATES).doesNotHaveDuplicates();
+        // one result per teammate (a re-sent one has the same id and is kept once)
+        assertThat(resultsPerSender(stack)).hasSize(TEAMMATES).allSatisfy((n, count) -> assertThat(count).as(n).isEqualTo(1));
+        // the roster hears where the moved teammates work now: `working` from a surviving replica
+        List<com.fasterxml.jackson.databind.JsonNode> events = stack.events(TEAM);
+        for (String n : moved) {
+            assertThat(events).as("phases of %s after the move", n).anyMatch(e -> e.path("type").asText().equals("teammate_phase")
+                    && e.path("agent").asText().equals(n) && e.path("data").path("phase").asText().equals("working")
+                    && List.of("teammate-1", "teammate-3").contains(e.path("data").path("replica").asText()));
+        }
         // and each scripted step was asked for once per teammate (the resumed turns did not repeat the call)
         for (int i = 1; i <= TEAMMATES; i++) {
             String n = name(i);
@@ -131,6 +140,21 @@ class TeamFailoverIT {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     m.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(rs.getString(2));
+                }
+            }
+        }
+        return m;
+    }
+
+    /** Teammate → result messages stored in the lead's inbox. */
+    private static Map<String, Integer> resultsPerSender(TeamStack stack) throws Exception {
+        Map<String, Integer> m = new HashMap<>();
+        try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
+                "SELECT sender, count(*) FROM lead.inbox WHERE team = ? AND type = 'result' GROUP BY sender")) {
+            ps.setString(1, TEAM);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    m.put(rs.getString(1), rs.getInt(2));
                 }
             }
         }
