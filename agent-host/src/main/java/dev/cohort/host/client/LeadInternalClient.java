@@ -196,6 +196,13 @@ public class LeadInternalClient {
         return s == null || s.settled() == null ? java.util.Set.of() : java.util.Set.copyOf(s.settled());
     }
 
+    /** The team's permission mode, which its teammates follow. Read-only, retried. */
+    @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
+    @Timeout(value = 10, unit = ChronoUnit.SECONDS)
+    public LeadTeam team(String team) {
+        return call(() -> rest().team(team));
+    }
+
     /** The lead's answer as the engine's decision; an answer it cannot read is the lead failing. */
     static ApprovalGateway.Decision decision(LeadApprovals.Answer a) {
         String status = a == null || a.status() == null ? "" : a.status();

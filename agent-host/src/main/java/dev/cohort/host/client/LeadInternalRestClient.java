@@ -61,4 +61,7 @@ interface LeadInternalRestClient {
     @POST
     @Path("/approvals/settled")
     LeadApprovals.Settled settledApprovals(@PathParam("team") String team, LeadApprovals.SettledRequest body);
+
+    @GET
+    LeadTeam team(@PathParam("team") String team);
 }

@@ -628,6 +628,17 @@ class TeammatesTest {
     }
 
     @Test
+    void aTeammateHostReadsItsTeamsPermissionModeOverTheInternalApiWithTheToken() {
+        String planned = "mates-" + UUID.randomUUID().toString().substring(0, 8);
+        assertThat(teams.insert(planned, null, "plan")).isTrue();
+        internal().get("/internal/v1/teams/" + planned).then().statusCode(200).body("id", Matchers.equalTo(planned))
+                .body("permissionMode", Matchers.equalTo("plan"));
+        internal().get("/internal/v1/teams/" + team).then().statusCode(200).body("permissionMode", Matchers.equalTo("default"));
+        internal().get("/internal/v1/teams/no-such-team").then().statusCode(404).contentType("application/problem+json");
+        given().get("/internal/v1/teams/" + planned).then().statusCode(401);
+    }
+
+    @Test
     void theSettledAskOfAHostSeesOnlyItsTeamsAnsweredApprovals() {
         String mine = check(ask("alice", "call-s1", 600)).get("approvalId").asText();
         given().contentType("application/json").body(Map.of("approve", false))

@@ -39,6 +39,13 @@ public interface TeammateConfig {
     Duration idleTimeout();
 
     /**
+     * How long a teammate host trusts the team's permission mode it read from lead-service before it reads it again
+     * (the mode is the lead's data; a change reaches the teammates within this time).
+     */
+    @WithDefault("2s")
+    Duration modeRefresh();
+
+    /**
      * Partitions {@code cohort.teammate.inbox} is created with when it does not exist at start-up (the unit of
      * ownership and failover: a scale step moves whole partitions). An existing topic is used as it is.
      */

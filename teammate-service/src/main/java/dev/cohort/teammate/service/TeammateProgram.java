@@ -86,6 +86,9 @@ public class TeammateProgram implements AgentProgram {
     @Inject
     LeadInternalClient lead;
 
+    @Inject
+    TeamModes modes;
+
     private TeammateLifecycle lifecycle;
 
     /**
@@ -120,6 +123,8 @@ public class TeammateProgram implements AgentProgram {
         return AgentContext.of(key.team(), key.name(), AgentRole.TEAMMATE, engine.workspace())
                 .withInbox(() -> drain(key))
                 .withTeamContext(() -> teamContext(key))
+                // the team's permission mode (lead-service's data), read at every call through a short cache
+                .withMode(() -> modes.of(key.team()))
                 .withWorkspaceText(workspaceText(key.team()))
                 // the team's usage is one SUM over its teammates' rows, read only when a team budget is set
                 .withTeamUsage(() -> teamBudget ? teammates.teamUsage(key.team()) : null);

@@ -228,6 +228,34 @@ class TeamScenariosIT {
         }
     }
 
+    // ---- the team's permission mode applies to its teammates
+
+    @Test
+    void aTeammateOfATeamInPlanModeCannotWrite() throws Exception {
+        String team = stack.createTeam("planned", "plan");
+        load("""
+                {"name":"planned-lead-spawn","match":{"agent":"planned/lead","lastRole":"user","lastMessage":"draft it"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"pat","role":"writer","prompt":"Write notes.md."}}]}},
+                {"name":"planned-lead-spawned","match":{"agent":"planned/lead","lastRole":"tool"},"reply":{"text":"pat spawned"}},
+                {"name":"planned-lead-inbox","match":{"agent":"planned/lead","lastMessage":"\\\\[inbox\\\\]"},"reply":{"text":"noted"}},
+                {"name":"planned-pat-write","match":{"agent":"planned/pat","lastRole":"user","lastMessage":"Write notes\\\\.md"},
+                 "reply":{"toolCalls":[{"name":"write_file","arguments":{"path":"notes.md","content":"draft\\n"}}]}},
+                {"name":"planned-pat-after","match":{"agent":"planned/pat","lastRole":"tool"},"reply":{"text":"could not write: plan mode"}}
+                """);
+        try {
+            stack.prompt(team, "draft it");
+            awaitLeadRequest("planned", "pat's result", r -> lastMessage(r).contains("from=\"pat\" type=\"result\""));
+            RecordedRequest afterCall = stack.model().requests().stream().filter(r -> "planned-pat-after".equals(r.rule()))
+                    .findFirst().orElseThrow();
+            // the model saw the denial naming the team's mode, and nothing was written
+            assertThat(lastMessage(afterCall)).containsIgnoringCase("plan");
+            assertThat(Files.exists(stack.workspaceOf(team).resolve("notes.md"))).isFalse();
+        } catch (Throwable t) {
+            System.out.println(stack.logs());
+            throw t;
+        }
+    }
+
     // ---- helpers
 
     private List<RecordedRequest> leadRequests(String team) {

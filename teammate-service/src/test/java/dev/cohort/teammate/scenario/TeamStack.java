@@ -288,7 +288,11 @@ final class TeamStack implements AutoCloseable {
     }
 
     String createTeam(String id) {
-        HttpResponse<String> r = post("/api/v1/teams", Map.of("id", id));
+        return createTeam(id, "default");
+    }
+
+    String createTeam(String id, String permissionMode) {
+        HttpResponse<String> r = post("/api/v1/teams", Map.of("id", id, "permissionMode", permissionMode));
         if (r.statusCode() != 201) {
             throw new IllegalStateException("creating team " + id + ": " + r.statusCode() + " " + r.body());
         }

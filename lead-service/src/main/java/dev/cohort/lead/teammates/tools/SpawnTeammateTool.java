@@ -20,7 +20,9 @@ import java.util.function.Supplier;
  * wakes the lead. A shut-down teammate of that name is restarted with its history; a live one is refused. Idempotent
  * on the call ({@link TeammateService#spawn}): a resumed turn does not spawn twice.
  *
- * <p>Mutating: it starts an agent that changes the workspace, so plan mode (read-only) denies it.
+ * <p>Not a mutating tool: it changes no workspace itself, and a teammate follows its team's permission mode (it reads
+ * it from lead-service at its tool calls), so in a team in plan mode (read-only) the lead may delegate read-only work
+ * and its teammates' writes are denied like its own.
  */
 public final class SpawnTeammateTool extends SpecifiedTool {
 
@@ -45,7 +47,7 @@ public final class SpawnTeammateTool extends SpecifiedTool {
     private final Supplier<TeamBudget> budget;
 
     public SpawnTeammateTool(TeammateService service, Supplier<TeammateLimits.Values> limits, Supplier<TeamBudget> budget) {
-        super(SPEC, true);
+        super(SPEC, false);
         this.service = service;
         this.limits = limits;
         this.budget = budget;

@@ -1,0 +1,13 @@
+package dev.cohort.host.client;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
+/**
+ * The team as lead-service's internal API gives it to a teammate host ({@code GET /internal/v1/teams/{team}}).
+ *
+ * @param id             the team id
+ * @param permissionMode the team's permission mode's wire name ({@code default}, {@code plan}, …)
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record LeadTeam(String id, String permissionMode) {
+}

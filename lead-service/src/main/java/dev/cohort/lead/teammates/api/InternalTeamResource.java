@@ -1,0 +1,33 @@
+package dev.cohort.lead.teammates.api;
+
+import dev.cohort.lead.api.ApiException;
+import dev.cohort.lead.persistence.TeamRepository;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+/**
+ * What a teammate host needs of its team, behind {@code cohort.internal.token}: {@code GET /internal/v1/teams/{team}}
+ * → {@code {id, permissionMode}}. The team is lead-service's data (ARCHITECTURE §3.2): teammates follow the team's
+ * permission mode (a team in {@code plan} mode is read-only for its teammates too) without reading the lead's schema.
+ */
+@Path("/internal/v1/teams/{team}")
+@Produces(MediaType.APPLICATION_JSON)
+public class InternalTeamResource {
+
+    /** The team as a teammate host sees it. */
+    public record TeamInfo(String id, String permissionMode) {
+    }
+
+    @Inject
+    TeamRepository teams;
+
+    @GET
+    public TeamInfo get(@PathParam("team") String team) {
+        return teams.find(team).map(t -> new TeamInfo(t.id(), t.permissionMode() == null ? "default" : t.permissionMode()))
+                .orElseThrow(() -> ApiException.notFound("unknown team \"" + team + "\""));
+    }
+}

@@ -1,0 +1,54 @@
+package dev.cohort.teammate.service;
+
+import dev.cohort.core.engine.permission.PermissionMode;
+import dev.cohort.host.client.LeadInternalClient;
+import dev.cohort.host.client.LeadTeam;
+import dev.cohort.teammate.config.TeammateConfig;
+import io.quarkus.logging.Log;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The permission mode of each team, which its teammates follow (ARCHITECTURE §3.4: a team in {@code plan} mode is
+ * read-only, {@code deny-asks} denies every ask, … for the lead and the teammates alike). The team is lead-service's
+ * data, read over its internal API ({@code GET /internal/v1/teams/{team}}) and trusted for
+ * {@code cohort.teammate.mode-refresh} (2 s): the engine asks at every tool call, the lead at most once per team per
+ * interval. When the lead cannot be read the last mode read is kept; a team never read yet is {@code default} (its
+ * asks then go to the lead, which cannot be reached either, so they are denied), with a warning.
+ */
+@ApplicationScoped
+public class TeamModes {
+
+    private record Known(PermissionMode mode, long readAt) {
+    }
+
+    @Inject
+    LeadInternalClient lead;
+
+    @Inject
+    TeammateConfig config;
+
+    private final ConcurrentHashMap<String, Known> known = new ConcurrentHashMap<>();
+
+    /** The team's mode now. */
+    public PermissionMode of(String team) {
+        Known k = known.get(team);
+        long now = System.nanoTime();
+        if (k != null && now - k.readAt() < config.modeRefresh().toNanos()) {
+            return k.mode();
+        }
+        try {
+            LeadTeam t = lead.team(team);
+            PermissionMode mode = PermissionMode.of(t == null || t.permissionMode() == null ? "default" : t.permissionMode());
+            known.put(team, new Known(mode, now));
+            return mode;
+        } catch (RuntimeException e) {
+            PermissionMode fallback = k != null ? k.mode() : PermissionMode.DEFAULT;
+            known.put(team, new Known(fallback, now)); // asked again after the refresh interval, not at every call
+            Log.warnf("team=%s cannot read the team's permission mode from lead-service (%s); using %s", team, e.toString(),
+                    fallback.wire());
+            return fallback;
+        }
+    }
+}
