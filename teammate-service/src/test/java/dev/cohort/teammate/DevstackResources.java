@@ -2,6 +2,7 @@ package dev.cohort.teammate;
 
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.quarkus.DevstackTestResource;
+import dev.cohort.devstack.quarkus.ToolRunnerTestResource;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 
@@ -10,7 +11,8 @@ import io.quarkus.test.common.ResourceArg;
  * applied to every {@code @QuarkusTest}: one Quarkus boot for all of them.
  */
 @QuarkusTestResource(value = DevstackTestResource.class, initArgs = @ResourceArg(name = "topics", value = Topics.ALL_CSV))
-@QuarkusTestResource(ToolRunnerResource.class)
+@QuarkusTestResource(value = ToolRunnerTestResource.class, initArgs = {
+        @ResourceArg(name = "prefix", value = "cohort.teammate"), @ResourceArg(name = "topics", value = Topics.ALL_CSV)})
 public final class DevstackResources {
     private DevstackResources() {
     }
