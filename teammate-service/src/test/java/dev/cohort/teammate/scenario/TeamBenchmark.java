@@ -134,6 +134,75 @@ public final class TeamBenchmark {
             waitLeadSettled(stack, "s1", i + 1);
         }
         print("lead send_message → teammate's next model request", gaps);
+        breakdown(stack, messages);
+    }
+
+    /**
+     * Where the message gap goes, from the agents' own events (an event's ts is taken when it is created, before it
+     * is stored and published) and the model server's arrival times, per ping: the lead's reply until its
+     * {@code send_message} starts (parse, save, {@code assistant_message}); the call (the roster read, the publish
+     * awaited); the teammate's wake-up until its {@code turn_started} (Kafka, the inbox row, the wake, adopt, session
+     * open, the inbox read); and from there to its model request (skills and hook settings through the tool runner,
+     * the first save, prompt assembly).
+     */
+    private static void breakdown(TeamStack stack, int messages) {
+        List<Double> reply = new ArrayList<>();
+        List<Double> call = new ArrayList<>();
+        List<Double> wake = new ArrayList<>();
+        List<Double> start = new ArrayList<>();
+        List<RecordedRequest> requests = stack.model().requests();
+        List<String[]> ev = new ArrayList<>();
+        try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
+                "SELECT type, agent, ts, data->>'tool' FROM lead.events WHERE team = ? ORDER BY seq")) {
+            ps.setString(1, TEAM);
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    ev.add(new String[] {rs.getString(1), rs.getString(2), rs.getTimestamp(3).toInstant().toString(),
+                            rs.getString(4)});
+                }
+            }
+        } catch (Exception e) {
+            System.out.println("no breakdown: " + e);
+            return;
+        }
+        List<Instant> sendStart = new ArrayList<>();
+        List<Instant> sendEnd = new ArrayList<>();
+        List<Instant> mateTurn = new ArrayList<>();
+        for (String[] e : ev) {
+            if ("lead".equals(e[1]) && "send_message".equals(e[3]) && "tool_call_started".equals(e[0])) {
+                sendStart.add(Instant.parse(e[2]));
+            } else if ("lead".equals(e[1]) && "send_message".equals(e[3]) && "tool_call_finished".equals(e[0])) {
+                sendEnd.add(Instant.parse(e[2]));
+            } else if ("s1".equals(e[1]) && "turn_started".equals(e[0])) {
+                mateTurn.add(Instant.parse(e[2]));
+            }
+        }
+        // s1's first turn is its spawn's
+        int offset = mateTurn.size() - messages;
+        for (int i = 1; i <= messages && i <= sendStart.size() && i <= sendEnd.size() && offset + i - 1 < mateTurn.size(); i++) {
+            String text = "ping " + i;
+            Pattern p = Pattern.compile(">\\n" + Pattern.quote(text) + "\\n</message>");
+            RecordedRequest lead = requests.stream().filter(r -> "bench/lead".equals(r.agent())
+                    && TeamScenariosIT.lastMessage(r).equals(text)).findFirst().orElse(null);
+            RecordedRequest mate = requests.stream().filter(r -> "bench/s1".equals(r.agent())
+                    && p.matcher(TeamScenariosIT.lastMessage(r)).find()).findFirst().orElse(null);
+            if (lead == null || mate == null || offset < 0) {
+                continue;
+            }
+            Instant turn = mateTurn.get(offset + i - 1);
+            reply.add(ms(lead.time(), sendStart.get(i - 1)));
+            call.add(ms(sendStart.get(i - 1), sendEnd.get(i - 1)));
+            wake.add(ms(sendStart.get(i - 1), turn));
+            start.add(ms(turn, mate.time()));
+        }
+        if (reply.isEmpty()) {
+            System.out.println("no breakdown: events and requests did not line up");
+            return;
+        }
+        print("  lead: its request → send_message started", reply);
+        print("  lead: send_message started → finished (roster read, publish acknowledged)", call);
+        print("  send_message started → teammate's turn_started (Kafka, inbox row, wake, session open)", wake);
+        print("  teammate: turn_started → its model request (skills, hook settings, save, prompt)", start);
     }
 
     private static void idleFleet(TeamStack stack, int n) throws Exception {
