@@ -6,6 +6,7 @@ import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.Devstack;
 import dev.cohort.devstack.Ports;
 import dev.cohort.devstack.ServiceProcess;
+import dev.cohort.devstack.TempDirs;
 import dev.cohort.devstack.model.ScriptedModelServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,7 +20,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.Stream;
@@ -133,7 +133,7 @@ final class LeadStack implements AutoCloseable {
                 stack.close();
             }
         } finally {
-            deleteTree(tmp);
+            TempDirs.deleteTree(tmp);
         }
     }
 
@@ -304,26 +304,9 @@ final class LeadStack implements AutoCloseable {
                 try {
                     stack.close();
                 } finally {
-                    deleteTree(tmp);
+                    TempDirs.deleteTree(tmp);
                 }
             }
-        }
-    }
-
-    static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(root)) {
-            all.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // best effort; reported below if the root stays
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

@@ -6,6 +6,7 @@ import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.Devstack;
 import dev.cohort.devstack.Ports;
 import dev.cohort.devstack.ServiceProcess;
+import dev.cohort.devstack.TempDirs;
 import dev.cohort.devstack.model.ScriptedModelServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,14 +23,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -157,7 +156,7 @@ final class TeamStack implements AutoCloseable {
                 devstack.close();
             }
         } finally {
-            deleteTree(tmp);
+            TempDirs.deleteTree(tmp);
         }
     }
 
@@ -330,27 +329,10 @@ final class TeamStack implements AutoCloseable {
                     try {
                         stack.close();
                     } finally {
-                        deleteTree(tmp);
+                        TempDirs.deleteTree(tmp);
                     }
                 }
             }
-        }
-    }
-
-    static void deleteTree(Path root) {
-        if (!Files.exists(root)) {
-            return;
-        }
-        try (Stream<Path> all = Files.walk(root)) {
-            all.sorted(Comparator.reverseOrder()).forEach(p -> {
-                try {
-                    Files.deleteIfExists(p);
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }
