@@ -1,0 +1,93 @@
+package dev.cohort.k8s;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every check can fail: each {@code broken/<case>/} is the (valid) fixture with one defect patched in, and the check
+ * it is listed under reports it, naming the defect.
+ */
+class BrokenFixturesTest {
+
+    /** A broken case: the check that must catch it and a part of the message it must give. */
+    record Expect(Checks check, String message) {
+    }
+
+    static final Map<String, Expect> CASES = Map.ofEntries(
+            Map.entry("unknown-field-securitycontext-typo", new Expect(Checks.BUILTIN_UNKNOWN_FIELDS_AND_TYPES, "unknown field \"spec.template.spec.containers[0].securityContext.readOnlyRootFileSystem\"")),
+            Map.entry("unknown-field-networkpolicy-egres", new Expect(Checks.BUILTIN_UNKNOWN_FIELDS_AND_TYPES, "unknown field \"spec.egres\"")),
+            Map.entry("wrong-type-replicas", new Expect(Checks.BUILTIN_UNKNOWN_FIELDS_AND_TYPES, "spec.replicas")),
+            Map.entry("required-selector-does-not-match-template", new Expect(Checks.BUILTIN_REQUIRED_FIELDS, "`selector` does not match template `labels`")),
+            Map.entry("required-request-above-limit", new Expect(Checks.BUILTIN_REQUIRED_FIELDS, "resources.requests[memory]: Invalid value: must be less than or equal to the memory limit")),
+            Map.entry("required-mount-of-missing-volume", new Expect(Checks.BUILTIN_REQUIRED_FIELDS, "volumeMounts.name: Not found: \"cache\"")),
+            Map.entry("crd-unknown-field", new Expect(Checks.CRD_SCHEMA, "partition")),
+            Map.entry("crd-wrong-type", new Expect(Checks.CRD_SCHEMA, "/spec/partitions")),
+            Map.entry("crd-unserved-version", new Expect(Checks.CRD_SCHEMA, "KafkaTopic/cohort.teammate.inbox")),
+            Map.entry("crd-missing-required-field", new Expect(Checks.CRD_SCHEMA, "scaleTargetRef")),
+            Map.entry("crd-below-minimum", new Expect(Checks.CRD_SCHEMA, "/spec/instances")),
+            Map.entry("cel-keda-min-above-max", new Expect(Checks.CRD_CEL_RULES, "minReplicaCount must be less than or equal to maxReplicaCount")),
+            Map.entry("cel-cnpg-image-name-and-catalog", new Expect(Checks.CRD_CEL_RULES, "imageName and imageCatalogRef are mutually exclusive")),
+            Map.entry("run-as-root", new Expect(Checks.RUN_AS_NON_ROOT, "Deployment/teammate-service container teammate-service: runAsNonRoot is not true")),
+            Map.entry("writable-root-filesystem", new Expect(Checks.READ_ONLY_ROOT_FILESYSTEM, "readOnlyRootFilesystem is not true")),
+            Map.entry("no-tmp-emptydir", new Expect(Checks.READ_ONLY_ROOT_FILESYSTEM, "no emptyDir volume mounted at /tmp")),
+            Map.entry("capabilities-not-dropped", new Expect(Checks.DROP_ALL_CAPABILITIES, "capabilities.drop does not contain ALL")),
+            Map.entry("privilege-escalation", new Expect(Checks.NO_PRIVILEGE_ESCALATION, "allowPrivilegeEscalation is not false")),
+            Map.entry("seccomp-unconfined", new Expect(Checks.SECCOMP_RUNTIME_DEFAULT, "seccompProfile.type is \"Unconfined\"")),
+            Map.entry("service-account-token-mounted", new Expect(Checks.NO_SERVICE_ACCOUNT_TOKEN, "Deployment/teammate-service: the pod mounts a service account token")),
+            Map.entry("no-default-deny", new Expect(Checks.DEFAULT_DENY_NETWORK_POLICY, "no default-deny NetworkPolicy")),
+            Map.entry("workload-without-allow-policy", new Expect(Checks.EVERY_WORKLOAD_HAS_AN_ALLOW_POLICY, "Deployment/teammate-service: no NetworkPolicy")),
+            Map.entry("tool-runner-egress-open", new Expect(Checks.TOOL_RUNNER_EGRESS, "0.0.0.0/0 is the whole internet")),
+            Map.entry("secret-env-not-from-secret", new Expect(Checks.SECRETS_ONLY_VIA_SECRET_KEY_REF, "env COHORT_TOOL_RUNNER_TOKEN is a credential but does not come from valueFrom.secretKeyRef")),
+            Map.entry("secret-committed", new Expect(Checks.SECRETS_ONLY_VIA_SECRET_KEY_REF, "Secret/cohort-secrets: a Secret with values is committed")),
+            Map.entry("literal-secret-in-configmap", new Expect(Checks.NO_LITERAL_SECRET_VALUES, "ConfigMap/teammate-service: data OPENAI_BASE_URL")),
+            Map.entry("latest-image", new Expect(Checks.PINNED_IMAGES, "ghcr.io/cohort/teammate-service:latest\" is not pinned")),
+            Map.entry("untagged-image", new Expect(Checks.PINNED_IMAGES, "registry.local:5000/cohort/tool-runner-service\" is not pinned")),
+            Map.entry("wrong-probe-path", new Expect(Checks.HEALTH_PROBES, "livenessProbe is not an httpGet on /q/health/live")),
+            Map.entry("missing-limits", new Expect(Checks.REQUESTS_AND_LIMITS, "resources.limits.memory is not set")),
+            Map.entry("scaledobject-target-missing", new Expect(Checks.SCALED_OBJECT_TARGETS_A_WORKLOAD, "scaleTargetRef Deployment/teammates is not in the build")),
+            Map.entry("scaledobject-topic-missing", new Expect(Checks.SCALED_OBJECT_TOPIC_FITS_ITS_REPLICAS, "trigger topic \"cohort.teammates.inbox\" is not a KafkaTopic")),
+            Map.entry("scaledobject-max-above-partitions", new Expect(Checks.SCALED_OBJECT_TOPIC_FITS_ITS_REPLICAS, "maxReplicaCount 24 > 12 partitions")),
+            Map.entry("consumer-group-wrong", new Expect(Checks.CONSUMER_GROUP_MATCHES_THE_SERVICE, "consumerGroup \"cohort-teammate-service\" is not teammate-service's group \"cohort-teammate\"")),
+            Map.entry("strimzi-cluster-label-wrong", new Expect(Checks.STRIMZI_CLUSTER_LABELS, "strimzi.io/cluster=\"kafka\" names no Kafka")),
+            Map.entry("pvc-rwo-with-two-replicas", new Expect(Checks.PVC_ACCESS_MODE_FITS_REPLICAS, "up to 2 pods share PersistentVolumeClaim/tool-runner-workspaces")),
+            Map.entry("secret-ref-unknown-secret", new Expect(Checks.SECRET_REFS_RESOLVE, "Secret openai is neither created")),
+            Map.entry("secret-ref-unknown-key", new Expect(Checks.SECRET_REFS_RESOLVE, "Secret cohort-db-app has no key \"jdbcUrl\"")),
+            Map.entry("service-selects-nothing", new Expect(Checks.SERVICES_SELECT_PODS, "Service/tool-runner-service: selector")),
+            Map.entry("probe-port-not-the-service-port", new Expect(Checks.PORTS_MATCH_THE_SERVICE, "the service listens on 8081")));
+
+    static Stream<Arguments> cases() {
+        return CASES.entrySet().stream().sorted(Map.Entry.comparingByKey()).map(e -> Arguments.of(e.getKey(), e.getValue()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void eachBrokenFixtureIsCaughtByItsCheckWithAMessageNamingTheDefect(String name, Expect expect) {
+        Manifest broken = Manifest.of(Manifest.testResources().resolve("broken").resolve(name));
+        assertThat(expect.check().violations(broken)).as("%s on broken/%s", expect.check(), name)
+                .anySatisfy(v -> assertThat(v).contains(expect.message()));
+        // the same check is silent on the fixture the case was made from, so the defect is what it caught
+        assertThat(expect.check().violations(Manifest.of(Manifest.testResources().resolve("fixture")))).isEmpty();
+    }
+
+    @Test
+    void everyCheckHasABrokenFixtureAndEveryFixtureIsListed() throws IOException {
+        Set<Checks> proven = CASES.values().stream().map(Expect::check).collect(Collectors.toCollection(() -> EnumSet.noneOf(Checks.class)));
+        assertThat(EnumSet.complementOf(EnumSet.copyOf(proven))).as("checks no broken fixture proves able to fail").isEmpty();
+        try (Stream<Path> dirs = Files.list(Manifest.testResources().resolve("broken"))) {
+            assertThat(dirs.map(p -> p.getFileName().toString()).filter(n -> !n.equals("kustomize-missing-resource")))
+                    .containsExactlyInAnyOrderElementsOf(CASES.keySet());
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package dev.cohort.k8s;
+
+import java.util.List;
+import java.util.function.Function;
+
+/** Every offline check of a kustomize build, by name; each is a pure function from a build to its violations. */
+enum Checks {
+    BUILTIN_UNKNOWN_FIELDS_AND_TYPES(BuiltinKinds::unknownFieldsAndTypes),
+    BUILTIN_REQUIRED_FIELDS(BuiltinKinds::requiredFields),
+    CRD_SCHEMA(CrdSchemas::schemaViolations),
+    CRD_CEL_RULES(CrdSchemas::celViolations),
+    RUN_AS_NON_ROOT(Hardening::runAsNonRoot),
+    READ_ONLY_ROOT_FILESYSTEM(Hardening::readOnlyRootFilesystem),
+    DROP_ALL_CAPABILITIES(Hardening::dropAllCapabilities),
+    NO_PRIVILEGE_ESCALATION(Hardening::noPrivilegeEscalation),
+    SECCOMP_RUNTIME_DEFAULT(Hardening::seccompRuntimeDefault),
+    NO_SERVICE_ACCOUNT_TOKEN(Hardening::noServiceAccountToken),
+    DEFAULT_DENY_NETWORK_POLICY(Hardening::defaultDenyNetworkPolicy),
+    EVERY_WORKLOAD_HAS_AN_ALLOW_POLICY(Hardening::everyWorkloadHasAnAllowPolicy),
+    TOOL_RUNNER_EGRESS(Hardening::toolRunnerEgress),
+    SECRETS_ONLY_VIA_SECRET_KEY_REF(Hardening::secretsOnlyViaSecretKeyRef),
+    NO_LITERAL_SECRET_VALUES(Hardening::noLiteralSecretValues),
+    PINNED_IMAGES(Hardening::pinnedImages),
+    HEALTH_PROBES(Hardening::healthProbes),
+    REQUESTS_AND_LIMITS(Hardening::requestsAndLimits),
+    SCALED_OBJECT_TARGETS_A_WORKLOAD(CrossReferences::scaledObjectTargetsAWorkload),
+    SCALED_OBJECT_TOPIC_FITS_ITS_REPLICAS(CrossReferences::scaledObjectTopicFitsItsReplicas),
+    CONSUMER_GROUP_MATCHES_THE_SERVICE(CrossReferences::consumerGroupMatchesTheService),
+    STRIMZI_CLUSTER_LABELS(CrossReferences::strimziClusterLabels),
+    PVC_ACCESS_MODE_FITS_REPLICAS(CrossReferences::pvcAccessModeFitsReplicas),
+    SECRET_REFS_RESOLVE(CrossReferences::secretRefsResolve),
+    SERVICES_SELECT_PODS(CrossReferences::servicesSelectPods),
+    PORTS_MATCH_THE_SERVICE(CrossReferences::portsMatchTheService);
+
+    private final Function<Manifest, List<String>> check;
+
+    Checks(Function<Manifest, List<String>> check) {
+        this.check = check;
+    }
+
+    /** The violations of this check in a build. */
+    List<String> violations(Manifest m) {
+        return check.apply(m);
+    }
+}
