@@ -30,7 +30,11 @@ enum Checks {
     PVC_ACCESS_MODE_FITS_REPLICAS(CrossReferences::pvcAccessModeFitsReplicas),
     SECRET_REFS_RESOLVE(CrossReferences::secretRefsResolve),
     SERVICES_SELECT_PODS(CrossReferences::servicesSelectPods),
-    PORTS_MATCH_THE_SERVICE(CrossReferences::portsMatchTheService);
+    PORTS_MATCH_THE_SERVICE(CrossReferences::portsMatchTheService),
+    SCALED_WORKLOADS_LEAVE_REPLICAS_TO_THE_AUTOSCALER(CrossReferences::scaledWorkloadsLeaveReplicasToTheAutoscaler),
+    DISRUPTION_BUDGETS_ALLOW_EVICTION(CrossReferences::disruptionBudgetsAllowEviction),
+    ENV_VARS_ARE_READ_BY_THE_SERVICE(ServiceConfig::envVarsAreReadByTheService),
+    KAFKA_CLIENTS_REACH_A_LISTENER(ServiceConfig::kafkaClientsReachAListener);
 
     private final Function<Manifest, List<String>> check;
 

@@ -230,8 +230,59 @@ final class CrossReferences {
                     out.add(Manifest.id(w) + ": up to " + maxPods + " pods share PersistentVolumeClaim/" + claim + " but its accessModes " + modes
                             + " lack ReadWriteMany (pods on other nodes could not mount it)");
                 }
-                if (maxPods == 1 && modes.contains("ReadWriteMany") && modes.size() == 1) {
-                    // allowed (prod may run 1 replica on RWX storage); only the unsafe direction is an error
+                boolean rolling = !w.path("spec").path("strategy").path("type").asText("RollingUpdate").equals("Recreate");
+                if (w.path("kind").asText().equals("Deployment") && !modes.contains("ReadWriteMany") && !modes.contains("ReadOnlyMany") && rolling) {
+                    out.add(Manifest.id(w) + ": a RollingUpdate starts the new pod before the old one lets go of ReadWriteOnce"
+                            + " PersistentVolumeClaim/" + claim + " (on another node the rollout hangs): use strategy Recreate");
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The most and fewest pods a workload runs: spec.replicas, or the autoscaler's bounds. */
+    static int[] podRange(Manifest m, JsonNode w) {
+        int min = Manifest.replicas(w);
+        int max = min;
+        for (JsonNode so : m.ofKind("ScaledObject")) {
+            if (so.path("spec").path("scaleTargetRef").path("name").asText().equals(Manifest.nameOf(w))) {
+                min = so.path("spec").path("minReplicaCount").asInt(0);
+                max = so.path("spec").path("maxReplicaCount").asInt(KEDA_DEFAULT_MAX_REPLICAS);
+            }
+        }
+        return new int[] {min, max};
+    }
+
+    /** A workload a ScaledObject or HPA scales leaves spec.replicas unset, or every kubectl apply resets the scale. */
+    static List<String> scaledWorkloadsLeaveReplicasToTheAutoscaler(Manifest m) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode w : m.workloads()) {
+            boolean scaled = java.util.stream.Stream.concat(m.ofKind("ScaledObject").stream(), m.ofKind("HorizontalPodAutoscaler").stream())
+                    .anyMatch(s -> s.path("spec").path("scaleTargetRef").path("name").asText().equals(Manifest.nameOf(w)));
+            if (scaled && w.path("spec").has("replicas")) {
+                out.add(Manifest.id(w) + ": sets spec.replicas " + w.path("spec").path("replicas") + " but an autoscaler owns its scale"
+                        + " (each kubectl apply would reset it and move agents between replicas)");
+            }
+        }
+        return out;
+    }
+
+    /** A PodDisruptionBudget lets at least one pod be evicted at the fewest replicas, or a node drain never ends. */
+    static List<String> disruptionBudgetsAllowEviction(Manifest m) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode pdb : m.ofKind("PodDisruptionBudget")) {
+            for (JsonNode w : m.workloads()) {
+                if (!Manifest.selects(pdb.path("spec").path("selector"), Manifest.podLabels(w))) {
+                    continue;
+                }
+                int fewest = Math.max(1, podRange(m, w)[0]);
+                JsonNode minAvailable = pdb.path("spec").path("minAvailable");
+                JsonNode maxUnavailable = pdb.path("spec").path("maxUnavailable");
+                boolean blocks = (minAvailable.isInt() && minAvailable.asInt() >= fewest) || minAvailable.asText().equals("100%")
+                        || (maxUnavailable.isInt() && maxUnavailable.asInt() == 0) || maxUnavailable.asText().equals("0%");
+                if (blocks) {
+                    out.add(Manifest.id(pdb) + ": with " + fewest + " pod(s) of " + Manifest.id(w) + " it allows no eviction"
+                            + " (minAvailable " + minAvailable + ", maxUnavailable " + maxUnavailable + "): kubectl drain would never finish");
                 }
             }
         }
