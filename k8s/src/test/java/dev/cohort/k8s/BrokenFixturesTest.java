@@ -70,6 +70,7 @@ class BrokenFixturesTest {
             Map.entry("pdb-blocks-eviction", new Expect(Checks.DISRUPTION_BUDGETS_ALLOW_EVICTION, "PodDisruptionBudget/teammate-service: with 1 pod(s) of Deployment/teammate-service it allows no eviction")),
             Map.entry("env-var-nobody-reads", new Expect(Checks.ENV_VARS_ARE_READ_BY_THE_SERVICE, "COHORT_DB_URI (env) is read by nothing in teammate-service")),
             Map.entry("kafka-client-not-admitted", new Expect(Checks.KAFKA_CLIENTS_REACH_A_LISTENER, "Deployment/teammate-service: its pods")),
+            Map.entry("instance-id-shared", new Expect(Checks.INSTANCE_IDS_ARE_UNIQUE_PER_POD, "up to 6 pods share COHORT_INSTANCE_ID=\"teammate\"")),
             Map.entry("rwo-with-rolling-update", new Expect(Checks.PVC_ACCESS_MODE_FITS_REPLICAS, "use strategy Recreate")));
 
     static Stream<Arguments> cases() {

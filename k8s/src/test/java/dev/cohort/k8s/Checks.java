@@ -32,6 +32,7 @@ enum Checks {
     SERVICES_SELECT_PODS(CrossReferences::servicesSelectPods),
     PORTS_MATCH_THE_SERVICE(CrossReferences::portsMatchTheService),
     SCALED_WORKLOADS_LEAVE_REPLICAS_TO_THE_AUTOSCALER(CrossReferences::scaledWorkloadsLeaveReplicasToTheAutoscaler),
+    INSTANCE_IDS_ARE_UNIQUE_PER_POD(CrossReferences::instanceIdsAreUniquePerPod),
     DISRUPTION_BUDGETS_ALLOW_EVICTION(CrossReferences::disruptionBudgetsAllowEviction),
     ENV_VARS_ARE_READ_BY_THE_SERVICE(ServiceConfig::envVarsAreReadByTheService),
     KAFKA_CLIENTS_REACH_A_LISTENER(ServiceConfig::kafkaClientsReachAListener);

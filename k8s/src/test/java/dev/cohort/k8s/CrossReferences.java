@@ -267,6 +267,27 @@ final class CrossReferences {
         return out;
     }
 
+    /** A workload that can run more than one pod gives each its own COHORT_INSTANCE_ID (a fieldRef), never one literal. */
+    static List<String> instanceIdsAreUniquePerPod(Manifest m) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode w : m.workloads()) {
+            if (podRange(m, w)[1] <= 1) {
+                continue;
+            }
+            JsonNode c = Manifest.podTemplate(w).orElseThrow().path("spec").path("containers").path(0);
+            boolean fromField = false;
+            for (JsonNode e : c.path("env")) {
+                fromField |= e.path("name").asText().equals("COHORT_INSTANCE_ID") && e.path("valueFrom").has("fieldRef");
+            }
+            String literal = containerEnv(m, w).get("COHORT_INSTANCE_ID");
+            if (!fromField && literal != null) {
+                out.add(Manifest.id(w) + ": up to " + podRange(m, w)[1] + " pods share COHORT_INSTANCE_ID=\"" + literal + "\" (use a fieldRef to"
+                        + " metadata.name: each replica claims and recovers its own work by it)");
+            }
+        }
+        return out;
+    }
+
     /** A PodDisruptionBudget lets at least one pod be evicted at the fewest replicas, or a node drain never ends. */
     static List<String> disruptionBudgetsAllowEviction(Manifest m) {
         List<String> out = new ArrayList<>();
