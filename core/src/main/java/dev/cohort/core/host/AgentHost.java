@@ -234,6 +234,25 @@ public final class AgentHost implements AutoCloseable {
         return parked.size();
     }
 
+    /**
+     * Agents busy here, each counted once: with a thread (in a turn or waiting for a turn slot) or parked on an
+     * approval or a protocol reply (a turn or a protocol in progress). Idle agents are not busy.
+     */
+    public int busyCount() {
+        Set<AgentKey> busy = new java.util.HashSet<>();
+        actors.forEach((k, a) -> {
+            if (a.running.get()) {
+                busy.add(k);
+            }
+        });
+        parked.forEach((k, p) -> {
+            if (p.phase() != Phase.IDLE) {
+                busy.add(k);
+            }
+        });
+        return busy.size();
+    }
+
     /** Turn slots in use. */
     public int runningTurns() {
         return settings.maxRunningTurns() - turnSlots.availablePermits();

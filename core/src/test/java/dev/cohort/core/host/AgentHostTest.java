@@ -200,6 +200,32 @@ class AgentHostTest {
     }
 
     @Test
+    void busyCountsAgentsInATurnOrParkedOnAnApprovalButNotIdleOnes() throws Exception {
+        one = f.host("one", 4);
+        AgentKey b = key("b");
+        AgentKey idle = key("idle");
+        f.program.sleep = Park.idleUntil(f.clock.instant().plus(Duration.ofMinutes(5)));
+        one.wake(idle);
+        await().atMost(WAIT).until(() -> one.parkedCount() == 1 && !one.hosting(idle));
+        assertThat(one.busyCount()).as("an idle agent, even with a deadline").isZero();
+
+        f.step.hold = new CountDownLatch(1);
+        f.program.send(a, "work");
+        one.wake(a);
+        assertThat(f.step.entered.tryAcquire(2, TimeUnit.MINUTES)).isTrue();
+        assertThat(one.busyCount()).as("a is inside its turn").isEqualTo(1);
+
+        f.program.send(b, "discard build/");
+        one.wake(b);
+        await().atMost(WAIT).until(() -> one.parkedOn(b).isPresent() && !one.hosting(b));
+        assertThat(one.busyCount()).as("a working, b waiting for its approval").isEqualTo(2);
+
+        f.step.hold.countDown();
+        await().atMost(WAIT).until(() -> f.program.stoppedOf(a).contains("completed") && !one.hosting(a));
+        assertThat(one.busyCount()).as("a idle again, b still waiting").isEqualTo(1);
+    }
+
+    @Test
     void anInterruptEndsAParkedTurnCancelledWithoutRunningTheWaitingCall() {
         one = f.host("one", 4);
         f.program.send(a, "discard build/");

@@ -1,0 +1,88 @@
+package dev.cohort.teammate;
+
+import static dev.cohort.teammate.TeammateHostTest.awaitResults;
+import static dev.cohort.teammate.TeammateHostTest.newTeam;
+import static dev.cohort.teammate.TeammateHostTest.rule;
+import static dev.cohort.teammate.TeammateHostTest.rules;
+import static dev.cohort.teammate.TeammateHostTest.spawn;
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cohort.devstack.model.ScriptedModelClient;
+import dev.cohort.teammate.service.TeammateMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The gauge KEDA scales teammate-service on ({@code cohort_teammates_running}, k8s/README.md): a teammate held inside
+ * a bash call by a file gate counts while it works and stops counting once its turn ended and it is idle.
+ */
+@QuarkusTest
+class TeammateMetricsTest {
+
+    static final Duration PATIENCE = Duration.ofMinutes(3);
+    static final Pattern EXPOSED = Pattern.compile("(?m)^cohort_teammates_running(?:\\{[^}]*\\})? ([0-9.]+)$");
+
+    @ConfigProperty(name = "cohort.test.workspace")
+    String workspace;
+
+    @ConfigProperty(name = "cohort.devstack.model-admin-url", defaultValue = "http://127.0.0.1:1")
+    String modelAdmin;
+
+    @Inject
+    MeterRegistry registry;
+
+    ScriptedModelClient model;
+
+    @BeforeEach
+    void setUp() {
+        model = new ScriptedModelClient(modelAdmin);
+        TopicRecorder.start();
+    }
+
+    @Test
+    void theRunningGaugeCountsAWorkingTeammateOnMetricsAndDropsWhenItIsIdle() throws Exception {
+        // other tests' teammates may still be finishing their turns
+        await().atMost(PATIENCE).until(() -> gauge() == 0.0);
+        String team = newTeam("metrics");
+        String agent = team + "/gus";
+        // the command runs sandboxed in the team's workspace (<root>/teams/<team>) and waits for the test's gate file
+        Path gate = Path.of(workspace).resolve("teams").resolve(team).resolve("gate");
+        String command = "while [ ! -e gate ]; do sleep 0.05; done; echo released-gus";
+        model.append(rules(
+                rule("gus-start", agent, "\"lastRole\":\"user\"",
+                        "{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"" + command + "\"}}]}"),
+                rule("gus-end", agent, "\"lastRole\":\"tool\",\"lastMessage\":\"released-gus\"", "{\"text\":\"gus done\"}")));
+
+        spawn(team, "gus", "waiter", "wait for the gate");
+
+        await().atMost(PATIENCE).until(() -> gauge() == 1.0);
+        assertThat(exposed()).as("as Prometheus reads it").isEqualTo(1.0);
+
+        Files.createFile(gate); // the workspace exists: the tool runner prepared it for the running command
+        assertThat(awaitResults(team, "gus", 1).get(0).content()).isEqualTo("gus done");
+        await().atMost(PATIENCE).until(() -> gauge() == 0.0);
+        assertThat(exposed()).isEqualTo(0.0);
+    }
+
+    double gauge() {
+        return registry.get(TeammateMetrics.RUNNING).gauge().value();
+    }
+
+    static double exposed() {
+        String body = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        Matcher m = EXPOSED.matcher(body);
+        assertThat(m.find()).as("cohort_teammates_running on /q/metrics").isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+}
