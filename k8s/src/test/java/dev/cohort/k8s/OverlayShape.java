@@ -48,6 +48,14 @@ final class OverlayShape {
         if (m.ofKind("Cluster").stream().noneMatch(c -> c.path("apiVersion").asText().equals("postgresql.cnpg.io/v1"))) {
             out.add("no CloudNativePG Cluster (postgresql.cnpg.io/v1)");
         }
+        // lead-service reads both topics in one group with the range assignor: partition N of each lands on one replica
+        Optional<JsonNode> prompts = CrossReferences.kafkaTopic(m, "cohort.prompts");
+        Optional<JsonNode> leadInbox = CrossReferences.kafkaTopic(m, "cohort.lead.inbox");
+        if (prompts.isPresent() && leadInbox.isPresent()
+                && prompts.get().path("spec").path("partitions").asInt() != leadInbox.get().path("spec").path("partitions").asInt()) {
+            out.add("cohort.prompts has " + prompts.get().path("spec").path("partitions").asInt() + " partitions, cohort.lead.inbox "
+                    + leadInbox.get().path("spec").path("partitions").asInt() + ": lead-service needs them equal (one group, range assignor)");
+        }
         m.workloadOf("teammate-service").ifPresent(w -> {
             String configured = CrossReferences.containerEnv(m, w).getOrDefault("COHORT_TEAMMATE_PARTITIONS", teammatePartitionsDefault());
             CrossReferences.kafkaTopic(m, "cohort.teammate.inbox").ifPresent(kt -> {

@@ -35,6 +35,7 @@ class OverlayShapeTest {
             overlay-prod-partitions-differ   | prod | KafkaTopic cohort.teammate.inbox has 12 partitions but teammate-service is configured with cohort.teammate.partitions=16
             overlay-dev-two-schedulers       | dev  | Deployment/scheduler-service: dev runs one replica, not 2
             overlay-dev-no-dlq               | dev  | topic cohort.dlq is not a KafkaTopic
+            overlay-dev-prompts-partitions   | dev  | cohort.prompts has 6 partitions, cohort.lead.inbox 12
             """)
     void eachBrokenOverlayIsCaughtWithAMessageNamingTheDefect(String fixture, String overlay, String message) {
         Function<Manifest, List<String>> rule = overlay.equals("prod") ? OverlayShape::prod : OverlayShape::dev;
