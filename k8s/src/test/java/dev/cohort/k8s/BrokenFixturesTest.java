@@ -66,6 +66,7 @@ class BrokenFixturesTest {
             Map.entry("secret-ref-unknown-key", new Expect(Checks.SECRET_REFS_RESOLVE, "Secret cohort-db-app has no key \"jdbcUrl\"")),
             Map.entry("service-selects-nothing", new Expect(Checks.SERVICES_SELECT_PODS, "Service/tool-runner-service: selector")),
             Map.entry("probe-port-not-the-service-port", new Expect(Checks.PORTS_MATCH_THE_SERVICE, "the service listens on 8081")),
+            Map.entry("prometheus-port-wrong", new Expect(Checks.PORTS_MATCH_THE_SERVICE, "annotation prometheus.io/port 9090 is not the port the service listens on (8081)")),
             Map.entry("scaled-deployment-sets-replicas", new Expect(Checks.SCALED_WORKLOADS_LEAVE_REPLICAS_TO_THE_AUTOSCALER, "Deployment/teammate-service: sets spec.replicas 3")),
             Map.entry("pdb-blocks-eviction", new Expect(Checks.DISRUPTION_BUDGETS_ALLOW_EVICTION, "PodDisruptionBudget/teammate-service: with 1 pod(s) of Deployment/teammate-service it allows no eviction")),
             Map.entry("env-var-nobody-reads", new Expect(Checks.ENV_VARS_ARE_READ_BY_THE_SERVICE, "COHORT_DB_URI (env) is read by nothing in teammate-service")),

@@ -414,6 +414,15 @@ final class CrossReferences {
             if (!numbers.contains(port.get())) {
                 out.add(Manifest.id(w) + ": the service listens on " + port.get() + " (quarkus.http.port) but the container ports are " + numbers);
             }
+            JsonNode annotations = Manifest.podTemplate(w).orElseThrow().path("metadata").path("annotations");
+            if (annotations.has("prometheus.io/port") && !annotations.path("prometheus.io/port").asText().equals(String.valueOf(port.get()))) {
+                out.add(Manifest.id(w) + ": annotation prometheus.io/port " + annotations.path("prometheus.io/port").asText()
+                        + " is not the port the service listens on (" + port.get() + "): Prometheus would scrape nothing");
+            }
+            if (annotations.has("prometheus.io/path") && !annotations.path("prometheus.io/path").asText().equals("/q/metrics")) {
+                out.add(Manifest.id(w) + ": annotation prometheus.io/path " + annotations.path("prometheus.io/path").asText()
+                        + " is not Quarkus' /q/metrics");
+            }
             for (String which : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
                 JsonNode p = c.path(which).path("httpGet").path("port");
                 if (p.isMissingNode()) {

@@ -109,6 +109,16 @@ final class OverlayShape {
             if (!types.contains("prometheus") && !types.contains("metrics-api")) {
                 out.add(Manifest.id(so.get()) + ": no second trigger on running teammates (prometheus or metrics-api); triggers " + types);
             }
+            for (JsonNode t : so.get().path("spec").path("triggers")) {
+                java.util.regex.Matcher ns = Pattern.compile("namespace=\"([^\"]+)\"").matcher(t.path("metadata").path("query").asText());
+                String own = so.get().path("metadata").path("namespace").asText("");
+                while (ns.find()) {
+                    if (!ns.group(1).equals(own)) {
+                        out.add(Manifest.id(so.get()) + ": the " + t.path("type").asText() + " query counts namespace \"" + ns.group(1)
+                                + "\" but the overlay deploys to \"" + own + "\"");
+                    }
+                }
+            }
             int window = so.get().at("/spec/advanced/horizontalPodAutoscalerConfig/behavior/scaleDown/stabilizationWindowSeconds").asInt(0);
             if (window < MIN_SCALE_DOWN_STABILISATION_SECONDS) {
                 out.add(Manifest.id(so.get()) + ": scaleDown.stabilizationWindowSeconds " + window + " < " + MIN_SCALE_DOWN_STABILISATION_SECONDS);
