@@ -58,6 +58,8 @@ class BrokenFixturesTest {
             Map.entry("latest-image", new Expect(Checks.PINNED_IMAGES, "ghcr.io/cohort/teammate-service:latest\" is not pinned")),
             Map.entry("untagged-image", new Expect(Checks.PINNED_IMAGES, "registry.local:5000/cohort/tool-runner-service\" is not pinned")),
             Map.entry("wrong-probe-path", new Expect(Checks.HEALTH_PROBES, "livenessProbe is not an httpGet on /q/health/live")),
+            Map.entry("operator-pod-without-limits", new Expect(Checks.REQUESTS_AND_LIMITS, "Kafka/cohort-kafka: spec.entityOperator.topicOperator.resources.requests.cpu is not set")),
+            Map.entry("cnpg-image-latest", new Expect(Checks.PINNED_IMAGES, "Cluster/cohort-db: spec.imageName \"ghcr.io/cloudnative-pg/postgresql:latest\" is not pinned")),
             Map.entry("missing-limits", new Expect(Checks.REQUESTS_AND_LIMITS, "resources.limits.memory is not set")),
             Map.entry("scaledobject-target-missing", new Expect(Checks.SCALED_OBJECT_TARGETS_A_WORKLOAD, "scaleTargetRef Deployment/teammates is not in the build")),
             Map.entry("scaledobject-topic-missing", new Expect(Checks.SCALED_OBJECT_TOPIC_FITS_ITS_REPLICAS, "trigger topic \"cohort.teammates.inbox\" is not a KafkaTopic")),

@@ -293,15 +293,35 @@ final class Hardening {
     }
 
     static List<String> pinnedImages(Manifest m) {
-        return perContainer(m, (id, pod, c, v) -> {
+        List<String> out = new ArrayList<>();
+        // the operators' pods: CNPG's spec.imageName, Strimzi's image overrides, anywhere in a custom resource
+        for (JsonNode o : m.objects()) {
+            if (!BuiltinKinds.isBuiltin(o)) {
+                imagesIn(o.path("spec"), "spec", Manifest.id(o), out);
+            }
+        }
+        out.addAll(perContainer(m, (id, pod, c, v) -> {
             String image = c.path("image").asText();
             if (!isPinned(image)) {
                 v.accept("image \"" + image + "\" is not pinned (no tag, or :latest)");
             }
-            if (c.path("imagePullPolicy").asText().equals("Always") && !image.contains("@sha256:")) {
-                // not a violation by itself; pinned tags are what matter
+        }));
+        return out;
+    }
+
+    private static void imagesIn(JsonNode n, String path, String id, List<String> out) {
+        if (n.isObject()) {
+            n.properties().forEach(e -> {
+                if ((e.getKey().equals("image") || e.getKey().equals("imageName")) && e.getValue().isTextual() && !isPinned(e.getValue().asText())) {
+                    out.add(id + ": " + path + "." + e.getKey() + " \"" + e.getValue().asText() + "\" is not pinned (no tag, or :latest)");
+                }
+                imagesIn(e.getValue(), path + "." + e.getKey(), id, out);
+            });
+        } else if (n.isArray()) {
+            for (int i = 0; i < n.size(); i++) {
+                imagesIn(n.get(i), path + "[" + i + "]", id, out);
             }
-        });
+        }
     }
 
     static List<String> healthProbes(Manifest m) {
@@ -323,14 +343,32 @@ final class Hardening {
     }
 
     static List<String> requestsAndLimits(Manifest m) {
-        return perContainer(m, (id, pod, c, v) -> {
-            for (String kind : List.of("requests", "limits")) {
-                for (String r : List.of("cpu", "memory")) {
-                    if (!c.path("resources").path(kind).has(r)) {
-                        v.accept("resources." + kind + "." + r + " is not set");
-                    }
+        List<String> out = perContainer(m, (id, pod, c, v) -> resources(c.path("resources"), "resources", v));
+        // the pods the operators run for us: Kafka nodes (per node pool), the entity operator's containers, PostgreSQL
+        for (JsonNode p : m.ofKind("KafkaNodePool")) {
+            resources(p.path("spec").path("resources"), "spec.resources", v -> out.add(Manifest.id(p) + ": " + v));
+        }
+        for (JsonNode k : m.ofKind("Kafka")) {
+            JsonNode eo = k.path("spec").path("entityOperator");
+            for (String op : List.of("topicOperator", "userOperator")) {
+                if (eo.has(op)) {
+                    resources(eo.path(op).path("resources"), "spec.entityOperator." + op + ".resources", v -> out.add(Manifest.id(k) + ": " + v));
                 }
             }
-        });
+        }
+        for (JsonNode cl : m.ofKind("Cluster")) {
+            resources(cl.path("spec").path("resources"), "spec.resources", v -> out.add(Manifest.id(cl) + ": " + v));
+        }
+        return out;
+    }
+
+    private static void resources(JsonNode resources, String where, java.util.function.Consumer<String> violation) {
+        for (String kind : List.of("requests", "limits")) {
+            for (String r : List.of("cpu", "memory")) {
+                if (!resources.path(kind).has(r)) {
+                    violation.accept(where + "." + kind + "." + r + " is not set");
+                }
+            }
+        }
     }
 }
