@@ -36,7 +36,11 @@ final class Kubectl {
         List<Path> candidates = new ArrayList<>();
         String env = System.getenv("KUBECTL");
         if (env != null && !env.isBlank()) {
-            candidates.add(Path.of(env));
+            // an explicit choice that does not work is an error, not a reason to quietly take another kubectl
+            if (!Files.isRegularFile(Path.of(env)) || !Files.isExecutable(Path.of(env))) {
+                throw new IllegalStateException("KUBECTL=" + env + " is not an executable file. " + HOW_TO_INSTALL);
+            }
+            return Path.of(env);
         }
         String path = System.getenv("PATH");
         if (path != null) {
