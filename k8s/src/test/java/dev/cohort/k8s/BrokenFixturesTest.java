@@ -32,6 +32,7 @@ class BrokenFixturesTest {
             Map.entry("required-selector-does-not-match-template", new Expect(Checks.BUILTIN_REQUIRED_FIELDS, "`selector` does not match template `labels`")),
             Map.entry("required-request-above-limit", new Expect(Checks.BUILTIN_REQUIRED_FIELDS, "resources.requests[memory]: Invalid value: must be less than or equal to the memory limit")),
             Map.entry("required-mount-of-missing-volume", new Expect(Checks.BUILTIN_REQUIRED_FIELDS, "volumeMounts.name: Not found: \"cache\"")),
+            Map.entry("required-recreate-with-rolling-update", new Expect(Checks.BUILTIN_REQUIRED_FIELDS, "spec.strategy.rollingUpdate: Forbidden")),
             Map.entry("crd-unknown-field", new Expect(Checks.CRD_SCHEMA, "partition")),
             Map.entry("crd-wrong-type", new Expect(Checks.CRD_SCHEMA, "/spec/partitions")),
             Map.entry("crd-unserved-version", new Expect(Checks.CRD_SCHEMA, "KafkaTopic/cohort.teammate.inbox")),

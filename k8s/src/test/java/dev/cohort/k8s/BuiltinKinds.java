@@ -353,6 +353,14 @@ final class BuiltinKinds {
             }
         }
         labels(id, "spec.template.metadata.labels", Manifest.podTemplate(o).orElseThrow().path("metadata").path("labels"), out);
+        JsonNode strategy = spec.path("strategy");
+        if (strategy.path("type").asText("RollingUpdate").equals("Recreate") && strategy.has("rollingUpdate")) {
+            out.add(id + ": spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'");
+        }
+        JsonNode ru = strategy.path("rollingUpdate");
+        if (ru.has("maxSurge") && ru.has("maxUnavailable") && ru.path("maxSurge").asText().matches("0%?") && ru.path("maxUnavailable").asText().matches("0%?")) {
+            out.add(id + ": spec.strategy.rollingUpdate.maxUnavailable: Invalid value: may not be 0 when `maxSurge` is 0");
+        }
         PodSpec pod = typed(Manifest.podTemplate(o).orElseThrow().path("spec"), PodSpec.class);
         if (pod == null) {
             out.add(id + ": spec.template.spec: cannot be read");
