@@ -93,6 +93,11 @@ public class InboxConsumer {
         }
         if (row.active()) {
             host.wake(key);
+        } else if (m.type() == MessageType.SHUTDOWN_REQUEST) {
+            // already stopped: nothing to answer, and a restart must not be stopped by it (issue 15)
+            inbox.markRouted(key, m.id());
+            Log.infof("team=%s agent=%s shutdown_request %s dropped: the teammate is already shut down", key.team(),
+                    key.name(), m.id());
         } else {
             Log.infof("team=%s agent=%s message=%s kept for the teammate's restart (it is shut down)", key.team(),
                     key.name(), m.id());
