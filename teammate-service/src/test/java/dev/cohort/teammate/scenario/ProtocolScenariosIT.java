@@ -23,18 +23,23 @@ import org.junit.jupiter.api.TestInstance;
  * teammate-service replica), the scripted model over HTTP, a real broker and PostgreSQL: (1) alice creates config.py
  * and is asked to shut down: she answers from her host while idle, without a model call, and the lead records the
  * approval; (2) bob is asked for a plan before he creates schema.sql: his write is refused by his host until a plan is
- * approved — the first plan rejected by a person over HTTP, the revised one approved by the lead's review_plan.
+ * approved — the first plan rejected by a person over HTTP, the revised one approved by the lead's review_plan; (3) a
+ * teammate that cannot answer (parked on a person's approval): the request expires after its deadline, the lead
+ * releases its task and shows it stopped, and its host stops it without a further model call once its wait ends.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ProtocolScenariosIT {
 
     private static final Duration PATIENCE = Duration.ofMinutes(4);
+    private static final String SHUTDOWN_TIMEOUT = "15s";
 
     private TeamStack stack;
 
     @BeforeAll
     void start() {
-        stack = TeamStack.start(1, Map.of());
+        // a short shutdown deadline, so the unanswered request below expires quickly; an idle teammate answers in
+        // milliseconds, far inside it
+        stack = TeamStack.start(1, Map.of("COHORT_PROTOCOLS_SHUTDOWN_TIMEOUT", SHUTDOWN_TIMEOUT));
     }
 
     @AfterAll
@@ -173,6 +178,80 @@ class ProtocolScenariosIT {
             await("bob's final result").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> leadRequests("s16b")
                     .stream().anyMatch(r -> lastMessage(r).contains("schema.sql created")));
             assertThat(stack.model().requests().stream().filter(r -> "b-bob-write".equals(r.rule()))).hasSize(1);
+        } catch (Throwable t) {
+            System.out.println(stack.logs());
+            throw t;
+        }
+    }
+
+    // ---- a teammate that cannot answer: the request expires, the lead cleans up and stops it anyway
+
+    @Test
+    void aShutdownRequestToATeammateThatCannotAnswerExpiresReleasesItsTaskAndStopsItAnyway() throws Exception {
+        String team = stack.createTeam("s16c");
+        load("""
+                {"name":"c-lead-spawn","match":{"agent":"s16c/lead","lastRole":"user","lastMessage":"clean up"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"dora","role":"janitor","prompt":"Remove the build directory."}}]}},
+                {"name":"c-lead-stop","match":{"agent":"s16c/lead","lastRole":"user","lastMessage":"stop dora now"},
+                 "reply":{"toolCalls":[{"name":"request_shutdown","arguments":{"teammate":"dora","reason":"no longer needed"}}]}},
+                {"name":"c-lead-tool","match":{"agent":"s16c/lead","lastRole":"tool"},"reply":{"text":"ok"}},
+                {"name":"c-lead-inbox","match":{"agent":"s16c/lead","lastMessage":"\\\\[inbox\\\\]"},"reply":{"text":"noted"}},
+                {"name":"c-dora-rm","match":{"agent":"s16c/dora","lastRole":"user","lastMessage":"Remove the build directory"},
+                 "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"rm -r build && echo removed-build"}}]}},
+                {"name":"c-dora-after","match":{"agent":"s16c/dora","lastRole":"tool"},"reply":{"text":"should never be asked"}}
+                """);
+        try {
+            Path build = Files.createDirectories(stack.workspaceOf(team).resolve("build"));
+            Files.writeString(build.resolve("out.o"), "x");
+            stack.prompt(team, "clean up");
+            // dora's destructive command waits for a person: she is parked on it and cannot answer anything
+            JsonNode approval = await("dora's approval").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(
+                    () -> TeamStack.json(stack.get("/api/v1/teams/" + team + "/approvals?status=pending").body()),
+                    a -> a.isArray() && a.size() == 1).get(0);
+            await("dora parked").atMost(PATIENCE).untilAsserted(() -> assertThat(stack.events(team))
+                    .anyMatch(e -> e.path("type").asText().equals("teammate_phase") && e.path("agent").asText().equals("dora")
+                            && e.path("data").path("phase").asText().equals("waiting_approval")));
+            long task;
+            try (var c = stack.db(); var ps = c.prepareStatement("INSERT INTO lead.tasks (team, subject, status, owner, "
+                    + "lease_token, lease_until, claimed_at, created_by) VALUES (?, 'clean the build', 'in_progress', 'dora', "
+                    + "'token-dora', now() + interval '1 hour', now(), 'lead') RETURNING id")) {
+                ps.setString(1, team);
+                try (var rs = ps.executeQuery()) {
+                    rs.next();
+                    task = rs.getLong(1);
+                }
+            }
+
+            stack.prompt(team, "stop dora now");
+            JsonNode expired = await("the request expired").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(
+                    () -> TeamStack.json(stack.get("/api/v1/teams/" + team + "/protocols?type=shutdown").body()),
+                    a -> a.isArray() && a.size() == 1 && a.get(0).path("status").asText().equals("expired")).get(0);
+            assertThat(Duration.between(java.time.Instant.parse(expired.path("createdAt").asText()),
+                    java.time.Instant.parse(expired.path("decidedAt").asText()))).isGreaterThanOrEqualTo(Duration.parse("PT"
+                    + SHUTDOWN_TIMEOUT.toUpperCase()));
+            // the lead cleaned up without her: her task is pending again and the roster shows her stopped
+            JsonNode board = TeamStack.json(stack.get("/api/v1/teams/" + team + "/tasks/task_" + task).body());
+            assertThat(board.path("status").asText()).as(board.toString()).isEqualTo("pending");
+            await("dora stopped in the roster").atMost(PATIENCE).untilAsserted(() -> assertThat(StreamSupport.stream(
+                    TeamStack.json(stack.get("/api/v1/teams/" + team + "/agents").body()).spliterator(), false)
+                    .map(a -> a.path("name").asText() + ":" + a.path("status").asText())).contains("dora:shutdown"));
+
+            // once her wait ends (the approval denied), the forced stop reaches her host: no further model call
+            HttpResponse<String> denied = stack.post("/api/v1/teams/" + team + "/approvals/" + approval.path("id").asText(),
+                    Map.of("approve", false));
+            assertThat(denied.statusCode()).as(denied.body()).isEqualTo(200);
+            await("dora shut down by her host").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> {
+                try (var c = stack.db(); var ps = c.prepareStatement("SELECT lifecycle FROM teammate.teammates WHERE team = ?"
+                        + " AND name = 'dora'")) {
+                    ps.setString(1, team);
+                    try (var rs = ps.executeQuery()) {
+                        return rs.next() && "shutdown".equals(rs.getString(1));
+                    }
+                }
+            });
+            assertThat(Files.exists(build)).isTrue();
+            assertThat(stack.model().requests().stream().filter(r -> "s16c/dora".equals(r.agent())).map(RecordedRequest::rule))
+                    .containsExactly("c-dora-rm");
         } catch (Throwable t) {
             System.out.println(stack.logs());
             throw t;
