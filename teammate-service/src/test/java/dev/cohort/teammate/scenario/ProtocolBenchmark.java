@@ -107,6 +107,9 @@ public final class ProtocolBenchmark {
             } else {
                 waitFor(Duration.ofMinutes(2), () -> "idle".equals(status(stack, name)));
             }
+            waitFor(Duration.ofMinutes(2), () -> "idle".equals(status(stack, "lead")) && (working
+                    || stack.model().requests().stream().anyMatch(r -> "pbench/lead".equals(r.agent())
+                    && TeamScenariosIT.lastMessage(r).contains("from=\"" + name + "\" type=\"result\""))));
             stack.prompt(TEAM, "stop " + name);
             JsonNode[] row = new JsonNode[1];
             waitFor(Duration.ofMinutes(2), () -> {
@@ -125,6 +128,11 @@ public final class ProtocolBenchmark {
             out.add(Duration.between(Instant.parse(row[0].path("createdAt").asText()),
                     Instant.parse(row[0].path("decidedAt").asText())).toNanos() / 1e6);
             waitFor(Duration.ofMinutes(2), () -> "shutdown".equals(status(stack, name)));
+            // the lead has read the teammate's shutdown result and is idle, so the next prompt is a turn of its own
+            waitFor(Duration.ofMinutes(2), () -> stack.model().requests().stream().anyMatch(r -> "pbench/lead".equals(
+                    r.agent()) && TeamScenariosIT.lastMessage(r).contains("from=\"" + name + "\" type=\"result\"")
+                    && TeamScenariosIT.lastMessage(r).contains("status=\"shutdown\"")));
+            waitFor(Duration.ofMinutes(2), () -> "idle".equals(status(stack, "lead")));
         }
         return out;
     }
