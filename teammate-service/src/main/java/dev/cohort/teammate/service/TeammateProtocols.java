@@ -124,6 +124,22 @@ public class TeammateProtocols {
         return rest;
     }
 
+    /**
+     * A shutdown request was just stored for an active teammate (the consumer, on the replica that hosts it): a turn
+     * in progress is ended now — a running one at its next step (the call in flight finishes), one parked on an
+     * approval at once (its waiting call answered "not run") — and {@link #stopped} answers. With no turn in progress
+     * nothing is done here: {@link #beforeTurn} answers it.
+     */
+    public void arrived(AgentKey key, AgentMessage m) {
+        PgInbox.Row row = new PgInbox.Row(m.id(), m.from(), m.type().wire(), m.content(), m.metadata());
+        stopping.putIfAbsent(key, row);
+        if (host.interrupt(key)) {
+            Log.infof("team=%s agent=%s shutdown_request %s: ending the turn in progress", key.team(), key.name(), m.id());
+        } else {
+            stopping.remove(key, row);
+        }
+    }
+
     /** A turn ended: if it was cancelled for a shutdown, answer it now (true: the caller does nothing more). */
     public boolean stopped(AgentKey key, TurnResult r) {
         PgInbox.Row shutdown = stopping.remove(key);
@@ -236,7 +252,9 @@ public class TeammateProtocols {
         String turnId = turn == null ? null : turn.turnId();
         String basis = turnId != null ? turnId : "shutdown/" + requestId;
         String summary = "Shut down " + how + " at the lead's request (req: " + requestId + ")"
-                + (turn == null ? "." : "; the turn in progress was ended before its next model call.");
+                + (turn == null ? "." : "; the turn in progress was ended before its next model call.")
+                + (turn != null && turn.reason() == dev.cohort.core.engine.StopReason.COMPLETED && turn.text() != null
+                        ? "\nIts final answer: " + turn.text() : "");
         send(AgentMessage.of(derived("result/" + key.team() + "/" + key.name() + "/" + basis), key.team(), key.name(),
                 Ids.LEAD, summary, new TeammateResult(TeammateResult.SHUTDOWN, reason, turnId), java.time.Instant.now()));
         if (turnId != null) {

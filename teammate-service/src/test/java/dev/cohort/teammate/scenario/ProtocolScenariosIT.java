@@ -24,8 +24,9 @@ import org.junit.jupiter.api.TestInstance;
  * and is asked to shut down: she answers from her host while idle, without a model call, and the lead records the
  * approval; (2) bob is asked for a plan before he creates schema.sql: his write is refused by his host until a plan is
  * approved — the first plan rejected by a person over HTTP, the revised one approved by the lead's review_plan; (3) a
- * teammate that cannot answer (parked on a person's approval): the request expires after its deadline, the lead
- * releases its task and shows it stopped, and its host stops it without a further model call once its wait ends.
+ * teammate that cannot answer in time (inside a tool call that does not end): the request expires after its deadline,
+ * the lead releases its task and shows it stopped, and its host stops it without a further model call once the call
+ * ends.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ProtocolScenariosIT {
@@ -190,27 +191,21 @@ class ProtocolScenariosIT {
     void aShutdownRequestToATeammateThatCannotAnswerExpiresReleasesItsTaskAndStopsItAnyway() throws Exception {
         String team = stack.createTeam("s16c");
         load("""
-                {"name":"c-lead-spawn","match":{"agent":"s16c/lead","lastRole":"user","lastMessage":"clean up"},
-                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"dora","role":"janitor","prompt":"Remove the build directory."}}]}},
+                {"name":"c-lead-spawn","match":{"agent":"s16c/lead","lastRole":"user","lastMessage":"start the build"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"dora","role":"builder","prompt":"Run the long build."}}]}},
                 {"name":"c-lead-stop","match":{"agent":"s16c/lead","lastRole":"user","lastMessage":"stop dora now"},
                  "reply":{"toolCalls":[{"name":"request_shutdown","arguments":{"teammate":"dora","reason":"no longer needed"}}]}},
                 {"name":"c-lead-tool","match":{"agent":"s16c/lead","lastRole":"tool"},"reply":{"text":"ok"}},
                 {"name":"c-lead-inbox","match":{"agent":"s16c/lead","lastMessage":"\\\\[inbox\\\\]"},"reply":{"text":"noted"}},
-                {"name":"c-dora-rm","match":{"agent":"s16c/dora","lastRole":"user","lastMessage":"Remove the build directory"},
-                 "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"rm -r build && echo removed-build"}}]}},
+                {"name":"c-dora-build","match":{"agent":"s16c/dora","lastRole":"user","lastMessage":"Run the long build"},
+                 "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"while [ ! -f gate-dora ]; do sleep 0.1; done; echo built"}}]}},
                 {"name":"c-dora-after","match":{"agent":"s16c/dora","lastRole":"tool"},"reply":{"text":"should never be asked"}}
                 """);
         try {
-            Path build = Files.createDirectories(stack.workspaceOf(team).resolve("build"));
-            Files.writeString(build.resolve("out.o"), "x");
-            stack.prompt(team, "clean up");
-            // dora's destructive command waits for a person: she is parked on it and cannot answer anything
-            JsonNode approval = await("dora's approval").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(
-                    () -> TeamStack.json(stack.get("/api/v1/teams/" + team + "/approvals?status=pending").body()),
-                    a -> a.isArray() && a.size() == 1).get(0);
-            await("dora parked").atMost(PATIENCE).untilAsserted(() -> assertThat(stack.events(team))
-                    .anyMatch(e -> e.path("type").asText().equals("teammate_phase") && e.path("agent").asText().equals("dora")
-                            && e.path("data").path("phase").asText().equals("waiting_approval")));
+            stack.prompt(team, "start the build");
+            // dora is inside a tool call that does not end until the test says so: she cannot answer in time
+            await("dora building").atMost(PATIENCE).untilAsserted(() -> assertThat(stack.events(team))
+                    .anyMatch(e -> e.path("type").asText().equals("tool_call_started") && e.path("agent").asText().equals("dora")));
             long task;
             try (var c = stack.db(); var ps = c.prepareStatement("INSERT INTO lead.tasks (team, subject, status, owner, "
                     + "lease_token, lease_until, claimed_at, created_by) VALUES (?, 'clean the build', 'in_progress', 'dora', "
@@ -236,10 +231,9 @@ class ProtocolScenariosIT {
                     TeamStack.json(stack.get("/api/v1/teams/" + team + "/agents").body()).spliterator(), false)
                     .map(a -> a.path("name").asText() + ":" + a.path("status").asText())).contains("dora:shutdown"));
 
-            // once her wait ends (the approval denied), the forced stop reaches her host: no further model call
-            HttpResponse<String> denied = stack.post("/api/v1/teams/" + team + "/approvals/" + approval.path("id").asText(),
-                    Map.of("approve", false));
-            assertThat(denied.statusCode()).as(denied.body()).isEqualTo(200);
+            // once her call ends, her host stops her (the forced stop, or the first request, at that step boundary):
+            // no further model call
+            Files.writeString(stack.workspaceOf(team).resolve("gate-dora"), "open\n");
             await("dora shut down by her host").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> {
                 try (var c = stack.db(); var ps = c.prepareStatement("SELECT lifecycle FROM teammate.teammates WHERE team = ?"
                         + " AND name = 'dora'")) {
@@ -249,9 +243,11 @@ class ProtocolScenariosIT {
                     }
                 }
             });
-            assertThat(Files.exists(build)).isTrue();
             assertThat(stack.model().requests().stream().filter(r -> "s16c/dora".equals(r.agent())).map(RecordedRequest::rule))
-                    .containsExactly("c-dora-rm");
+                    .containsExactly("c-dora-build");
+            // her late answer (if she sent one) changed nothing: the request stays expired
+            assertThat(TeamStack.json(stack.get("/api/v1/teams/" + team + "/protocols?type=shutdown").body()).get(0)
+                    .path("status").asText()).isEqualTo("expired");
         } catch (Throwable t) {
             System.out.println(stack.logs());
             throw t;
