@@ -111,7 +111,7 @@ public class ProtocolService {
     public ProtocolRow requestShutdown(String team, String requestId, String teammate, String reason) {
         ProtocolRow existing = repo.find(team, requestId).orElse(null);
         if (existing == null) {
-            RosterRow mate = liveTeammate(team, teammate);
+            liveTeammate(team, teammate);
             repo.pendingFor(team, ProtocolRepository.SHUTDOWN, teammate).ifPresent(p -> {
                 throw new Refusal(409, "protocol:already-pending", "a shutdown request to " + teammate
                         + " is already pending (req: " + p.id() + ", deadline " + p.deadline() + ")");
