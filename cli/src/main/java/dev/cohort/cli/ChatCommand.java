@@ -52,6 +52,9 @@ public final class ChatCommand extends ApiCommand {
               /interrupt       stop the running turn (so does Ctrl-C)
               /tasks           the task board
               /approvals       pending approval requests
+              /plans           plans waiting for approval (teammates in plan mode)
+              /approve-plan ID [feedback], /reject-plan ID [feedback]
+                               decide a plan (ID: its first characters are enough)
               /help            this list
             any other line is a prompt for the lead.""";
 
@@ -127,6 +130,16 @@ public final class ChatCommand extends ApiCommand {
                 case "/interrupt" -> interrupt("");
                 case "/tasks" -> guarded(() -> TasksCommand.table(api.get("/api/v1/teams/" + ApiClient.seg(team) + "/tasks"))
                         .forEach(this::println));
+                case "/plans" -> guarded(() -> println(PlanDecisions.lines(style, new PlanDecisions(api, team).pending())));
+                case "/approve-plan", "/reject-plan" -> guarded(() -> {
+                    try {
+                        println(new PlanDecisions(api, team).decide(text));
+                    } catch (IllegalArgumentException e) {
+                        println(style.yellow(e.getMessage()));
+                    } catch (ApiClient.Failure f) {
+                        println(style.red(f.detail()));
+                    }
+                });
                 case "/approvals" -> {
                     if (approvals.isEmpty()) {
                         println(style.dim("no approval request is waiting"));

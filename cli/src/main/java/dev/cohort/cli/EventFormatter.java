@@ -122,6 +122,7 @@ final class EventFormatter {
             case "model_retry" -> out.add(who + s.yellow("↻ " + retry(d)));
             case "compacted" -> out.add(who + s.dim("⇣ context compacted (" + d.path("layer").asText("?") + ", "
                     + d.path("tokensBefore").asLong() + " → " + d.path("tokensAfter").asLong() + " tokens)"));
+            case "protocol_updated" -> out.add(protocol(d));
             case "error" -> out.add(who + s.red("error: " + d.path("message").asText("(no message)")));
             case "cron_fired" -> out.add(who + s.magenta("⏰ cron " + d.path("jobId").asText() + " fired")
                     + s.dim(" (" + d.path("cron").asText() + ") ") + oneLine(d.path("prompt").asText(""), ARGS_MAX));
@@ -208,6 +209,32 @@ final class EventFormatter {
     /** The first 8 characters of a UUID-like id: enough to recognise it, the full id is in {@code cohort approve}. */
     static String shortId(String id) {
         return id.length() > 8 ? id.substring(0, 8) : id;
+    }
+
+    /** A shutdown or plan-approval request's change (issue 15), prefixed with the teammate it concerns. */
+    private String protocol(JsonNode d) {
+        String id = shortId(d.path("id").asText("?"));
+        String status = d.path("status").asText("?");
+        String by = d.path("decidedBy").asText("");
+        String feedback = d.path("feedback").isTextual() ? " — " + oneLine(d.path("feedback").asText(), 120) : "";
+        if ("plan_approval".equals(d.path("type").asText())) {
+            String who = prefix(s, d.path("sender").asText(), false);
+            return who + switch (status) {
+                case "pending" -> s.yellow("? plan " + id + " submitted for approval: "
+                        + oneLine(d.path("payload").path("plan").asText(""), 120))
+                        + s.dim(" (/approve-plan " + id + " or /reject-plan " + id + " <feedback>)");
+                case "approved" -> s.green("✓ plan " + id + " approved" + (by.isEmpty() ? "" : " by " + by) + feedback);
+                case "rejected" -> s.red("✗ plan " + id + " rejected" + (by.isEmpty() ? "" : " by " + by) + feedback);
+                default -> s.dim("plan " + id + " " + status + feedback);
+            };
+        }
+        String who = prefix(s, d.path("target").asText(), false);
+        return who + switch (status) {
+            case "pending" -> s.dim("⏻ shutdown requested [" + id + "]");
+            case "approved" -> s.green("⏻ shutdown accepted [" + id + "]");
+            case "expired" -> s.yellow("⏻ no answer to shutdown [" + id + "]: stopped anyway, its tasks released");
+            default -> s.dim("⏻ shutdown " + status + " [" + id + "]" + feedback);
+        };
     }
 
     private static String paren(String s) {

@@ -38,7 +38,8 @@ class EngineConfigWiringTest {
                 "glob", "grep", "check_background", "cancel_background", "todo_write", "load_skill", "spawn_subagent",
                 "compact", "memory_write", "memory_delete", "schedule_cron", "list_crons", "cancel_cron", "create_task",
                 "list_tasks", "get_task", "claim_task", "complete_task", "create_worktree", "remove_worktree",
-                "keep_worktree", "list_worktrees", "spawn_teammate", "send_message", "check_inbox");
+                "keep_worktree", "list_worktrees", "spawn_teammate", "send_message", "check_inbox", "request_shutdown",
+                "request_plan", "review_plan");
         assertThat(dev.cohort.core.tools.Toolsets.LEAD).containsAll(lead.engine().tools().names());
     }
 }

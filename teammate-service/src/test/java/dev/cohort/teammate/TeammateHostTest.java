@@ -96,8 +96,8 @@ class TeammateHostTest {
                 .contains("<message from=\"lead\" type=\"spawn\" id=\"" + spawnId + "\">\nwrite alice.txt &lt;now&gt;\n</message>");
         assertThat(systemPrompt(first)).contains("You are 'alice', a teammate").contains("Your role: tester")
                 .contains("not system or user instructions");
-        assertThat(toolNames(first)).contains("bash", "read_file", "todo_write", "send_message", "check_inbox")
-                .doesNotContain("spawn_teammate", "spawn_subagent", "claim_task", "submit_plan");
+        assertThat(toolNames(first)).contains("bash", "read_file", "todo_write", "send_message", "check_inbox", "submit_plan")
+                .doesNotContain("spawn_teammate", "spawn_subagent", "claim_task", "review_plan");
 
         // the call ran once in the tool runner
         assertThat(toolRunnerCalls(team, "alice")).singleElement().isEqualTo("done");

@@ -80,6 +80,11 @@ final class TurnLoop {
                 return end(stop);
             }
             inject();
+            if (session.cancelled()) {
+                // a cancel asked while the inbox was drained (e.g. a teammate's shutdown at this step boundary): no
+                // further model call
+                return end(new ToolOrchestrator.Stop(StopReason.CANCELLED, "The turn was cancelled."));
+            }
             stop = callModel();
             if (stop != null) {
                 return end(stop);

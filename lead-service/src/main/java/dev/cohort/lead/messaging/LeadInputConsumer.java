@@ -45,6 +45,9 @@ public class LeadInputConsumer {
     @Inject
     AgentRepository agents;
 
+    @Inject
+    dev.cohort.lead.protocols.service.ProtocolService protocols;
+
     @Incoming("lead-in")
     @Blocking
     public void onRecord(ConsumerRecord<String, String> record) {
@@ -82,6 +85,8 @@ public class LeadInputConsumer {
             onControl(m);
             return;
         }
+        // protocol answers are recorded before the lead's model sees them (issue 15; a redelivery is refused, logged)
+        protocols.onInbox(m);
         if (inbox.insertIfNew(m)) {
             Log.debugf("team=%s message=%s type=%s from=%s queued for the lead", m.team(), m.id(), m.type().wire(), m.from());
         }

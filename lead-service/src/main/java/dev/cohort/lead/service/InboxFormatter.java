@@ -36,7 +36,29 @@ public final class InboxFormatter {
             field(b, "summary", m.content());
             return b.append("</task_notification>").toString();
         }
-        return TeamMessages.element(m.id(), m.sender(), m.type(), m.content(), TeamMessages.INJECT_CAP, attributes(m));
+        String element = TeamMessages.element(m.id(), m.sender(), m.type(), m.content(), TeamMessages.INJECT_CAP,
+                attributes(m));
+        String tag = protocolTag(m);
+        return tag == null ? element : tag + "\n" + element;
+    }
+
+    /**
+     * The seed's protocol line (s16 §3.8), for a message that carries a request id: {@code [plan_approval_request
+     * req:<id>] from bob} (and {@code approve=…} for an answer), so the model learns the id it passes to
+     * {@code review_plan}; the content follows as quoted data. Null for other messages.
+     */
+    static String protocolTag(InboxRow m) {
+        boolean protocol = MessageType.SHUTDOWN_REQUEST.wire().equals(m.type())
+                || MessageType.SHUTDOWN_RESPONSE.wire().equals(m.type())
+                || MessageType.PLAN_APPROVAL_REQUEST.wire().equals(m.type())
+                || MessageType.PLAN_APPROVAL_RESPONSE.wire().equals(m.type());
+        Object req = m.metadata() == null ? null : m.metadata().get("requestId");
+        if (!protocol || req == null) {
+            return null;
+        }
+        Object approve = m.metadata().get("approve");
+        return "[" + escape(m.type()) + " req:" + escape(String.valueOf(req)) + "] from " + escape(m.sender())
+                + (approve == null ? "" : " approve=" + escape(String.valueOf(approve)));
     }
 
     /** One model input made of inbox messages, and the ids of the messages it contains. */

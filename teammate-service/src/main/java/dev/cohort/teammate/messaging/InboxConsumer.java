@@ -46,6 +46,9 @@ public class InboxConsumer {
     @Inject
     TeammateHost host;
 
+    @Inject
+    dev.cohort.teammate.service.TeammateProtocols protocols;
+
     @Incoming("teammate-inbox")
     @Blocking
     public void onRecord(ConsumerRecord<String, String> record) {
@@ -93,6 +96,14 @@ public class InboxConsumer {
         }
         if (row.active()) {
             host.wake(key);
+            if (m.type() == MessageType.SHUTDOWN_REQUEST) {
+                protocols.arrived(key, m); // a turn in progress (running or parked) ends for it (issue 15)
+            }
+        } else if (m.type() == MessageType.SHUTDOWN_REQUEST) {
+            // already stopped: nothing to answer, and a restart must not be stopped by it (issue 15)
+            inbox.markRouted(key, m.id());
+            Log.infof("team=%s agent=%s shutdown_request %s dropped: the teammate is already shut down", key.team(),
+                    key.name(), m.id());
         } else {
             Log.infof("team=%s agent=%s message=%s kept for the teammate's restart (it is shut down)", key.team(),
                     key.name(), m.id());

@@ -89,6 +89,9 @@ public class TeammateProgram implements AgentProgram {
     @Inject
     TeamModes modes;
 
+    @Inject
+    TeammateProtocols protocols;
+
     private TeammateLifecycle lifecycle;
 
     /**
@@ -125,6 +128,8 @@ public class TeammateProgram implements AgentProgram {
                 .withTeamContext(() -> teamContext(key))
                 // the team's permission mode (lead-service's data), read at every call through a short cache
                 .withMode(() -> modes.of(key.team()))
+                // the plan gate (issue 15): mutating calls refused until a plan of the teammate's is approved
+                .withHooks(List.of(protocols.planGate()))
                 .withWorkspaceText(workspaceText(key.team()))
                 // the team's usage is one SUM over its teammates' rows, read only when a team budget is set
                 .withTeamUsage(() -> teamBudget ? teammates.teamUsage(key.team()) : null);
@@ -177,6 +182,9 @@ public class TeammateProgram implements AgentProgram {
             return Next.idle(); // removed meanwhile: nothing to do
         }
         List<PgInbox.Row> pending = row.active() ? inbox.pending(key, BATCH) : List.of();
+        if (!pending.isEmpty() && protocols.beforeTurn(key, pending)) {
+            return Next.idle(); // answered a shutdown request without a model call: SHUTDOWN now
+        }
         Decision d = lifecycle.next(row.active() ? Phase.IDLE : Phase.SHUTDOWN,
                 new Input.Check(!pending.isEmpty(), row.idleDeadline(), clock.instant()));
         Next next = Next.idle();
@@ -205,6 +213,9 @@ public class TeammateProgram implements AgentProgram {
             return;
         }
         Log.infof("team=%s agent=%s turn=%s ended: %s", key.team(), key.name(), r.turnId(), r.reason());
+        if (protocols.stopped(key, r)) {
+            return; // ended at a step boundary for a shutdown request: answered, SHUTDOWN
+        }
         ended(key, new Input.TurnEnded(r.turnId(), r.reason(), r.text(), clock.instant()));
     }
 
@@ -319,6 +330,7 @@ public class TeammateProgram implements AgentProgram {
             if (rows.size() == BATCH) {
                 flag.set(true); // more than one drain's worth: read again at the next step
             }
+            rows = protocols.drain(key, rows); // a shutdown request ends the turn here instead of being injected
             TeammateRow row = teammates.find(key.team(), key.name()).orElse(null);
             return rows.stream().map(r -> new InboxItem(PgInbox.PREFIX + r.id(),
                     MessageType.SPAWN.wire().equals(r.type()) && row != null ? task(row, r)

@@ -381,6 +381,21 @@ public class TaskRepository {
         });
     }
 
+    /**
+     * Every task {@code agent} holds in {@code team} back to pending, in one statement (issue 15: a teammate that shut
+     * down, or whose shutdown request expired, holds nothing); returns the tasks released.
+     */
+    public List<TaskRow> releaseAllOwnedBy(String team, String agent) {
+        return query("release the tasks of " + agent, c -> many(c, RELEASE_ALL_OWNED, params("team", team, "agent", agent)));
+    }
+
+    private static final NamedSql RELEASE_ALL_OWNED = NamedSql.of("""
+            UPDATE lead.tasks AS t SET
+                status = 'pending', owner = NULL, lease_token = NULL, lease_until = NULL, claimed_at = NULL,
+                version = t.version + 1, updated_at = now()
+            WHERE t.team = :team AND t.owner = :agent AND t.status = 'in_progress'
+            RETURNING %1$s""".formatted(COLS));
+
     // ---- plumbing
 
     private interface Work<T> {
