@@ -152,9 +152,9 @@ final class TeammateBoardTools {
         static final String NO_LEASE = "no-lease";
         private static final ToolSpecification SPEC = ToolSchemas.spec("complete_task",
                 "Mark a task you hold as completed, with a short result; tasks waiting on it become claimable.",
-                ToolSchemas.object().addProperty("task_id", ToolSchemas.string("e.g. task_3"))
+                ToolSchemas.object().addProperty("task_id", ToolSchemas.string("e.g. task_3; default: the task you hold"))
                         .addProperty("result", ToolSchemas.string("what was done, in one or two sentences"))
-                        .required("task_id").build());
+                        .build());
         private final LeadInternalClient lead;
         private final TeammateTasks tasks;
 
@@ -167,8 +167,12 @@ final class TeammateBoardTools {
         @Override
         public ToolResult execute(ToolCall call, ToolContext ctx) {
             AgentKey key = new AgentKey(ctx.team(), ctx.agent());
-            String id = call.string("task_id");
             return run("complete a task", () -> {
+                String named = call.string("task_id", null);
+                String id = named == null || named.isBlank() ? tasks.held(key).map(Held::taskId).orElse(null) : named.strip();
+                if (id == null) {
+                    return ToolResult.error("task:none-held", "you hold no task; name the task_id to complete");
+                }
                 Held h = tasks.held(key).filter(x -> x.taskId().equals(id)).orElse(null);
                 String token = h == null ? NO_LEASE : h.leaseToken();
                 try {
