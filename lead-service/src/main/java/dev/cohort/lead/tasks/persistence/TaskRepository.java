@@ -80,25 +80,47 @@ public class TaskRepository {
             RETURNING %5$s, (t.claimed_at = now()) AS fresh""".formatted(HELD, LEASE_END, FREE, UNBLOCKED, COLS, ELIGIBLE));
 
     /**
-     * Claim-next: the oldest free, unblocked task, locked with SKIP LOCKED so concurrent callers each get a
-     * different row without waiting on each other (gap 38). A task the caller already holds with the same token
-     * comes first, so a retried claim-next returns the same task instead of a second one.
+     * Claim-next: a task the caller already holds with the same token first (a retried claim-next returns the same
+     * task instead of a second one), else the oldest pending unblocked task it may take, else the oldest one whose
+     * lease expired; each branch walks the {@code (team, status, id)} index in id order and locks its row with
+     * SKIP LOCKED, so concurrent callers each get a different row without waiting on each other (gap 38) and a claim
+     * costs the same on a board of 10 or 10,000 pending tasks. (An expired claim is also turned back into a pending one
+     * by any board read, see {@link #expireLeases}.)
      */
     private static final NamedSql CLAIM_NEXT = NamedSql.of("""
-            WITH next AS (
-                SELECT t.id, %1$s AS held FROM lead.tasks t
-                WHERE t.team = :team AND (%2$s OR %1$s) AND %3$s AND %6$s
-                ORDER BY held DESC, t.id
+            WITH held AS (
+                SELECT t.id FROM lead.tasks t
+                WHERE t.team = :team AND t.status = 'in_progress' AND t.owner = :agent
+                  AND t.lease_token = CAST(:token AS text)
                 LIMIT 1
-                FOR UPDATE OF t SKIP LOCKED)
+                FOR UPDATE OF t SKIP LOCKED),
+            pend AS (
+                SELECT t.id FROM lead.tasks t
+                WHERE NOT EXISTS (SELECT 1 FROM held)
+                  AND t.team = :team AND t.status = 'pending' AND t.owner IS NULL AND %1$s AND %2$s
+                ORDER BY t.id
+                LIMIT 1
+                FOR UPDATE OF t SKIP LOCKED),
+            stale AS (
+                SELECT t.id FROM lead.tasks t
+                WHERE NOT EXISTS (SELECT 1 FROM held) AND NOT EXISTS (SELECT 1 FROM pend)
+                  AND t.team = :team AND t.status = 'in_progress' AND t.lease_until IS NOT NULL AND t.lease_until < now()
+                  AND %1$s AND %2$s
+                ORDER BY t.id
+                LIMIT 1
+                FOR UPDATE OF t SKIP LOCKED),
+            next AS (
+                SELECT id, true AS held FROM held
+                UNION ALL SELECT id, false AS held FROM pend
+                UNION ALL SELECT id, false AS held FROM stale)
             UPDATE lead.tasks AS t SET
                 status = 'in_progress', owner = :agent, lease_token = CAST(:token AS text),
-                lease_until = %4$s,
+                lease_until = %3$s,
                 claimed_at = CASE WHEN next.held THEN t.claimed_at ELSE now() END,
                 claims = t.claims + CASE WHEN next.held THEN 0 ELSE 1 END,
                 version = t.version + 1, updated_at = now()
             FROM next WHERE t.id = next.id
-            RETURNING %5$s, NOT next.held AS fresh""".formatted(HELD, FREE, UNBLOCKED, LEASE_END, COLS, ELIGIBLE));
+            RETURNING %4$s, NOT next.held AS fresh""".formatted(UNBLOCKED, ELIGIBLE, LEASE_END, COLS));
 
     /** Completion: only the holder, only while its lease runs (an expired lease is lost, whether or not retaken). */
     private static final NamedSql COMPLETE = NamedSql.of("""
