@@ -134,8 +134,15 @@ class TaskRolesTest {
         assertThat(m.metadata()).containsEntry("taskId", t);
         // neither the working teammate nor the one of another role was told: the announcement has one recipient
         String marker = create("marker for everyone", "");
-        List<ConsumerRecord<String, String>> all = TestKafka.readUntil(Topics.TEAMMATE_INBOX,
-                r -> (team + "/dev").equals(r.key()) && r.value().contains(marker), Duration.ofSeconds(60));
+        // read until both idle teammates got the later announcement (their partitions may be read in any order)
+        java.util.Set<String> markerSeen = new java.util.HashSet<>();
+        List<ConsumerRecord<String, String>> all = TestKafka.readUntil(Topics.TEAMMATE_INBOX, r -> {
+            if (r.key().startsWith(team + "/") && r.value().contains("\"" + marker + "\"")) {
+                markerSeen.add(r.key());
+            }
+            return markerSeen.size() == 2;
+        }, Duration.ofSeconds(60));
+        assertThat(markerSeen).containsExactlyInAnyOrder(team + "/dev", team + "/idler");
         assertThat(all.stream().filter(r -> r.key().startsWith(team + "/") && r.value().contains("\"" + t + "\""))
                 .map(ConsumerRecord::key)).containsExactly(team + "/idler");
 
