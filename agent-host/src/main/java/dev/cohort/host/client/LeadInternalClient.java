@@ -241,6 +241,47 @@ public class LeadInternalClient {
         return e instanceof LeadRefusedException || e instanceof LeadUnavailableException;
     }
 
+    // ---- issue 15, autonomous claiming (CLAIM)
+
+    /**
+     * Claims the oldest free, unblocked task that {@code agent} of {@code role} may take (a task naming another role
+     * or assignee is skipped); empty when there is none. Retried with the same token: a retry returns the same claim.
+     */
+    public Optional<LeadTasks.Claim> claimNextAs(String team, String agent, String role, String leaseToken,
+            Double leaseSeconds) {
+        return claimNextAsWithToken(team, agent, role, leaseToken == null ? newLeaseToken() : leaseToken, leaseSeconds);
+    }
+
+    @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
+    @Timeout(value = 10, unit = ChronoUnit.SECONDS)
+    Optional<LeadTasks.Claim> claimNextAsWithToken(String team, String agent, String role, String leaseToken,
+            Double leaseSeconds) {
+        return call(() -> {
+            try (Response r = rest().claimNext(team, new LeadTasks.ClaimRequest(agent, leaseToken, leaseSeconds, role))) {
+                return r.getStatus() == 204 ? Optional.empty() : Optional.of(r.readEntity(LeadTasks.Claim.class));
+            }
+        });
+    }
+
+    /** Claims task {@code id} for {@code agent} of {@code role} with a fresh lease token (idempotent on retry). */
+    public LeadTasks.Claim claimAs(String team, String id, String agent, String role, Double leaseSeconds) {
+        return claimAsWithToken(team, id, agent, role, newLeaseToken(), leaseSeconds);
+    }
+
+    @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
+    @Timeout(value = 10, unit = ChronoUnit.SECONDS)
+    LeadTasks.Claim claimAsWithToken(String team, String id, String agent, String role, String leaseToken,
+            Double leaseSeconds) {
+        return call(() -> rest().claim(team, id, new LeadTasks.ClaimRequest(agent, leaseToken, leaseSeconds, role)));
+    }
+
+    /** Renews many leases of one team at once (a replica's heartbeat loop); idempotent, retried. */
+    @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
+    @Timeout(value = 10, unit = ChronoUnit.SECONDS)
+    public LeadTasks.Renewal heartbeats(String team, List<LeadTasks.LeaseRef> leases, Double leaseSeconds) {
+        return call(() -> rest().heartbeats(team, new LeadTasks.HeartbeatsRequest(List.copyOf(leases), leaseSeconds)));
+    }
+
     /** 4xx → {@link LeadRefusedException} with the problem's detail and code; 5xx → {@link LeadUnavailableException}. */
     static final class ErrorMapper implements ResponseExceptionMapper<RuntimeException> {
         @Override

@@ -55,6 +55,10 @@ interface LeadInternalRestClient {
     LeadTasks.Task heartbeat(@PathParam("team") String team, @PathParam("id") String id, LeadTasks.HeartbeatRequest body);
 
     @POST
+    @Path("/tasks/heartbeats")
+    LeadTasks.Renewal heartbeats(@PathParam("team") String team, LeadTasks.HeartbeatsRequest body);
+
+    @POST
     @Path("/approvals")
     LeadApprovals.Answer checkApproval(@PathParam("team") String team, LeadApprovals.CheckRequest body);
 

@@ -19,7 +19,7 @@ public final class LeadTasks {
     public record Task(String id, String subject, String description, String status, String owner,
             List<String> blockedBy, List<String> blockers, boolean claimable, Instant leaseUntil, Instant claimedAt,
             Instant completedAt, String result, int claims, int version, String createdBy, Instant createdAt,
-            Instant updatedAt, String worktree) {
+            Instant updatedAt, String worktree, String role, String assignee) {
     }
 
     /** A claim: the task, the token to send back on heartbeat/complete/release, whether it was a new claim. */
@@ -34,12 +34,19 @@ public final class LeadTasks {
 
     /** Body of create. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record CreateRequest(String agent, String subject, String description, List<String> blockedBy) {
+    record CreateRequest(String agent, String subject, String description, List<String> blockedBy, String role,
+            String assignee) {
+        CreateRequest(String agent, String subject, String description, List<String> blockedBy) {
+            this(agent, subject, description, blockedBy, null, null);
+        }
     }
 
     /** Body of claim and claim-next. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    record ClaimRequest(String agent, String leaseToken, Double leaseSeconds) {
+    record ClaimRequest(String agent, String leaseToken, Double leaseSeconds, String role) {
+        ClaimRequest(String agent, String leaseToken, Double leaseSeconds) {
+            this(agent, leaseToken, leaseSeconds, null);
+        }
     }
 
     /** Body of complete. */
@@ -55,5 +62,19 @@ public final class LeadTasks {
     /** Body of heartbeat. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     record HeartbeatRequest(String agent, String leaseToken, Double leaseSeconds) {
+    }
+
+    /** One lease of a batched heartbeat (issue 15). */
+    public record LeaseRef(String id, String agent, String leaseToken) {
+    }
+
+    /** Body of the batched heartbeat. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record HeartbeatsRequest(List<LeaseRef> leases, Double leaseSeconds) {
+    }
+
+    /** Answer of the batched heartbeat: the ids renewed and the ids whose lease is lost. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Renewal(List<String> renewed, List<String> lost) {
     }
 }

@@ -24,7 +24,7 @@ class TaskRulesTest {
 
     private static TaskRow task(long id, String status, String owner, String token, boolean expired, List<Long> unmet) {
         return new TaskRow(id, "t", "subject " + id, "", status, owner, unmet, unmet, token,
-                "in_progress".equals(status) ? T : null, expired, null, null, null, 1, 1, "lead", T, T, null);
+                "in_progress".equals(status) ? T : null, expired, null, null, null, 1, 1, "lead", T, T, null, null, null);
     }
 
     @Test

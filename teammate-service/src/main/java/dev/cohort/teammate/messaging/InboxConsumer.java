@@ -57,6 +57,7 @@ public class InboxConsumer {
         switch (m.type()) {
             case SPAWN -> spawns.onSpawn(m);
             case CONTROL -> onControl(key, m);
+            case TASK_AVAILABLE -> onTaskAvailable(key, m);
             default -> onMessage(key, m);
         }
     }
@@ -108,6 +109,14 @@ public class InboxConsumer {
             Log.infof("team=%s agent=%s message=%s kept for the teammate's restart (it is shut down)", key.team(),
                     key.name(), m.id());
         }
+    }
+
+    /**
+     * Issue 15: a task became claimable. Not stored (it is a hint, not an input): an idle teammate is woken and asks
+     * claim-next in its next step; a working one claims when its turn ends anyway.
+     */
+    private void onTaskAvailable(AgentKey key, AgentMessage m) {
+        teammates.find(key.team(), key.name()).filter(TeammateRow::active).ifPresent(r -> host.nudge(key));
     }
 
     /** A command for the teammate's host, acted on by this replica (it owns the partition); never stored. */

@@ -92,6 +92,9 @@ public class TeammateProgram implements AgentProgram {
     @Inject
     TeammateProtocols protocols;
 
+    @Inject
+    TeammateTasks tasks;
+
     private TeammateLifecycle lifecycle;
 
     /**
@@ -132,7 +135,9 @@ public class TeammateProgram implements AgentProgram {
                 .withHooks(List.of(protocols.planGate()))
                 .withWorkspaceText(workspaceText(key.team()))
                 // the team's usage is one SUM over its teammates' rows, read only when a team budget is set
-                .withTeamUsage(() -> teamBudget ? teammates.teamUsage(key.team()) : null);
+                .withTeamUsage(() -> teamBudget ? teammates.teamUsage(key.team()) : null)
+                // issue 15: the held task's worktree, read at every tool call (from the next call after a claim)
+                .withCwd(() -> tasks.cwd(key));
     }
 
     /**
@@ -185,16 +190,22 @@ public class TeammateProgram implements AgentProgram {
         if (!pending.isEmpty() && protocols.beforeTurn(key, pending)) {
             return Next.idle(); // answered a shutdown request without a model call: SHUTDOWN now
         }
+        // issue 15: the inbox first; an idle teammate with nothing in it claims the next task it may take (s17),
+        // unless its plan gate is closed (it would have to work read-only)
+        String claimed = pending.isEmpty() && row.active() && !protocols.gated(key) ? tasks.autoClaim(row) : null;
         Decision d = lifecycle.next(row.active() ? Phase.IDLE : Phase.SHUTDOWN,
-                new Input.Check(!pending.isEmpty(), row.idleDeadline(), clock.instant()));
+                new Input.Check(!pending.isEmpty() || claimed != null, row.idleDeadline(), clock.instant()));
         Next next = Next.idle();
         for (Action a : d.actions()) {
-            if (a instanceof Action.RunTurn) {
+            if (a instanceof Action.RunTurn && claimed != null) {
+                next = Next.turn(claimed, "auto-claim", false, List.of());
+            } else if (a instanceof Action.RunTurn) {
                 Log.infof("team=%s agent=%s turn starting on %d inbox item(s)", key.team(), key.name(), pending.size());
                 next = Next.turn(input(row, pending), "inbox", false,
                         pending.stream().map(r -> PgInbox.PREFIX + r.id()).toList());
             } else if (a instanceof Action.Park p) {
-                next = Next.sleep(p.deadline() == null ? Park.IDLE : Park.idleUntil(p.deadline()));
+                // issue 15: wake-ups are pushed (task_available); the slow jittered poll only covers a lost one
+                next = Next.sleep(p.deadline() == null ? Park.IDLE : Park.idleUntil(tasks.pollUntil(p.deadline())));
             } else {
                 carryOut(key, a, row.idleDeadline());
             }

@@ -150,6 +150,11 @@ public class TeammateProtocols {
         return true;
     }
 
+    /** Whether the teammate's plan gate is closed (it may not mutate, so it does not claim work on its own). */
+    public boolean gated(AgentKey key) {
+        return gates.closed(key.team(), key.name());
+    }
+
     /** The plan gate as a hook of the teammate's engine (read from {@code teammate.plan_gates} at every call). */
     public PreToolUseHook planGate() {
         return new PreToolUseHook() {

@@ -171,6 +171,13 @@ final class TeamStack implements AutoCloseable {
         }
     }
 
+    /** Issue 15: starts one more teammate-service replica (e.g. after a SIGKILL), named {@code instance}. */
+    ServiceProcess startTeammate(String instance) {
+        ServiceProcess p = newTeammate(instance);
+        teammates.add(p);
+        return p;
+    }
+
     /** The running teammate-service replicas, in start order. */
     List<ServiceProcess> teammates() {
         return List.copyOf(teammates);

@@ -36,11 +36,27 @@ public class InternalTasksResource {
     TaskService tasks;
 
     /** Body of create. */
-    public record CreateRequest(String agent, String subject, String description, List<String> blockedBy) {
+    public record CreateRequest(String agent, String subject, String description, List<String> blockedBy, String role,
+            String assignee) {
     }
 
-    /** Body of claim and claim-next: {@code leaseToken} makes a retry idempotent; {@code leaseSeconds} bounded by config. */
-    public record ClaimRequest(String agent, String leaseToken, Double leaseSeconds) {
+    /**
+     * Body of claim and claim-next: {@code leaseToken} makes a retry idempotent; {@code leaseSeconds} bounded by config;
+     * {@code role} the teammate's role as its host knows it (a task naming a role goes only to that role).
+     */
+    public record ClaimRequest(String agent, String leaseToken, Double leaseSeconds, String role) {
+    }
+
+    /** One lease of a batched heartbeat. */
+    public record LeaseRef(String id, String agent, String leaseToken) {
+    }
+
+    /** Body of the batched heartbeat: every lease a teammate replica's hosted teammates hold in this team. */
+    public record HeartbeatsRequest(List<LeaseRef> leases, Double leaseSeconds) {
+    }
+
+    /** Answer of the batched heartbeat: renewed ids, and the ids whose lease is lost (the holder must stop). */
+    public record HeartbeatsView(List<String> renewed, List<String> lost) {
     }
 
     /** Body of complete. */
@@ -79,7 +95,8 @@ public class InternalTasksResource {
     public Response create(@PathParam("team") String team, CreateRequest body) {
         CreateRequest b = require(body);
         TaskRules.validateHolder(Holder.byName(b.agent()), tasks.config());
-        TaskView v = TaskView.of(tasks.create(team, b.agent(), b.subject(), b.description(), b.blockedBy()));
+        TaskView v = TaskView.of(tasks.create(team, b.agent(), b.subject(), b.description(), b.blockedBy(), b.role(),
+                b.assignee(), dev.cohort.lead.persistence.InTransaction.none()));
         return Response.created(URI.create("/api/v1/teams/" + team + "/tasks/" + v.id())).entity(v).build();
     }
 
@@ -88,7 +105,8 @@ public class InternalTasksResource {
     public ClaimView claim(@PathParam("team") String team, @PathParam("id") String id, ClaimRequest body) {
         ClaimRequest b = require(body);
         double lease = TaskRules.leaseMillis(b.leaseSeconds(), tasks.config());
-        return view(tasks.claim(team, id, holder(b.agent(), b.leaseToken()), lease));
+        return view(tasks.claim(team, id, holder(b.agent(), b.leaseToken()), b.role(), lease,
+                dev.cohort.lead.persistence.InTransaction.none()));
     }
 
     /** 200 with the claim, or 204 when no task is free and unblocked. */
@@ -97,7 +115,7 @@ public class InternalTasksResource {
     public Response claimNext(@PathParam("team") String team, ClaimRequest body) {
         ClaimRequest b = require(body);
         double lease = TaskRules.leaseMillis(b.leaseSeconds(), tasks.config());
-        return tasks.claimNext(team, holder(b.agent(), b.leaseToken()), lease)
+        return tasks.claimNext(team, holder(b.agent(), b.leaseToken()), b.role(), lease)
                 .map(c -> Response.ok(view(c)).build())
                 .orElseGet(() -> Response.noContent().build());
     }
@@ -124,6 +142,29 @@ public class InternalTasksResource {
         double lease = TaskRules.leaseMillis(b.leaseSeconds(), tasks.config());
         return TaskView.of(tasks.heartbeat(team, id, holder(b.agent(), b.leaseToken()), lease));
     }
+
+    /** Renews many leases at once (one call per team per heartbeat round of a teammate replica). */
+    @POST
+    @Path("/heartbeats")
+    public HeartbeatsView heartbeats(@PathParam("team") String team, HeartbeatsRequest body) {
+        HeartbeatsRequest b = require(body);
+        if (b.leases() == null || b.leases().size() > MAX_BATCH) {
+            throw TaskRefusal.invalid("leases must list 0.." + MAX_BATCH + " {id, agent, leaseToken}");
+        }
+        double lease = TaskRules.leaseMillis(b.leaseSeconds(), tasks.config());
+        List<dev.cohort.lead.tasks.persistence.TaskRepository.Lease> leases = b.leases().stream().map(l -> {
+            if (l == null || l.leaseToken() == null) {
+                throw TaskRefusal.invalid("every lease needs id, agent and leaseToken");
+            }
+            return new dev.cohort.lead.tasks.persistence.TaskRepository.Lease(
+                    dev.cohort.lead.tasks.service.TaskIds.require(l.id()), l.agent(), l.leaseToken());
+        }).toList();
+        TaskService.Renewal r = tasks.heartbeatAll(team, leases, lease);
+        return new HeartbeatsView(r.renewed(), r.lost());
+    }
+
+    /** Most leases in one batched heartbeat: a replica hosts at most a few hundred teammates. */
+    static final int MAX_BATCH = 1000;
 
     private static Holder holder(String agent, String token) {
         return token == null ? Holder.byName(agent) : Holder.withLease(agent, token);

@@ -52,6 +52,8 @@ final class NamedSql {
                         boxed[k] = arr[k];
                     }
                     ps.setArray(i + 1, c.createArrayOf("bigint", boxed));
+                } else if (v instanceof String[] arr) {
+                    ps.setArray(i + 1, c.createArrayOf("text", arr));
                 } else {
                     ps.setObject(i + 1, v);
                 }

@@ -41,7 +41,14 @@ public class TaskRepository {
             t.lease_token, t.lease_until,
             (t.status = 'in_progress' AND t.lease_until IS NOT NULL AND t.lease_until < now()) AS lease_expired,
             t.claimed_at, t.completed_at, t.result, t.claims, t.version, t.created_by, t.created_at, t.updated_at,
-            t.worktree""";
+            t.worktree, t.role, t.assignee""";
+
+    /**
+     * The caller may take {@code t}: it names no assignee or the caller, and no role or the caller's role (s17 gap 38;
+     * {@code :role} is the caller's role as its host knows it, NULL for an agent without one, e.g. the lead).
+     */
+    private static final String ELIGIBLE = """
+            ((t.assignee IS NULL OR t.assignee = :agent) AND (t.role IS NULL OR t.role = CAST(:role AS text)))""";
 
     /** No dependency of task {@code t} is unfinished. */
     private static final String UNBLOCKED = """
@@ -69,29 +76,51 @@ public class TaskRepository {
                 claimed_at = CASE WHEN %1$s THEN t.claimed_at ELSE now() END,
                 claims = t.claims + CASE WHEN %1$s THEN 0 ELSE 1 END,
                 version = t.version + 1, updated_at = now()
-            WHERE t.team = :team AND t.id = :id AND (%3$s OR %1$s) AND %4$s
-            RETURNING %5$s, (t.claimed_at = now()) AS fresh""".formatted(HELD, LEASE_END, FREE, UNBLOCKED, COLS));
+            WHERE t.team = :team AND t.id = :id AND (%3$s OR %1$s) AND %4$s AND %6$s
+            RETURNING %5$s, (t.claimed_at = now()) AS fresh""".formatted(HELD, LEASE_END, FREE, UNBLOCKED, COLS, ELIGIBLE));
 
     /**
-     * Claim-next: the oldest free, unblocked task, locked with SKIP LOCKED so concurrent callers each get a
-     * different row without waiting on each other (gap 38). A task the caller already holds with the same token
-     * comes first, so a retried claim-next returns the same task instead of a second one.
+     * Claim-next: a task the caller already holds with the same token first (a retried claim-next returns the same
+     * task instead of a second one), else the oldest pending unblocked task it may take, else the oldest one whose
+     * lease expired; each branch walks the {@code (team, status, id)} index in id order and locks its row with
+     * SKIP LOCKED, so concurrent callers each get a different row without waiting on each other (gap 38) and a claim
+     * costs the same on a board of 10 or 10,000 pending tasks. (An expired claim is also turned back into a pending one
+     * by any board read, see {@link #expireLeases}.)
      */
     private static final NamedSql CLAIM_NEXT = NamedSql.of("""
-            WITH next AS (
-                SELECT t.id, %1$s AS held FROM lead.tasks t
-                WHERE t.team = :team AND (%2$s OR %1$s) AND %3$s
-                ORDER BY held DESC, t.id
+            WITH held AS (
+                SELECT t.id FROM lead.tasks t
+                WHERE t.team = :team AND t.status = 'in_progress' AND t.owner = :agent
+                  AND t.lease_token = CAST(:token AS text)
                 LIMIT 1
-                FOR UPDATE OF t SKIP LOCKED)
+                FOR UPDATE OF t SKIP LOCKED),
+            pend AS (
+                SELECT t.id FROM lead.tasks t
+                WHERE NOT EXISTS (SELECT 1 FROM held)
+                  AND t.team = :team AND t.status = 'pending' AND t.owner IS NULL AND %1$s AND %2$s
+                ORDER BY t.id
+                LIMIT 1
+                FOR UPDATE OF t SKIP LOCKED),
+            stale AS (
+                SELECT t.id FROM lead.tasks t
+                WHERE NOT EXISTS (SELECT 1 FROM held) AND NOT EXISTS (SELECT 1 FROM pend)
+                  AND t.team = :team AND t.status = 'in_progress' AND t.lease_until IS NOT NULL AND t.lease_until < now()
+                  AND %1$s AND %2$s
+                ORDER BY t.id
+                LIMIT 1
+                FOR UPDATE OF t SKIP LOCKED),
+            next AS (
+                SELECT id, true AS held FROM held
+                UNION ALL SELECT id, false AS held FROM pend
+                UNION ALL SELECT id, false AS held FROM stale)
             UPDATE lead.tasks AS t SET
                 status = 'in_progress', owner = :agent, lease_token = CAST(:token AS text),
-                lease_until = %4$s,
+                lease_until = %3$s,
                 claimed_at = CASE WHEN next.held THEN t.claimed_at ELSE now() END,
                 claims = t.claims + CASE WHEN next.held THEN 0 ELSE 1 END,
                 version = t.version + 1, updated_at = now()
             FROM next WHERE t.id = next.id
-            RETURNING %5$s, NOT next.held AS fresh""".formatted(HELD, FREE, UNBLOCKED, LEASE_END, COLS));
+            RETURNING %4$s, NOT next.held AS fresh""".formatted(UNBLOCKED, ELIGIBLE, LEASE_END, COLS));
 
     /** Completion: only the holder, only while its lease runs (an expired lease is lost, whether or not retaken). */
     private static final NamedSql COMPLETE = NamedSql.of("""
@@ -129,6 +158,17 @@ public class TaskRepository {
               AND (t.lease_until IS NULL OR t.lease_until >= now())
             RETURNING %3$s""".formatted(LEASE_END, HELD, COLS));
 
+    /**
+     * Renews many leases in one statement (one heartbeat loop per teammate replica, batched per team): each
+     * {@code (id, agent, token)} whose claim is still live and held with that token; returns the renewed ids.
+     */
+    private static final NamedSql HEARTBEAT_ALL = NamedSql.of("""
+            UPDATE lead.tasks AS t SET lease_until = %1$s, version = t.version + 1, updated_at = now()
+            FROM unnest(CAST(:ids AS bigint[]), CAST(:agents AS text[]), CAST(:tokens AS text[])) AS l(id, agent, token)
+            WHERE t.team = :team AND t.id = l.id AND t.status = 'in_progress' AND t.owner = l.agent
+              AND t.lease_token = l.token AND (t.lease_until IS NULL OR t.lease_until >= now())
+            RETURNING t.id""".formatted(LEASE_END));
+
     /** Expired claims go back to pending, so what observers read is what claimers see (gap 35's reaper, lazily). */
     private static final NamedSql EXPIRE = NamedSql.of("""
             WITH old AS (
@@ -160,8 +200,8 @@ public class TaskRepository {
     private static final NamedSql LIST = NamedSql.of("SELECT " + COLS + " FROM lead.tasks t WHERE t.team = :team ORDER BY t.id");
     private static final NamedSql EXISTING = NamedSql.of("SELECT t.id FROM lead.tasks t WHERE t.team = :team AND t.id = ANY(:ids)");
     private static final NamedSql INSERT = NamedSql.of("""
-            INSERT INTO lead.tasks (team, subject, description, created_by)
-            SELECT :team, :subject, :description, :createdBy
+            INSERT INTO lead.tasks (team, subject, description, created_by, role, assignee)
+            SELECT :team, :subject, :description, :createdBy, CAST(:role AS text), CAST(:assignee AS text)
             WHERE (SELECT count(*) FROM lead.tasks c WHERE c.team = :team) < :maxTasks
             RETURNING id""");
     private static final NamedSql INSERT_DEP = NamedSql.of(
@@ -187,9 +227,15 @@ public class TaskRepository {
         return insert(team, subject, description, createdBy, deps, maxTasks, InTransaction.none());
     }
 
-    /** {@link #insert(String, String, String, String, long[], int)}, running {@code also} with the new task before the commit. */
+    /** {@link #insert(String, String, String, String, long[], int, String, String, InTransaction)} for anybody. */
     public Inserted insert(String team, String subject, String description, String createdBy, long[] deps, int maxTasks,
             InTransaction<TaskRow> also) {
+        return insert(team, subject, description, createdBy, deps, maxTasks, null, null, also);
+    }
+
+    /** {@link #insert(String, String, String, String, long[], int)}, running {@code also} with the new task before the commit. */
+    public Inserted insert(String team, String subject, String description, String createdBy, long[] deps, int maxTasks,
+            String role, String assignee, InTransaction<TaskRow> also) {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             try {
@@ -209,7 +255,8 @@ public class TaskRepository {
                 }
                 long id;
                 try (PreparedStatement ps = INSERT.prepare(c, params("team", team, "subject", subject, "description",
-                        description, "createdBy", createdBy, "maxTasks", maxTasks)); ResultSet rs = ps.executeQuery()) {
+                        description, "createdBy", createdBy, "maxTasks", maxTasks, "role", role, "assignee", assignee));
+                        ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
                         c.rollback();
                         return new Inserted(null, List.of(), true);
@@ -289,16 +336,16 @@ public class TaskRepository {
      * tools); otherwise also by {@code token}, which becomes the new lease token. {@code leaseMs} null = no expiry.
      */
     public Optional<Claimed> claim(String team, long id, String agent, String token, boolean ownerOnly, Double leaseMs) {
-        return claim(team, id, agent, token, ownerOnly, leaseMs, InTransaction.none());
+        return claim(team, id, agent, null, token, ownerOnly, leaseMs, InTransaction.none());
     }
 
     /** {@link #claim(String, long, String, String, boolean, Double)}, running {@code also} with a claim that went through, in its transaction. */
-    public Optional<Claimed> claim(String team, long id, String agent, String token, boolean ownerOnly, Double leaseMs,
-            InTransaction<Claimed> also) {
+    public Optional<Claimed> claim(String team, long id, String agent, String role, String token, boolean ownerOnly,
+            Double leaseMs, InTransaction<Claimed> also) {
         return Jdbc.inTransaction(ds, "claim task " + id, c -> {
             Optional<Claimed> claimed;
             try (PreparedStatement ps = CLAIM.prepare(c, params("team", team, "id", id, "agent", agent, "token", token,
-                    "ownerOnly", ownerOnly, "leaseMs", leaseMs)); ResultSet rs = ps.executeQuery()) {
+                    "ownerOnly", ownerOnly, "leaseMs", leaseMs, "role", role)); ResultSet rs = ps.executeQuery()) {
                 claimed = rs.next() ? Optional.of(new Claimed(row(rs), rs.getBoolean("fresh"))) : Optional.empty();
             }
             if (claimed.isPresent()) {
@@ -310,9 +357,14 @@ public class TaskRepository {
 
     /** Claims the oldest free unblocked task of the team, or nothing when there is none. */
     public Optional<Claimed> claimNext(String team, String agent, String token, Double leaseMs) {
+        return claimNext(team, agent, null, token, leaseMs);
+    }
+
+    /** Claims the oldest free unblocked task of the team that {@code agent} of {@code role} may take (role/assignee). */
+    public Optional<Claimed> claimNext(String team, String agent, String role, String token, Double leaseMs) {
         return query("claim the next task", c -> {
             try (PreparedStatement ps = CLAIM_NEXT.prepare(c, params("team", team, "agent", agent, "token", token,
-                    "ownerOnly", false, "leaseMs", leaseMs)); ResultSet rs = ps.executeQuery()) {
+                    "ownerOnly", false, "leaseMs", leaseMs, "role", role)); ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(new Claimed(row(rs), rs.getBoolean("fresh"))) : Optional.empty();
             }
         });
@@ -366,6 +418,30 @@ public class TaskRepository {
     public Optional<TaskRow> heartbeat(String team, long id, String agent, String token, boolean ownerOnly, double leaseMs) {
         return query("renew the lease of task " + id, c -> one(c, HEARTBEAT, params("team", team, "id", id, "agent", agent,
                 "token", token, "ownerOnly", ownerOnly, "leaseMs", leaseMs)));
+    }
+
+    /** A lease to renew in a batch. */
+    public record Lease(long id, String agent, String token) {
+    }
+
+    /** Renews every live lease of {@code leases} in one statement; returns the ids renewed (the others are lost). */
+    public Set<Long> heartbeatAll(String team, List<Lease> leases, double leaseMs) {
+        if (leases.isEmpty()) {
+            return Set.of();
+        }
+        long[] ids = leases.stream().mapToLong(Lease::id).toArray();
+        String[] agents = leases.stream().map(Lease::agent).toArray(String[]::new);
+        String[] tokens = leases.stream().map(Lease::token).toArray(String[]::new);
+        return query("renew leases", c -> {
+            Set<Long> out = new LinkedHashSet<>();
+            try (PreparedStatement ps = HEARTBEAT_ALL.prepare(c, params("team", team, "ids", ids, "agents", agents,
+                    "tokens", tokens, "leaseMs", leaseMs)); ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+            return out;
+        });
     }
 
     /** Returns every expired claim of the team to pending; the result maps task id → the holder that lost it. */
@@ -441,7 +517,8 @@ public class TaskRepository {
                 rs.getBoolean("lease_expired"), instant(rs.getTimestamp("claimed_at")),
                 instant(rs.getTimestamp("completed_at")), rs.getString("result"), rs.getInt("claims"),
                 rs.getInt("version"), rs.getString("created_by"), instant(rs.getTimestamp("created_at")),
-                instant(rs.getTimestamp("updated_at")), rs.getString("worktree"));
+                instant(rs.getTimestamp("updated_at")), rs.getString("worktree"), rs.getString("role"),
+                rs.getString("assignee"));
     }
 
     private static List<Long> longs(Array a) throws SQLException {

@@ -10,11 +10,13 @@ import java.util.List;
  * @param unmet        the dependencies not completed yet, ascending (empty = unblocked)
  * @param leaseExpired the claim's lease ran out (by the database clock) and nobody renewed it
  * @param worktree     the git worktree the task is bound to (s18), or {@code null}
+ * @param role         only a teammate of this role takes the task (s17 gap 38), or {@code null}
+ * @param assignee     only this agent takes the task, or {@code null}
  */
 public record TaskRow(long id, String team, String subject, String description, String status, String owner,
         List<Long> blockedBy, List<Long> unmet, String leaseToken, Instant leaseUntil, boolean leaseExpired,
         Instant claimedAt, Instant completedAt, String result, int claims, int version, String createdBy,
-        Instant createdAt, Instant updatedAt, String worktree) {
+        Instant createdAt, Instant updatedAt, String worktree, String role, String assignee) {
 
     public static final String PENDING = "pending";
     public static final String IN_PROGRESS = "in_progress";
@@ -33,6 +35,11 @@ public record TaskRow(long id, String team, String subject, String description, 
     /** Holder as an observer should read it: nobody once the lease expired. */
     public String effectiveOwner() {
         return IN_PROGRESS.equals(status) && leaseExpired ? null : owner;
+    }
+
+    /** Whether an agent {@code agent} of role {@code agentRole} may take this task (no role/assignee = anybody). */
+    public boolean eligible(String agent, String agentRole) {
+        return (assignee == null || assignee.equals(agent)) && (role == null || role.equals(agentRole));
     }
 
     /** Pending (or an expired claim) with every dependency completed. */

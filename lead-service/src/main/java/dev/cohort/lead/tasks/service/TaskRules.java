@@ -21,12 +21,32 @@ public final class TaskRules {
     }
 
     /** A validated new task. */
-    public record NewTask(String subject, String description, long[] blockedBy) {
+    public record NewTask(String subject, String description, long[] blockedBy, String role, String assignee) {
+        public NewTask(String subject, String description, long[] blockedBy) {
+            this(subject, description, blockedBy, null, null);
+        }
+    }
+
+    /** Longest role a task may name: a teammate's role is a short label ("tester", "backend developer"). */
+    public static final int MAX_ROLE_CHARS = 64;
+
+    /** Checks and normalises a new task for anybody (no role, no assignee). */
+    public static NewTask validateNew(String subject, String description, List<String> blockedBy, TaskConfig cfg) {
+        return validateNew(subject, description, blockedBy, null, null, cfg);
     }
 
     /** Checks and normalises a new task (gap 23: every problem at once, so the caller can fix them in one go). */
-    public static NewTask validateNew(String subject, String description, List<String> blockedBy, TaskConfig cfg) {
+    public static NewTask validateNew(String subject, String description, List<String> blockedBy, String role,
+            String assignee, TaskConfig cfg) {
         List<String> problems = new ArrayList<>();
+        String r = role == null || role.isBlank() ? null : role.strip();
+        if (r != null && (r.length() > MAX_ROLE_CHARS || r.chars().anyMatch(ch -> ch == '\n' || ch == '\r'))) {
+            problems.add("role must be one line of at most " + MAX_ROLE_CHARS + " characters (a teammate's role)");
+        }
+        String a = assignee == null || assignee.isBlank() ? null : assignee.strip();
+        if (a != null && !Ids.isAgent(a)) {
+            problems.add("assignee \"" + TaskIds.abbreviate(a) + "\" is not an agent name (" + Ids.AGENT.pattern() + ")");
+        }
         String s = subject == null ? "" : subject.strip();
         if (s.isEmpty()) {
             problems.add("subject is required (a one-line title)");
@@ -55,7 +75,7 @@ public final class TaskRules {
         if (!problems.isEmpty()) {
             throw TaskRefusal.invalid(String.join("; ", problems));
         }
-        return new NewTask(s, d, ids.stream().mapToLong(Long::longValue).sorted().toArray());
+        return new NewTask(s, d, ids.stream().mapToLong(Long::longValue).sorted().toArray(), r, a);
     }
 
     /** The lease to grant in milliseconds: the default when none is asked, else the request clamped-checked. */
@@ -88,7 +108,24 @@ public final class TaskRules {
      * rows of the unmet dependencies, to name them.
      */
     public static TaskRefusal whyNotClaimable(TaskRow task, Holder holder, Map<Long, TaskRow> deps) {
+        return whyNotClaimable(task, holder, null, deps);
+    }
+
+    /**
+     * {@link #whyNotClaimable(TaskRow, Holder, Map)} for a caller of role {@code role}: a task that names another
+     * assignee or role is refused first (it is not this caller's to take, whatever its state).
+     */
+    public static TaskRefusal whyNotClaimable(TaskRow task, Holder holder, String role, Map<Long, TaskRow> deps) {
         String name = label(task);
+        if (task.assignee() != null && !task.assignee().equals(holder.agent())) {
+            return new TaskRefusal(TaskRefusal.Code.NOT_ELIGIBLE, name + " is assigned to " + task.assignee()
+                    + "; only " + task.assignee() + " takes it", null, task.owner());
+        }
+        if (task.role() != null && !task.role().equals(role)) {
+            return new TaskRefusal(TaskRefusal.Code.NOT_ELIGIBLE, name + " is for role '" + task.role() + "'"
+                    + (role == null ? "" : ", not '" + role + "'") + "; only a teammate of that role takes it", null,
+                    task.owner());
+        }
         String status = task.effectiveStatus();
         if (TaskRow.COMPLETED.equals(status)) {
             return new TaskRefusal(TaskRefusal.Code.STATUS, name + " is already completed"

@@ -43,6 +43,12 @@ public class TaskService {
     @Inject
     TaskConfig cfg;
 
+    @Inject
+    TaskAvailability availability;
+
+    @Inject
+    dev.cohort.lead.teammates.persistence.RosterRepository roster;
+
     /** A claim that went through. {@code fresh} is false for a repeated claim by the same holder. */
     public record Claim(TaskRow task, String leaseToken, boolean fresh) {
     }
@@ -63,10 +69,20 @@ public class TaskService {
     /** {@link #create(String, String, String, String, List)}; {@code also} commits with the new task (a tool's record). */
     public TaskRow create(String team, String actor, String subject, String description, List<String> blockedBy,
             InTransaction<TaskRow> also) {
+        return create(team, actor, subject, description, blockedBy, null, null, also);
+    }
+
+    /**
+     * {@link #create(String, String, String, String, List, InTransaction)} for a {@code role} and/or an
+     * {@code assignee} (null = anybody): only a matching teammate claims it. An unblocked new task is announced to
+     * the team's idle teammates ({@code task_available}).
+     */
+    public TaskRow create(String team, String actor, String subject, String description, List<String> blockedBy,
+            String role, String assignee, InTransaction<TaskRow> also) {
         requireTeam(team);
-        TaskRules.NewTask t = TaskRules.validateNew(subject, description, blockedBy, cfg);
+        TaskRules.NewTask t = TaskRules.validateNew(subject, description, blockedBy, role, assignee, cfg);
         TaskRepository.Inserted r = repo.insert(team, t.subject(), t.description(), actor, t.blockedBy(), cfg.maxTasksPerTeam(),
-                also);
+                t.role(), t.assignee(), also);
         if (!r.missing().isEmpty()) {
             throw TaskRefusal.notFound("blockedBy names tasks that do not exist in team " + team + ": "
                     + r.missing().stream().map(TaskIds::format).collect(Collectors.joining(", "))
@@ -80,6 +96,9 @@ public class TaskService {
         Log.infof("team=%s agent=%s task=%s created", team, actor, TaskIds.format(row.id()));
         emit(team, actor, new TaskCreated(TaskIds.format(row.id()), row.subject(), row.status(), row.description(),
                 row.blockedBy().stream().map(TaskIds::format).toList(), actor));
+        if (row.unmet().isEmpty()) {
+            availability.announce(team, List.of(row));
+        }
         return row;
     }
 
@@ -142,19 +161,26 @@ public class TaskService {
 
     /** {@link #claim(String, String, Holder, Double)}; {@code also} commits with a claim that went through. */
     public Claim claim(String team, String rawId, Holder holder, Double leaseMs, InTransaction<TaskRepository.Claimed> also) {
+        return claim(team, rawId, holder, null, leaseMs, also);
+    }
+
+    /** {@link #claim(String, String, Holder, Double, InTransaction)} by a caller of {@code role} (null: none). */
+    public Claim claim(String team, String rawId, Holder holder, String role, Double leaseMs,
+            InTransaction<TaskRepository.Claimed> also) {
         requireTeam(team);
         TaskRules.validateHolder(holder, cfg);
         long id = TaskIds.require(rawId);
         String token = holder.ownerOnly() ? UUID.randomUUID().toString() : holder.token();
         for (int attempt = 0; ; attempt++) {
-            Optional<TaskRepository.Claimed> c = repo.claim(team, id, holder.agent(), token, holder.ownerOnly(), leaseMs, also);
+            Optional<TaskRepository.Claimed> c = repo.claim(team, id, holder.agent(), role, token, holder.ownerOnly(), leaseMs,
+                    also);
             if (c.isPresent()) {
                 return claimed(team, holder, c.get(), "claim");
             }
             TaskRow row = find(team, id);
             Map<Long, TaskRow> deps = repo.findAll(team, row.unmet().stream().mapToLong(Long::longValue).toArray())
                     .stream().collect(Collectors.toMap(TaskRow::id, Function.identity()));
-            TaskRefusal why = TaskRules.whyNotClaimable(row, holder, deps);
+            TaskRefusal why = TaskRules.whyNotClaimable(row, holder, role, deps);
             if (why != null) {
                 throw why;
             }
@@ -170,10 +196,15 @@ public class TaskService {
      * returns the task this token already holds instead of a second one.
      */
     public Optional<Claim> claimNext(String team, Holder holder, double leaseMs) {
+        return claimNext(team, holder, null, leaseMs);
+    }
+
+    /** {@link #claimNext(String, Holder, double)} for a teammate of {@code role}: only tasks it may take (role/assignee). */
+    public Optional<Claim> claimNext(String team, Holder holder, String role, double leaseMs) {
         requireTeam(team);
         TaskRules.validateHolder(holder, cfg);
         String token = holder.token() == null ? UUID.randomUUID().toString() : holder.token();
-        return repo.claimNext(team, holder.agent(), token, leaseMs)
+        return repo.claimNext(team, holder.agent(), role, token, leaseMs)
                 .map(c -> claimed(team, holder, c, "claim-next"));
     }
 
@@ -208,6 +239,7 @@ public class TaskService {
                 unblocked.stream().map(t -> TaskIds.format(t.id())).toList());
         emit(team, holder.agent(), new TaskCompleted(TaskIds.format(task.id()), task.subject(), task.status(), task.owner(),
                 unblocked.stream().map(u -> new TaskCompleted.Unblocked(TaskIds.format(u.id()), u.subject())).toList()));
+        availability.announce(team, unblocked);
         return new Completion(task, unblocked, false);
     }
 
@@ -219,6 +251,8 @@ public class TaskService {
         Optional<TaskRow> r = repo.release(team, id, holder.agent(), holder.token(), holder.ownerOnly());
         if (r.isPresent()) {
             Log.infof("team=%s agent=%s task=%s released", team, holder.agent(), TaskIds.format(id));
+            clearRoster(team, id);
+            availability.announce(team, List.of(r.get()).stream().filter(TaskRow::claimable).toList());
             return r.get();
         }
         TaskRow row = find(team, id);
@@ -248,9 +282,43 @@ public class TaskService {
         return new Claim(task, task.leaseToken(), c.fresh());
     }
 
+    /** The outcome of a batched heartbeat: the ids renewed, and the ids whose lease is lost (stop working on them). */
+    public record Renewal(List<String> renewed, List<String> lost) {
+    }
+
+    /**
+     * Renews the leases of many teammates of one team in one statement (each teammate replica's heartbeat loop);
+     * a lease that is expired, released or retaken is reported lost.
+     */
+    public Renewal heartbeatAll(String team, List<TaskRepository.Lease> leases, double leaseMs) {
+        requireTeam(team);
+        for (TaskRepository.Lease l : leases) {
+            TaskRules.validateHolder(Holder.withLease(l.agent(), l.token()), cfg);
+        }
+        java.util.Set<Long> renewed = repo.heartbeatAll(team, leases, leaseMs);
+        return new Renewal(renewed.stream().map(TaskIds::format).toList(), leases.stream().map(TaskRepository.Lease::id)
+                .filter(id -> !renewed.contains(id)).distinct().map(TaskIds::format).toList());
+    }
+
     private void expire(String team) {
-        repo.expireLeases(team).forEach((id, owner) -> Log.infof("team=%s agent=%s task=%s lease expired, back to pending",
-                team, owner, TaskIds.format(id)));
+        Map<Long, String> expired = repo.expireLeases(team);
+        expired.forEach((id, owner) -> {
+            Log.infof("team=%s agent=%s task=%s lease expired, back to pending", team, owner, TaskIds.format(id));
+            clearRoster(team, id);
+        });
+        if (!expired.isEmpty()) {
+            availability.announce(team, repo.findAll(team, expired.keySet().stream().mapToLong(Long::longValue).toArray())
+                    .stream().filter(TaskRow::claimable).toList());
+        }
+    }
+
+    /** The roster's {@code current_task} of whoever had this task is cleared (it went back to pending). */
+    private void clearRoster(String team, long id) {
+        try {
+            roster.clearTask(team, TaskIds.format(id));
+        } catch (RuntimeException e) {
+            Log.warnf("team=%s task=%s roster not updated: %s", team, TaskIds.format(id), e.getMessage());
+        }
     }
 
     private TaskRow find(String team, long id) {

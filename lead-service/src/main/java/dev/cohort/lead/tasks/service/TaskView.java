@@ -14,7 +14,7 @@ import java.util.List;
 public record TaskView(String id, String subject, String description, String status, String owner,
         List<String> blockedBy, List<String> blockers, boolean claimable, Instant leaseUntil, Instant claimedAt,
         Instant completedAt, String result, int claims, int version, String createdBy, Instant createdAt,
-        Instant updatedAt, String worktree) {
+        Instant updatedAt, String worktree, String role, String assignee) {
 
     public static TaskView of(TaskRow r) {
         boolean held = TaskRow.IN_PROGRESS.equals(r.effectiveStatus());
@@ -22,6 +22,6 @@ public record TaskView(String id, String subject, String description, String sta
                 r.blockedBy().stream().map(TaskIds::format).toList(), r.unmet().stream().map(TaskIds::format).toList(),
                 r.claimable(), held ? r.leaseUntil() : null, held || TaskRow.COMPLETED.equals(r.status()) ? r.claimedAt() : null,
                 r.completedAt(), r.result(), r.claims(), r.version(), r.createdBy(), r.createdAt(), r.updatedAt(),
-                r.worktree());
+                r.worktree(), r.role(), r.assignee());
     }
 }

@@ -32,6 +32,8 @@ public final class CreateTaskTool extends SpecifiedTool {
                     .addProperty("description", ToolSchemas.string("what to do and how to know it is done"))
                     .addProperty("blockedBy", ToolSchemas.array("ids of tasks that must be completed first, e.g. ['task_1']",
                             ToolSchemas.string("a task id")))
+                    .addProperty("role", ToolSchemas.string("only a teammate of this role may claim it, e.g. 'tester'"))
+                    .addProperty("assignee", ToolSchemas.string("only this teammate may claim it, e.g. 'alice'"))
                     .required("subject")
                     .build());
 
@@ -52,11 +54,13 @@ public final class CreateTaskTool extends SpecifiedTool {
             arr.forEach(n -> deps.add(n.asText()));
         }
         return TaskTools.once(effects, EffectKey.of(call, ctx), "create a task", key -> created(service.create(ctx.team(),
-                ctx.agent(), call.string("subject"), call.string("description", ""), deps,
-                ToolEffectRepository.recorder(ctx.team(), key, CreateTaskTool::created))));
+                ctx.agent(), call.string("subject"), call.string("description", ""), deps, call.string("role", null),
+                call.string("assignee", null), ToolEffectRepository.recorder(ctx.team(), key, CreateTaskTool::created))));
     }
 
     private static ToolResult created(TaskRow t) {
-        return ToolResult.ok("Created " + TaskIds.format(t.id()) + ": " + t.subject() + TaskTools.deps(t));
+        return ToolResult.ok("Created " + TaskIds.format(t.id()) + ": " + t.subject() + TaskTools.deps(t)
+                + (t.role() == null ? "" : " (role: " + t.role() + ")")
+                + (t.assignee() == null ? "" : " (assignee: " + t.assignee() + ")"));
     }
 }

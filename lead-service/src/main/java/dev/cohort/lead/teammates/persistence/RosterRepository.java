@@ -167,7 +167,10 @@ public class RosterRepository {
                 try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.roster (team, name, phase, reason, "
                         + "current_task, usage, replica) VALUES (?, ?, ?, ?, ?, COALESCE(?::jsonb, '{}'), ?) "
                         + "ON CONFLICT (team, name) DO UPDATE SET phase = EXCLUDED.phase, reason = EXCLUDED.reason, "
-                        + "current_task = EXCLUDED.current_task, usage = COALESCE(?::jsonb, lead.roster.usage), "
+                        // a phase names its task when it knows it; else the task claimed (task_claimed) stays, until
+                        // shutdown (the lead releases a shut-down teammate's tasks)
+                        + "current_task = COALESCE(EXCLUDED.current_task, CASE WHEN EXCLUDED.phase = ? THEN NULL "
+                        + "ELSE lead.roster.current_task END), usage = COALESCE(?::jsonb, lead.roster.usage), "
                         + "replica = COALESCE(EXCLUDED.replica, lead.roster.replica), "
                         + "turn_id = CASE WHEN EXCLUDED.phase = ? THEN NULL ELSE lead.roster.turn_id END, updated_at = now()")) {
                     String usageJson = usage == null || !usage.isObject() ? null : Json.write(usage);
@@ -178,8 +181,9 @@ public class RosterRepository {
                     ps.setString(5, text(d, "currentTask", null));
                     ps.setString(6, usageJson);
                     ps.setString(7, text(d, "replica", null));
-                    ps.setString(8, usageJson);
-                    ps.setString(9, SHUTDOWN);
+                    ps.setString(8, SHUTDOWN);
+                    ps.setString(9, usageJson);
+                    ps.setString(10, SHUTDOWN);
                     ps.executeUpdate();
                 }
             }
@@ -195,8 +199,43 @@ public class RosterRepository {
                     ps.executeUpdate();
                 }
             }
+            case TASK_CLAIMED -> {
+                // issue 15: the roster's current task is the one its holder claimed last (claim or claim-next)
+                String owner = text(d, "owner", null);
+                if (owner == null || Ids.LEAD.equals(owner)) {
+                    return;
+                }
+                try (PreparedStatement ps = c.prepareStatement("UPDATE lead.roster SET current_task = ?, updated_at = now() "
+                        + "WHERE team = ? AND name = ?")) {
+                    ps.setString(1, text(d, "id", null));
+                    ps.setString(2, e.team());
+                    ps.setString(3, owner);
+                    ps.executeUpdate();
+                }
+            }
+            case TASK_COMPLETED -> clearTask(c, e.team(), text(d, "id", null));
             default -> {
             }
+        }
+    }
+
+    /** Nobody works on {@code taskId} any more (completed, released, lease expired): whoever showed it, shows none. */
+    public void clearTask(String team, String taskId) {
+        Jdbc.inTransaction(ds, "clear task " + taskId + " from the roster of " + team, c -> {
+            clearTask(c, team, taskId);
+            return null;
+        });
+    }
+
+    private static void clearTask(Connection c, String team, String taskId) throws SQLException {
+        if (taskId == null) {
+            return;
+        }
+        try (PreparedStatement ps = c.prepareStatement("UPDATE lead.roster SET current_task = NULL, updated_at = now() "
+                + "WHERE team = ? AND current_task = ?")) {
+            ps.setString(1, team);
+            ps.setString(2, taskId);
+            ps.executeUpdate();
         }
     }
 
