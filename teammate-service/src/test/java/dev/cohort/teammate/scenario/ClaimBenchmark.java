@@ -81,9 +81,10 @@ public final class ClaimBenchmark {
                 f.get();
             }
             pool.shutdown();
-            List<HttpClient> replicas = IntStream.range(0, REPLICAS).mapToObj(i -> HttpClient.newBuilder()
-                    .version(HttpClient.Version.HTTP_1_1).executor(Executors.newFixedThreadPool(4))
-                    .connectTimeout(Duration.ofSeconds(5)).build()).toList();
+            List<ExecutorService> clientPools = IntStream.range(0, REPLICAS).mapToObj(i -> Executors.newFixedThreadPool(4))
+                    .toList();
+            List<HttpClient> replicas = clientPools.stream().map(p -> HttpClient.newBuilder()
+                    .version(HttpClient.Version.HTTP_1_1).executor(p).connectTimeout(Duration.ofSeconds(5)).build()).toList();
             Map<String, String> got = new ConcurrentHashMap<>();
             AtomicInteger duplicates = new AtomicInteger();
             List<Long> micros = Collections.synchronizedList(new ArrayList<>());
@@ -121,6 +122,7 @@ public final class ClaimBenchmark {
             }
             double secs = (System.nanoTime() - start) / 1e9;
             workers.shutdown();
+            clientPools.forEach(ExecutorService::shutdown); // else their threads keep the JVM alive
             List<JsonNode> board = rig.board(team);
             long claimedOnce = board.stream().filter(t -> t.path("claims").asInt() == 1
                     && t.path("status").asText().equals("in_progress")).count();

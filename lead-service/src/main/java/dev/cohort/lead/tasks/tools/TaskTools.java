@@ -104,6 +104,12 @@ public class TaskTools {
         if (t.worktree() != null) {
             sb.append(" [worktree ").append(t.worktree()).append(']');
         }
+        if (t.role() != null) {
+            sb.append(" [role ").append(t.role()).append(']');
+        }
+        if (t.assignee() != null) {
+            sb.append(" [for ").append(t.assignee()).append(']');
+        }
         sb.append(deps(t));
         if (TaskRow.PENDING.equals(t.effectiveStatus())) {
             sb.append(t.unmet().isEmpty() ? " — ready to claim"
