@@ -130,6 +130,8 @@ class ProtocolScenariosIT {
                 {"name":"b-bob-plan","match":{"agent":"s16b/bob","lastRole":"user","lastMessage":"asks you for a plan"},
                  "reply":{"toolCalls":[%1$s,{"name":"submit_plan","arguments":{"plan":"1. CREATE TABLE users (id, name) in schema.sql"}}]}},
                 {"name":"b-bob-wait","match":{"agent":"s16b/bob","lastRole":"user","lastMessage":"Task from the lead"},"reply":{"text":"waiting for the plan request"}},
+                {"name":"b-bob-resubmitted","match":{"agent":"s16b/bob","lastRole":"tool","lastMessage":"Plan submitted","lastUserMessage":"Plan rejected"},
+                 "reply":{"text":"revised plan submitted; waiting"}},
                 {"name":"b-bob-submitted","match":{"agent":"s16b/bob","lastRole":"tool","lastMessage":"Plan submitted"},"reply":{"text":"plan submitted; waiting"}},
                 {"name":"b-bob-revise","match":{"agent":"s16b/bob","lastRole":"user","lastMessage":"Plan rejected"},
                  "reply":{"toolCalls":[{"name":"submit_plan","arguments":{"plan":"2. CREATE TABLE users (id, name, email) in schema.sql"}}]}},
@@ -160,7 +162,13 @@ class ProtocolScenariosIT {
             assertThat(stack.model().requests().stream().filter(r -> "b-bob-revise".equals(r.rule())).findFirst().orElseThrow()
                     .body().path("messages").toString()).contains("add an email column");
 
-            // the lead approves the revised plan with review_plan: bob creates schema.sql
+            // the lead approves the revised plan with review_plan: bob creates schema.sql. First the lead has read bob's
+            // result after the revision and is idle, so the prompt below is a turn of its own (not batched with it)
+            await("the lead read the revision").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> leadRequests(
+                    "s16b").stream().anyMatch(r -> lastMessage(r).contains("revised plan submitted; waiting")));
+            await("the lead idle").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> StreamSupport.stream(
+                    TeamStack.json(stack.get("/api/v1/teams/" + team + "/agents").body()).spliterator(), false)
+                    .anyMatch(a -> a.path("name").asText().equals("lead") && a.path("status").asText().equals("idle")));
             stack.model().append(dev.cohort.devstack.model.Scenario.parse("""
                     {"rules":[{"name":"b-lead-approve","match":{"agent":"s16b/lead","lastRole":"user","lastMessage":"approve bob's revised plan"},
                      "reply":{"toolCalls":[{"name":"review_plan","arguments":{"request_id":"%s","approve":true,"feedback":"go ahead"}}]}}]}
