@@ -512,6 +512,10 @@ class TeammateHostTest {
     }
 
     List<JsonNode> requestsOf(String agent) {
+        return requestsOf(model, agent);
+    }
+
+    static List<JsonNode> requestsOf(ScriptedModelClient model, String agent) {
         return model.requests().stream().filter(r -> agent.equals(r.path("agent").asText())).toList();
     }
 
@@ -535,6 +539,10 @@ class TeammateHostTest {
 
     /** The statuses of the agent's calls in the tool runner's record (not its own housekeeping reads). */
     List<String> toolRunnerCalls(String team, String agent) throws Exception {
+        return toolRunnerCalls(ds, team, agent);
+    }
+
+    static List<String> toolRunnerCalls(javax.sql.DataSource ds, String team, String agent) throws Exception {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT call_id, status FROM toolrunner.tool_calls WHERE team = ? AND agent = ? ORDER BY started_at")) {
             ps.setString(1, team);
@@ -552,6 +560,10 @@ class TeammateHostTest {
     }
 
     String queryOne(String sql, String team) throws Exception {
+        return queryOne(ds, sql, team);
+    }
+
+    static String queryOne(javax.sql.DataSource ds, String sql, String team) throws Exception {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, team);
             try (ResultSet rs = ps.executeQuery()) {

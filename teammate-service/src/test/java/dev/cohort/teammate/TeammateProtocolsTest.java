@@ -33,9 +33,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -305,32 +302,14 @@ class TeammateProtocolsTest {
     }
 
     List<JsonNode> requestsOf(String agent) {
-        return model.requests().stream().filter(r -> agent.equals(r.path("agent").asText())).toList();
+        return TeammateHostTest.requestsOf(model, agent);
     }
 
     List<String> toolRunnerCalls(String team, String agent) throws Exception {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT call_id, status FROM toolrunner.tool_calls WHERE team = ? AND agent = ? ORDER BY started_at")) {
-            ps.setString(1, team);
-            ps.setString(2, agent);
-            try (ResultSet rs = ps.executeQuery()) {
-                List<String> out = new java.util.ArrayList<>();
-                while (rs.next()) {
-                    if (!rs.getString(1).startsWith("skills-") && !rs.getString(1).startsWith("hook-settings-")) {
-                        out.add(rs.getString(2));
-                    }
-                }
-                return out;
-            }
-        }
+        return TeammateHostTest.toolRunnerCalls(ds, team, agent);
     }
 
     String queryOne(String sql, String team) throws Exception {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            ps.setString(1, team);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? rs.getString(1) : null;
-            }
-        }
+        return TeammateHostTest.queryOne(ds, sql, team);
     }
 }

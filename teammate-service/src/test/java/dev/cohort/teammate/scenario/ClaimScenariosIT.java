@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.devstack.model.RecordedRequest;
-import dev.cohort.devstack.model.Scenario;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,11 +49,8 @@ class ClaimScenariosIT {
         }
     }
 
-    private static final String MEMORY_RULE = """
-            {"name":"memory-housekeeping","match":{"system":"^You (extract|select|consolidate) memor"},"reply":{"text":"[]"}}""";
-
     private void load(String rules) {
-        stack.model().append(Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules + "]}"));
+        stack.appendRules(rules);
     }
 
     // ---- s17 "try these prompts" 1: alice waits for tasks and claims them in dependency order

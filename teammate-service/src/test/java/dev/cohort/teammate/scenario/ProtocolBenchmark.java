@@ -1,7 +1,6 @@
 package dev.cohort.teammate.scenario;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.cohort.devstack.model.Scenario;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -33,8 +32,6 @@ import java.util.stream.StreamSupport;
 public final class ProtocolBenchmark {
 
     private static final String TEAM = "pbench";
-    private static final String MEMORY_RULE = """
-            {"name":"memory-housekeeping","match":{"system":"^You (extract|select|consolidate) memor"},"reply":{"text":"[]"}}""";
     private static final String STEP = "sleep 0.2; echo stepped";
 
     private ProtocolBenchmark() {
@@ -54,7 +51,7 @@ public final class ProtocolBenchmark {
         try (TeamStack stack = TeamStack.start(1, env)) {
             try {
                 stack.createTeam(TEAM);
-                stack.model().load(Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules(idle, working) + "]}"));
+                stack.loadRules(rules(idle, working));
                 System.out.printf("load average at start: %s%n", loadAverage());
                 print("shutdown handshake, idle teammate", handshakes(stack, "i", idle, false));
                 print("shutdown handshake, working teammate (" + STEP + " steps)", handshakes(stack, "w", working, true));

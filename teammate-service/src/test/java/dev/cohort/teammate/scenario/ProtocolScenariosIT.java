@@ -50,11 +50,8 @@ class ProtocolScenariosIT {
         }
     }
 
-    private static final String MEMORY_RULE = """
-            {"name":"memory-housekeeping","match":{"system":"^You (extract|select|consolidate) memor"},"reply":{"text":"[]"}}""";
-
     private void load(String rules) {
-        stack.model().append(dev.cohort.devstack.model.Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules + "]}"));
+        stack.appendRules(rules);
     }
 
     // ---- s16 prompt 1: the shutdown handshake

@@ -4,7 +4,6 @@ import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.ServiceProcess;
 import dev.cohort.devstack.model.RecordedRequest;
-import dev.cohort.devstack.model.Scenario;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -43,9 +42,6 @@ import java.util.regex.Pattern;
 public final class TeamBenchmark {
 
     private static final String TEAM = "bench";
-    private static final String MEMORY_RULE = """
-            {"name":"memory-housekeeping","match":{"system":"^You (extract|select|consolidate) memor"},"reply":{"text":"[]"}}""";
-
     private TeamBenchmark() {
     }
 
@@ -65,7 +61,7 @@ public final class TeamBenchmark {
             try {
                 stack.createTeam(TEAM);
                 stack.createTeam("idle");
-                stack.model().load(Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules(messages, spawns) + "]}"));
+                stack.loadRules(rules(messages, spawns));
                 System.out.printf("load average at start: %s%n", loadAverage());
                 spawnLatency(stack, spawns);
                 messageLatency(stack, messages);

@@ -45,12 +45,8 @@ class TeamScenariosIT {
         }
     }
 
-    /** Memory housekeeping requests of the lead are answered "nothing" (as in lead-service's tests). */
-    private static final String MEMORY_RULE = """
-            {"name":"memory-housekeeping","match":{"system":"^You (extract|select|consolidate) memor"},"reply":{"text":"[]"}}""";
-
     private void load(String rules) {
-        stack.model().append(dev.cohort.devstack.model.Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules + "]}"));
+        stack.appendRules(rules);
     }
 
     // ---- s15 "try these prompts"

@@ -199,6 +199,20 @@ final class TeamStack implements AutoCloseable {
         return stack.model();
     }
 
+    /** Memory housekeeping requests of the lead are answered "nothing" (as in lead-service's tests). */
+    static final String MEMORY_RULE = """
+            {"name":"memory-housekeeping","match":{"system":"^You (extract|select|consolidate) memor"},"reply":{"text":"[]"}}""";
+
+    /** Appends scripted-model rules (a comma-separated list of rule objects) after the memory-housekeeping rule. */
+    void appendRules(String rules) {
+        model().append(dev.cohort.devstack.model.Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules + "]}"));
+    }
+
+    /** Replaces the scripted model's rules with the memory-housekeeping rule and {@code rules}. */
+    void loadRules(String rules) {
+        model().load(dev.cohort.devstack.model.Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules + "]}"));
+    }
+
     Path workspace() {
         return tmp.resolve("workspace");
     }
