@@ -8,10 +8,19 @@ import dev.cohort.core.protocol.Json;
 import dev.cohort.lead.persistence.EventRepository;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.LongStream;
 import org.junit.jupiter.api.Test;
 
-/** The event log's numbering: per team, gap-free, and a redelivered event (same id) stored once. */
+/**
+ * The event log's numbering: per team, gap-free, and a redelivered event (same id) stored once; concurrent appends of
+ * one team group-committed (several events per transaction) with the same guarantees.
+ */
 @QuarkusTest
 class EventLogTest {
 
@@ -36,5 +45,71 @@ class EventLogTest {
         Event second = events.append(event(team, "two"));
         assertThat(second.seq()).isEqualTo(2);
         assertThat(events.after(team, 0, 10)).extracting(Event::seq).containsExactly(1L, 2L);
+    }
+
+    @Test
+    void aBatchOfNewEventsTakesConsecutiveNumbersInItsOrder() {
+        String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
+        events.append(event(team, "zero"));
+        List<Event> batch = List.of(event(team, "a"), event(team, "b"), event(team, "c"));
+
+        List<Event> stored = events.appendBatch(batch);
+
+        assertThat(stored).extracting(Event::seq).containsExactly(2L, 3L, 4L);
+        assertThat(events.after(team, 0, 10)).extracting(e -> e.data().path("text").asText())
+                .containsExactly("zero", "a", "b", "c");
+        assertThat(events.lastSeq(team)).isEqualTo(4);
+    }
+
+    @Test
+    void aBatchHoldingAStoredEventStoresNothingSoEachIsWrittenAloneAndTheDuplicateTakesNoNumber() {
+        String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
+        Event first = events.append(event(team, "one"));
+
+        assertThat(events.appendBatch(List.of(event(team, "two"), first.withSeq(0), event(team, "three"))))
+                .as("a batch with a redelivered event is refused whole").isNull();
+        assertThat(events.lastSeq(team)).as("and its counter bump rolled back").isEqualTo(1);
+        assertThat(events.after(team, 0, 10)).extracting(Event::seq).containsExactly(1L);
+    }
+
+    @Test
+    void concurrentAppendsOfOneTeamGetDistinctGapFreeNumbersInTheOrderTheyReturnAndDuplicatesAreStoredOnce()
+            throws Exception {
+        String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
+        int threads = 16;
+        int perThread = 40;
+        Event redelivered = events.append(event(team, "redelivered"));
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<List<Event>>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                futures.add(pool.submit(() -> {
+                    List<Event> mine = new ArrayList<>();
+                    for (int i = 0; i < perThread; i++) {
+                        // every thread also redelivers the first event once: stored once, no number taken
+                        mine.add(events.append(i == thread % perThread ? redelivered.withSeq(0)
+                                : event(team, thread + "/" + i)));
+                    }
+                    return mine;
+                }));
+            }
+            List<Long> seqs = new ArrayList<>();
+            for (Future<List<Event>> f : futures) {
+                List<Event> mine = f.get();
+                assertThat(mine).filteredOn(e -> e.id().equals(redelivered.id())).extracting(Event::seq).containsOnly(1L);
+                List<Long> fresh = mine.stream().filter(e -> !e.id().equals(redelivered.id())).map(Event::seq).toList();
+                assertThat(fresh).as("one caller's events are numbered in the order it appended them").isSorted()
+                        .doesNotHaveDuplicates();
+                seqs.addAll(fresh);
+            }
+            long expected = 1 + (long) threads * (perThread - 1);
+            assertThat(seqs).as("distinct and gap-free after the first").containsExactlyInAnyOrderElementsOf(
+                    LongStream.rangeClosed(2, expected).boxed().toList());
+            assertThat(events.lastSeq(team)).isEqualTo(expected);
+            assertThat(events.after(team, 0, 10_000)).hasSize((int) expected);
+        } finally {
+            pool.shutdownNow();
+        }
     }
 }

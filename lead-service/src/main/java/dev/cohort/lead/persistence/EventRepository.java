@@ -12,9 +12,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The per-team event log in {@code lead.events}, sequenced through {@code lead.event_seq}. A newly stored teammate
@@ -26,14 +28,208 @@ public class EventRepository {
     @Inject
     AgroalDataSource ds;
 
+    /** Events one group commit stores at most (the rest go in the next). */
+    static final int MAX_BATCH = 256;
+
+    /** One group-commit queue per team (appends of different teams never wait for each other). */
+    private final ConcurrentHashMap<String, TeamAppender> appenders = new ConcurrentHashMap<>();
+
     /**
-     * Stores an event with the team's next sequence number, in one transaction: the upsert on {@code event_seq}
-     * row-locks the team's counter, so concurrent appends for one team get distinct, gap-free numbers.
+     * Stores an event with the team's next sequence number and returns it with that number (or, for an id already
+     * stored, the stored form). Appends of one team are serialized by the row lock of its counter, held until the
+     * commit: so concurrent appends of one team are <em>group-committed</em>: the caller that finds no write in
+     * progress writes every event queued meanwhile in one transaction (one counter bump, N inserts, one commit) and
+     * each caller gets its own result. Alone, an append is one transaction of its own ({@link #appendOne}); under
+     * load (many teammates claiming, events of many agents) the counter's lock is taken once per batch, not per event.
+     * Numbers follow the queue's order, so an event recorded after another one returned has a higher seq.
+     */
+    public Event append(Event e) {
+        return appenders.computeIfAbsent(e.team(), t -> new TeamAppender()).append(e);
+    }
+
+    /** The leader/follower group commit of one team: {@code writing} false ⇒ the queue is empty. */
+    private final class TeamAppender {
+        private final ArrayDeque<Pending> queue = new ArrayDeque<>();
+        private boolean writing;
+
+        Event append(Event e) {
+            Pending mine = new Pending(e);
+            boolean leader;
+            synchronized (this) {
+                queue.add(mine);
+                leader = !writing;
+                writing = true;
+            }
+            if (!leader && !mine.awaitDoneOrPromoted()) {
+                return mine.result();
+            }
+            // the leader: its own event is at the head of the queue, so it is in this batch
+            List<Pending> batch = new ArrayList<>();
+            synchronized (this) {
+                while (!queue.isEmpty() && batch.size() < MAX_BATCH) {
+                    batch.add(queue.poll());
+                }
+            }
+            try {
+                write(batch);
+            } finally {
+                Pending next;
+                synchronized (this) {
+                    next = queue.peek();
+                    writing = next != null;
+                }
+                if (next != null) {
+                    next.promote(); // the next batch is written by its first caller
+                }
+            }
+            return mine.result();
+        }
+    }
+
+    /** A queued append: done with a result or an error, or promoted to write the next batch. */
+    private static final class Pending {
+        final Event event;
+        private Event stored;
+        private RuntimeException error;
+        private boolean done;
+        private boolean promoted;
+
+        Pending(Event event) {
+            this.event = event;
+        }
+
+        synchronized void finish(Event stored, RuntimeException error) {
+            this.stored = stored;
+            this.error = error;
+            this.done = true;
+            notifyAll();
+        }
+
+        synchronized void promote() {
+            promoted = true;
+            notifyAll();
+        }
+
+        /** Waits (not interruptibly: others depend on a promoted caller) and returns true when promoted. */
+        synchronized boolean awaitDoneOrPromoted() {
+            boolean interrupted = false;
+            while (!done && !promoted) {
+                try {
+                    wait();
+                } catch (InterruptedException ex) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+            return !done;
+        }
+
+        synchronized Event result() {
+            if (error != null) {
+                throw error;
+            }
+            return stored;
+        }
+    }
+
+    /** Writes a batch: one transaction when it has several new events; each alone when it has one or a duplicate. */
+    private void write(List<Pending> batch) {
+        if (batch.size() > 1) {
+            try {
+                List<Event> stored = appendBatch(batch.stream().map(p -> p.event).toList());
+                if (stored != null) {
+                    for (int i = 0; i < batch.size(); i++) {
+                        batch.get(i).finish(stored.get(i), null);
+                    }
+                    return;
+                }
+            } catch (RuntimeException ex) {
+                // one bad event must not fail the others: each is written alone below and gets its own answer
+            }
+        }
+        for (Pending p : batch) {
+            try {
+                p.finish(appendOne(p.event), null);
+            } catch (RuntimeException ex) {
+                p.finish(null, ex);
+            }
+        }
+    }
+
+    /**
+     * Several new events of one team in one transaction: the counter bumped by their number, their rows inserted, the
+     * roster projected, one commit. Returns null (and stores nothing) if one of them is already stored or two share an
+     * id: the caller then writes them one at a time, which answers duplicates with the stored form.
+     */
+    public List<Event> appendBatch(List<Event> batch) {
+        String team = batch.getFirst().team();
+        try (Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            try {
+                long last;
+                try (PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO lead.event_seq (team, seq) VALUES (?, ?) "
+                                + "ON CONFLICT (team) DO UPDATE SET seq = lead.event_seq.seq + EXCLUDED.seq RETURNING seq")) {
+                    ps.setString(1, team);
+                    ps.setLong(2, batch.size());
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        last = rs.getLong(1);
+                    }
+                }
+                long seq = last - batch.size();
+                List<Event> out = new ArrayList<>(batch.size());
+                try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
+                    for (Event e : batch) {
+                        if (!e.team().equals(team)) {
+                            throw new IllegalArgumentException("a batch holds the events of one team");
+                        }
+                        bind(ps, e, ++seq);
+                        // one statement each (not a JDBC batch: its counts may not say which row conflicted)
+                        if (ps.executeUpdate() == 0) {
+                            c.rollback(); // a duplicate: nothing of this batch stays, the counter included
+                            return null;
+                        }
+                        out.add(e.withSeq(seq));
+                    }
+                }
+                for (Event e : out) {
+                    dev.cohort.lead.teammates.persistence.RosterRepository.project(c, e);
+                }
+                c.commit();
+                return out;
+            } catch (SQLException | RuntimeException ex) {
+                c.rollback();
+                throw ex;
+            }
+        } catch (SQLException ex) {
+            throw new IllegalStateException("cannot store " + batch.size() + " events of team " + team, ex);
+        }
+    }
+
+    private static final String INSERT_EVENT = "INSERT INTO lead.events (team, seq, id, agent, ts, type, data) "
+            + "VALUES (?, ?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT (id) DO NOTHING";
+
+    private static void bind(PreparedStatement ps, Event e, long seq) throws SQLException {
+        ps.setString(1, e.team());
+        ps.setLong(2, seq);
+        ps.setString(3, e.id());
+        ps.setString(4, e.agent());
+        ps.setTimestamp(5, Timestamp.from(e.ts()));
+        ps.setString(6, e.type().wire());
+        ps.setString(7, Json.write(e.data()));
+    }
+
+    /**
+     * One event in its own transaction: the upsert on {@code event_seq} row-locks the team's counter, so concurrent
+     * appends for one team get distinct, gap-free numbers.
      * An event whose id is already stored is not stored again (redelivery): its insert does nothing, the transaction
      * is rolled back (so the counter keeps no gap) and the stored form is returned. Two statements for a new event,
      * no read first: duplicates are the rare case.
      */
-    public Event append(Event e) {
+    Event appendOne(Event e) {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             try {
@@ -48,16 +244,8 @@ public class EventRepository {
                     }
                 }
                 int inserted;
-                try (PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO lead.events (team, seq, id, agent, ts, type, data) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb) "
-                                + "ON CONFLICT (id) DO NOTHING")) {
-                    ps.setString(1, e.team());
-                    ps.setLong(2, seq);
-                    ps.setString(3, e.id());
-                    ps.setString(4, e.agent());
-                    ps.setTimestamp(5, Timestamp.from(e.ts()));
-                    ps.setString(6, e.type().wire());
-                    ps.setString(7, Json.write(e.data()));
+                try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
+                    bind(ps, e, seq);
                     inserted = ps.executeUpdate();
                 }
                 if (inserted == 0) {

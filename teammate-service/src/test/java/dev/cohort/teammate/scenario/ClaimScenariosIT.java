@@ -206,8 +206,11 @@ class ClaimScenariosIT {
             assertThat(Files.readString(rig.worktree(team, "math").resolve("README.md"))).isEqualTo("2 + 3 = ?\n");
             assertThat(Files.exists(stack.workspaceOf(team).resolve("README.md"))).isFalse();
             // their bash ran in the worktree, on its branch; the auto-claimed input named the worktree
-            RecordedRequest afterPoem = stack.model().requests().stream().filter(r -> "s18-done".equals(r.rule())
-                    && r.body().toString().contains("Roses are red")).findFirst().orElseThrow();
+            // (the request after the tool results may come a little after the board shows the task completed)
+            RecordedRequest afterPoem = await("the request after the poem's tool calls").atMost(PATIENCE)
+                    .until(() -> stack.model().requests().stream().filter(r -> "s18-done".equals(r.rule())
+                            && r.body().toString().contains("Roses are red")).findFirst(), java.util.Optional::isPresent)
+                    .orElseThrow();
             assertThat(afterPoem.body().path("messages").toString()).contains("wt/poem")
                     .contains("bound to worktree 'poem' (wt:poem)");
             // completion cleared the binding: the roster shows no current task

@@ -141,9 +141,12 @@ class ProtocolScenariosIT {
                     + "plan with submit_plan; after the lead approves it through review_plan, bob creates it.");
 
             String first = pendingPlan(team, null);
-            // his write before any approval was refused by his host, with the rule's sentence
-            RecordedRequest afterPlan = stack.model().requests().stream().filter(r -> "b-bob-submitted".equals(r.rule()))
-                    .findFirst().orElseThrow();
+            // his write before any approval was refused by his host, with the rule's sentence (seen in his next model
+            // request, which may come a little after the plan is recorded)
+            RecordedRequest afterPlan = await("bob's request after submit_plan").atMost(PATIENCE)
+                    .pollInterval(Duration.ofMillis(100)).until(() -> stack.model().requests().stream()
+                            .filter(r -> "b-bob-submitted".equals(r.rule())).findFirst(), java.util.Optional::isPresent)
+                    .orElseThrow();
             assertThat(afterPlan.body().path("messages").toString()).contains(TeammateProtocols.GATE_REFUSAL);
             assertThat(schema).doesNotExist();
             await("the lead sees the plan").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> leadRequests(
