@@ -244,11 +244,14 @@ class ProtocolsTest {
         assertThat(row.decidedBy()).isEqualTo("alice");
         assertThat(row.feedback()).isEqualTo("idle");
         assertThat(row.decidedAt()).isNotNull();
-        assertThat(tasks.find(team, a.id()).orElseThrow().status()).isEqualTo("pending");
-        assertThat(tasks.find(team, a.id()).orElseThrow().owner()).isNull();
-        assertThat(tasks.find(team, b.id()).orElseThrow().status()).isEqualTo("pending");
+        // the release and the event follow the recorded answer (their own statements): awaited, not assumed
+        await().atMost(KAFKA).untilAsserted(() -> {
+            assertThat(tasks.find(team, a.id()).orElseThrow().status()).isEqualTo("pending");
+            assertThat(tasks.find(team, a.id()).orElseThrow().owner()).isNull();
+            assertThat(tasks.find(team, b.id()).orElseThrow().status()).isEqualTo("pending");
+            assertThat(protocolEvents()).extracting(e -> e.get("status").asText()).containsExactly("pending", "approved");
+        });
         assertThat(tasks.find(team, other.id()).orElseThrow().owner()).isEqualTo("bob");
-        assertThat(protocolEvents()).extracting(e -> e.get("status").asText()).containsExactly("pending", "approved");
     }
 
     @Test
@@ -288,7 +291,8 @@ class ProtocolsTest {
         // the background sweep (every cohort.protocols.sweep-interval) expires it
         await().atMost(KAFKA).until(() -> protocols.find(team, id).orElseThrow().status().equals("expired"));
         assertThat(protocols.find(team, id).orElseThrow().decidedBy()).isEqualTo("sweep");
-        assertThat(tasks.find(team, held.id()).orElseThrow().status()).isEqualTo("pending");
+        // the release follows the expiry (its own statement): awaited, not assumed
+        await().atMost(KAFKA).until(() -> tasks.find(team, held.id()).orElseThrow().status().equals("pending"));
         AgentMessage forced = teammateInbox("alice", x -> x.type() == MessageType.SHUTDOWN_REQUEST
                 && Boolean.TRUE.equals(x.metadata().get("force"))).stream()
                 .filter(x -> Boolean.TRUE.equals(x.metadata().get("force"))).findFirst().orElseThrow();
