@@ -233,8 +233,12 @@ class ProtocolScenariosIT {
                     java.time.Instant.parse(expired.path("decidedAt").asText()))).isGreaterThanOrEqualTo(Duration.parse("PT"
                     + SHUTDOWN_TIMEOUT.toUpperCase()));
             // the lead cleaned up without her: her task is pending again and the roster shows her stopped
-            JsonNode board = TeamStack.json(stack.get("/api/v1/teams/" + team + "/tasks/task_" + task).body());
-            assertThat(board.path("status").asText()).as(board.toString()).isEqualTo("pending");
+            // (the release is the sweep's next statement after the expiry: awaited, not assumed)
+            long held = task;
+            await("her task released").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
+                JsonNode board = TeamStack.json(stack.get("/api/v1/teams/" + team + "/tasks/task_" + held).body());
+                assertThat(board.path("status").asText()).as(board.toString()).isEqualTo("pending");
+            });
             await("dora stopped in the roster").atMost(PATIENCE).untilAsserted(() -> assertThat(StreamSupport.stream(
                     TeamStack.json(stack.get("/api/v1/teams/" + team + "/agents").body()).spliterator(), false)
                     .map(a -> a.path("name").asText() + ":" + a.path("status").asText())).contains("dora:shutdown"));
