@@ -312,10 +312,19 @@ class ClaimScenariosIT {
             }
             assertThat(claimCount).hasSize(TASKS).allSatisfy((id, n) -> assertThat(n).as(id).isEqualTo(1));
             assertThat(completedAt).hasSize(TASKS);
+            // never before its blockers: from the board's database timestamps (the claim's statement ran after the
+            // blocker's completion committed). Event seqs do not order them: each event is stored after its own commit,
+            // so a claim's event may be stored just before the completion's event that made the claim possible.
+            Map<String, java.time.Instant> boardClaimed = new HashMap<>();
+            Map<String, java.time.Instant> boardCompleted = new HashMap<>();
+            for (JsonNode t : board) {
+                boardClaimed.put(t.path("id").asText(), java.time.Instant.parse(t.path("claimedAt").asText()));
+                boardCompleted.put(t.path("id").asText(), java.time.Instant.parse(t.path("completedAt").asText()));
+            }
             for (String id : ids) {
                 for (String b : deps.get(id)) {
-                    assertThat(claimedAt.get(id)).as("%s claimed after its blocker %s completed", id, b)
-                            .isGreaterThan(completedAt.get(b));
+                    assertThat(boardClaimed.get(id)).as("%s claimed after its blocker %s completed", id, b)
+                            .isAfter(boardCompleted.get(b));
                 }
             }
             // the work was spread: more than one teammate took tasks, and each auto-claimed turn asked the model once
