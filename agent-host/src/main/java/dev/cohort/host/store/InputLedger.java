@@ -22,4 +22,22 @@ public interface InputLedger {
      * @param injectedIds the ids of the inputs this state contains for the first time (often empty)
      */
     void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) throws SQLException;
+
+    /** {@code true} when this ledger stores the step's events in the save's transaction ({@link #storeEvents}). */
+    default boolean storesEvents() {
+        return false;
+    }
+
+    /**
+     * Stores a step's events in the save's transaction, after {@link #saved}, and returns them as stored (e.g. with
+     * their sequence numbers) for {@link #eventsCommitted}. Only called when {@link #storesEvents()}.
+     */
+    default List<dev.cohort.core.protocol.Event> storeEvents(Connection c, AgentKey key,
+            List<dev.cohort.core.protocol.Event> events) throws SQLException {
+        throw new UnsupportedOperationException("this ledger does not store events");
+    }
+
+    /** After the commit of a save that stored events: announces them (must not throw; they are stored). */
+    default void eventsCommitted(AgentKey key, List<dev.cohort.core.protocol.Event> stored) {
+    }
 }

@@ -23,7 +23,8 @@ import javax.sql.DataSource;
  *
  * <p>Each call is one transaction of one fenced statement: {@code adopt} is an upsert that bumps the version and
  * records the owner; {@code save} and {@code park} are {@code UPDATE … WHERE version = :mine RETURNING version}, and a
- * save runs the service's {@link InputLedger} in the same transaction. A write that matches no row throws
+ * save runs the service's {@link InputLedger} in the same transaction (which also stores the step's events there when
+ * the ledger keeps them: {@link InputLedger#storesEvents()}). A write that matches no row throws
  * {@link OwnershipLostException}.
  */
 public final class PgAgentStore implements AgentStore {
@@ -74,8 +75,24 @@ public final class PgAgentStore implements AgentStore {
 
     @Override
     public long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds) {
+        return save(key, state, expectedVersion, injectedIds, List.of());
+    }
+
+    @Override
+    public boolean storesEvents() {
+        return ledger.storesEvents();
+    }
+
+    @Override
+    public long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds,
+            List<dev.cohort.core.protocol.Event> events) {
+        if (!events.isEmpty() && !ledger.storesEvents()) {
+            throw new UnsupportedOperationException("the input ledger of " + table + " does not store events");
+        }
         String json = state.toJson();
-        return tx("save agent " + key, c -> {
+        java.util.concurrent.atomic.AtomicReference<List<dev.cohort.core.protocol.Event>> stored =
+                new java.util.concurrent.atomic.AtomicReference<>(List.of());
+        long version = tx("save agent " + key, c -> {
             String turnId = state.turn() == null ? null : state.turn().turnId();
             long v;
             try (PreparedStatement ps = c.prepareStatement(saveSql)) {
@@ -89,8 +106,15 @@ public final class PgAgentStore implements AgentStore {
                 v = fenced(ps, key, expectedVersion);
             }
             ledger.saved(c, key, state, injectedIds);
+            if (!events.isEmpty()) {
+                stored.set(ledger.storeEvents(c, key, events));
+            }
             return v;
         });
+        if (!events.isEmpty()) {
+            ledger.eventsCommitted(key, stored.get());
+        }
+        return version;
     }
 
     @Override

@@ -117,6 +117,86 @@ class PgStoresTest {
         assertThat(store.adopt(alice, "host-c").version()).isGreaterThan(v);
     }
 
+    /** A ledger that stores the step's events in a table of its own, in the save's transaction. */
+    private static final class EventLedger implements InputLedger {
+        final List<List<String>> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        public void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) {
+        }
+
+        @Override
+        public boolean storesEvents() {
+            return true;
+        }
+
+        @Override
+        public List<dev.cohort.core.protocol.Event> storeEvents(Connection c, AgentKey key,
+                List<dev.cohort.core.protocol.Event> events) throws SQLException {
+            try (java.sql.PreparedStatement ps = c.prepareStatement("INSERT INTO " + SCHEMA + ".step_events (id, team) VALUES (?, ?)")) {
+                for (dev.cohort.core.protocol.Event e : events) {
+                    ps.setString(1, e.id());
+                    ps.setString(2, key.team());
+                    ps.executeUpdate();
+                }
+            }
+            return events;
+        }
+
+        @Override
+        public void eventsCommitted(AgentKey key, List<dev.cohort.core.protocol.Event> stored) {
+            committed.add(stored.stream().map(dev.cohort.core.protocol.Event::id).toList());
+        }
+    }
+
+    private static List<String> stepEvents(String team) throws SQLException {
+        try (Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
+                "SELECT id FROM " + SCHEMA + ".step_events WHERE team = ? ORDER BY id")) {
+            ps.setString(1, team);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                List<String> out = new java.util.ArrayList<>();
+                while (rs.next()) {
+                    out.add(rs.getString(1));
+                }
+                return out;
+            }
+        }
+    }
+
+    @Test
+    void aSavesStepEventsAreStoredInItsTransactionAndAnnouncedAfterItsCommitAndARefusedSaveStoresNone()
+            throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".step_events (id TEXT PRIMARY KEY, team TEXT NOT NULL)");
+        }
+        EventLedger ledger = new EventLedger();
+        PgAgentStore store = new PgAgentStore(ds, SCHEMA, ledger);
+        assertThat(store.storesEvents()).isTrue();
+        AgentKey alice = agent();
+        AgentRecord mine = store.adopt(alice, "host-a");
+        AgentRecord theirs = store.adopt(alice, "host-b");
+        dev.cohort.core.protocol.Event a = dev.cohort.core.protocol.Event.of(alice.team(), "alice",
+                dev.cohort.core.protocol.EventType.ASSISTANT_MESSAGE, dev.cohort.core.protocol.Json.MAPPER.createObjectNode());
+        dev.cohort.core.protocol.Event b = dev.cohort.core.protocol.Event.of(alice.team(), "alice",
+                dev.cohort.core.protocol.EventType.TOOL_CALL_FINISHED, dev.cohort.core.protocol.Json.MAPPER.createObjectNode());
+
+        assertThatThrownBy(() -> store.save(alice, working("turn-a"), mine.version(), List.of(), List.of(a, b)))
+                .isInstanceOf(OwnershipLostException.class);
+        assertThat(stepEvents(alice.team())).as("the refused save's events were rolled back with it").isEmpty();
+        assertThat(ledger.committed).as("and never announced").isEmpty();
+
+        store.save(alice, working("turn-b"), theirs.version(), List.of(), List.of(a, b));
+        assertThat(stepEvents(alice.team())).containsExactlyInAnyOrder(a.id(), b.id());
+        assertThat(ledger.committed).containsExactly(List.of(a.id(), b.id()));
+
+        PgAgentStore plain = new PgAgentStore(ds, SCHEMA, null);
+        assertThat(plain.storesEvents()).isFalse();
+        AgentRecord next = plain.adopt(alice, "host-c");
+        assertThatThrownBy(() -> plain.save(alice, working("turn-c"), next.version(), List.of(), List.of(a)))
+                .as("a store whose ledger keeps no events refuses them instead of dropping them")
+                .isInstanceOf(UnsupportedOperationException.class);
+    }
+
     @Test
     void aParkedPhaseAndItsDeadlineAreReadBackByTheNextOwner() {
         PgAgentStore store = new PgAgentStore(ds, SCHEMA, null);

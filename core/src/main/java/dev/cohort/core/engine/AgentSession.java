@@ -62,6 +62,19 @@ public final class AgentSession implements ModelCaller.Signals {
     private Usage subagentUsage = Usage.ZERO;
     /** Inbox items appended since the last successful save: their ids go with the next save. */
     private final List<String> unsavedInjected = new ArrayList<>();
+    /** Events of the steps since the last successful save ({@link TurnEvents.Pending}): they go with the next save. */
+    private final List<dev.cohort.core.protocol.Event> unsavedEvents = new ArrayList<>();
+    private final TurnEvents.Pending pendingEvents = new TurnEvents.Pending() {
+        @Override
+        public void add(dev.cohort.core.protocol.Event e) {
+            unsavedEvents.add(e);
+        }
+
+        @Override
+        public void flush() {
+            flushEvents();
+        }
+    };
 
     AgentSession(AgentEngine engine, AgentContext agent, AgentState state) {
         this.engine = engine;
@@ -228,15 +241,35 @@ public final class AgentSession implements ModelCaller.Signals {
         cancelRequested = false;
     }
 
-    /** Saves the state with the ids of the inbox items it contains for the first time. */
+    /**
+     * Saves the state with the ids of the inbox items it contains for the first time, and the events of its steps:
+     * in the save's transaction when the store keeps events, otherwise emitted right after the save. A save that
+     * throws keeps both for the next save.
+     */
     void save() {
-        if (agent.store() == StateStore.NONE) {
+        StateStore store = agent.store();
+        if (store == StateStore.NONE) {
             unsavedInjected.clear();
+            flushEvents();
             return;
         }
         List<String> ids = List.copyOf(unsavedInjected);
-        agent.store().save(snapshot(), ids);
+        if (!unsavedEvents.isEmpty() && store.storesEvents()) {
+            List<dev.cohort.core.protocol.Event> events = List.copyOf(unsavedEvents);
+            store.save(snapshot(), ids, events);
+            unsavedEvents.subList(0, events.size()).clear();
+        } else {
+            store.save(snapshot(), ids);
+            flushEvents();
+        }
         unsavedInjected.removeAll(ids);
+    }
+
+    /** Emits the events still waiting for a save (an event that must not wait is next, or there is no store). */
+    private void flushEvents() {
+        while (!unsavedEvents.isEmpty()) {
+            TurnEvents.emit(engine.events, unsavedEvents.removeFirst());
+        }
     }
 
     // ---- assembling a loop --------------------------------------------------------------------------------------
@@ -246,8 +279,9 @@ public final class AgentSession implements ModelCaller.Signals {
     }
 
     private TurnEvents events(String turnId, boolean subagent) {
+        // a subagent's loop is never saved: its events go out at once (after the parent's pending ones)
         return new TurnEvents(engine.events, agent.team(), agent.agent(), turnId, subagent,
-                engine.settings.previewChars());
+                engine.settings.previewChars(), pendingEvents, !subagent);
     }
 
     private TurnLoop mainLoop(TurnEvents events) {

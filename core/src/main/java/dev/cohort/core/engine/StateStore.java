@@ -20,6 +20,24 @@ public interface StateStore {
      */
     void save(AgentState state, List<String> injectedIds);
 
+    /**
+     * {@code true} when {@link #save(AgentState, List, List)} stores the step's events in the save's own transaction
+     * (a host that keeps the event log in the same database); otherwise the engine emits them after the save.
+     */
+    default boolean storesEvents() {
+        return false;
+    }
+
+    /**
+     * Saves {@code state} and, in the same transaction, stores {@code events} (the step's events, in order: the
+     * reply's {@code assistant_message}, a call's {@code tool_call_finished}), so the step and its events are stored
+     * together or not at all. Only called when {@link #storesEvents()}; when it throws, neither was stored and the
+     * events go with the next save.
+     */
+    default void save(AgentState state, List<String> injectedIds, List<dev.cohort.core.protocol.Event> events) {
+        throw new UnsupportedOperationException("this store does not store events");
+    }
+
     /** A store that ignores the inbox ids (tests, hosts without an inbox). */
     static StateStore of(Consumer<AgentState> save) {
         return (s, ids) -> save.accept(s);

@@ -19,8 +19,32 @@ import org.jboss.logging.Logger;
 /**
  * The events of one loop, one method per event type, each with its payload record ({@code dev.cohort.core.protocol
  * .payload}). A failing sink never fails the turn: the event is dropped and logged.
+ *
+ * <p>In a loop that saves, the events that describe a step ({@code assistant_message} for the reply, and
+ * {@code tool_call_finished} for a result) go with that step's save ({@link Pending}): a store that keeps the
+ * event log stores them in the save's transaction, and other stores get them emitted right after the save. Any other
+ * event first sends the pending ones on, so watchers see every event in the order it happened.
  */
 final class TurnEvents {
+
+    /** The events waiting for the next save of the agent (the session's). */
+    interface Pending {
+        void add(Event e);
+
+        /** Emits the events waiting for a save now, in order (an event that must not wait comes next). */
+        void flush();
+
+        Pending NONE = new Pending() {
+            @Override
+            public void add(Event e) {
+                throw new IllegalStateException("no save to wait for");
+            }
+
+            @Override
+            public void flush() {
+            }
+        };
+    }
     private static final Logger LOG = Logger.getLogger(TurnEvents.class);
 
     private final EventSink sink;
@@ -30,9 +54,15 @@ final class TurnEvents {
     /** {@code TRUE} in a subagent's loop, else {@code null} (absent from the data). */
     private final Boolean subagent;
     private final int previewChars;
+    private final Pending pending;
+    /** The step events wait for the save (a loop that saves); else they are emitted at once. */
+    private final boolean withSave;
 
-    TurnEvents(EventSink sink, String team, String agent, String turnId, boolean subagent, int previewChars) {
+    TurnEvents(EventSink sink, String team, String agent, String turnId, boolean subagent, int previewChars,
+            Pending pending, boolean withSave) {
         this.sink = sink;
+        this.pending = pending == null ? Pending.NONE : pending;
+        this.withSave = withSave && pending != null;
         this.team = team;
         this.agent = agent;
         this.turnId = turnId;
@@ -44,8 +74,9 @@ final class TurnEvents {
         emit(new TurnStarted(turnId, source));
     }
 
+    /** The reply's event: with the save that appends the reply (call it before that save). */
     void assistant(Message m, ModelClient.Reply reply, Usage u) {
-        emit(new AssistantMessage(turnId, reply.finishReason(), u.inputTokens(), u.outputTokens(), m.content(),
+        emitWithSave(new AssistantMessage(turnId, reply.finishReason(), u.inputTokens(), u.outputTokens(), m.content(),
                 m.toolCalls().stream().map(ModelToolCall::name).toList(), subagent));
     }
 
@@ -54,8 +85,9 @@ final class TurnEvents {
                 subagent));
     }
 
+    /** A call's result: with the save that appends it. */
     void toolFinished(ModelToolCall c, ToolResult r, long durationMs) {
-        emit(new ToolCallFinished(turnId, c.id(), c.name(), durationMs, r.error(), preview(r.content()), r.rule(),
+        emitWithSave(new ToolCallFinished(turnId, c.id(), c.name(), durationMs, r.error(), preview(r.content()), r.rule(),
                 subagent));
     }
 
@@ -118,11 +150,25 @@ final class TurnEvents {
         return new TurnCompleted.UsageView(u.inputTokens(), u.outputTokens(), u.costUsd());
     }
 
+    private void emitWithSave(EventPayload p) {
+        if (!withSave) {
+            emit(p);
+            return;
+        }
+        pending.add(Event.of(team, agent, p));
+    }
+
     private void emit(EventPayload p) {
+        pending.flush();
+        emit(sink, Event.of(team, agent, p));
+    }
+
+    /** Emits one event; a failing sink drops it (logged), never failing the turn. */
+    static void emit(EventSink sink, Event e) {
         try {
-            sink.emit(Event.of(team, agent, p));
-        } catch (RuntimeException e) {
-            LOG.warnf(e, "event sink failed; event %s dropped. team=%s agent=%s", p.type().wire(), team, agent);
+            sink.emit(e);
+        } catch (RuntimeException ex) {
+            LOG.warnf(ex, "event sink failed; event %s dropped. team=%s agent=%s", e.type().wire(), e.team(), e.agent());
         }
     }
 }

@@ -201,8 +201,8 @@ final class TurnLoop {
         }
         Message assistant = Message.assistant(reply.text(), model.withIds(reply.toolCalls()));
         conv.add(assistant);
+        events.assistant(assistant, reply, u); // stored with the save of the reply (TurnEvents)
         step();
-        events.assistant(assistant, reply, u);
         if (ctx.policy().remindsTodos() && assistant.hasToolCalls()) {
             session.countToolRound();
         }

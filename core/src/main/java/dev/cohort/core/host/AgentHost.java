@@ -432,7 +432,7 @@ public final class AgentHost implements AutoCloseable {
                 version = rec.version();
                 stored = rec.park();
                 adopted = rec.state();
-                AgentContext ctx = program.context(key, rec).withStore(this::save);
+                AgentContext ctx = program.context(key, rec).withStore(stateStore());
                 s = engine.open(ctx, rec.state());
                 session = s;
                 program.adopted(key, rec, s);
@@ -494,8 +494,28 @@ public final class AgentHost implements AutoCloseable {
             return !r.inProgress();
         }
 
+        /** The engine's StateStore over this actor's {@link #save}: step events go in the save when the store can. */
+        private dev.cohort.core.engine.StateStore stateStore() {
+            return new dev.cohort.core.engine.StateStore() {
+                @Override
+                public void save(AgentState state, List<String> injectedIds) {
+                    Actor.this.save(state, injectedIds, List.of());
+                }
+
+                @Override
+                public boolean storesEvents() {
+                    return store.storesEvents();
+                }
+
+                @Override
+                public void save(AgentState state, List<String> injectedIds, List<dev.cohort.core.protocol.Event> events) {
+                    Actor.this.save(state, injectedIds, events);
+                }
+            };
+        }
+
         /** The engine's StateStore: fenced by this actor's version; a hand-over asks the session to detach here too. */
-        private void save(AgentState state, List<String> injectedIds) {
+        private void save(AgentState state, List<String> injectedIds, List<dev.cohort.core.protocol.Event> events) {
             if (handedOver()) {
                 // a detach asked before run() began was reset by it, so ask again at each save
                 AgentSession s = session;
@@ -503,7 +523,8 @@ public final class AgentHost implements AutoCloseable {
                     s.detach();
                 }
             }
-            version = store.save(key, state, version, injectedIds);
+            version = events.isEmpty() ? store.save(key, state, version, injectedIds)
+                    : store.save(key, state, version, injectedIds, events);
             stored = state.turn() == null ? Park.IDLE : null;
         }
 

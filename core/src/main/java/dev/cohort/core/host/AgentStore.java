@@ -28,6 +28,21 @@ public interface AgentStore {
      */
     long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds);
 
+    /** {@code true} when {@link #save(AgentKey, AgentState, long, List, List)} stores events (see below). */
+    default boolean storesEvents() {
+        return false;
+    }
+
+    /**
+     * {@link #save(AgentKey, AgentState, long, List)} that also stores the step's {@code events} in the same
+     * transaction (the engine's {@link dev.cohort.core.engine.StateStore#save(AgentState, List, List)}); only called
+     * when {@link #storesEvents()}.
+     */
+    default long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds,
+            List<dev.cohort.core.protocol.Event> events) {
+        throw new UnsupportedOperationException("this store does not store events");
+    }
+
     /**
      * Records how the agent is parked (its phase, what it waits for, its deadline), fenced like {@link #save}.
      * Returns the new version.

@@ -1,6 +1,7 @@
 package dev.cohort.core.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -571,6 +572,96 @@ class EngineSeamsTest {
                 529, null, 500, true, "m", "t1", null)).toString())
                 .isEqualTo("{\"action\":\"retry\",\"attempt\":1,\"maxAttempts\":4,\"kind\":\"overloaded\",\"status\":529,"
                         + "\"delayMs\":500,\"retryAfter\":true,\"model\":\"m\",\"turnId\":\"t1\"}");
+    }
+
+    // ---- a step's events go with its save (issue 13) ------------------------------------------------------------
+
+    /** One log of what the store and the sink got, in order: {@code save:<last message's role>[<events>]} or a type. */
+    private static final class StepLog implements StateStore, EventSink {
+        final List<String> log = Collections.synchronizedList(new ArrayList<>());
+        final boolean storesEvents;
+        int failNextSavesWithEvents;
+
+        StepLog(boolean storesEvents) {
+            this.storesEvents = storesEvents;
+        }
+
+        @Override
+        public void emit(Event e) {
+            log.add(e.type().wire());
+        }
+
+        @Override
+        public void save(AgentState state, List<String> injectedIds) {
+            log.add("save:" + last(state));
+        }
+
+        @Override
+        public boolean storesEvents() {
+            return storesEvents;
+        }
+
+        @Override
+        public void save(AgentState state, List<String> injectedIds, List<Event> events) {
+            if (failNextSavesWithEvents > 0) {
+                failNextSavesWithEvents--;
+                throw new IllegalStateException("database hiccup");
+            }
+            log.add("save:" + last(state) + events.stream().map(e -> e.type().wire()).toList());
+        }
+
+        private static String last(AgentState s) {
+            return s.messages().getLast().role().name().toLowerCase();
+        }
+    }
+
+    private AgentEngine engine(Script model, EventSink sink, Tool... tools) {
+        return AgentEngine.builder().model(model).tools(ToolRegistry.of(List.of(tools))).events(sink)
+                .approvals(approvals).bundledSkills(List.of()).sleeper(d -> { }).build();
+    }
+
+    @Test
+    void aStoreThatKeepsEventsGetsTheRepliesAndTheResultsEventsWithTheirStepsSaveAndEveryOtherEventInOrder() {
+        TestTool look = plain("look", false);
+        StepLog steps = new StepLog(true);
+        Script model = new Script().calls("look").answers("done");
+        TurnResult r = engine(model, steps, look).open(agent(look).withStore(steps), null).run("go");
+
+        assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(steps.log).containsExactly("turn_started", "save:user",
+                "save:assistant[assistant_message]", "tool_call_started", "save:tool[tool_call_finished]",
+                "save:assistant[assistant_message]", "save:assistant", "turn_completed");
+    }
+
+    @Test
+    void aStoreWithoutEventsSavesEachStepFirstAndTheStepsEventIsEmittedRightAfterIt() {
+        TestTool look = plain("look", false);
+        StepLog steps = new StepLog(false);
+        Script model = new Script().calls("look").answers("done");
+        engine(model, steps, look).open(agent(look).withStore(steps), null).run("go");
+
+        assertThat(steps.log).containsExactly("turn_started", "save:user", "save:assistant", "assistant_message",
+                "tool_call_started", "save:tool", "tool_call_finished", "save:assistant", "assistant_message",
+                "save:assistant", "turn_completed");
+    }
+
+    @Test
+    void aSaveThatFailsKeepsItsStepEventsSoEachIsDeliveredOnceInOrderAfterTheTurnIsResumed() {
+        TestTool look = plain("look", false);
+        StepLog steps = new StepLog(true);
+        steps.failNextSavesWithEvents = 1; // the reply's save
+        Script model = new Script().calls("look").answers("done");
+        AgentSession s = engine(model, steps, look).open(agent(look).withStore(steps), null);
+        assertThatThrownBy(() -> s.run("go")).hasMessage("database hiccup");
+        assertThat(steps.log).as("neither the reply nor its event is stored").containsExactly("turn_started", "save:user");
+
+        // the host resumes the turn on the same session (the store recovered): the call's start event must not pass
+        // the reply's, which goes out first, then the result goes with its save
+        s.resume();
+        assertThat(steps.log).containsExactly("turn_started", "save:user", "assistant_message", "tool_call_started",
+                "save:tool[tool_call_finished]", "save:assistant[assistant_message]", "save:assistant",
+                "turn_completed");
+        assertThat(look.ranIn).as("the call ran once").hasSize(1);
     }
 
     private static List<String> fields(JsonNode n) {
