@@ -27,6 +27,9 @@ class EventLogTest {
     @Inject
     EventRepository events;
 
+    @Inject
+    io.agroal.api.AgroalDataSource ds;
+
     private static Event event(String team, String text) {
         return Event.of(team, "lead", EventType.ASSISTANT_MESSAGE, Json.MAPPER.createObjectNode().put("text", text));
     }
@@ -111,5 +114,28 @@ class EventLogTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    @Test
+    void eventsStoredInACallersTransactionTakeTheTeamsNextNumbersOnlyWhenItCommits() throws Exception {
+        String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
+        events.append(event(team, "zero"));
+        try (java.sql.Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            assertThat(events.appendIn(c, List.of(event(team, "lost"), event(team, "also lost"))))
+                    .extracting(Event::seq).containsExactly(2L, 3L);
+            c.rollback(); // the step's save failed: its events are gone with it, numbers included
+        }
+        assertThat(events.lastSeq(team)).isEqualTo(1);
+        List<Event> stored;
+        try (java.sql.Connection c = ds.getConnection()) {
+            c.setAutoCommit(false);
+            stored = events.appendIn(c, List.of(event(team, "reply"), event(team, "result")));
+            c.commit();
+        }
+        assertThat(stored).extracting(Event::seq).containsExactly(2L, 3L);
+        assertThat(events.append(event(team, "after")).seq()).as("later appends follow").isEqualTo(4);
+        assertThat(events.after(team, 0, 10)).extracting(e -> e.data().path("text").asText())
+                .containsExactly("zero", "reply", "result", "after");
     }
 }

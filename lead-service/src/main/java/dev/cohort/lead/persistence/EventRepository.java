@@ -209,6 +209,49 @@ public class EventRepository {
         }
     }
 
+    /**
+     * New events of one team stored in the caller's transaction (an agent's step save): the team's counter bumped by
+     * their number (its row lock, held until the caller commits, orders them with every other append of the team),
+     * their rows inserted, the roster projected. Nothing is committed here; the caller announces them after its
+     * commit. An id already stored fails the call (the caller's transaction is then rolled back whole): these are
+     * events just made, which a failed transaction never stored.
+     */
+    public List<Event> appendIn(Connection c, List<Event> events) throws SQLException {
+        if (events.isEmpty()) {
+            return List.of();
+        }
+        String team = events.getFirst().team();
+        long last;
+        try (PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO lead.event_seq (team, seq) VALUES (?, ?) "
+                        + "ON CONFLICT (team) DO UPDATE SET seq = lead.event_seq.seq + EXCLUDED.seq RETURNING seq")) {
+            ps.setString(1, team);
+            ps.setLong(2, events.size());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                last = rs.getLong(1);
+            }
+        }
+        long seq = last - events.size();
+        List<Event> out = new ArrayList<>(events.size());
+        try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
+            for (Event e : events) {
+                if (!e.team().equals(team)) {
+                    throw new IllegalArgumentException("the events of one save are of one team");
+                }
+                bind(ps, e, ++seq);
+                if (ps.executeUpdate() == 0) {
+                    throw new IllegalStateException("event " + e.id() + " of team " + team + " is already stored");
+                }
+                out.add(e.withSeq(seq));
+            }
+        }
+        for (Event e : out) {
+            dev.cohort.lead.teammates.persistence.RosterRepository.project(c, e);
+        }
+        return out;
+    }
+
     private static final String INSERT_EVENT = "INSERT INTO lead.events (team, seq, id, agent, ts, type, data) "
             + "VALUES (?, ?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT (id) DO NOTHING";
 

@@ -13,9 +13,45 @@ import java.util.List;
  * The lead's inputs, marked in the transaction of the save that contains them: a prompt that started the turn learns
  * the turn id at the turn's first save (the saves before its first model call); prompts ({@value #PROMPT}id) and inbox messages ({@value #INBOX}id,
  * or {@value #INBOX_BATCH}["id",…] for several injected as one {@code [inbox]} input) injected into a running turn are
- * marked {@code injected}.
+ * marked {@code injected}. With an {@link EventLog}, the lead's step events ({@code assistant_message}, {@code
+ * tool_call_finished}) are stored in the same transaction as the save of their step.
  */
 public final class LeadInputLedger implements InputLedger {
+
+    /** Where a save's step events are stored in its transaction, and announced after its commit. */
+    public interface EventLog {
+        List<dev.cohort.core.protocol.Event> storeIn(Connection c, List<dev.cohort.core.protocol.Event> events)
+                throws SQLException;
+
+        void committed(List<dev.cohort.core.protocol.Event> stored);
+    }
+
+    private final EventLog events;
+
+    /** A ledger that stores no events (the engine emits them after each save). */
+    public LeadInputLedger() {
+        this(null);
+    }
+
+    public LeadInputLedger(EventLog events) {
+        this.events = events;
+    }
+
+    @Override
+    public boolean storesEvents() {
+        return events != null;
+    }
+
+    @Override
+    public List<dev.cohort.core.protocol.Event> storeEvents(Connection c, AgentKey key,
+            List<dev.cohort.core.protocol.Event> stepEvents) throws SQLException {
+        return events.storeIn(c, stepEvents);
+    }
+
+    @Override
+    public void eventsCommitted(AgentKey key, List<dev.cohort.core.protocol.Event> stored) {
+        events.committed(stored);
+    }
 
     /** Input ids of the lead: which table a drained item came from. */
     public static final String PROMPT = "prompt:";

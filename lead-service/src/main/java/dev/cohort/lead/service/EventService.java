@@ -38,6 +38,26 @@ public class EventService {
     /** Stores (idempotently, by id), publishes and announces an event produced elsewhere or here. */
     public Event record(Event event) {
         Event stored = repository.append(event);
+        announce(stored);
+        return stored;
+    }
+
+    /**
+     * Stores new events of one team in the caller's transaction (the lead's step save, {@code LeadInputLedger}); the
+     * caller hands them to {@link #committed} after its commit.
+     */
+    public java.util.List<Event> storeIn(java.sql.Connection c, java.util.List<Event> events) throws java.sql.SQLException {
+        return repository.appendIn(c, events);
+    }
+
+    /** Events stored by a committed transaction ({@link #storeIn}): local streams woken, published. */
+    public void committed(java.util.List<Event> stored) {
+        for (Event e : stored) {
+            announce(e);
+        }
+    }
+
+    private void announce(Event stored) {
         hub.announce(stored.team(), stored.seq());
         try {
             publisher.publish(stored);
@@ -46,6 +66,5 @@ public class EventService {
             Log.warnf("team=%s event=%s seq=%d not published on cohort.events: %s", stored.team(), stored.type().wire(),
                     stored.seq(), e.getMessage());
         }
-        return stored;
     }
 }

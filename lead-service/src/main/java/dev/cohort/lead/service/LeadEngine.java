@@ -73,6 +73,11 @@ public class LeadEngine {
     }
 
     private void record(dev.cohort.core.protocol.Event e) {
+        events.record(label(e));
+    }
+
+    /** The lead's fields on an event of its engine (the prompt it answers; a turn end's status and prompts). */
+    dev.cohort.core.protocol.Event label(dev.cohort.core.protocol.Event e) {
         String p = currentPrompt.get(e.team());
         if (e.data() instanceof com.fasterxml.jackson.databind.node.ObjectNode o) {
             if (p != null && !o.has("promptId")) {
@@ -94,7 +99,7 @@ public class LeadEngine {
                 }
             }
         }
-        events.record(e);
+        return e;
     }
 
     public AgentEngine engine() {

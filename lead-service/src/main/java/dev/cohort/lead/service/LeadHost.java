@@ -42,6 +42,9 @@ public class LeadHost {
     @Inject
     AgroalDataSource ds;
 
+    @Inject
+    EventService events;
+
     private volatile AgentHost host;
 
     /** The shared host the leads run on (for the partition listener). */
@@ -56,7 +59,20 @@ public class LeadHost {
             synchronized (this) {
                 h = host;
                 if (h == null) {
-                    h = new AgentHost(engine.engine(), new PgAgentStore(ds, "lead", new LeadInputLedger()), program,
+                    // the lead's step events are stored in the transaction of their step's save (issue 13)
+                    LeadInputLedger.EventLog log = new LeadInputLedger.EventLog() {
+                        @Override
+                        public List<dev.cohort.core.protocol.Event> storeIn(java.sql.Connection c,
+                                List<dev.cohort.core.protocol.Event> stepEvents) throws java.sql.SQLException {
+                            return events.storeIn(c, stepEvents.stream().map(engine::label).toList());
+                        }
+
+                        @Override
+                        public void committed(List<dev.cohort.core.protocol.Event> stored) {
+                            events.committed(stored);
+                        }
+                    };
+                    h = new AgentHost(engine.engine(), new PgAgentStore(ds, "lead", new LeadInputLedger(log)), program,
                             config.toSettings(HostConfig.newInstanceId()));
                     host = h;
                 }
