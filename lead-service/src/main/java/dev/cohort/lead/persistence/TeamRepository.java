@@ -11,12 +11,39 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Teams in {@code lead.teams}. */
+/**
+ * Teams in {@code lead.teams}. Every write of the table goes through this class; {@link #cached} serves the lead's
+ * per-tool-call reads (the permission mode, the workspace) from the row last read or written here.
+ */
 @ApplicationScoped
 public class TeamRepository {
 
     @Inject
     AgroalDataSource ds;
+
+    /** Rows as last read here; a write removes the team's entry (teams are never deleted, only created or edited). */
+    private final java.util.concurrent.ConcurrentHashMap<String, TeamRow> rows = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Bumped after every write: a read that overlapped a write does not fill the cache (it may hold the old row). */
+    private final java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * The team's row without a query when one was read here since the last write through this repository (a read
+     * that finds nothing is not remembered). Every {@link #find} refreshes it, so a row changed outside this class
+     * (by hand, by another replica's write) is seen here after the next {@code find} of the team (the lead's turn
+     * start reads the team's hooks with one).
+     */
+    public Optional<TeamRow> cached(String id) {
+        TeamRow r = rows.get(id);
+        return r != null ? Optional.of(r) : find(id);
+    }
+
+    private void written(String id) {
+        synchronized (rows) {
+            writes.incrementAndGet();
+            rows.remove(id);
+        }
+    }
 
     /** Inserts a team; false when the id is taken (one conditional statement, no read-then-write race). */
     public boolean insert(String id, String workspace, String permissionMode) {
@@ -35,6 +62,8 @@ public class TeamRepository {
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
             throw new IllegalStateException("cannot insert team " + id, e);
+        } finally {
+            written(id);
         }
     }
 
@@ -47,10 +76,24 @@ public class TeamRepository {
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
             throw new IllegalStateException("cannot set the hooks of team " + id, e);
+        } finally {
+            written(id);
         }
     }
 
+    /** The team's row as stored now (one query); refreshes {@link #cached}. */
     public Optional<TeamRow> find(String id) {
+        long w = writes.get();
+        Optional<TeamRow> found = query(id);
+        synchronized (rows) {
+            if (found.isPresent() && writes.get() == w) {
+                rows.put(id, found.get());
+            }
+        }
+        return found;
+    }
+
+    private Optional<TeamRow> query(String id) {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement(
                         "SELECT id, workspace, permission_mode, created_at, hooks FROM lead.teams WHERE id = ?")) {

@@ -88,7 +88,7 @@ public class LeadProgram implements AgentProgram {
 
     @Override
     public boolean exists(AgentKey key) {
-        return teams.exists(key.team());
+        return teams.cached(key.team()).isPresent(); // teams are never deleted
     }
 
     @Override
@@ -224,11 +224,19 @@ public class LeadProgram implements AgentProgram {
         return out;
     }
 
+    /**
+     * The team's permission mode, asked by the gate before every tool call: from {@link TeamRepository#cached} (no
+     * query), which every write through the repository clears and every turn start's {@link #teamHooks} read
+     * refreshes.
+     */
     private String mode(String team) {
-        return teams.find(team).map(t -> t.permissionMode()).orElse("default");
+        return teams.cached(team).map(t -> t.permissionMode()).orElse("default");
     }
 
-    /** The team's command hooks (API settings), read at each turn start: an edit applies from the next turn. */
+    /**
+     * The team's command hooks (API settings), read from the store at each turn start: an edit applies from the next
+     * turn, also one made on another replica (this read refreshes the cached team row as well).
+     */
     private List<CommandHook> teamHooks(String team) {
         String json = teams.find(team).map(t -> t.hooks()).orElse(null);
         return json == null ? List.of() : HookSettings.parse(Json.read(json, JsonNode.class), "team settings");
@@ -238,7 +246,7 @@ public class LeadProgram implements AgentProgram {
         if (Ids.DEFAULT_TEAM.equals(team)) {
             return "the team's git repository (the tool runner's root)";
         }
-        String own = teams.find(team).map(t -> t.workspace()).orElse(null);
+        String own = teams.cached(team).map(t -> t.workspace()).orElse(null);
         return own != null ? "the team's git repository (" + own + ")"
                 : "the team's git repository (teams/" + team + " under the tool runner's root)";
     }
