@@ -48,6 +48,24 @@ public final class PgMemoryStore implements MemoryStore {
         }
     }
 
+    /**
+     * A read of one statement: on the bound transaction, else on its own (auto-commit: no {@code BEGIN}/{@code COMMIT}
+     * round trips around the one query; the lead reads the team's memories before every model call).
+     */
+    private <T> T read(String what, Jdbc.TxWork<T> work) {
+        if (bound != null) {
+            return tx(what, work);
+        }
+        try (Connection c = ds.getConnection()) {
+            if (!c.getAutoCommit()) {
+                return tx(what, work);
+            }
+            return work.run(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot " + what + ": " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public ToolResult once(EffectKey key, Function<MemoryStore, ToolResult> change) {
         if (bound != null) {
@@ -77,7 +95,7 @@ public final class PgMemoryStore implements MemoryStore {
 
     @Override
     public List<Memory> all() {
-        return tx("read memories of " + team, c -> {
+        return read("read memories of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT name, type, description, body FROM lead.memories WHERE team = ? ORDER BY name")) {
                 ps.setString(1, team);
@@ -94,7 +112,7 @@ public final class PgMemoryStore implements MemoryStore {
 
     @Override
     public Optional<Memory> get(String name) {
-        return tx("read memory " + name, c -> {
+        return read("read memory " + name, c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT name, type, description, body FROM lead.memories WHERE team = ? AND name = ?")) {
                 ps.setString(1, team);
