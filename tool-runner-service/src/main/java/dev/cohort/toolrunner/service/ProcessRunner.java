@@ -25,9 +25,25 @@ public final class ProcessRunner {
     private ProcessRunner() {
     }
 
-    /** What to run. */
+    /**
+     * What to run.
+     *
+     * @param sandboxPrefix the sandbox's command line for {@code cwd} (a cold start)
+     * @param warm          where a warm sandbox for this command comes from ({@code null}: always cold); used for
+     *                      foreground commands without stdin or separate stderr
+     */
     public record Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
-            List<String> sandboxPrefix) {
+            List<String> sandboxPrefix, WarmSource warm) {
+        public Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
+                List<String> sandboxPrefix) {
+            this(shell, command, cwd, env, timeout, sandboxPrefix, null);
+        }
+    }
+
+    /** A warm sandbox for one call, or {@code null} when there is none (the call starts cold). */
+    @FunctionalInterface
+    public interface WarmSource {
+        WarmSandboxes.Warm take();
     }
 
     /**
@@ -73,6 +89,13 @@ public final class ProcessRunner {
      */
     public static Outcome run(Spec spec, OutputCapture capture, OutputCapture stderr, Path stdin,
             java.util.function.Consumer<Handle> onStart) throws IOException, InterruptedException {
+        if (spec.warm() != null && stderr == null && stdin == null && onStart == null) {
+            Outcome o = runWarm(spec, capture);
+            if (o != null) {
+                return o;
+            }
+            // the warm sandbox did not start the command (none, dead, or it ended before its acknowledgement): cold
+        }
         List<String> cmd = new ArrayList<>();
         cmd.add("setsid");
         cmd.addAll(spec.sandboxPrefix());
@@ -85,6 +108,7 @@ public final class ProcessRunner {
         pb.environment().putAll(spec.env());
         long start = System.nanoTime();
         Process p = pb.start();
+        CallPhases.mark(CallPhases.STARTED);
         Handle handle = new Handle(p);
         if (onStart != null) {
             onStart.accept(handle);
@@ -104,6 +128,80 @@ public final class ProcessRunner {
                 readError[0] = e;
             }
         });
+        return finish(spec, p, handle, reader, errReader, readError, capture, stderr, start);
+    }
+
+    /**
+     * Runs the command in a warm sandbox (see {@link WarmSandboxes}): the header goes to the stub, and the first byte
+     * of its output is its acknowledgement, written right before it execs the command; the rest is the command's
+     * output. {@code null} when the command provably did not start (no sandbox to be had, the pipe was closed, or the
+     * output ended, or began with something else, before the acknowledgement), so the caller may start it cold.
+     */
+    private static Outcome runWarm(Spec spec, OutputCapture capture) throws IOException, InterruptedException {
+        WarmSandboxes.Warm w = spec.warm().take();
+        if (w == null) {
+            return null;
+        }
+        Process p = w.process();
+        long start = System.nanoTime();
+        try {
+            w.send(spec.shell(), spec.cwd(), spec.env(), spec.command());
+        } catch (IOException e) {
+            w.kill(); // it ended before its header: the command never ran
+            return null;
+        }
+        java.util.concurrent.CompletableFuture<Boolean> went = new java.util.concurrent.CompletableFuture<>();
+        IOException[] readError = new IOException[1];
+        Thread reader = Thread.ofVirtual().name("output-" + p.pid()).start(() -> {
+            try {
+                java.io.InputStream in = p.getInputStream();
+                int b = in.read();
+                if (b != WarmSandboxes.GO) {
+                    went.complete(false);
+                    return;
+                }
+                went.complete(true);
+                capture.consume(in);
+            } catch (IOException e) {
+                readError[0] = e;
+                went.complete(false);
+            }
+        });
+        Handle handle = new Handle(p);
+        long deadline = start + spec.timeout().toNanos();
+        boolean started;
+        try {
+            started = went.get(spec.timeout().toNanos(), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            // no acknowledgement within the whole timeout: it may have started; never run it again
+            killGroup(p.pid());
+            p.destroyForcibly();
+            p.waitFor();
+            reader.join(Duration.ofSeconds(5));
+            capture.close();
+            return new Outcome(null, true, false, (System.nanoTime() - start) / 1_000_000);
+        } catch (java.util.concurrent.ExecutionException e) {
+            started = false;
+        } catch (InterruptedException e) {
+            killGroup(p.pid());
+            p.destroyForcibly();
+            throw e;
+        }
+        if (!started) {
+            w.kill();
+            reader.join(Duration.ofSeconds(1));
+            return null;
+        }
+        CallPhases.mark(CallPhases.STARTED);
+        Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        return finish(new Spec(spec.shell(), spec.command(), spec.cwd(), spec.env(), left, spec.sandboxPrefix()), p,
+                handle, reader, null, readError, capture, null, start);
+    }
+
+    /** Waits for the shell (killing the group on timeout), drains the output, kills leftovers. */
+    private static Outcome finish(Spec spec, Process p, Handle handle, Thread reader, Thread errReader,
+            IOException[] readError, OutputCapture capture, OutputCapture stderr, long start)
+            throws IOException, InterruptedException {
         boolean timedOut = false;
         try {
             if (!p.waitFor(spec.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
@@ -117,6 +215,7 @@ public final class ProcessRunner {
             p.destroyForcibly();
             throw e;
         }
+        CallPhases.mark(CallPhases.EXITED);
         // the shell is gone; anything it left in its group is killed so no child outlives the call
         if (!reader.join(Duration.ofMillis(DRAIN_MILLIS)) || (errReader != null && !errReader.join(Duration.ofMillis(DRAIN_MILLIS)))) {
             killGroup(p.pid());
