@@ -48,7 +48,9 @@ class ToolRunnerBenchmarkIT {
     /** {@code bash} only ({@code true N}, N distinct), no read_file and no throughput phase. */
     private static final boolean BASH_ONLY = Boolean.getBoolean("cohort.bench.bash-only");
     /** A pause between sequential calls (a lead's round does other work between two tool calls). */
-    private static final long PAUSE_MS = Long.getLong("cohort.bench.pause-ms", 0);
+    private static final long PAUSE_DEFAULT_MS = Long.getLong("cohort.bench.pause-ms", 0);
+    /** The pause of the variant being measured (a variant's {@code pause=N} overrides the default). */
+    private static long PAUSE_MS = PAUSE_DEFAULT_MS;
     /** Extra environment of the runner, {@code K=V,K=V} (e.g. {@code COHORT_SANDBOX=none}). */
     private static final String EXTRA_ENV = System.getProperty("cohort.bench.env", "");
     private static final String TOKEN = "bench-token";
@@ -57,7 +59,8 @@ class ToolRunnerBenchmarkIT {
 
     /**
      * Runner configurations measured back to back on one devstack, {@code ;}-separated, each {@code K=V,K=V}
-     * (default: one run with {@link #EXTRA_ENV}); e.g. {@code COHORT_TOOL_RUNNER_WARM_SANDBOX_ENABLED=false;}.
+     * (default: one run with {@link #EXTRA_ENV}); e.g. {@code COHORT_TOOL_RUNNER_WARM_SANDBOX_ENABLED=false;}. An entry
+     * {@code pause=N} sets that variant's pause between calls instead.
      */
     private static final String VARIANTS = System.getProperty("cohort.bench.variants", EXTRA_ENV);
 
@@ -82,8 +85,11 @@ class ToolRunnerBenchmarkIT {
                 "COHORT_WORKSPACE_ROOT", workspace.toString(),
                 "COHORT_STATE_DIR", state.toString(),
                 "COHORT_TOOL_RUNNER_TOKEN", TOKEN));
+        PAUSE_MS = PAUSE_DEFAULT_MS;
         for (String kv : extraEnv.split(",")) {
-            if (kv.contains("=")) {
+            if (kv.strip().startsWith("pause=")) {
+                PAUSE_MS = Long.parseLong(kv.strip().substring("pause=".length()));
+            } else if (kv.contains("=")) {
                 more.put(kv.substring(0, kv.indexOf('=')).strip(), kv.substring(kv.indexOf('=') + 1).strip());
             }
         }

@@ -140,12 +140,15 @@ public interface ToolRunnerConfig {
         @WithDefault("true")
         boolean enabled();
 
-        /** Warm sandboxes kept ready per pool (one pool per team and containment root). */
-        @WithDefault("1")
+        /**
+         * Warm sandboxes kept ready per pool (one pool per team and containment root): two, so a replacement has two
+         * calls' time to start (a sandbox's start takes tens of ms on a loaded machine).
+         */
+        @WithDefault("2")
         int size();
 
         /** At most this many pools (each a few idle processes); the least recently used one is evicted. */
-        @WithDefault("16")
+        @WithDefault("8")
         int maxPools();
 
         /** A pool unused this long is evicted (its processes killed); the next call starts one again. */

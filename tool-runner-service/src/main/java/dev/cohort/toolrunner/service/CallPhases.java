@@ -5,7 +5,8 @@ import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Where a {@code bash} call's time goes inside the runner, as timers {@code cohort.toolrunner.bash.phase{phase}}: each
+ * Where a {@code bash} call's time goes inside the runner, as timers {@code cohort.toolrunner.bash.phase{phase}} (plus {@code request-to-service}, from the request's
+ * arrival to {@code ToolService}, and {@code total-in-service}): each
  * phase ends at one mark of the call's worker thread (marks not reached are skipped, so a phase then covers the span
  * since the previous mark reached). The benchmark reads them from {@code /q/metrics}; a few nanoTime reads per call.
  */
@@ -27,12 +28,14 @@ public final class CallPhases {
 
     private final Timer[] timers = new Timer[NAMES.length];
     private final Timer total;
+    private final Timer beforeService;
 
     CallPhases(MeterRegistry meters) {
         for (int i = 1; i < NAMES.length; i++) {
             timers[i] = Timer.builder("cohort.toolrunner.bash.phase").tag("phase", NAMES[i]).register(meters);
         }
-        total = Timer.builder("cohort.toolrunner.bash.phase").tag("phase", "total-in-runner").register(meters);
+        total = Timer.builder("cohort.toolrunner.bash.phase").tag("phase", "total-in-service").register(meters);
+        beforeService = Timer.builder("cohort.toolrunner.bash.phase").tag("phase", "request-to-service").register(meters);
     }
 
     /** Starts the marks of a call on this thread. */
@@ -52,7 +55,7 @@ public final class CallPhases {
     }
 
     /** Ends the marks of this thread's call; records them when {@code record}. */
-    void end(long[] a, boolean record) {
+    void end(long[] a, boolean record, long arrivedNanos) {
         CURRENT.remove();
         if (!record) {
             return;
@@ -66,5 +69,8 @@ public final class CallPhases {
             }
         }
         total.record(a[END] - a[ENTRY], TimeUnit.NANOSECONDS);
+        if (arrivedNanos != 0 && arrivedNanos <= a[ENTRY]) {
+            beforeService.record(a[ENTRY] - arrivedNanos, TimeUnit.NANOSECONDS);
+        }
     }
 }

@@ -134,8 +134,10 @@ public final class ProcessRunner {
     /**
      * Runs the command in a warm sandbox (see {@link WarmSandboxes}): the header goes to the stub, and the first byte
      * of its output is its acknowledgement, written right before it execs the command; the rest is the command's
-     * output. {@code null} when the command provably did not start (no sandbox to be had, the pipe was closed, or the
-     * output ended, or began with something else, before the acknowledgement), so the caller may start it cold.
+     * output. The call does not wait for the acknowledgement (one wake-up less): it waits for the exit, and then tells
+     * from the output whether the command started. {@code null} when it provably did not (no sandbox to be had, the
+     * pipe was closed, or the output ended, or began with something else, before the acknowledgement), so the caller
+     * may start it cold; after a timeout or with an acknowledgement, never.
      */
     private static Outcome runWarm(Spec spec, OutputCapture capture) throws IOException, InterruptedException {
         WarmSandboxes.Warm w = spec.warm().take();
@@ -150,58 +152,41 @@ public final class ProcessRunner {
             w.kill(); // it ended before its header: the command never ran
             return null;
         }
-        java.util.concurrent.CompletableFuture<Boolean> went = new java.util.concurrent.CompletableFuture<>();
+        CallPhases.mark(CallPhases.STARTED);
+        AtomicBoolean went = new AtomicBoolean();
         IOException[] readError = new IOException[1];
         Thread reader = Thread.ofVirtual().name("output-" + p.pid()).start(() -> {
             try {
                 java.io.InputStream in = p.getInputStream();
-                int b = in.read();
-                if (b != WarmSandboxes.GO) {
-                    went.complete(false);
+                if (in.read() != WarmSandboxes.GO) {
                     return;
                 }
-                went.complete(true);
+                went.set(true);
                 capture.consume(in);
             } catch (IOException e) {
                 readError[0] = e;
-                went.complete(false);
             }
         });
         Handle handle = new Handle(p);
-        long deadline = start + spec.timeout().toNanos();
-        boolean started;
-        try {
-            started = went.get(spec.timeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            // no acknowledgement within the whole timeout: it may have started; never run it again
-            killGroup(p.pid());
-            p.destroyForcibly();
-            p.waitFor();
-            reader.join(Duration.ofSeconds(5));
-            capture.close();
-            return new Outcome(null, true, false, (System.nanoTime() - start) / 1_000_000);
-        } catch (java.util.concurrent.ExecutionException e) {
-            started = false;
-        } catch (InterruptedException e) {
-            killGroup(p.pid());
-            p.destroyForcibly();
-            throw e;
-        }
-        if (!started) {
+        boolean timedOut = waitForExit(spec, p);
+        if (!timedOut && !went.get() && reader.join(Duration.ofMillis(DRAIN_MILLIS)) && !went.get()) {
+            // ended without its acknowledgement: the command was never exec'd
             w.kill();
-            reader.join(Duration.ofSeconds(1));
             return null;
         }
-        CallPhases.mark(CallPhases.STARTED);
-        Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
-        return finish(new Spec(spec.shell(), spec.command(), spec.cwd(), spec.env(), left, spec.sandboxPrefix()), p,
-                handle, reader, null, readError, capture, null, start);
+        return drain(p, handle, reader, null, readError, capture, null, start, timedOut);
     }
 
     /** Waits for the shell (killing the group on timeout), drains the output, kills leftovers. */
     private static Outcome finish(Spec spec, Process p, Handle handle, Thread reader, Thread errReader,
             IOException[] readError, OutputCapture capture, OutputCapture stderr, long start)
             throws IOException, InterruptedException {
+        boolean timedOut = waitForExit(spec, p);
+        return drain(p, handle, reader, errReader, readError, capture, stderr, start, timedOut);
+    }
+
+    /** Waits for the shell; on timeout kills its group and returns {@code true}. */
+    private static boolean waitForExit(Spec spec, Process p) throws InterruptedException {
         boolean timedOut = false;
         try {
             if (!p.waitFor(spec.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
@@ -216,6 +201,13 @@ public final class ProcessRunner {
             throw e;
         }
         CallPhases.mark(CallPhases.EXITED);
+        return timedOut;
+    }
+
+    /** After the shell's exit: drains the output, kills leftovers, builds the outcome. */
+    private static Outcome drain(Process p, Handle handle, Thread reader, Thread errReader, IOException[] readError,
+            OutputCapture capture, OutputCapture stderr, long start, boolean timedOut)
+            throws IOException, InterruptedException {
         // the shell is gone; anything it left in its group is killed so no child outlives the call
         if (!reader.join(Duration.ofMillis(DRAIN_MILLIS)) || (errReader != null && !errReader.join(Duration.ofMillis(DRAIN_MILLIS)))) {
             killGroup(p.pid());

@@ -131,6 +131,11 @@ public class ToolService {
 
 
     public ToolCallResult call(String name, ToolCallRequest req) throws SQLException, InterruptedException {
+        return call(name, req, 0);
+    }
+
+    /** {@code arrivedNanos}: when the HTTP request arrived ({@code System.nanoTime()}, 0 = unknown), for the timers. */
+    public ToolCallResult call(String name, ToolCallRequest req, long arrivedNanos) throws SQLException, InterruptedException {
         long[] marks = CallPhases.begin();
         boolean ran = false;
         try {
@@ -138,7 +143,7 @@ public class ToolService {
             ran = marks[CallPhases.STARTED] != 0;
             return r;
         } finally {
-            phases.end(marks, ran && "bash".equals(name));
+            phases.end(marks, ran && "bash".equals(name), arrivedNanos);
         }
     }
 

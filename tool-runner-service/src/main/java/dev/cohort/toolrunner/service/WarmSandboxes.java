@@ -64,7 +64,8 @@ public class WarmSandboxes {
      * NUL: the command policy refuses one, env values cannot hold one); the environment list ends with an empty entry.
      */
     static final String STUB = String.join("\n",
-            "for __v in $(compgen -e); do unset \"$__v\"; done; unset __v",
+            // every exported variable, without a fork: ${!X*} lists the names starting with X, @a their attributes
+            "for __v in " + allNames() + "; do [[ ${!__v@a} == *x* ]] && unset \"$__v\" 2>/dev/null; done; unset __v",
             "printf '\\006'",
             "IFS= read -r -d '' __sh && IFS= read -r -d '' __cwd && IFS= read -r -d '' __cmd || exit 125",
             "__env=()",
@@ -75,6 +76,15 @@ public class WarmSandboxes {
             "[ ${#__env[@]} -eq 0 ] || export -- \"${__env[@]}\" || exit 125",
             "printf '\\002'",
             "exec -- \"$__sh\" -c \"$__cmd\"");
+
+    /** Every variable name, as bash words: {@code ${!A*} ... ${!z*} ${!_*}}. */
+    private static String allNames() {
+        StringBuilder b = new StringBuilder();
+        for (char c : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_".toCharArray()) {
+            b.append(b.isEmpty() ? "" : " ").append("${!").append(c).append("*}");
+        }
+        return b.toString();
+    }
 
     @Inject
     ToolRunnerConfig config;
@@ -241,34 +251,49 @@ public class WarmSandboxes {
         }
         evicted.forEach(p -> close(p, "more than " + config.warmSandbox().maxPools() + " pools (least recently used)"));
         ensureSweeper();
+        // the oldest first (waiting for it if it is still starting); dead or stale ones are discarded
         Warm w;
-        synchronized (pool) {
-            w = pool.warm.poll();
-            pool.lastUsedNanos = System.nanoTime();
+        boolean discarded = false;
+        while (true) {
+            synchronized (pool) {
+                w = pool.warm.poll();
+                pool.lastUsedNanos = System.nanoTime();
+            }
+            if (w == null || (w.awaitReady(READY_WAIT_MS) && w.usable())) {
+                break;
+            }
+            discard(key, w);
+            discarded = true;
         }
         refill(pool);
         boolean fresh = w == null;
         if (fresh) {
+            if (discarded) {
+                return null; // the pool's were unusable: this call starts cold, the replacements warm up meanwhile
+            }
             try {
-                w = start(key);
+                w = start(key); // the key's first call (or its pool was taken empty by concurrent calls)
             } catch (IOException e) {
                 Log.warnf("team=%s warm sandbox could not be started (%s); starting cold", key.team(), e.getMessage());
                 return null;
             }
-        }
-        if (!w.awaitReady(READY_WAIT_MS) || !w.usable()) {
-            if (w.failure() != null) {
-                Log.warnf("team=%s warm sandbox failed to start: %s; starting cold", key.team(), w.failure());
-            } else {
-                Log.debugf("team=%s warm sandbox not usable (ended, or a bound directory was replaced); starting cold",
-                        key.team());
+            if (!w.awaitReady(READY_WAIT_MS) || !w.usable()) {
+                discard(key, w);
+                return null;
             }
-            w.kill();
-            unusable.incrementAndGet();
-            return null;
         }
         (fresh ? startedForCall : pooled).incrementAndGet();
         return w;
+    }
+
+    private void discard(Key key, Warm w) {
+        if (w.failure() != null) {
+            Log.warnf("team=%s warm sandbox failed to start: %s; starting cold", key.team(), w.failure());
+        } else {
+            Log.debugf("team=%s warm sandbox not usable (ended, or a bound directory was replaced)", key.team());
+        }
+        w.kill();
+        unusable.incrementAndGet();
     }
 
     /** Starts replacements off the latency path until the pool holds {@code size} (ready or starting). */
