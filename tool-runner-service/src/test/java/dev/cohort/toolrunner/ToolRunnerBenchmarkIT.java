@@ -27,7 +27,9 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 /**
  * The benchmark, run on demand:
  * {@code ./mvnw -B -pl tool-runner-service verify -Dit.test=ToolRunnerBenchmarkIT -Dcohort.bench=true}
- * (options {@code -Dcohort.bench.samples=1000 -Dcohort.bench.seconds=8}).
+ * (options {@code -Dcohort.bench.samples=1000 -Dcohort.bench.seconds=8}; {@code -Dcohort.bench.bash-only=true} for the
+ * {@code bash true N} latency alone, {@code -Dcohort.bench.pause-ms=20} to pause between calls as a lead's round does,
+ * {@code -Dcohort.bench.env=COHORT_SANDBOX=none,...} for more environment of the runner).
  *
  * <p>It measures the <b>packaged</b> runner ({@code target/quarkus-app/quarkus-run.jar}) as its own process on a
  * devstack, launched the way {@code cohort up} launches it, through the real client over loopback HTTP: each call a
@@ -43,27 +45,61 @@ class ToolRunnerBenchmarkIT {
     private static final int SAMPLES = Integer.getInteger("cohort.bench.samples", 1000);
     private static final Duration THROUGHPUT_WINDOW = Duration.ofSeconds(Integer.getInteger("cohort.bench.seconds", 8));
     private static final int CALLERS = 32;
+    /** {@code bash} only ({@code true N}, N distinct), no read_file and no throughput phase. */
+    private static final boolean BASH_ONLY = Boolean.getBoolean("cohort.bench.bash-only");
+    /** A pause between sequential calls (a lead's round does other work between two tool calls). */
+    private static final long PAUSE_DEFAULT_MS = Long.getLong("cohort.bench.pause-ms", 0);
+    /** The pause of the variant being measured (a variant's {@code pause=N} overrides the default). */
+    private static long PAUSE_MS = PAUSE_DEFAULT_MS;
+    /** Extra environment of the runner, {@code K=V,K=V} (e.g. {@code COHORT_SANDBOX=none}). */
+    private static final String EXTRA_ENV = System.getProperty("cohort.bench.env", "");
     private static final String TOKEN = "bench-token";
 
     private final AtomicLong ids = new AtomicLong();
+
+    /**
+     * Runner configurations measured back to back on one devstack, {@code ;}-separated, each {@code K=V,K=V}
+     * (default: one run with {@link #EXTRA_ENV}); e.g. {@code COHORT_TOOL_RUNNER_WARM_SANDBOX_ENABLED=false;}. An entry
+     * {@code pause=N} sets that variant's pause between calls instead.
+     */
+    private static final String VARIANTS = System.getProperty("cohort.bench.variants", EXTRA_ENV);
 
     @Test
     void measuresLatencyAndThroughput() throws Exception {
         Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar").toAbsolutePath();
         assertThat(jar).as("package the module first (verify does)").exists();
+        StringBuilder all = new StringBuilder();
+        try (Devstack stack = Devstack.start(0, Topics.ALL, 1, 0, -1)) {
+            for (String variant : VARIANTS.split(";", -1)) {
+                all.append(measure(stack, jar, variant));
+            }
+        }
+        System.out.println(all);
+    }
+
+    private String measure(Devstack stack, Path jar, String extraEnv) throws Exception {
         Path base = Files.createTempDirectory("cohort-tr-bench");
         Path workspace = Files.createDirectories(base.resolve("workspace"));
         Path state = Files.createDirectories(base.resolve("state"));
-        try (Devstack stack = Devstack.start(0, Topics.ALL, 1, 0, -1);
-                ServiceProcess runner = ServiceProcess.start("tool-runner", jar, Ports.free(), env(stack, Map.of(
-                        "COHORT_WORKSPACE_ROOT", workspace.toString(),
-                        "COHORT_STATE_DIR", state.toString(),
-                        "COHORT_TOOL_RUNNER_TOKEN", TOKEN)), workspace, Duration.ofSeconds(120))) {
+        Map<String, String> more = new java.util.HashMap<>(Map.of(
+                "COHORT_WORKSPACE_ROOT", workspace.toString(),
+                "COHORT_STATE_DIR", state.toString(),
+                "COHORT_TOOL_RUNNER_TOKEN", TOKEN));
+        PAUSE_MS = PAUSE_DEFAULT_MS;
+        for (String kv : extraEnv.split(",")) {
+            if (kv.strip().startsWith("pause=")) {
+                PAUSE_MS = Long.parseLong(kv.strip().substring("pause=".length()));
+            } else if (kv.contains("=")) {
+                more.put(kv.substring(0, kv.indexOf('=')).strip(), kv.substring(kv.indexOf('=') + 1).strip());
+            }
+        }
+        try (ServiceProcess runner = ServiceProcess.start("tool-runner", jar, Ports.free(), env(stack, more),
+                        workspace, Duration.ofSeconds(120))) {
             ToolRunnerClient client = new ToolRunnerClient(runner.url(), TOKEN, Duration.ofSeconds(30));
             client.call("bash", req(Map.of("command", "true")));
             Files.writeString(workspace.resolve("four-k.txt"), ("x".repeat(63) + "\n").repeat(64));
             IntFunction<ToolCallResult> read = i -> client.call("read_file", req(Map.of("path", "four-k.txt")));
-            IntFunction<ToolCallResult> bash = i -> client.call("bash", req(Map.of("command", "true")));
+            IntFunction<ToolCallResult> bash = i -> client.call("bash", req(Map.of("command", "true " + i)));
             assertThat(read.apply(0).output()).hasSizeGreaterThan(4096);
             assertThat(bash.apply(0).exitCode()).isZero();
 
@@ -74,27 +110,94 @@ class ToolRunnerBenchmarkIT {
                     java.net.http.HttpResponse.BodyHandlers.ofString()).body();
             var level = java.util.regex.Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(health);
             report.append("sandbox in force: ").append(level.find() ? level.group(1) : "unknown").append('\n');
-            for (var e : List.of(Map.entry("read_file 4 KB", read), Map.entry("bash true", bash))) {
+            report.append("load average: ").append(Files.readString(Path.of("/proc/loadavg")).strip())
+                    .append("; extra env: ").append(extraEnv.isBlank() ? "none" : extraEnv)
+                    .append("; pause between calls: ").append(PAUSE_MS).append(" ms\n");
+            var ops = BASH_ONLY ? List.of(Map.entry("bash true N", bash))
+                    : List.of(Map.entry("read_file 4 KB", read), Map.entry("bash true N", bash));
+            for (var e : ops) {
                 for (int i = 0; i < WARMUP; i++) {
                     e.getValue().apply(i);
+                    pause();
                 }
+                Map<String, double[]> phases0 = phases(runner.url());
+                long[] cpu0 = cpu(runner.pid());
                 long[] ns = new long[SAMPLES];
                 for (int i = 0; i < SAMPLES; i++) {
                     long t0 = System.nanoTime();
-                    ToolCallResult r = e.getValue().apply(i);
+                    ToolCallResult r = e.getValue().apply(WARMUP + i);
                     ns[i] = System.nanoTime() - t0;
                     assertThat(r.error()).isNull();
+                    pause();
                 }
+                long[] cpu1 = cpu(runner.pid());
+                Map<String, double[]> phases1 = phases(runner.url());
                 Arrays.sort(ns);
-                report.append(String.format("%-15s sequential n=%d  p50 %.2f ms  p99 %.2f ms  max %.2f ms%n", e.getKey(),
-                        SAMPLES, ns[SAMPLES / 2] / 1e6, ns[(int) (SAMPLES * 0.99)] / 1e6, ns[SAMPLES - 1] / 1e6));
-                report.append(String.format("%-15s %d callers: %.0f calls/s%n", e.getKey(), CALLERS, throughput(e.getValue())));
+                report.append(String.format("%-15s sequential n=%d  p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms%n",
+                        e.getKey(), SAMPLES, ns[SAMPLES / 2] / 1e6, ns[(int) (SAMPLES * 0.9)] / 1e6,
+                        ns[(int) (SAMPLES * 0.99)] / 1e6, ns[SAMPLES - 1] / 1e6));
+                report.append(String.format("%-15s CPU per call: runner JVM %.2f ms, its reaped children (sandbox, shell,"
+                        + " command) %.2f ms%n", e.getKey(), (cpu1[0] - cpu0[0]) * 10.0 / SAMPLES,
+                        (cpu1[1] - cpu0[1]) * 10.0 / SAMPLES));
+                for (var ph : phases1.entrySet()) {
+                    double[] before = phases0.getOrDefault(ph.getKey(), new double[2]);
+                    double n = ph.getValue()[0] - before[0];
+                    if (n > 0) {
+                        report.append(String.format("%-15s   phase %-16s mean %.3f ms (n=%.0f)%n", e.getKey(), ph.getKey(),
+                                (ph.getValue()[1] - before[1]) * 1000 / n, n));
+                    }
+                }
+                if (!BASH_ONLY) {
+                    report.append(String.format("%-15s %d callers: %.0f calls/s%n", e.getKey(), CALLERS,
+                            throughput(e.getValue())));
+                }
             }
+            String metrics = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(runner.url() + "/q/metrics")).GET().build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            var warm = java.util.regex.Pattern.compile(
+                    "cohort_toolrunner_warm_sandbox_total\\{[^}]*outcome=\"([^\"]+)\"[^}]*} ([0-9.eE+-]+)").matcher(metrics);
+            report.append("warm sandboxes (whole run):");
+            while (warm.find()) {
+                report.append(' ').append(warm.group(1)).append('=').append((long) Double.parseDouble(warm.group(2)));
+            }
+            report.append('\n');
             // each process start closes every inherited descriptor in the child: this number is part of the cost
             String[] fds = new java.io.File("/proc/" + runner.pid() + "/fd").list();
             report.append("open files in the runner process: ").append(fds == null ? "unknown" : fds.length).append('\n');
             System.out.println(report);
+            return report.toString();
         }
+    }
+
+    private static void pause() {
+        if (PAUSE_MS > 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(PAUSE_MS * 1_000_000);
+        }
+    }
+
+    /** utime+stime and cutime+cstime of {@code pid}, in clock ticks (1/100 s). */
+    private static long[] cpu(long pid) throws java.io.IOException {
+        String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        // after the name: state(0) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(11) stime cutime cstime
+        return new long[] {Long.parseLong(f[11]) + Long.parseLong(f[12]), Long.parseLong(f[13]) + Long.parseLong(f[14])};
+    }
+
+    /** The runner's per-phase timers of {@code bash} ({@code cohort_toolrunner_bash_phase_seconds}): count and sum. */
+    private static Map<String, double[]> phases(String url) throws Exception {
+        String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                java.net.URI.create(url + "/q/metrics")).GET().build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+        Map<String, double[]> out = new java.util.TreeMap<>();
+        var m = java.util.regex.Pattern.compile(
+                "cohort_toolrunner_bash_phase_seconds_(count|sum)\\{[^}]*phase=\"([^\"]+)\"[^}]*} ([0-9.eE+-]+)")
+                .matcher(body);
+        while (m.find()) {
+            double[] v = out.computeIfAbsent(m.group(2), k -> new double[2]);
+            v[m.group(1).equals("count") ? 0 : 1] = Double.parseDouble(m.group(3));
+        }
+        return out;
     }
 
     private double throughput(IntFunction<ToolCallResult> op) throws Exception {

@@ -34,8 +34,9 @@ public class ToolResource {
     @POST
     @Path("/tools/{name}")
     @Consumes(MediaType.APPLICATION_JSON)
-    public ToolCallResult call(@PathParam("name") String name, ToolCallRequest request) throws Exception {
-        return tools.call(name, request);
+    public ToolCallResult call(@PathParam("name") String name, ToolCallRequest request,
+            @jakarta.ws.rs.core.Context io.vertx.ext.web.RoutingContext rc) throws Exception {
+        return tools.call(name, request, RequestArrival.of(rc));
     }
 
     @GET

@@ -96,6 +96,9 @@ public interface ToolRunnerConfig {
 
     Bash bash();
 
+    /** Warm sandboxes: {@code bash} calls start in a sandbox started before they arrived ({@code WarmSandboxes}). */
+    WarmSandbox warmSandbox();
+
     Env env();
 
     Read read();
@@ -126,6 +129,31 @@ public interface ToolRunnerConfig {
         /** Output cap in characters (the tutorial's 50,000); head and tail are kept, the rest is in {@code outputRef}. */
         @WithDefault("50000")
         int outputCap();
+    }
+
+    /**
+     * Pre-started sandboxes for foreground {@code bash} calls: the sandbox's start (bubblewrap's namespaces and mounts,
+     * the JVM's spawn) leaves the call's latency path. Each serves one call, so isolation between calls is unchanged.
+     */
+    interface WarmSandbox {
+        /** Off: every call starts its sandbox itself (as before). */
+        @WithDefault("true")
+        boolean enabled();
+
+        /**
+         * Warm sandboxes kept ready per pool (one pool per team and containment root): two, so a replacement has two
+         * calls' time to start (a sandbox's start takes tens of ms on a loaded machine).
+         */
+        @WithDefault("2")
+        int size();
+
+        /** At most this many pools (each a few idle processes); the least recently used one is evicted. */
+        @WithDefault("8")
+        int maxPools();
+
+        /** A pool unused this long is evicted (its processes killed); the next call starts one again. */
+        @WithDefault("5m")
+        java.time.Duration idleTimeout();
     }
 
     /** The scrubbed environment of commands. */

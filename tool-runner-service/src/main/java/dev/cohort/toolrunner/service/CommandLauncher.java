@@ -17,6 +17,8 @@ public class CommandLauncher {
     Workspaces workspaces;
     @Inject
     CommandSandbox sandbox;
+    @Inject
+    WarmSandboxes warm;
 
     private volatile Pattern deny;
 
@@ -26,7 +28,10 @@ public class CommandLauncher {
     }
 
     public ProcessRunner.Spec spec(ToolContext ctx, String command, Duration timeout) {
-        Path home = workspaces.home(ctx.team());
+        return spec(ctx, command, timeout, workspaces.home(ctx.team()));
+    }
+
+    private ProcessRunner.Spec spec(ToolContext ctx, String command, Duration timeout, Path home) {
         Pattern d = deny;
         if (d == null) {
             d = Pattern.compile(config.env().denyNamePattern());
@@ -35,5 +40,20 @@ public class CommandLauncher {
         Map<String, String> env = EnvironmentPolicy.childEnvironment(parentEnvironment(), config.env().allowlist(), d,
                 home, ctx.team(), ctx.agent());
         return new ProcessRunner.Spec(config.shell(), command, ctx.cwd(), env, timeout, sandbox.prefix(ctx, home));
+    }
+
+    /**
+     * The spec of a foreground command that may start in a warm sandbox ({@link WarmSandboxes}; used only without
+     * stdin and separate stderr, else it starts cold like {@link #spec}).
+     */
+    public ProcessRunner.Spec warmSpec(ToolContext ctx, String command, Duration timeout) {
+        Path home = workspaces.home(ctx.team());
+        ProcessRunner.Spec s = spec(ctx, command, timeout, home);
+        if (!warm.enabled()) {
+            return s;
+        }
+        WarmSandboxes.Key key = sandbox.warmKey(ctx, home);
+        return new ProcessRunner.Spec(s.shell(), s.command(), s.cwd(), s.env(), s.timeout(), s.sandboxPrefix(),
+                () -> warm.take(key));
     }
 }

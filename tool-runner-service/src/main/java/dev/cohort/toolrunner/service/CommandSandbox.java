@@ -88,6 +88,23 @@ public class CommandSandbox {
         if (l == Level.NONE) {
             return List.of();
         }
+        return prefix(l, new Sandbox.Layout(ctx.cwd(), hidden, writable(ctx, home), readOnly,
+                networkAllowed(ctx.team())));
+    }
+
+    /**
+     * Where a warm sandbox for {@code ctx}'s calls goes: the very prefix a call of {@code ctx} gets, entering the
+     * containment root instead of the cwd (the stub {@code cd}s to the call's cwd), and the directories it binds.
+     */
+    public WarmSandboxes.Key warmKey(ToolContext ctx, Path home) {
+        Level l = level();
+        List<Path> writable = writable(ctx, home);
+        List<String> prefix = l == Level.NONE ? List.of()
+                : prefix(l, new Sandbox.Layout(ctx.root(), hidden, writable, readOnly, networkAllowed(ctx.team())));
+        return new WarmSandboxes.Key(ctx.team(), prefix, ctx.root(), writable);
+    }
+
+    private List<Path> writable(ToolContext ctx, Path home) {
         List<Path> writable = new ArrayList<>();
         writable.add(ctx.root());
         if (ctx.worktree() != null) {
@@ -97,7 +114,7 @@ public class CommandSandbox {
             }
         }
         writable.add(home);
-        return prefix(l, new Sandbox.Layout(ctx.cwd(), hidden, writable, readOnly, networkAllowed(ctx.team())));
+        return writable;
     }
 
     private List<String> prefix(Level l, Sandbox.Layout layout) {

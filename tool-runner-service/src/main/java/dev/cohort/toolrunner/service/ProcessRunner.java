@@ -25,9 +25,25 @@ public final class ProcessRunner {
     private ProcessRunner() {
     }
 
-    /** What to run. */
+    /**
+     * What to run.
+     *
+     * @param sandboxPrefix the sandbox's command line for {@code cwd} (a cold start)
+     * @param warm          where a warm sandbox for this command comes from ({@code null}: always cold); used for
+     *                      foreground commands without stdin or separate stderr
+     */
     public record Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
-            List<String> sandboxPrefix) {
+            List<String> sandboxPrefix, WarmSource warm) {
+        public Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
+                List<String> sandboxPrefix) {
+            this(shell, command, cwd, env, timeout, sandboxPrefix, null);
+        }
+    }
+
+    /** A warm sandbox for one call, or {@code null} when there is none (the call starts cold). */
+    @FunctionalInterface
+    public interface WarmSource {
+        WarmSandboxes.Warm take();
     }
 
     /**
@@ -73,6 +89,13 @@ public final class ProcessRunner {
      */
     public static Outcome run(Spec spec, OutputCapture capture, OutputCapture stderr, Path stdin,
             java.util.function.Consumer<Handle> onStart) throws IOException, InterruptedException {
+        if (spec.warm() != null && stderr == null && stdin == null && onStart == null) {
+            Outcome o = runWarm(spec, capture);
+            if (o != null) {
+                return o;
+            }
+            // the warm sandbox did not start the command (none, dead, or it ended before its acknowledgement): cold
+        }
         List<String> cmd = new ArrayList<>();
         cmd.add("setsid");
         cmd.addAll(spec.sandboxPrefix());
@@ -85,6 +108,7 @@ public final class ProcessRunner {
         pb.environment().putAll(spec.env());
         long start = System.nanoTime();
         Process p = pb.start();
+        CallPhases.mark(CallPhases.STARTED);
         Handle handle = new Handle(p);
         if (onStart != null) {
             onStart.accept(handle);
@@ -104,6 +128,65 @@ public final class ProcessRunner {
                 readError[0] = e;
             }
         });
+        return finish(spec, p, handle, reader, errReader, readError, capture, stderr, start);
+    }
+
+    /**
+     * Runs the command in a warm sandbox (see {@link WarmSandboxes}): the header goes to the stub, and the first byte
+     * of its output is its acknowledgement, written right before it execs the command; the rest is the command's
+     * output. The call does not wait for the acknowledgement (one wake-up less): it waits for the exit, and then tells
+     * from the output whether the command started. {@code null} when it provably did not (no sandbox to be had, the
+     * pipe was closed, or the output ended, or began with something else, before the acknowledgement), so the caller
+     * may start it cold; after a timeout or with an acknowledgement, never.
+     */
+    private static Outcome runWarm(Spec spec, OutputCapture capture) throws IOException, InterruptedException {
+        WarmSandboxes.Warm w = spec.warm().take();
+        if (w == null) {
+            return null;
+        }
+        Process p = w.process();
+        long start = System.nanoTime();
+        try {
+            w.send(spec.shell(), spec.cwd(), spec.env(), spec.command());
+        } catch (IOException e) {
+            w.kill(); // it ended before its header: the command never ran
+            return null;
+        }
+        CallPhases.mark(CallPhases.STARTED);
+        AtomicBoolean went = new AtomicBoolean();
+        IOException[] readError = new IOException[1];
+        Thread reader = Thread.ofVirtual().name("output-" + p.pid()).start(() -> {
+            try {
+                java.io.InputStream in = p.getInputStream();
+                if (in.read() != WarmSandboxes.GO) {
+                    return;
+                }
+                went.set(true);
+                capture.consume(in);
+            } catch (IOException e) {
+                readError[0] = e;
+            }
+        });
+        Handle handle = new Handle(p);
+        boolean timedOut = waitForExit(spec, p);
+        if (!timedOut && !went.get() && reader.join(Duration.ofMillis(DRAIN_MILLIS)) && !went.get()) {
+            // ended without its acknowledgement: the command was never exec'd
+            w.kill();
+            return null;
+        }
+        return drain(p, handle, reader, null, readError, capture, null, start, timedOut);
+    }
+
+    /** Waits for the shell (killing the group on timeout), drains the output, kills leftovers. */
+    private static Outcome finish(Spec spec, Process p, Handle handle, Thread reader, Thread errReader,
+            IOException[] readError, OutputCapture capture, OutputCapture stderr, long start)
+            throws IOException, InterruptedException {
+        boolean timedOut = waitForExit(spec, p);
+        return drain(p, handle, reader, errReader, readError, capture, stderr, start, timedOut);
+    }
+
+    /** Waits for the shell; on timeout kills its group and returns {@code true}. */
+    private static boolean waitForExit(Spec spec, Process p) throws InterruptedException {
         boolean timedOut = false;
         try {
             if (!p.waitFor(spec.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
@@ -117,6 +200,14 @@ public final class ProcessRunner {
             p.destroyForcibly();
             throw e;
         }
+        CallPhases.mark(CallPhases.EXITED);
+        return timedOut;
+    }
+
+    /** After the shell's exit: drains the output, kills leftovers, builds the outcome. */
+    private static Outcome drain(Process p, Handle handle, Thread reader, Thread errReader, IOException[] readError,
+            OutputCapture capture, OutputCapture stderr, long start, boolean timedOut)
+            throws IOException, InterruptedException {
         // the shell is gone; anything it left in its group is killed so no child outlives the call
         if (!reader.join(Duration.ofMillis(DRAIN_MILLIS)) || (errReader != null && !errReader.join(Duration.ofMillis(DRAIN_MILLIS)))) {
             killGroup(p.pid());

@@ -54,6 +54,7 @@ public class ToolService {
     MeterRegistry meters;
 
     private Semaphore slots;
+    private CallPhases phases;
     /** Stores results after the answer was sent; virtual threads, since each just waits on the database. */
     private final java.util.concurrent.ExecutorService recorder = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, CompletableFuture<ToolCallResult>> inFlight = new ConcurrentHashMap<>();
@@ -82,6 +83,7 @@ public class ToolService {
     @PostConstruct
     void init() {
         slots = new Semaphore(config.maxConcurrentCalls(), true);
+        phases = new CallPhases(meters);
     }
 
     void onStart(@Observes StartupEvent ev) throws SQLException {
@@ -129,6 +131,23 @@ public class ToolService {
 
 
     public ToolCallResult call(String name, ToolCallRequest req) throws SQLException, InterruptedException {
+        return call(name, req, 0);
+    }
+
+    /** {@code arrivedNanos}: when the HTTP request arrived ({@code System.nanoTime()}, 0 = unknown), for the timers. */
+    public ToolCallResult call(String name, ToolCallRequest req, long arrivedNanos) throws SQLException, InterruptedException {
+        long[] marks = CallPhases.begin();
+        boolean ran = false;
+        try {
+            ToolCallResult r = run(name, req);
+            ran = marks[CallPhases.STARTED] != 0;
+            return r;
+        } finally {
+            phases.end(marks, ran && "bash".equals(name), arrivedNanos);
+        }
+    }
+
+    private ToolCallResult run(String name, ToolCallRequest req) throws SQLException, InterruptedException {
         validate(req);
         Workspaces.Location loc;
         try {
@@ -140,12 +159,15 @@ public class ToolService {
             Log.warnf("team=%s agent=%s call=%s refused: %s", req.team(), req.agent(), req.callId(), e.getMessage());
             return ToolCallResult.failure(e.modelMessage(), 0);
         }
+        CallPhases.mark(CallPhases.LOCATED);
         if (!slots.tryAcquire(config.queueTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
             throw new Busy("all " + config.maxConcurrentCalls() + " execution slots stayed busy for "
                     + config.queueTimeout().toSeconds() + " s");
         }
+        CallPhases.mark(CallPhases.SLOT);
         try {
             String hash = argsHash(name, req);
+            CallPhases.mark(CallPhases.HASHED);
             String key = req.team() + "/" + req.agent() + "/" + req.callId();
             // a tool without side effects (it says so: isMutating() is false) can run twice harmlessly, so it needs no
             // at-most-once journal entry first
@@ -169,6 +191,7 @@ public class ToolService {
             if (!calls.claim(req.team(), req.agent(), req.callId(), name, hash, req.cwd(), config.instanceId())) {
                 return replay(name, req, hash, key);
             }
+            CallPhases.mark(CallPhases.JOURNALED);
             CompletableFuture<ToolCallResult> mine = new CompletableFuture<>();
             inFlight.put(key, mine);
             ToolCallResult result;

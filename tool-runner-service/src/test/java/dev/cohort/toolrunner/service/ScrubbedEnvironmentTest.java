@@ -25,6 +25,8 @@ class ScrubbedEnvironmentTest {
     Workspaces workspaces;
     @Inject
     CommandSandbox sandbox;
+    @Inject
+    WarmSandboxes warm;
 
     @Test
     void envOverHttpShowsNoSecretOfTheRunnersEnvironment() {
@@ -43,6 +45,7 @@ class ScrubbedEnvironmentTest {
         withSecrets.config = config;
         withSecrets.workspaces = workspaces;
         withSecrets.sandbox = sandbox;
+        withSecrets.warm = warm;
         QuarkusMock.installMockForType(withSecrets, CommandLauncher.class);
 
         String out = bash(newTeam(), "env").output();

@@ -82,6 +82,7 @@ public class BashTool implements Tool {
         if (!d.allowed()) {
             throw new ToolError(d.rule(), "command refused by the tool runner's safety policy: " + d.reason());
         }
+        dev.cohort.toolrunner.service.CallPhases.mark(dev.cohort.toolrunner.service.CallPhases.POLICY);
         boolean bg = stdin == null && (bgArg != null ? bgArg : CommandPolicy.isSlow(command, slow));
         Duration max = bg ? config.background().timeout() : config.bash().maxTimeout();
         if (timeoutMs != null && (timeoutMs < 1 || timeoutMs > max.toMillis())) {
@@ -111,7 +112,10 @@ public class BashTool implements Tool {
                 java.nio.file.Files.createDirectories(stdinFile.getParent());
                 java.nio.file.Files.writeString(stdinFile, stdin, java.nio.charset.StandardCharsets.UTF_8);
             }
-            o = ProcessRunner.run(launcher.spec(ctx, command, timeout), capture, stderr, stdinFile, null);
+            // a command with stdin (hooks) starts cold; the others may take a warm sandbox
+            ProcessRunner.Spec spec = stdin == null ? launcher.warmSpec(ctx, command, timeout)
+                    : launcher.spec(ctx, command, timeout);
+            o = ProcessRunner.run(spec, capture, stderr, stdinFile, null);
         } finally {
             if (stdinFile != null) {
                 java.nio.file.Files.deleteIfExists(stdinFile);

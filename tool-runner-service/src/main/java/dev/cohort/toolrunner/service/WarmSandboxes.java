@@ -1,0 +1,545 @@
+package dev.cohort.toolrunner.service;
+
+import dev.cohort.toolrunner.config.ToolRunnerConfig;
+import io.quarkus.logging.Log;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Warm sandboxes: {@code bash} calls start in a sandbox that was started <em>before</em> the call arrived, so the
+ * namespace and mount set-up of bubblewrap (and the JVM's process spawn) is off the call's latency path.
+ *
+ * <p>A warm sandbox is exactly the per-call sandbox of today, started early: {@code setsid <sandbox prefix>
+ * /bin/bash -c STUB}, with the same bubblewrap (or unshare) arguments a call in that place gets — same binds, hidden
+ * directories, network policy, capability drop — except that it enters the containment root instead of the call's
+ * cwd. The stub clears its environment, says it is ready and blocks reading a header from its stdin pipe. A call takes
+ * one, writes the header (its shell, cwd, command and scrubbed environment, NUL-separated), and the stub {@code cd}s
+ * there, puts stdin on {@code /dev/null}, exports exactly the call's environment, acknowledges and {@code exec}s
+ * {@code <shell> -c <command>}. Each warm sandbox serves <b>one</b> call and dies with it (the PID namespace ends with
+ * the command), so isolation between calls is what it was: nothing of a previous call (environment, {@code /tmp},
+ * processes) is there. The process group, timeout kill, output pipe and caps are {@link ProcessRunner}'s, unchanged.
+ *
+ * <p>Pools are keyed by the sandbox's whole command line (team, containment root, binds, network) and started
+ * lazily: the first call of a key starts its own (as a cold call would) and a replacement is started off the latency
+ * path, on a starter thread, each time one is taken. A pool unused for {@code warm-sandbox.idle-timeout} is evicted
+ * (its processes killed), and at most {@code warm-sandbox.max-pools} pools are kept (the least recently used goes).
+ * A warm sandbox that died, or whose bound directories were replaced since it started (a different inode at the
+ * workspace, home or {@code .git} path), is discarded and the call starts cold, exactly as without warm sandboxes.
+ * A call is retried cold only when its warm sandbox provably did not start the command (no acknowledgement before
+ * end of output), so a command never runs twice.
+ */
+@ApplicationScoped
+public class WarmSandboxes {
+    /** Written by the stub when it waits for its header (a control byte: never the start of an error message). */
+    static final int READY = 0x06;
+    /** Written by the stub right before it execs the command. */
+    static final int GO = 0x02;
+    /** How long a call waits for a warm sandbox that is still starting before it starts cold instead. */
+    private static final long READY_WAIT_MS = 10_000;
+
+    /**
+     * The stub, run by {@code /bin/bash} inside the sandbox. It clears the environment it was started with (bash's own
+     * PWD/SHLVL/OLDPWD too) before saying it is ready; the header's fields are NUL-terminated (no field can contain a
+     * NUL: the command policy refuses one, env values cannot hold one); the environment list ends with an empty entry.
+     */
+    static final String STUB = String.join("\n",
+            // every exported variable, without a fork: ${!X*} lists the names starting with X, @a their attributes
+            "for __v in " + allNames() + "; do [[ ${!__v@a} == *x* ]] && unset \"$__v\" 2>/dev/null; done; unset __v",
+            "printf '\\006'",
+            "IFS= read -r -d '' __sh && IFS= read -r -d '' __cwd && IFS= read -r -d '' __cmd || exit 125",
+            "__env=()",
+            "while IFS= read -r -d '' __kv && [ -n \"$__kv\" ]; do __env+=(\"$__kv\"); done",
+            "cd -- \"$__cwd\" || exit 125",
+            "exec </dev/null",
+            "unset OLDPWD PWD",
+            "[ ${#__env[@]} -eq 0 ] || export -- \"${__env[@]}\" || exit 125",
+            "printf '\\002'",
+            "exec -- \"$__sh\" -c \"$__cmd\"");
+
+    /** Every variable name, as bash words: {@code ${!A*} ... ${!z*} ${!_*}}. */
+    private static String allNames() {
+        StringBuilder b = new StringBuilder();
+        for (char c : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_".toCharArray()) {
+            b.append(b.isEmpty() ? "" : " ").append("${!").append(c).append("*}");
+        }
+        return b.toString();
+    }
+
+    @Inject
+    ToolRunnerConfig config;
+    @Inject
+    io.micrometer.core.instrument.MeterRegistry meters;
+
+    /** Calls served by a sandbox started before them. */
+    final java.util.concurrent.atomic.AtomicLong pooled = new java.util.concurrent.atomic.AtomicLong();
+    /** Calls served by a warm sandbox started for them (the pool was empty: a key's first call). */
+    final java.util.concurrent.atomic.AtomicLong startedForCall = new java.util.concurrent.atomic.AtomicLong();
+    /** Takes that found no usable warm sandbox (failed, ended, a bound directory replaced): those calls start cold. */
+    final java.util.concurrent.atomic.AtomicLong unusable = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Counts (methods: tests reach the bean through its CDI proxy, not its fields). */
+    long pooledCount() {
+        return pooled.get();
+    }
+
+    long unusableCount() {
+        return unusable.get();
+    }
+
+    @jakarta.annotation.PostConstruct
+    void init() {
+        if (meters != null) {
+            for (var e : Map.of("pooled", pooled, "started-for-call", startedForCall, "unusable", unusable).entrySet()) {
+                io.micrometer.core.instrument.FunctionCounter.builder("cohort.toolrunner.warm.sandbox", e.getValue(),
+                        java.util.concurrent.atomic.AtomicLong::get).tag("outcome", e.getKey()).register(meters);
+            }
+        }
+    }
+
+    /** Access-ordered: the first entry is the least recently used pool. Guarded by {@code this}. */
+    private final LinkedHashMap<Key, Pool> pools = new LinkedHashMap<>(16, 0.75f, true);
+    private final ExecutorService starter = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "warm-sandbox-starter");
+        t.setDaemon(true);
+        return t;
+    });
+    private volatile ScheduledExecutorService sweeper;
+    private volatile boolean closed;
+
+    /**
+     * Where a warm sandbox goes.
+     *
+     * @param team      the team (for logs; the command line already differs per team: its HOME is bound)
+     * @param command   the sandbox's command line without {@code setsid} and the stub: the sandbox prefix entering the
+     *                  containment root (empty without a sandbox)
+     * @param directory the directory the process is started in (the containment root)
+     * @param binds     the directories bound into the sandbox, checked for replacement before use
+     */
+    public record Key(String team, List<String> command, Path directory, List<Path> binds) {
+        public Key {
+            Objects.requireNonNull(team);
+            command = List.copyOf(command);
+            Objects.requireNonNull(directory);
+            binds = List.copyOf(binds);
+        }
+    }
+
+    /** One pre-started sandbox, used for one call. */
+    public static final class Warm {
+        private final Process process;
+        private final List<Object> fileKeys;
+        private final List<Path> binds;
+        private final CompletableFuture<Boolean> ready = new CompletableFuture<>();
+        private volatile String failure;
+
+        private Warm(Process process, List<Path> binds, List<Object> fileKeys) {
+            this.process = process;
+            this.binds = binds;
+            this.fileKeys = fileKeys;
+        }
+
+        public Process process() {
+            return process;
+        }
+
+        /** Ready, alive, and every bound directory is still the one it bound. */
+        boolean usable() {
+            return ready.getNow(false) && process.isAlive() && fileKeys.equals(fileKeys(binds));
+        }
+
+        boolean awaitReady(long millis) {
+            try {
+                return ready.get(millis, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            } catch (Exception e) {
+                return false;
+            }
+        }
+
+        /**
+         * Hands the call to the stub: shell, cwd, command, environment (NUL-terminated, the environment ended by an
+         * empty entry), then closes the pipe. Encoded as the JVM encodes a process's arguments and environment.
+         */
+        public void send(String shell, Path cwd, Map<String, String> env, String command) throws IOException {
+            Charset cs = nativeCharset();
+            java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream(1024);
+            for (String field : List.of(shell, cwd.toString(), command)) {
+                b.writeBytes(field.getBytes(cs));
+                b.write(0);
+            }
+            for (Map.Entry<String, String> e : env.entrySet()) {
+                b.writeBytes((e.getKey() + "=" + e.getValue()).getBytes(cs));
+                b.write(0);
+            }
+            b.write(0);
+            try (OutputStream out = process.getOutputStream()) {
+                b.writeTo(out);
+            }
+        }
+
+        /** Kills the sandbox's whole process group (off the caller's thread: {@code kill} is a process). */
+        void kill() {
+            long pid = process.pid();
+            Thread.ofVirtual().name("warm-kill-" + pid).start(() -> {
+                ProcessRunner.killGroup(pid);
+                process.destroyForcibly();
+            });
+        }
+
+        String failure() {
+            return failure;
+        }
+    }
+
+    private static final class Pool {
+        final Key key;
+        final ArrayDeque<Warm> warm = new ArrayDeque<>();
+        int starting;
+        long lastUsedNanos = System.nanoTime();
+        boolean closed;
+
+        Pool(Key key) {
+            this.key = key;
+        }
+    }
+
+    public boolean enabled() {
+        return config.warmSandbox().enabled() && !closed;
+    }
+
+    /**
+     * A ready warm sandbox for {@code key}, or {@code null} when none could be had (the caller starts cold). Takes a
+     * pooled one (waiting for it when it is still starting), else starts one now; either way a replacement is started
+     * in the background.
+     */
+    public Warm take(Key key) {
+        if (!enabled()) {
+            return null;
+        }
+        Pool pool;
+        List<Pool> evicted = new ArrayList<>();
+        synchronized (this) {
+            pool = pools.get(key);
+            if (pool == null) {
+                pool = new Pool(key);
+                pools.put(key, pool);
+                evicted = over(Math.max(1, config.warmSandbox().maxPools()));
+            }
+        }
+        evicted.forEach(p -> close(p, "more than " + config.warmSandbox().maxPools() + " pools (least recently used)"));
+        ensureSweeper();
+        // the oldest first (waiting for it if it is still starting); dead or stale ones are discarded
+        Warm w;
+        boolean discarded = false;
+        while (true) {
+            synchronized (pool) {
+                w = pool.warm.poll();
+                pool.lastUsedNanos = System.nanoTime();
+            }
+            if (w == null || (w.awaitReady(READY_WAIT_MS) && w.usable())) {
+                break;
+            }
+            discard(key, w);
+            discarded = true;
+        }
+        refill(pool);
+        boolean fresh = w == null;
+        if (fresh) {
+            if (discarded) {
+                return null; // the pool's were unusable: this call starts cold, the replacements warm up meanwhile
+            }
+            try {
+                w = start(key); // the key's first call (or its pool was taken empty by concurrent calls)
+            } catch (IOException e) {
+                Log.warnf("team=%s warm sandbox could not be started (%s); starting cold", key.team(), e.getMessage());
+                return null;
+            }
+            if (!w.awaitReady(READY_WAIT_MS) || !w.usable()) {
+                discard(key, w);
+                return null;
+            }
+        }
+        (fresh ? startedForCall : pooled).incrementAndGet();
+        return w;
+    }
+
+    private void discard(Key key, Warm w) {
+        if (w.failure() != null) {
+            Log.warnf("team=%s warm sandbox failed to start: %s; starting cold", key.team(), w.failure());
+        } else {
+            Log.debugf("team=%s warm sandbox not usable (ended, or a bound directory was replaced)", key.team());
+        }
+        w.kill();
+        unusable.incrementAndGet();
+    }
+
+    /** Starts replacements off the latency path until the pool holds {@code size} (ready or starting). */
+    private void refill(Pool pool) {
+        int missing;
+        synchronized (pool) {
+            missing = pool.closed ? 0 : Math.max(0, config.warmSandbox().size() - pool.warm.size() - pool.starting);
+            pool.starting += missing;
+        }
+        for (int i = 0; i < missing; i++) {
+            try {
+                starter.execute(() -> {
+                    Warm w = null;
+                    try {
+                        w = start(pool.key);
+                    } catch (IOException | RuntimeException e) {
+                        Log.warnf("team=%s warm sandbox could not be started: %s", pool.key.team(), e.toString());
+                    }
+                    boolean keep;
+                    synchronized (pool) {
+                        pool.starting--;
+                        keep = w != null && !pool.closed && !closed;
+                        if (keep) {
+                            pool.warm.add(w);
+                        }
+                    }
+                    if (!keep && w != null) {
+                        w.kill();
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                synchronized (pool) {
+                    pool.starting--;
+                }
+            }
+        }
+    }
+
+    /**
+     * A process that speaks the stub's protocol, adopted as a warm sandbox (tests: a stub that misbehaves). Its
+     * readiness is read like a started one's.
+     */
+    static Warm adopt(Process p) {
+        Warm w = new Warm(p, List.of(), List.of());
+        awaitReadyByte(p, w);
+        return w;
+    }
+
+    /** Starts one warm sandbox of {@code key}; its readiness is read on a virtual thread. */
+    Warm start(Key key) throws IOException {
+        List<Object> keys = fileKeys(key.binds());
+        List<String> cmd = new ArrayList<>(key.command().size() + 4);
+        cmd.add("setsid");
+        cmd.addAll(key.command());
+        cmd.addAll(List.of("/bin/bash", "-c", STUB));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(key.directory().toFile()).redirectErrorStream(true);
+        pb.environment().clear(); // the stub gets each call's environment in its header
+        Process p = pb.start();
+        Warm w = new Warm(p, key.binds(), keys);
+        awaitReadyByte(p, w);
+        return w;
+    }
+
+    private static void awaitReadyByte(Process p, Warm w) {
+        Thread.ofVirtual().name("warm-ready-" + p.pid()).start(() -> {
+            InputStream in = p.getInputStream();
+            try {
+                int b = in.read();
+                if (b == READY) {
+                    w.ready.complete(true);
+                    return;
+                }
+                byte[] rest = in.readNBytes(2000);
+                String said = ((b < 0 ? "" : String.valueOf((char) b)) + new String(rest, StandardCharsets.UTF_8))
+                        .strip().replaceAll("\\s+", " ");
+                w.failure = "exited before it was ready" + (said.isEmpty() ? "" : ": " + said);
+            } catch (IOException e) {
+                w.failure = e.toString();
+            }
+            w.ready.complete(false);
+        });
+    }
+
+    /** The identity (device + inode) of each directory, {@code null} for one that is gone. */
+    static List<Object> fileKeys(List<Path> dirs) {
+        List<Object> out = new ArrayList<>(dirs.size());
+        for (Path d : dirs) {
+            try {
+                out.add(Files.readAttributes(d, BasicFileAttributes.class).fileKey());
+            } catch (IOException e) {
+                out.add(null);
+            }
+        }
+        return out;
+    }
+
+    private static Charset nativeCharset() {
+        try {
+            return Charset.forName(System.getProperty("sun.jnu.encoding", "UTF-8"));
+        } catch (RuntimeException e) {
+            return StandardCharsets.UTF_8;
+        }
+    }
+
+    private void ensureSweeper() {
+        if (sweeper == null) {
+            synchronized (this) {
+                if (sweeper == null && !closed) {
+                    ScheduledExecutorService s = Executors.newSingleThreadScheduledExecutor(r -> {
+                        Thread t = new Thread(r, "warm-sandbox-sweeper");
+                        t.setDaemon(true);
+                        return t;
+                    });
+                    long every = Math.max(1_000, Math.min(30_000, config.warmSandbox().idleTimeout().toMillis() / 2));
+                    s.scheduleWithFixedDelay(() -> evictIdle(System.nanoTime()), every, every, TimeUnit.MILLISECONDS);
+                    sweeper = s;
+                }
+            }
+        }
+    }
+
+    /** Removes the least recently used pools beyond {@code max} (the caller closes them). Guarded by {@code this}. */
+    private List<Pool> over(int max) {
+        List<Pool> out = new ArrayList<>();
+        Iterator<Pool> lru = pools.values().iterator();
+        while (pools.size() > max && lru.hasNext()) {
+            out.add(lru.next());
+            lru.remove();
+        }
+        return out;
+    }
+
+    /** Keeps the {@code max} most recently used pools, evicting the others (as a new pool beyond the cap does). */
+    int evictOver(int max) {
+        List<Pool> out;
+        synchronized (this) {
+            out = over(max);
+        }
+        out.forEach(p -> close(p, "more than " + max + " pools (least recently used)"));
+        return out.size();
+    }
+
+    /** Evicts every pool not used for {@code idle-timeout} as of {@code nowNanos}; returns how many. */
+    int evictIdle(long nowNanos) {
+        long idle = config.warmSandbox().idleTimeout().toNanos();
+        List<Pool> out = new ArrayList<>();
+        synchronized (this) {
+            Iterator<Pool> it = pools.values().iterator();
+            while (it.hasNext()) {
+                Pool p = it.next();
+                long last;
+                synchronized (p) {
+                    last = p.lastUsedNanos;
+                }
+                if (nowNanos - last >= idle) {
+                    it.remove();
+                    out.add(p);
+                }
+            }
+        }
+        out.forEach(p -> close(p, "idle for " + config.warmSandbox().idleTimeout()));
+        return out.size();
+    }
+
+    private void close(Pool p, String why) {
+        List<Warm> ws;
+        synchronized (p) {
+            p.closed = true;
+            ws = new ArrayList<>(p.warm);
+            p.warm.clear();
+        }
+        ws.forEach(Warm::kill);
+        Log.debugf("team=%s warm sandbox pool evicted: %s", p.key.team(), why);
+    }
+
+    /** The pools held now (keys), for tests and health. */
+    synchronized List<Key> keys() {
+        return List.copyOf(pools.keySet());
+    }
+
+    /** The processes of {@code key}'s pool (ready or starting), for tests; does not count as a use. */
+    List<Process> processes(Key key) {
+        Pool p = peek(key);
+        if (p == null) {
+            return List.of();
+        }
+        synchronized (p) {
+            return p.warm.stream().map(Warm::process).toList();
+        }
+    }
+
+    /** How many of {@code key}'s pooled sandboxes are ready and alive, for tests. */
+    int readyCount(Key key) {
+        Pool p = peek(key);
+        if (p == null) {
+            return 0;
+        }
+        synchronized (p) {
+            return (int) p.warm.stream().filter(w -> w.ready.getNow(false) && w.process().isAlive()).count();
+        }
+    }
+
+    private synchronized Pool peek(Key key) {
+        for (Map.Entry<Key, Pool> e : pools.entrySet()) { // iterating does not change the access order
+            if (e.getKey().equals(key)) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    /** The processes of the warm sandboxes held now (ready or not), for tests. */
+    List<Process> processes() {
+        List<Pool> ps;
+        synchronized (this) {
+            ps = List.copyOf(pools.values());
+        }
+        List<Process> out = new ArrayList<>();
+        for (Pool p : ps) {
+            synchronized (p) {
+                p.warm.forEach(w -> out.add(w.process()));
+            }
+        }
+        return out;
+    }
+
+    @PreDestroy
+    void shutdown() {
+        closed = true;
+        List<Pool> ps;
+        synchronized (this) {
+            ps = List.copyOf(pools.values());
+            pools.clear();
+        }
+        ps.forEach(p -> close(p, "shutdown"));
+        starter.shutdownNow();
+        ScheduledExecutorService s = sweeper;
+        if (s != null) {
+            s.shutdownNow();
+        }
+    }
+
+    /** {@code pools} as {@code team -> count}, for logs. */
+    synchronized Map<String, Integer> summary() {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        pools.keySet().forEach(k -> m.merge(k.team(), 1, Integer::sum));
+        return m;
+    }
+}
