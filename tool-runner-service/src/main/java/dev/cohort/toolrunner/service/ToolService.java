@@ -18,6 +18,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
@@ -206,9 +207,7 @@ public class ToolService {
             // the result is stored off the latency path; until it is, a repeated call joins the in-flight entry
             recorder.execute(() -> {
                 try {
-                    calls.finish(req.team(), req.agent(), req.callId(), result);
-                } catch (SQLException e) {
-                    Log.errorf(e, "team=%s agent=%s call=%s result not recorded", req.team(), req.agent(), req.callId());
+                    recordResult(req, result);
                 } finally {
                     inFlight.remove(key);
                 }
@@ -216,6 +215,48 @@ public class ToolService {
             return result;
         } finally {
             slots.release();
+        }
+    }
+
+    /** How long a result the database refused is retried before the call is left as running (no result). */
+    static final Duration RECORD_PATIENCE = Duration.ofMinutes(10);
+
+    /**
+     * Stores a finished call's result, retrying a refused write (a busy pool, a database restart) with backoff for
+     * {@link #RECORD_PATIENCE}: a result that ran but was never stored would leave its call "already being executed"
+     * for good, so a retried call (the agent's host resuming after a crash) could neither run it nor learn its result.
+     * Until it is stored, a repeated call of this runner is answered from the in-flight entry.
+     */
+    private void recordResult(ToolCallRequest req, ToolCallResult result) {
+        long deadline = System.nanoTime() + RECORD_PATIENCE.toNanos();
+        long backoffMs = 50;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                calls.finish(req.team(), req.agent(), req.callId(), result);
+                if (attempt > 1) {
+                    Log.infof("team=%s agent=%s call=%s result recorded at attempt %d", req.team(), req.agent(),
+                            req.callId(), attempt);
+                }
+                return;
+            } catch (SQLException | RuntimeException e) {
+                meters.counter("cohort.toolrunner.record.retries").increment();
+                if (System.nanoTime() > deadline) {
+                    Log.errorf(e, "team=%s agent=%s call=%s result not recorded after %d attempts; the call stays"
+                            + " running in the record and is not run again", req.team(), req.agent(), req.callId(), attempt);
+                    return;
+                }
+                Log.warnf("team=%s agent=%s call=%s result not recorded (attempt %d, retrying in %d ms): %s",
+                        req.team(), req.agent(), req.callId(), attempt, backoffMs, e.toString());
+            }
+            try {
+                Thread.sleep(backoffMs);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                Log.errorf("team=%s agent=%s call=%s result not recorded: interrupted (shutting down)", req.team(),
+                        req.agent(), req.callId());
+                return;
+            }
+            backoffMs = Math.min(backoffMs * 2, 5_000);
         }
     }
 

@@ -43,6 +43,8 @@ class BashToolTest {
     ToolCallStore calls;
     @Inject
     io.micrometer.core.instrument.MeterRegistry meters;
+    @Inject
+    javax.sql.DataSource dataSource;
 
     @Test
     void runsACommandInTheTeamWorkspaceAndReportsItsExitCode() {
@@ -212,6 +214,48 @@ class BashToolTest {
         // reusing an id for a different call is the host's bug
         Calls.raw("bash", team, "alice", "call-once-1", null, args("command", "echo other")).then().statusCode(409)
                 .contentType("application/problem+json");
+    }
+
+    @Test
+    void aResultTheDatabaseRefusesIsRetriedUntilStoredSoARepeatedCallIsAnsweredFromTheRecordAndRunsOnce()
+            throws Exception {
+        String team = newTeam();
+        // the database refuses the first two result writes of this call (a trigger; the sequence is not rolled back)
+        try (var c = dataSource.getConnection(); var st = c.createStatement()) {
+            st.execute("CREATE SEQUENCE IF NOT EXISTS toolrunner.test_refused_results");
+            st.execute("CREATE OR REPLACE FUNCTION toolrunner.test_refuse_result() RETURNS trigger AS $$ BEGIN"
+                    + " IF NEW.call_id = 'refused-result-1' AND NEW.result IS NOT NULL"
+                    + " AND nextval('toolrunner.test_refused_results') <= 2 THEN"
+                    + " RAISE EXCEPTION 'injected: result write refused'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql");
+            st.execute("DROP TRIGGER IF EXISTS test_refuse_result ON toolrunner.tool_calls");
+            st.execute("CREATE TRIGGER test_refuse_result BEFORE UPDATE ON toolrunner.tool_calls"
+                    + " FOR EACH ROW EXECUTE FUNCTION toolrunner.test_refuse_result()");
+        }
+        try {
+            double retries = recordRetries();
+            Map<String, Object> a = args("command", "echo run >> refused.txt; wc -l < refused.txt");
+            String first = Calls.raw("bash", team, "alice", "refused-result-1", null, a).then().statusCode(200)
+                    .extract().asString();
+            await().atMost(Duration.ofSeconds(120)).until(() -> calls.find(team, "alice", "refused-result-1")
+                    .map(r -> r.result() != null).orElse(false));
+            assertThat(recordRetries() - retries).isEqualTo(2);
+            assertThat(calls.find(team, "alice", "refused-result-1").orElseThrow().result())
+                    .isEqualTo(Json.read(first, ToolCallResult.class));
+            // the call again (a resumed host): answered from the record, not run again, not "already being executed"
+            String again = Calls.raw("bash", team, "alice", "refused-result-1", null, a).then().statusCode(200)
+                    .extract().asString();
+            assertThat(Json.read(again, ToolCallResult.class)).isEqualTo(Json.read(first, ToolCallResult.class));
+            assertThat(Files.readString(Calls.workspace(team).resolve("refused.txt"))).isEqualTo("run\n");
+        } finally {
+            try (var c = dataSource.getConnection(); var st = c.createStatement()) {
+                st.execute("DROP TRIGGER IF EXISTS test_refuse_result ON toolrunner.tool_calls");
+            }
+        }
+    }
+
+    private double recordRetries() {
+        var c = meters.find("cohort.toolrunner.record.retries").counter();
+        return c == null ? 0 : c.count();
     }
 
     @Test
