@@ -137,11 +137,13 @@ final class Invariants {
     }
 
     /**
-     * The event log is complete: every call in the tool runner's journal for the team has its
+     * The event log is complete: every model tool call of the workload in the tool runner's journal (the host's own
+     * calls, hook settings and skill globs, are not model calls and have no events) has its
      * {@code tool_call_started} and {@code tool_call_finished} in {@code lead.events} (the teammates' events reach it
      * over {@code cohort.events}), and the team's seqs have no gap.
      */
-    static Check eventLog(RelStack stack, String team) throws SQLException {
+    static Check eventLog(RelStack stack, Workload w) throws SQLException {
+        String team = w.team;
         Set<String> started = new HashSet<>();
         Set<String> finished = new HashSet<>();
         List<Long> seqs = new ArrayList<>();
@@ -160,6 +162,9 @@ final class Invariants {
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     String agent = rs.getString(1);
+                    if (!w.calls().contains(rs.getString(2))) {
+                        continue;
+                    }
                     journal.add((agent.contains("/") ? agent.substring(agent.indexOf('/') + 1) : agent) + ":" + rs.getString(2));
                 }
             }

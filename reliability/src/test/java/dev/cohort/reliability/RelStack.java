@@ -255,6 +255,30 @@ final class RelStack implements AutoCloseable {
         }
     }
 
+    /** The tool runner's own count of 503 answers ({@code http_server_requests} in its Prometheus metrics). */
+    long count503() {
+        HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(url(Service.TOOL_RUNNER) + "/q/metrics"))
+                .timeout(Duration.ofSeconds(10)).GET().build());
+        long n = 0;
+        for (String line : r.body().split("\n")) {
+            if (line.startsWith("http_server_requests_seconds_count{") && line.contains("status=\"503\"")) {
+                n += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return n;
+    }
+
+    /** The tool runner's journal status of one call, or null. */
+    String callStatus(String team, String callId) throws SQLException {
+        try (Connection c = db(); var ps = c.prepareStatement("SELECT status FROM toolrunner.tool_calls WHERE team = ? AND call_id = ?")) {
+            ps.setString(1, team);
+            ps.setString(2, callId);
+            try (var rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
+    }
+
     Connection db() throws SQLException {
         return DriverManager.getConnection(pg.jdbcUrl(), pg.username(), pg.password());
     }

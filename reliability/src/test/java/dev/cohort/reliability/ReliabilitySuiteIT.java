@@ -45,7 +45,13 @@ class ReliabilitySuiteIT {
      * {@code -Dcohort.reliability.strict=true} ({@code cohort bench reliability} sets it) fails it like any other.
      * A known-bug row that holds is a fixed bug: remove it from here.
      */
-    static final Map<String, String> KNOWN_BUGS = Map.of();
+    static final Map<String, String> KNOWN_BUGS = Map.of("PostgreSQL stopped and restarted",
+            "core AgentHost: a turn whose save fails while the database is down is abandoned, the abandon's own save fails"
+                    + " too ('cannot record the failed turn'), and the actor leaves its loop: the prompt stays unanswered and the"
+                    + " lead does not resume until a new input arrives (lead-service log: 'turn failed unexpectedly: cannot save"
+                    + " agent … in lead.agents: This connection has been closed')");
+    /** A known bug's row waits less: it is expected not to finish. */
+    static final Duration KNOWN_BUG_PATIENCE = Duration.ofSeconds(90);
     static final boolean STRICT = Boolean.getBoolean("cohort.reliability.strict");
     /** Generous: JVM restarts take 10-60 s on the shared machine, a consumer group's session timeout is 10 s or more. */
     static final Duration PATIENCE = Duration.ofMinutes(5);
@@ -97,7 +103,11 @@ class ReliabilitySuiteIT {
         String[] apply(RelStack stack, Workload w) throws Exception;
     }
 
-    record Fault(String name, String kind, boolean inShort, Phase phase, String injectedText, Injection injection) {
+    record Fault(String name, String kind, boolean inShort, Phase phase, String injectedText, Injection injection,
+            Injection before, Injection after) {
+        Fault(String name, String kind, boolean inShort, Phase phase, String injectedText, Injection injection) {
+            this(name, kind, inShort, phase, injectedText, injection, null, null);
+        }
     }
 
     static List<Fault> faults() {
@@ -153,8 +163,56 @@ class ReliabilitySuiteIT {
         all.add(new Fault("model answers 50 % HTTP 500/529", "model", true, Phase.WHOLE,
                 "every second chat-completions request answered 500 or 529 (alternately) from before the prompt until the work"
                         + " is done", null));
+        all.add(new Fault("tool runner answers 503 under load", "overload", false, Phase.WHOLE,
+                "tool-runner-service restarted with one execution slot (cohort.tool-runner.max-concurrent-calls=1, queue-timeout"
+                        + " 500ms); another client's call holds the slot while the lead's first call arrives, so the runner answers"
+                        + " it 503; the slot is freed once the runner's own metrics count a 503",
+                null, ReliabilitySuiteIT::overload, (st, w) -> {
+                    st.terminate(Service.TOOL_RUNNER, () -> { });
+                    st.setExtraEnv(Service.TOOL_RUNNER, null);
+                    st.startService(Service.TOOL_RUNNER);
+                    return new String[] {"tool-runner-service restarted with its default pool afterwards"};
+                }));
         return all;
     }
+
+    /** The 503 fault's set-up: a one-slot runner, and a call of another client holding the slot until a 503 was answered. */
+    private static String[] overload(RelStack st, Workload w) throws Exception {
+        st.terminate(Service.TOOL_RUNNER, () -> { });
+        st.setExtraEnv(Service.TOOL_RUNNER, Map.of("COHORT_TOOL_RUNNER_MAX_CONCURRENT_CALLS", "1",
+                "COHORT_TOOL_RUNNER_QUEUE_TIMEOUT", "500ms"));
+        st.startService(Service.TOOL_RUNNER);
+        java.nio.file.Path gate = st.teamWorkspace(CRON_TEAM).resolve("gate-load");
+        long before503 = st.count503();
+        String callId = "load-" + w.team;
+        Map<String, Object> body = Map.of("team", CRON_TEAM, "agent", "load", "callId", callId,
+                "args", Map.of("command", "while [ ! -f gate-load ]; do sleep 0.2; done; echo load-through"));
+        java.util.concurrent.CompletableFuture<HttpResponse<String>> load = java.util.concurrent.CompletableFuture.supplyAsync(() ->
+                st.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(st.url(Service.TOOL_RUNNER) + "/internal/v1/tools/bash"))
+                        .timeout(Duration.ofMinutes(5)).header("Authorization", "Bearer " + RelStack.RUNNER_TOKEN)
+                        .header("Content-Type", "application/json")
+                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(dev.cohort.core.protocol.Json.write(body))).build()));
+        // the load's call holds the slot once the runner journals it as running
+        await("the load call running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+                .until(() -> st.callStatus(CRON_TEAM, callId) != null);
+        Thread opener = Thread.ofVirtual().start(() -> {
+            try {
+                await().atMost(Duration.ofMinutes(4)).pollInterval(Duration.ofMillis(250)).ignoreExceptions()
+                        .until(() -> st.count503() > before503);
+            } catch (ConditionTimeoutException e) {
+                // opened anyway below: the row then shows no 503 was counted
+            }
+            try {
+                java.nio.file.Files.writeString(gate, "open\n");
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        OVERLOAD.put(w.team, new Object[] {opener, load, before503});
+        return new String[] {"the runner restarted with one slot; the load call " + callId + " holds it"};
+    }
+
+    private static final Map<String, Object[]> OVERLOAD = new java.util.concurrent.ConcurrentHashMap<>();
 
     private static String where(Phase p) {
         return p == Phase.LEAD_CALL ? "while the lead's bash call is in flight" : "while the teammate's task call is in flight";
@@ -195,10 +253,14 @@ class ReliabilitySuiteIT {
         List<String> accepted = new ArrayList<>();
         List<String> recovery = new ArrayList<>();
         long faultsBefore = stack.model.faultsAnswered();
-        if (f.phase() == Phase.WHOLE) {
+        if (f.phase() == Phase.WHOLE && f.before() == null) {
             stack.model.injectFault(0.5, 500, 529);
         }
-        Instant deadline = Instant.now().plus(PATIENCE);
+        if (f.before() != null) {
+            recovery.addAll(List.of(f.before().apply(stack, w)));
+        }
+        Duration patience = KNOWN_BUGS.containsKey(f.name()) ? KNOWN_BUG_PATIENCE : PATIENCE;
+        Instant deadline = Instant.now().plus(patience);
         boolean finished = false;
         try {
             accepted.add(w.begin(stack));
@@ -217,20 +279,32 @@ class ReliabilitySuiteIT {
             finished = awaitQuietly(() -> completed(team) == 2 && w.runs(stack, w.job2Call()) == 1
                     && Invariants.noPromptLost(stack, team, accepted).held(), deadline);
             if (!finished) {
-                recovery.add("the workload did not finish within " + PATIENCE.toMinutes() + " min");
+                recovery.add("the workload did not finish within " + patience.toSeconds() + " s");
             }
         } catch (ConditionTimeoutException e) {
             recovery.add("the workload stopped: " + e.getMessage());
         } catch (RuntimeException e) {
             recovery.add("the fault could not be injected or undone: " + e);
         } finally {
-            if (f.phase() == Phase.WHOLE) {
+            if (f.phase() == Phase.WHOLE && f.before() == null) {
                 stack.model.clearFault();
                 recovery.add((stack.model.faultsAnswered() - faultsBefore) + " requests answered with an injected error; cleared after the work");
             }
         }
+        Object[] overload = OVERLOAD.remove(team);
+        if (overload != null) {
+            ((Thread) overload[0]).join(Duration.ofMinutes(5));
+            long n503 = stack.count503() - (long) overload[2];
+            @SuppressWarnings("unchecked")
+            var load = (java.util.concurrent.CompletableFuture<HttpResponse<String>>) overload[1];
+            recovery.add("the runner answered " + n503 + " calls 503 before the slot was freed; the load call answered HTTP "
+                    + load.get(5, java.util.concurrent.TimeUnit.MINUTES).statusCode());
+        }
+        if (f.after() != null) {
+            recovery.addAll(List.of(f.after().apply(stack, w)));
+        }
         // the checks below get their own (shorter) deadline, so a stuck workload does not take the whole suite's time
-        deadline = Instant.now().plus(Duration.ofMinutes(3));
+        deadline = Instant.now().plus(KNOWN_BUGS.containsKey(f.name()) ? KNOWN_BUG_PATIENCE : Duration.ofMinutes(3));
         // reachable again: a new prompt to the lead and a message to the (parked or idle) teammate are answered
         String probe = w.prompt(stack, "probe " + team);
         accepted.add(probe);
@@ -243,11 +317,11 @@ class ReliabilitySuiteIT {
         List<Invariants.Check> checks = new ArrayList<>();
         checks.add(new Invariants.Check("work resumed without new input", finished, finished
                 ? "the turn, both tasks and the lead's answer finished after the fault, before any other prompt"
-                : "not finished within " + PATIENCE.toMinutes() + " min of the work order (before the probe below)"));
+                : "not finished within " + patience.toSeconds() + " s of the work order (before the probe below)"));
         checks.add(Invariants.noPromptLost(stack, team, accepted));
         checks.add(Invariants.noToolCallTwice(stack, w));
         checks.add(Invariants.tasks(stack, team, 2));
-        checks.add(Invariants.eventLog(stack, team));
+        checks.add(Invariants.eventLog(stack, w));
         checks.add(new Invariants.Check("agents reachable", leadAnswers && teammateAnswers,
                 "a prompt to the lead after the fault " + (leadAnswers ? "answered" : "NOT answered") + "; a message to "
                         + Workload.TEAMMATE + " (HTTP " + ping.statusCode() + ") " + (teammateAnswers ? "reached its model" : "NOT delivered")));
@@ -287,7 +361,13 @@ class ReliabilitySuiteIT {
                         + (healthy ? "all ready" : "not ready: " + notReady()), answered && healthy));
         sweep.rows.forEach(Report::add);
         List<Report.InputRow> failed = sweep.rows.stream().filter(r -> !r.held()).toList();
-        assertThat(failed).as("bad inputs not answered as expected").isEmpty();
+        List<Report.InputRow> unknown = failed.stream().filter(r -> !BadInputSweep.KNOWN_BUGS.containsKey(r.target() + " " + r.input())).toList();
+        assertThat(unknown).as("bad inputs not answered as expected").isEmpty();
+        if (!failed.isEmpty() && !STRICT) {
+            org.junit.jupiter.api.Assumptions.abort("known bugs, reported in docs/RELIABILITY.md: " + failed.stream()
+                    .map(r -> r.target() + " " + r.input() + " → " + r.got()).toList());
+        }
+        assertThat(failed).as("bad inputs not answered as expected (known bugs)").isEmpty();
     }
 
     @Order(3)

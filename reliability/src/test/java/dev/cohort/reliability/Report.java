@@ -87,6 +87,11 @@ final class Report {
         for (String n : NOTES) {
             b.append("> ").append(n).append("\n\n");
         }
+        b.append("## Open bugs this suite found (in other modules)\n\n");
+        ReliabilitySuiteIT.KNOWN_BUGS.forEach((k, v) -> b.append("- **").append(k).append("** — ").append(v).append("\n"));
+        b.append("- **lead-service, bad input** — wrong JSON types are not all answered with a problem: ");
+        b.append(String.join("; ", BadInputSweep.KNOWN_BUGS.entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
+                .map(e -> "`" + e.getKey() + "` → " + e.getValue()).toList())).append("\n\n");
         long held = FAULTS.stream().filter(FaultRow::held).count();
         b.append("## Faults: ").append(held).append(" of ").append(FAULTS.size()).append(" with every invariant held\n\n");
         b.append("| fault | kind | injected | recovery | invariants |\n|---|---|---|---|---|\n");
@@ -116,7 +121,8 @@ final class Report {
                     b.append("\n### ").append(family).append("\n\n| target | input | expected | got | held |\n|---|---|---|---|---|\n");
                 }
                 b.append("| ").append(cell(r.target())).append(" | ").append(cell(r.input())).append(" | ").append(cell(r.expected()))
-                        .append(" | ").append(cell(r.got())).append(" | ").append(r.held() ? "yes" : "**NO**").append(" |\n");
+                        .append(" | ").append(cell(r.got())).append(" | ").append(r.held() ? "yes"
+                                : BadInputSweep.KNOWN_BUGS.containsKey(r.target() + " " + r.input()) ? "**NO** (known bug)" : "**NO**").append(" |\n");
             }
         }
         b.append("\n## Scale figures\n\n");
