@@ -321,6 +321,9 @@ class ReliabilitySuiteIT {
         checks.add(Invariants.noPromptLost(stack, team, accepted));
         checks.add(Invariants.noToolCallTwice(stack, w));
         checks.add(Invariants.tasks(stack, team, 2));
+        // teammates' events reach the log over cohort.events: a restarted lead's consumer may first wait out the dead
+        // member's session, so the log is awaited (within the checks' deadline) before it is judged
+        awaitQuietly(() -> Invariants.eventLog(stack, w).held(), deadline);
         checks.add(Invariants.eventLog(stack, w));
         checks.add(new Invariants.Check("agents reachable", leadAnswers && teammateAnswers,
                 "a prompt to the lead after the fault " + (leadAnswers ? "answered" : "NOT answered") + "; a message to "
