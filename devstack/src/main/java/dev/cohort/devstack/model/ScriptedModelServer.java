@@ -388,6 +388,10 @@ public final class ScriptedModelServer implements AutoCloseable {
                     .withRequestIdHeader(seq);
         }
 
+        Response injected = injectedFault(agent, model, json);
+        if (injected != null) {
+            return injected;
+        }
         RequestView view = new RequestView(json, agent, model);
         RuleState chosen = null;
         long seq;
@@ -425,6 +429,61 @@ public final class ScriptedModelServer implements AutoCloseable {
         Map<String, String> headers = new LinkedHashMap<>(JSON_HEADERS);
         headers.put("x-request-id", "req_scripted_" + seq);
         return new Response(200, headers, body, delay);
+    }
+
+    // ---------------------------------------------------------------- fault injection (issue 17)
+
+    /** Statuses answered in turn while a fault is on (500, then 529 "overloaded", as Anthropic's API sends). */
+    private volatile int[] faultStatuses;
+    /** Fail the request when {@code floor(n * fraction)} grows with the n-th request: deterministic, no randomness. */
+    private volatile double faultFraction;
+    private final AtomicLong faultSeen = new AtomicLong();
+    private final AtomicLong faultsAnswered = new AtomicLong();
+
+    /**
+     * From now on answers {@code fraction} of the chat-completion requests (0 to 1, spread evenly: 0.5 = every
+     * second one) with an HTTP error instead of a rule's reply, cycling through {@code statuses} (e.g. 500, 529).
+     * Such a request is recorded with the rule {@code "__fault"} and does not consume a rule. {@link #clearFault()}
+     * ends it. Nothing changes for a server on which this is never called.
+     */
+    public void injectFault(double fraction, int... statuses) {
+        if (fraction <= 0 || fraction > 1 || statuses.length == 0) {
+            throw new IllegalArgumentException("fraction must be in (0, 1] and at least one status given");
+        }
+        faultSeen.set(0);
+        faultFraction = fraction;
+        faultStatuses = statuses.clone();
+    }
+
+    /** Ends {@link #injectFault}: every request is answered by the rules again. */
+    public void clearFault() {
+        faultStatuses = null;
+    }
+
+    /** How many requests were answered with an injected error since the server started. */
+    public long faultsAnswered() {
+        return faultsAnswered.get();
+    }
+
+    private Response injectedFault(String agent, String model, JsonNode json) {
+        int[] statuses = faultStatuses;
+        if (statuses == null) {
+            return null;
+        }
+        long n = faultSeen.incrementAndGet();
+        if (Math.floor(n * faultFraction) == Math.floor((n - 1) * faultFraction)) {
+            return null;
+        }
+        long k = faultsAnswered.incrementAndGet();
+        int status = statuses[(int) ((k - 1) % statuses.length)];
+        long seq;
+        synchronized (lock) {
+            seq = ++sequence;
+            log.add(new RecordedRequest(seq, Instant.now(), agent, 0, model, json, "__fault", status));
+        }
+        String type = status == 529 ? "overloaded_error" : "server_error";
+        return Response.json(status, openAiError("Scripted model: injected fault (HTTP " + status + ")", type, null, null))
+                .withRequestIdHeader(seq);
     }
 
     private long recordRejected(String agent, String model, JsonNode body, int status) {

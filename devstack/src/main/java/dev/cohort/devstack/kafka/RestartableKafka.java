@@ -1,0 +1,178 @@
+package dev.cohort.devstack.kafka;
+
+import dev.cohort.devstack.Ports;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+
+/**
+ * A single-node KRaft broker in this JVM that can be stopped and started again on the same log directory and the
+ * same ports: the "broker down, broker back" fault of the reliability suite (issue 17). Configured like
+ * {@link EmbeddedKafka} (loopback only, one replica per internal topic); {@link EmbeddedKafka} itself is unchanged.
+ *
+ * <p>Sequence: {@link #start} picks the ports, formats the storage once and starts the broker; {@link #stop} shuts it
+ * down cleanly (its records and committed offsets stay in the log directory); {@link #restart} starts a new broker
+ * process object on the same directory and ports and waits until it answers; {@link #close} stops it and deletes the
+ * directory.
+ */
+public final class RestartableKafka implements AutoCloseable {
+
+    private final Path dir;
+    private final int port;
+    private final Properties props;
+    private KafkaRaftServer server;
+    private boolean closed;
+
+    private RestartableKafka(Path dir, int port, Properties props) {
+        this.dir = dir;
+        this.port = port;
+        this.props = props;
+    }
+
+    /** Starts a broker on free loopback ports with {@code topics} created ({@code partitions} each). */
+    public static RestartableKafka start(Collection<String> topics, int partitions) {
+        int clientPort = Ports.free();
+        int controllerPort = Ports.free();
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("cohort-kafka-r-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Properties p = new Properties();
+        p.put("process.roles", "broker,controller");
+        p.put("node.id", "1");
+        p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        p.put("listeners", "PLAINTEXT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + clientPort);
+        p.put("controller.listener.names", "CONTROLLER");
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("log.dirs", dir.resolve("logs").toString());
+        p.put("offsets.topic.replication.factor", "1");
+        p.put("offsets.topic.num.partitions", "4");
+        p.put("transaction.state.log.replication.factor", "1");
+        p.put("transaction.state.log.min.isr", "1");
+        p.put("share.coordinator.state.topic.replication.factor", "1");
+        p.put("share.coordinator.state.topic.min.isr", "1");
+        p.put("default.replication.factor", "1");
+        p.put("min.insync.replicas", "1");
+        p.put("num.partitions", String.valueOf(partitions));
+        p.put("group.initial.rebalance.delay.ms", "0");
+        p.put("auto.create.topics.enable", "true");
+        Path propsFile = dir.resolve("server.properties");
+        try (var out = Files.newOutputStream(propsFile)) {
+            p.store(out, "cohort restartable broker");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        ByteArrayOutputStream formatOut = new ByteArrayOutputStream();
+        try (PrintStream ps = new PrintStream(formatOut, true, StandardCharsets.UTF_8)) {
+            int rc = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", propsFile.toString()}, ps);
+            if (rc != 0) {
+                throw new IllegalStateException("kafka storage format failed (rc " + rc + "): " + formatOut.toString(StandardCharsets.UTF_8));
+            }
+        } catch (Exception e) {
+            EmbeddedKafka.deleteQuietly(dir);
+            throw e instanceof RuntimeException re ? re : new IllegalStateException("kafka storage format failed", e);
+        }
+        RestartableKafka k = new RestartableKafka(dir, clientPort, p);
+        try {
+            k.restart();
+            try (Admin admin = k.admin()) {
+                EmbeddedKafka.createTopics(admin, topics, partitions);
+            }
+        } catch (RuntimeException e) {
+            k.close();
+            throw e;
+        }
+        return k;
+    }
+
+    /** {@code 127.0.0.1:<port>}; the same before and after a restart. */
+    public String bootstrapServers() {
+        return "127.0.0.1:" + port;
+    }
+
+    public boolean isRunning() {
+        synchronized (this) {
+            return server != null;
+        }
+    }
+
+    /** Shuts the broker down (a clean shutdown: clients see the connection refused until {@link #restart}). */
+    public synchronized void stop() {
+        if (server != null) {
+            KafkaRaftServer s = server;
+            server = null;
+            s.shutdown();
+            s.awaitShutdown();
+        }
+    }
+
+    /** Starts the broker again on the same log directory and ports, and waits (up to 2 min) until it answers. */
+    public synchronized void restart() {
+        if (closed) {
+            throw new IllegalStateException("closed");
+        }
+        if (server != null) {
+            return;
+        }
+        KafkaRaftServer s = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
+        s.startup();
+        server = s;
+        try (Admin admin = admin()) {
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            Exception last = null;
+            while (System.nanoTime() < deadline) {
+                try {
+                    if (!admin.describeCluster().nodes().get(2, TimeUnit.SECONDS).isEmpty()) {
+                        return;
+                    }
+                } catch (Exception e) {
+                    last = e;
+                }
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted", e);
+                }
+            }
+            throw new IllegalStateException("restarted kafka broker not ready within 2 min", last);
+        }
+    }
+
+    private Admin admin() {
+        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            stop();
+        } finally {
+            closed = true;
+            EmbeddedKafka.deleteQuietly(dir);
+        }
+    }
+}
