@@ -34,6 +34,24 @@ class BadInputTest {
     }
 
     @Test
+    void aBodyOfTheWrongShapeIsA400ProblemNamingTheFieldAndCreatesNothing() {
+        given().contentType("application/json").body("{\"id\": 42}").post("/api/v1/teams")
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("detail", containsString("field 'id' has the wrong type (expected a string)"));
+        given().get("/api/v1/teams/42").then().statusCode(404);
+        given().contentType("application/json").body("{\"id\": [\"a\"]}").post("/api/v1/teams")
+                .then().statusCode(400).contentType("application/problem+json").body("detail", containsString("'id'"));
+        given().contentType("application/json").body("{\"text\": {\"a\": 1}}").post("/api/v1/teams/default/prompts")
+                .then().statusCode(400).contentType("application/problem+json").body("detail", containsString("'text'"));
+        given().contentType("application/json").body("[\"text\"]").post("/api/v1/teams/default/prompts")
+                .then().statusCode(400).contentType("application/problem+json")
+                .body("detail", containsString("the request body has the wrong type"));
+        given().contentType("application/json").body("{\"content\": [1, 2]}")
+                .post("/api/v1/teams/default/agents/lead/messages")
+                .then().statusCode(400).contentType("application/problem+json").body("detail", containsString("'content'"));
+    }
+
+    @Test
     void unknownTeamIsA404Problem() {
         given().contentType("application/json").body("{\"text\":\"hi\"}")
                 .post("/api/v1/teams/no-such-team/prompts")

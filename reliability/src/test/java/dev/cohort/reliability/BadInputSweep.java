@@ -36,12 +36,7 @@ final class BadInputSweep {
      * Inputs (target + input, as in the report) whose answer is a known, open bug in lead-service: reported as not held;
      * the test aborts instead of failing on them unless {@code cohort.reliability.strict} (see ReliabilitySuiteIT).
      */
-    static final java.util.Map<String, String> KNOWN_BUGS = java.util.Map.of(
-            "lead-service POST /api/v1/teams {\"id\": 42}", "a number is coerced to the team id \"42\" and the team is created (201)",
-            "lead-service POST /api/v1/teams {\"id\": [\"a\"]}", "400 without a problem+json body",
-            "lead-service POST /api/v1/teams/sweep/prompts {\"text\": {\"a\": 1}}", "400 without a problem+json body",
-            "lead-service POST /api/v1/teams/sweep/prompts [\"text\"]", "400 without a problem+json body",
-            "lead-service POST /api/v1/teams/sweep/agents/lead/messages {\"content\": [1,2]}", "400 without a problem+json body");
+    static final java.util.Map<String, String> KNOWN_BUGS = java.util.Map.of();
     private static final byte[] BAD_UTF8 = {'{', '"', 't', 'e', 'x', 't', '"', ':', '"', (byte) 0xC3, (byte) 0x28, (byte) 0xFF, '"', '}'};
 
     private final RelStack stack;

@@ -1,6 +1,7 @@
 package dev.cohort.host.web;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
@@ -25,6 +26,36 @@ public class ProblemMappers {
     @ServerExceptionMapper
     public Response json(JsonProcessingException e, UriInfo uri) {
         return malformed(e, uri);
+    }
+
+    /**
+     * A body of the wrong shape (a number or object where text is expected, an array for an object): 400 naming the
+     * field. Without this, quarkus-rest-jackson's built-in mapper answers a bare 400 with no problem body.
+     */
+    @ServerExceptionMapper
+    public Response mismatched(MismatchedInputException e, UriInfo uri) {
+        String field = e.getPath().stream()
+                .map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
+                .reduce((a, b) -> b.startsWith("[") ? a + b : a + "." + b).orElse("");
+        String detail = (field.isEmpty() ? "the request body" : "field '" + field + "'") + " has the wrong type"
+                + (e.getTargetType() == null ? "" : " (expected " + expected(e.getTargetType()) + ")");
+        return Problem.of(400, detail).withType(type("invalid-request")).withInstance(uri.getPath()).toResponse();
+    }
+
+    private static String expected(Class<?> t) {
+        if (CharSequence.class.isAssignableFrom(t)) {
+            return "a string";
+        }
+        if (Number.class.isAssignableFrom(t) || (t.isPrimitive() && t != boolean.class)) {
+            return "a number";
+        }
+        if (t == Boolean.class || t == boolean.class) {
+            return "a boolean";
+        }
+        if (java.util.Collection.class.isAssignableFrom(t) || t.isArray()) {
+            return "an array";
+        }
+        return "an object";
     }
 
     @ServerExceptionMapper
