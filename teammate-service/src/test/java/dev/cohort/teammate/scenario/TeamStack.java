@@ -226,6 +226,11 @@ final class TeamStack implements AutoCloseable {
         return DriverManager.getConnection(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
     }
 
+    /** The broker's bootstrap servers (benchmarks read topics with their own consumer). */
+    String bootstrapServers() {
+        return stack.kafka().bootstrapServers();
+    }
+
     /** Produces one record as an outside system would. */
     void produce(String topic, String key, String value) {
         synchronized (this) {
