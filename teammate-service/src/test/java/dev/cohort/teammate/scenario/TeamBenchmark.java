@@ -117,6 +117,7 @@ public final class TeamBenchmark {
 
     /** lead request answered with send_message → the teammate's next request. */
     private static void messageLatency(TeamStack stack, int messages) {
+        Work before = Work.of(stack);
         List<Double> gaps = new ArrayList<>();
         for (int i = 1; i <= messages; i++) {
             String text = "ping " + i;
@@ -133,7 +134,86 @@ public final class TeamBenchmark {
             waitLeadSettled(stack, "s1", i + 1);
         }
         print("lead send_message → teammate's next model request", gaps);
+        Work.of(stack).minus(before).print(messages);
         breakdown(stack, messages);
+    }
+
+    /**
+     * What the message loop cost, less sensitive to the machine's load than wall time: CPU time of each process (from
+     * {@code /proc/<pid>/stat}), PostgreSQL transactions and row reads/writes per schema ({@code pg_stat_*}, flushed
+     * by the backends within about a second: read after a pause), and the teammate's tool-runner calls.
+     */
+    private record Work(Map<String, Long> cpuMs, long commits, Map<String, long[]> bySchema, long runnerCalls) {
+        static Work of(TeamStack stack) {
+            try {
+                Thread.sleep(2000); // let every backend flush its statistics
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Map<String, Long> cpu = new java.util.LinkedHashMap<>();
+            List<ServiceProcess> procs = new ArrayList<>(stack.services());
+            procs.addAll(stack.teammates());
+            String[] names = {"lead-service", "tool-runner", "teammate-service"};
+            for (int i = 0; i < procs.size(); i++) {
+                cpu.put(names[Math.min(i, names.length - 1)], cpuMs(procs.get(i).pid()));
+            }
+            long commits = 0;
+            Map<String, long[]> schemas = new java.util.TreeMap<>();
+            long calls = 0;
+            try (Connection c = stack.db()) {
+                try (ResultSet rs = c.createStatement().executeQuery(
+                        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
+                    rs.next();
+                    commits = rs.getLong(1);
+                }
+                try (ResultSet rs = c.createStatement().executeQuery("SELECT schemaname, sum(seq_scan + coalesce(idx_scan, 0)),"
+                        + " sum(n_tup_ins + n_tup_upd + n_tup_del) FROM pg_stat_user_tables GROUP BY schemaname")) {
+                    while (rs.next()) {
+                        schemas.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3)});
+                    }
+                }
+                try (ResultSet rs = c.createStatement().executeQuery(
+                        "SELECT count(*) FROM toolrunner.tool_calls WHERE team = 'bench' AND agent = 's1'")) {
+                    rs.next();
+                    calls = rs.getLong(1);
+                }
+            } catch (Exception e) {
+                System.out.println("no database statistics: " + e);
+            }
+            return new Work(cpu, commits, schemas, calls);
+        }
+
+        Work minus(Work o) {
+            Map<String, Long> cpu = new java.util.LinkedHashMap<>();
+            cpuMs.forEach((k, v) -> cpu.put(k, v - o.cpuMs.getOrDefault(k, 0L)));
+            Map<String, long[]> schemas = new java.util.TreeMap<>();
+            bySchema.forEach((k, v) -> {
+                long[] was = o.bySchema.getOrDefault(k, new long[2]);
+                schemas.put(k, new long[] {v[0] - was[0], v[1] - was[1]});
+            });
+            return new Work(cpu, commits - o.commits, schemas, runnerCalls - o.runnerCalls);
+        }
+
+        void print(int n) {
+            StringBuilder b = new StringBuilder("  work per message (whole loop: the lead's turn, the teammate's turn, its result):");
+            cpuMs.forEach((k, v) -> b.append(String.format(" %s %.1f ms CPU,", k, v / (double) n)));
+            b.append(String.format(" %.1f PostgreSQL commits,", commits / (double) n));
+            bySchema.forEach((k, v) -> b.append(String.format(" %s %.1f table scans / %.1f rows written,", k, v[0] / (double) n,
+                    v[1] / (double) n)));
+            b.append(String.format(" %.2f tool-runner calls of the teammate", runnerCalls / (double) n));
+            System.out.println(b);
+        }
+
+        private static long cpuMs(long pid) {
+            try {
+                String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(pid), "stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+                return ticks * 10; // USER_HZ = 100
+            } catch (Exception e) {
+                return 0;
+            }
+        }
     }
 
     /**
