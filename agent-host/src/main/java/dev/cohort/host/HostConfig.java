@@ -32,10 +32,19 @@ public interface HostConfig {
     @WithDefault("5s")
     Duration handoverTimeout();
 
+    /**
+     * Most sessions of idle agents this replica keeps in memory, so a woken agent skips the adopt and the session open
+     * (the least recently parked are dropped first; only for agents whose program allows it: the teammates). As many
+     * as the turns that may run at once by default, whose heap is planned for anyway; 0 = a new session at every
+     * wake-up.
+     */
+    @WithDefault("64")
+    int keptSessions();
+
     /** The settings of a host whose replica is {@code instance}. */
     default HostSettings toSettings(String instance) {
         return HostSettings.defaults(instance).withMaxRunningTurns(maxRunningTurns()).withSweepInterval(sweepInterval())
-                .withHandoverTimeout(handoverTimeout());
+                .withHandoverTimeout(handoverTimeout()).withKeptSessions(keptSessions());
     }
 
     /** This JVM's instance id: {@code pid@host/random}, recorded as the owner of the agents it adopts. */

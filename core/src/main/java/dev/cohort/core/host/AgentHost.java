@@ -48,6 +48,13 @@ import org.jboss.logging.Logger;
  * inputs the saved state now contains as injected in the same transaction. A save refused by the fence
  * ({@link OwnershipLostException}) means another host adopted the agent: this actor lets it go.
  *
+ * <p><b>Kept sessions.</b> When the program allows it ({@link AgentProgram#keepIdleSession}), an agent that parks idle
+ * keeps its session (and its version) in memory, at most {@link HostSettings#keptSessions} of them, the least recently
+ * parked dropped first: its next wake-up goes straight to {@code program.next()}, without the adopt and the session
+ * open. Safe because only this host writes the agent while it owns it (every save is still fenced by the kept
+ * version: a save refused means another host took it, and this one lets go); a hand-over ({@link #detach}), an
+ * adoption ({@link #adopt}: another host may have run it meanwhile) or a failure drops the kept session.
+ *
  * <p>Parked agents (an approval, a protocol reply, an idle deadline) hold no thread and no session: the one sweeper
  * ({@link #sweep}, every {@link HostSettings#sweepInterval}) asks the program once for all waited-for ids and wakes
  * those settled or past their deadline; {@link #wake} on any inbox item wakes them at once.
@@ -67,6 +74,8 @@ public final class AgentHost implements AutoCloseable {
     private final HostSettings settings;
 
     private final ConcurrentHashMap<AgentKey, Actor> actors = new ConcurrentHashMap<>();
+    /** Agents whose idle session is kept, least recently parked first (guarded by itself). */
+    private final java.util.LinkedHashSet<AgentKey> keptOrder = new java.util.LinkedHashSet<>();
     /** Agents handed over: no wake-up starts them here until {@link #adopt} takes them back. */
     private final Set<AgentKey> released = ConcurrentHashMap.newKeySet();
     /** Parked agents with something to sweep for (a waited-for id or a deadline). */
@@ -125,6 +134,7 @@ public final class AgentHost implements AutoCloseable {
     public void adopt(Collection<AgentKey> keys) {
         for (AgentKey k : keys) {
             released.remove(k);
+            dropKept(k); // another host may have run it meanwhile: read it again
             wake(k);
         }
     }
@@ -141,6 +151,7 @@ public final class AgentHost implements AutoCloseable {
         List<Actor> hosted = new ArrayList<>();
         for (AgentKey k : keys) {
             parked.remove(k); // the new owner sweeps for it now
+            dropKept(k);
             Actor a = actors.get(k);
             if (a != null) {
                 a.detach();
@@ -253,6 +264,55 @@ public final class AgentHost implements AutoCloseable {
         return busy.size();
     }
 
+    /** Agents whose idle session is kept here (at most {@link HostSettings#keptSessions}). */
+    public int keptCount() {
+        synchronized (keptOrder) {
+            return keptOrder.size();
+        }
+    }
+
+    /** True when the agent's idle session is kept here, so its next wake-up neither adopts nor opens a session. */
+    public boolean keeps(AgentKey key) {
+        Actor a = actors.get(key);
+        return a != null && a.kept.get() != null;
+    }
+
+    /** Drops the agent's kept session, if any (its next wake-up adopts it and opens a new one). */
+    private void dropKept(AgentKey key) {
+        Actor a = actors.get(key);
+        if (a != null) {
+            a.kept.set(null);
+        }
+        synchronized (keptOrder) {
+            keptOrder.remove(key);
+        }
+    }
+
+    /** Keeps {@code a}'s idle session, dropping the least recently parked beyond the bound. */
+    private void keep(Actor a, AgentSession s) {
+        int max = settings.keptSessions();
+        if (max <= 0) {
+            return;
+        }
+        a.kept.set(s);
+        List<AgentKey> evicted = new ArrayList<>();
+        synchronized (keptOrder) {
+            keptOrder.remove(a.key);
+            keptOrder.add(a.key);
+            var it = keptOrder.iterator();
+            while (keptOrder.size() > max && it.hasNext()) {
+                evicted.add(it.next());
+                it.remove();
+            }
+        }
+        for (AgentKey k : evicted) {
+            Actor other = actors.get(k);
+            if (other != null) {
+                other.kept.set(null);
+            }
+        }
+    }
+
     /** Turn slots in use. */
     public int runningTurns() {
         return settings.maxRunningTurns() - turnSlots.availablePermits();
@@ -301,6 +361,8 @@ public final class AgentHost implements AutoCloseable {
         private final AtomicBoolean running = new AtomicBoolean();
         private volatile boolean again;
         private volatile AgentSession session;
+        /** The session of the idle agent, kept for its next wake-up (see {@link AgentHost}); null when none is. */
+        final java.util.concurrent.atomic.AtomicReference<AgentSession> kept = new java.util.concurrent.atomic.AtomicReference<>();
         /** The state as adopted, until a session holds it (what a failure before the session can save). */
         private volatile AgentState adopted;
         /** Interrupted while parked: the next resume ends the turn instead of asking again. */
@@ -422,30 +484,18 @@ public final class AgentHost implements AutoCloseable {
             if (!takeSlot()) {
                 return;
             }
-            AgentSession s;
+            AgentSession s = kept.getAndSet(null);
             try {
-                if (!program.exists(key)) {
-                    return;
-                }
-                parked.remove(key);
-                AgentRecord rec = store.adopt(key, settings.instance());
-                version = rec.version();
-                stored = rec.park();
-                adopted = rec.state();
-                AgentContext ctx = program.context(key, rec).withStore(stateStore());
-                s = engine.open(ctx, rec.state());
-                session = s;
-                program.adopted(key, rec, s);
-                if (s.turnInProgress()) {
-                    String turnId = rec.state().turn().turnId();
-                    LOG.infof("agent=%s turn=%s resuming", key, turnId);
-                    program.resuming(key, turnId);
-                    if (cancelOnResume) {
-                        cancelOnResume = false;
-                        s.cancel();
+                if (s != null && !handedOver()) {
+                    synchronized (keptOrder) {
+                        keptOrder.remove(key);
                     }
-                    if (!finish(s, s.resume())) {
-                        return; // parked again, or handed over
+                    parked.remove(key);
+                    session = s; // kept while idle: still owned (the kept version fences the saves)
+                } else {
+                    s = openSession();
+                    if (s == null) {
+                        return;
                     }
                 }
             } finally {
@@ -456,6 +506,10 @@ public final class AgentHost implements AutoCloseable {
                     Next next = program.next(key, s);
                     if (next instanceof Next.Sleep sleep) {
                         park(sleep.park());
+                        if (sleep.park().phase() == Phase.IDLE && !s.turnInProgress() && !handedOver()
+                                && program.keepIdleSession(key)) {
+                            keep(this, s);
+                        }
                         return;
                     }
                     Next.Turn t = (Next.Turn) next;
@@ -466,6 +520,39 @@ public final class AgentHost implements AutoCloseable {
                     freeSlot();
                 }
             }
+        }
+
+        /**
+         * Adopts the agent and opens its session, resuming a turn in progress; null when there is nothing to run
+         * here (the agent does not exist any more, or its resumed turn parked again or was handed over).
+         */
+        private AgentSession openSession() {
+            session = null;
+            if (!program.exists(key)) {
+                return null;
+            }
+            parked.remove(key);
+            AgentRecord rec = store.adopt(key, settings.instance());
+            version = rec.version();
+            stored = rec.park();
+            adopted = rec.state();
+            AgentContext ctx = program.context(key, rec).withStore(stateStore());
+            AgentSession s = engine.open(ctx, rec.state());
+            session = s;
+            program.adopted(key, rec, s);
+            if (s.turnInProgress()) {
+                String turnId = rec.state().turn().turnId();
+                LOG.infof("agent=%s turn=%s resuming", key, turnId);
+                program.resuming(key, turnId);
+                if (cancelOnResume) {
+                    cancelOnResume = false;
+                    s.cancel();
+                }
+                if (!finish(s, s.resume())) {
+                    return null; // parked again, or handed over
+                }
+            }
+            return s;
         }
 
         /** Records the park (when it changed) and registers it with the sweeper when there is something to sweep for. */

@@ -31,6 +31,17 @@ public interface AgentProgram {
     default void resuming(AgentKey key, String turnId) {
     }
 
+    /**
+     * Whether the session of the agent, just parked idle, may be kept in memory for its next wake-up, which then
+     * skips the adopt and the session open (at most {@link HostSettings#keptSessions} are kept; any hand-over or
+     * adoption drops them, and the kept version still fences every save). Only for a program whose {@link #context}
+     * reads nothing that may change while the agent is idle (everything it needs later is read through suppliers).
+     * Default: false (a new session at every wake-up).
+     */
+    default boolean keepIdleSession(AgentKey key) {
+        return false;
+    }
+
     /** What to do now that no turn is in progress: a turn, or sleep. */
     Next next(AgentKey key, AgentSession session);
 

@@ -154,6 +154,20 @@ final class HostFixture {
         final AtomicInteger settledCalls = new AtomicInteger();
         volatile Park sleep = Park.IDLE;
         final Set<AgentKey> gone = ConcurrentHashMap.newKeySet();
+        /** Whether idle sessions may be kept ({@link AgentProgram#keepIdleSession}); off unless a test turns it on. */
+        volatile boolean keep;
+        /** Sessions opened (contexts asked for), per agent. */
+        final Map<AgentKey, AtomicInteger> opened = new ConcurrentHashMap<>();
+
+        int openedOf(AgentKey key) {
+            AtomicInteger n = opened.get(key);
+            return n == null ? 0 : n.get();
+        }
+
+        @Override
+        public boolean keepIdleSession(AgentKey key) {
+            return keep;
+        }
 
         void send(AgentKey key, String text) {
             inputs.computeIfAbsent(key, k -> new ConcurrentLinkedQueue<>()).add(text);
@@ -171,6 +185,7 @@ final class HostFixture {
 
         @Override
         public AgentContext context(AgentKey key, AgentRecord record) {
+            opened.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
             return AgentContext.of(key.team(), key.name(), AgentRole.TEAMMATE, (tool, id, args, target) ->
                     ToolOutcome.failure("no workspace in these tests")).withAllowlist(Set.of(StepTool.NAME, ParkedFleet.TOOL));
         }

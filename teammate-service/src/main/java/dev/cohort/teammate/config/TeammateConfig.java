@@ -46,6 +46,16 @@ public interface TeammateConfig {
     Duration modeRefresh();
 
     /**
+     * How long the workspace skills and {@code .cohort/settings.json} read at a turn start are served to the next turns
+     * of the team's teammates on this replica without reading them again. A change made by a tool call of one of them
+     * (or a {@code background_done} of the team) is seen by the next turn at once; this bounds how late a change made
+     * elsewhere (a person, the lead, another replica) is seen. Past half of it a turn start refreshes them in the
+     * background.
+     */
+    @WithDefault("2s")
+    Duration workspaceCacheTtl();
+
+    /**
      * Partitions {@code cohort.teammate.inbox} is created with when it does not exist at start-up (the unit of
      * ownership and failover: a scale step moves whole partitions). An existing topic is used as it is.
      */

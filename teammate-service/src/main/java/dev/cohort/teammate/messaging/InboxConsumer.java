@@ -49,6 +49,9 @@ public class InboxConsumer {
     @Inject
     dev.cohort.teammate.service.TeammateProtocols protocols;
 
+    @Inject
+    dev.cohort.teammate.service.TeammateEngine engine;
+
     @Incoming("teammate-inbox")
     @Blocking
     public void onRecord(ConsumerRecord<String, String> record) {
@@ -92,6 +95,10 @@ public class InboxConsumer {
         }
         TeammateRow row = teammates.find(key.team(), key.name())
                 .orElseThrow(() -> new ProtocolException("unknown teammate " + key));
+        if (m.type() == MessageType.BACKGROUND_DONE) {
+            // a background job of the team wrote what it wrote: the next turn reads skills and hook settings again
+            engine.workspaceReads().invalidate(key.team());
+        }
         if (!inbox.insertIfNew(m)) {
             Log.infof("team=%s agent=%s message=%s seen before: skipped (redelivery)", key.team(), key.name(), m.id());
         }

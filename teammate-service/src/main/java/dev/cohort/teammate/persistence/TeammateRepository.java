@@ -178,9 +178,12 @@ public class TeammateRepository {
         });
     }
 
-    /** Inside a save's transaction: the teammate owes the lead the result of {@code turnId} (see V3). */
+    /**
+     * Inside a save's transaction: the teammate owes the lead the result of {@code turnId} (see V3), and, working on
+     * it, has no idle deadline (cleared with the turn's first save instead of in a statement of its own before it).
+     */
     public void owe(java.sql.Connection c, String team, String name, String turnId) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("UPDATE teammate.teammates SET result_owed = ?"
+        try (PreparedStatement ps = c.prepareStatement("UPDATE teammate.teammates SET result_owed = ?, idle_deadline = NULL"
                 + " WHERE team = ? AND name = ? AND result_owed IS DISTINCT FROM ?")) {
             ps.setString(1, turnId);
             ps.setString(2, team);

@@ -2,6 +2,7 @@ package dev.cohort.teammate.service;
 
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.workspace.WorkspaceReadCache;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.host.engine.EngineAssembly;
 import dev.cohort.host.engine.ToolRunnerWorkspace;
@@ -19,7 +20,10 @@ import jakarta.inject.Inject;
  * ({@link TeammateTeamToolProvider}); at most {@code cohort.teammate.work-max-rounds} model calls per turn; events on
  * {@code cohort.events} ({@link KafkaEventSink}, sequenced by the lead); asks answered by {@link TeammateApprovals};
  * transcripts in {@code teammate.transcripts}; no memory extraction. Tools run on the tool runner at
- * {@code cohort.teammate.tool-runner-url}.
+ * {@code cohort.teammate.tool-runner-url}, through a {@link WorkspaceReadCache}: what every turn start reads (the
+ * workspace skills, {@code .cohort/settings.json}) is read once per team and cwd for all the teammates of this replica,
+ * again after any of their calls that may change files, a {@code background_done} of the team, or
+ * {@code cohort.teammate.workspace-cache-ttl}.
  */
 @ApplicationScoped
 public class TeammateEngine {
@@ -39,8 +43,11 @@ public class TeammateEngine {
     @Inject
     AgroalDataSource ds;
 
+    @Inject
+    TeammateClock clock;
+
     private AgentEngine engine;
-    private WorkspaceToolExecutor workspace;
+    private WorkspaceReadCache workspace;
 
     @PostConstruct
     void init() {
@@ -52,7 +59,7 @@ public class TeammateEngine {
                 .adjustSettings(s -> s.withMaxModelCallsPerTurn(config.workMaxRounds())).build();
         ToolRunnerWorkspace runner = assembly.toolRunner(config.toolRunnerUrl(), config.toolRunnerToken(),
                 config.toolRunnerTimeout());
-        workspace = runner.executor();
+        workspace = new WorkspaceReadCache(runner.executor(), config.workspaceCacheTtl(), clock);
     }
 
     public AgentEngine engine() {
@@ -60,6 +67,11 @@ public class TeammateEngine {
     }
 
     public WorkspaceToolExecutor workspace() {
+        return workspace;
+    }
+
+    /** The turn-start reads kept per team (invalidated by the team's changes). */
+    public WorkspaceReadCache workspaceReads() {
         return workspace;
     }
 }

@@ -30,8 +30,12 @@ public class TeammateEvents {
 
     /** {@code phase} (with {@code reason}, may be null) and the teammate's usage as saved. */
     public void phase(String team, String name, String phase, String reason) {
-        sink.emit(Event.of(team, name, new TeammatePhase(name, phase, reason, null, usage(teammates.usage(team, name)),
-                instance.id())));
+        phase(team, name, phase, reason, teammates.usage(team, name));
+    }
+
+    /** {@code phase} with the usage the caller has (the saved one), so nothing is read for it. */
+    public void phase(String team, String name, String phase, String reason, Usage used) {
+        sink.emit(Event.of(team, name, new TeammatePhase(name, phase, reason, null, usage(used), instance.id())));
     }
 
     static Map<String, Object> usage(Usage u) {

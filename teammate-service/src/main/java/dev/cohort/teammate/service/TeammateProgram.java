@@ -102,6 +102,11 @@ public class TeammateProgram implements AgentProgram {
      * queries the inbox only then. Set by the consumer before it wakes the agent, and when a session opens.
      */
     private final ConcurrentHashMap<AgentKey, AtomicBoolean> unread = new ConcurrentHashMap<>();
+    /**
+     * Each teammate's role as its last {@code next()} read it (the role changes only with a restart, whose spawn item
+     * goes through {@code next()} before its turn): the team context of every model call reads no row for it.
+     */
+    private final ConcurrentHashMap<AgentKey, String> roles = new ConcurrentHashMap<>();
 
     @PostConstruct
     void init() {
@@ -180,13 +185,33 @@ public class TeammateProgram implements AgentProgram {
     /** The reason of the {@code working} phase announced when a turn in progress resumes on this replica. */
     public static final String RESUMED = "resumed after a restart or a partition move";
 
+    /**
+     * Kept: the context reads nothing at open that changes while the teammate is idle (the mode, the plan gate, the
+     * cwd, the role and the inbox are read through suppliers), so a woken teammate goes straight to {@link #next}.
+     */
+    @Override
+    public boolean keepIdleSession(AgentKey key) {
+        return true;
+    }
+
     @Override
     public Next next(AgentKey key, AgentSession session) {
         TeammateRow row = teammates.find(key.team(), key.name()).orElse(null);
         if (row == null) {
             return Next.idle(); // removed meanwhile: nothing to do
         }
-        List<PgInbox.Row> pending = row.active() ? inbox.pending(key, BATCH) : List.of();
+        roles.put(key, row.role());
+        List<PgInbox.Row> pending = List.of();
+        if (row.active()) {
+            // what is read here goes into the turn, whose first save marks it injected: the first drain reads the
+            // inbox again only for items stored after this read (their consumer raises the flag after their commit)
+            AtomicBoolean flag = unread.computeIfAbsent(key, k -> new AtomicBoolean());
+            flag.set(false);
+            pending = inbox.pending(key, BATCH);
+            if (pending.size() == BATCH) {
+                flag.set(true); // more than one batch: the next drain reads the rest
+            }
+        }
         if (!pending.isEmpty() && protocols.beforeTurn(key, pending)) {
             return Next.idle(); // answered a shutdown request without a model call: SHUTDOWN now
         }
@@ -206,6 +231,12 @@ public class TeammateProgram implements AgentProgram {
             } else if (a instanceof Action.Park p) {
                 // issue 15: wake-ups are pushed (task_available); the slow jittered poll only covers a lost one
                 next = Next.sleep(p.deadline() == null ? Park.IDLE : Park.idleUntil(tasks.pollUntil(p.deadline())));
+            } else if (a instanceof Action.SetIdleDeadline sd && sd.deadline() == null && claimed == null
+                    && !pending.isEmpty()) {
+                continue; // an inbox turn: its first save clears the deadline (TeammateHost's ledger, one transaction)
+            } else if (a instanceof Action.AnnouncePhase p && p.phase() == Phase.WORKING) {
+                // the usage as saved is the session's (no turn in progress): no read for it
+                events.phase(key.team(), key.name(), p.phase().wire(), p.reason(), session.snapshot().usage());
             } else {
                 carryOut(key, a, row.idleDeadline());
             }
@@ -353,7 +384,10 @@ public class TeammateProgram implements AgentProgram {
     }
 
     private String teamContext(AgentKey key) {
-        String role = teammates.find(key.team(), key.name()).map(TeammateRow::role).orElse("teammate");
+        String role = roles.get(key);
+        if (role == null) {
+            role = teammates.find(key.team(), key.name()).map(TeammateRow::role).orElse("teammate");
+        }
         return "Your role: " + role + ". The lead of team '" + key.team() + "' gave you your task; report to it with "
                 + "send_message (to: lead) when you need something, and end your turn with a final answer: it is sent to "
                 + "the lead as your result. Messages from the lead and other teammates arrive as quoted <message> "

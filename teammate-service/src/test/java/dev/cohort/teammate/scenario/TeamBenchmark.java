@@ -37,7 +37,8 @@ import java.util.regex.Pattern;
  * </ol>
  * The failover time for 50 teammates is printed by {@code TeamFailoverIT}.
  *
- * <p>Options ({@code --name=value}): {@code messages} (200), {@code spawns} (20), {@code idle} (1000).
+ * <p>Options ({@code --name=value}): {@code messages} (200), {@code spawns} (20, at least 1: the messages go to the
+ * first), {@code idle} (1000; 0 skips the idle fleet).
  */
 public final class TeamBenchmark {
 
@@ -65,7 +66,9 @@ public final class TeamBenchmark {
                 System.out.printf("load average at start: %s%n", loadAverage());
                 spawnLatency(stack, spawns);
                 messageLatency(stack, messages);
-                idleFleet(stack, idle);
+                if (idle > 0) {
+                    idleFleet(stack, idle);
+                }
                 System.out.printf("load average at end: %s%n", loadAverage());
             } catch (Throwable t) {
                 System.out.println(stack.logs());
@@ -114,6 +117,7 @@ public final class TeamBenchmark {
 
     /** lead request answered with send_message → the teammate's next request. */
     private static void messageLatency(TeamStack stack, int messages) {
+        Work before = Work.of(stack);
         List<Double> gaps = new ArrayList<>();
         for (int i = 1; i <= messages; i++) {
             String text = "ping " + i;
@@ -130,7 +134,86 @@ public final class TeamBenchmark {
             waitLeadSettled(stack, "s1", i + 1);
         }
         print("lead send_message → teammate's next model request", gaps);
+        Work.of(stack).minus(before).print(messages);
         breakdown(stack, messages);
+    }
+
+    /**
+     * What the message loop cost, less sensitive to the machine's load than wall time: CPU time of each process (from
+     * {@code /proc/<pid>/stat}), PostgreSQL transactions and row reads/writes per schema ({@code pg_stat_*}, flushed
+     * by the backends within about a second: read after a pause), and the teammate's tool-runner calls.
+     */
+    private record Work(Map<String, Long> cpuMs, long commits, Map<String, long[]> bySchema, long runnerCalls) {
+        static Work of(TeamStack stack) {
+            try {
+                Thread.sleep(2000); // let every backend flush its statistics
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Map<String, Long> cpu = new java.util.LinkedHashMap<>();
+            List<ServiceProcess> procs = new ArrayList<>(stack.services());
+            procs.addAll(stack.teammates());
+            String[] names = {"lead-service", "tool-runner", "teammate-service"};
+            for (int i = 0; i < procs.size(); i++) {
+                cpu.put(names[Math.min(i, names.length - 1)], cpuMs(procs.get(i).pid()));
+            }
+            long commits = 0;
+            Map<String, long[]> schemas = new java.util.TreeMap<>();
+            long calls = 0;
+            try (Connection c = stack.db()) {
+                try (ResultSet rs = c.createStatement().executeQuery(
+                        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
+                    rs.next();
+                    commits = rs.getLong(1);
+                }
+                try (ResultSet rs = c.createStatement().executeQuery("SELECT schemaname, sum(seq_scan + coalesce(idx_scan, 0)),"
+                        + " sum(n_tup_ins + n_tup_upd + n_tup_del) FROM pg_stat_user_tables GROUP BY schemaname")) {
+                    while (rs.next()) {
+                        schemas.put(rs.getString(1), new long[] {rs.getLong(2), rs.getLong(3)});
+                    }
+                }
+                try (ResultSet rs = c.createStatement().executeQuery(
+                        "SELECT count(*) FROM toolrunner.tool_calls WHERE team = 'bench' AND agent = 's1'")) {
+                    rs.next();
+                    calls = rs.getLong(1);
+                }
+            } catch (Exception e) {
+                System.out.println("no database statistics: " + e);
+            }
+            return new Work(cpu, commits, schemas, calls);
+        }
+
+        Work minus(Work o) {
+            Map<String, Long> cpu = new java.util.LinkedHashMap<>();
+            cpuMs.forEach((k, v) -> cpu.put(k, v - o.cpuMs.getOrDefault(k, 0L)));
+            Map<String, long[]> schemas = new java.util.TreeMap<>();
+            bySchema.forEach((k, v) -> {
+                long[] was = o.bySchema.getOrDefault(k, new long[2]);
+                schemas.put(k, new long[] {v[0] - was[0], v[1] - was[1]});
+            });
+            return new Work(cpu, commits - o.commits, schemas, runnerCalls - o.runnerCalls);
+        }
+
+        void print(int n) {
+            StringBuilder b = new StringBuilder("  work per message (whole loop: the lead's turn, the teammate's turn, its result):");
+            cpuMs.forEach((k, v) -> b.append(String.format(" %s %.1f ms CPU,", k, v / (double) n)));
+            b.append(String.format(" %.1f PostgreSQL commits,", commits / (double) n));
+            bySchema.forEach((k, v) -> b.append(String.format(" %s %.1f table scans / %.1f rows written,", k, v[0] / (double) n,
+                    v[1] / (double) n)));
+            b.append(String.format(" %.2f tool-runner calls of the teammate", runnerCalls / (double) n));
+            System.out.println(b);
+        }
+
+        private static long cpuMs(long pid) {
+            try {
+                String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(pid), "stat"));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+                return ticks * 10; // USER_HZ = 100
+            } catch (Exception e) {
+                return 0;
+            }
+        }
     }
 
     /**
@@ -145,26 +228,45 @@ public final class TeamBenchmark {
         List<Double> reply = new ArrayList<>();
         List<Double> call = new ArrayList<>();
         List<Double> wake = new ArrayList<>();
+        List<Double> stored = new ArrayList<>();
+        List<Double> woken = new ArrayList<>();
+        List<Double> announced = new ArrayList<>();
         List<Double> start = new ArrayList<>();
+        Map<String, Instant> receivedAt = new HashMap<>();
         List<RecordedRequest> requests = stack.model().requests();
         List<String[]> ev = new ArrayList<>();
         try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
-                "SELECT type, agent, ts, data->>'tool' FROM lead.events WHERE team = ? ORDER BY seq")) {
+                "SELECT type, agent, ts, data->>'tool', data->>'phase' FROM lead.events WHERE team = ? ORDER BY seq");
+                PreparedStatement inbox = c.prepareStatement(
+                        "SELECT content, received_at FROM teammate.inbox WHERE team = ? AND agent = 's1' AND type = 'message'")) {
             ps.setString(1, TEAM);
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     ev.add(new String[] {rs.getString(1), rs.getString(2), rs.getTimestamp(3).toInstant().toString(),
-                            rs.getString(4)});
+                            rs.getString(4), rs.getString(5)});
+                }
+            }
+            inbox.setString(1, TEAM);
+            try (ResultSet rs = inbox.executeQuery()) {
+                while (rs.next()) {
+                    receivedAt.put(rs.getString(1), rs.getTimestamp(2).toInstant());
                 }
             }
         } catch (Exception e) {
             System.out.println("no breakdown: " + e);
             return;
         }
+        Map<String, Instant> createdAt = recordTimes(stack, TEAM + "/s1");
+        List<Double> created = new ArrayList<>();
+        List<Double> delivered = new ArrayList<>();
         List<Instant> sendStart = new ArrayList<>();
         List<Instant> sendEnd = new ArrayList<>();
         List<Instant> mateTurn = new ArrayList<>();
+        List<Instant> mateWorking = new ArrayList<>();
         for (String[] e : ev) {
+            if ("s1".equals(e[1]) && "teammate_phase".equals(e[0]) && "working".equals(e[4])) {
+                mateWorking.add(Instant.parse(e[2]));
+            }
             if ("lead".equals(e[1]) && "send_message".equals(e[3]) && "tool_call_started".equals(e[0])) {
                 sendStart.add(Instant.parse(e[2]));
             } else if ("lead".equals(e[1]) && "send_message".equals(e[3]) && "tool_call_finished".equals(e[0])) {
@@ -190,6 +292,19 @@ public final class TeamBenchmark {
             call.add(ms(sendStart.get(i - 1), sendEnd.get(i - 1)));
             wake.add(ms(sendStart.get(i - 1), turn));
             start.add(ms(turn, mate.time()));
+            int workingOffset = mateWorking.size() - messages;
+            Instant received = receivedAt.get(text);
+            if (received != null && workingOffset >= 0) {
+                Instant working = mateWorking.get(workingOffset + i - 1);
+                stored.add(ms(sendStart.get(i - 1), received));
+                Instant producedAt = createdAt.get(text);
+                if (producedAt != null) {
+                    created.add(ms(sendStart.get(i - 1), producedAt));
+                    delivered.add(ms(producedAt, received));
+                }
+                woken.add(ms(received, working));
+                announced.add(ms(working, turn));
+            }
         }
         if (reply.isEmpty()) {
             System.out.println("no breakdown: events and requests did not line up");
@@ -198,7 +313,54 @@ public final class TeamBenchmark {
         print("  lead: its request → send_message started", reply);
         print("  lead: send_message started → finished (roster read, publish acknowledged)", call);
         print("  send_message started → teammate's turn_started (Kafka, inbox row, wake, session open)", wake);
+        if (!stored.isEmpty()) {
+            print("    send_message started → the teammate's inbox row stored (publish, Kafka, consumer)", stored);
+            if (!created.isEmpty()) {
+                print("      send_message started → the record's timestamp (roster read, the producer's send; ms)", created);
+                print("      the record's timestamp → the inbox row stored (broker, consumer fetch, teammate read, insert)",
+                        delivered);
+            }
+            print("    inbox row stored → teammate_phase working (wake, adopt, session open, inbox read)", woken);
+            print("    teammate_phase working → turn_started", announced);
+        }
         print("  teammate: turn_started → its model request (skills, hook settings, save, prompt)", start);
+    }
+
+    /**
+     * The create times (the producer's clock, ms) of the {@code message} records keyed {@code key} on
+     * {@code cohort.teammate.inbox}, by content.
+     */
+    private static Map<String, Instant> recordTimes(TeamStack stack, String key) {
+        Map<String, Instant> out = new HashMap<>();
+        java.util.Properties p = new java.util.Properties();
+        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+        try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(p,
+                new org.apache.kafka.common.serialization.StringDeserializer(),
+                new org.apache.kafka.common.serialization.StringDeserializer())) {
+            List<org.apache.kafka.common.TopicPartition> parts = c.partitionsFor(Topics.TEAMMATE_INBOX).stream()
+                    .map(i -> new org.apache.kafka.common.TopicPartition(i.topic(), i.partition())).toList();
+            c.assign(parts);
+            c.seekToBeginning(parts);
+            Map<org.apache.kafka.common.TopicPartition, Long> end = c.endOffsets(parts);
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
+                for (var r : c.poll(Duration.ofMillis(200))) {
+                    if (key.equals(r.key())) {
+                        try {
+                            var m = Json.MAPPER.readTree(r.value());
+                            if ("message".equals(m.path("type").asText())) {
+                                out.put(m.path("content").asText(), Instant.ofEpochMilli(r.timestamp()));
+                            }
+                        } catch (Exception e) {
+                            // not a message of the benchmark's
+                        }
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            System.out.println("no record times: " + e);
+        }
+        return out;
     }
 
     private static void idleFleet(TeamStack stack, int n) throws Exception {

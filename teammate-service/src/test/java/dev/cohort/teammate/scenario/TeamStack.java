@@ -226,6 +226,16 @@ final class TeamStack implements AutoCloseable {
         return DriverManager.getConnection(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
     }
 
+    /** The lead-service and tool-runner processes (benchmarks read their CPU time). */
+    List<ServiceProcess> services() {
+        return List.of(lead, runner);
+    }
+
+    /** The broker's bootstrap servers (benchmarks read topics with their own consumer). */
+    String bootstrapServers() {
+        return stack.kafka().bootstrapServers();
+    }
+
     /** Produces one record as an outside system would. */
     void produce(String topic, String key, String value) {
         synchronized (this) {

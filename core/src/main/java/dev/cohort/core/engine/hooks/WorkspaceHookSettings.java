@@ -3,6 +3,7 @@ package dev.cohort.core.engine.hooks;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.tools.workspace.ToolOutcome;
+import dev.cohort.core.tools.workspace.WorkspaceReadCache;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import java.util.List;
 import java.util.UUID;
@@ -11,7 +12,9 @@ import java.util.regex.Pattern;
 /**
  * Reads the command hooks of a workspace settings file (e.g. {@code .cohort/settings.json}) <b>through the workspace
  * executor</b> (the tool runner's {@code read_file}: the engine never touches files), parsing again only when the
- * text changed. One per agent session; not thread-safe (a session runs one turn at a time).
+ * text changed. One per agent session; not thread-safe (a session runs one turn at a time). Through a
+ * {@link WorkspaceReadCache} (a service's executor) the file's text is read once for every agent of a team and cwd
+ * and kept until a change through that executor or the cache's ttl; a failed read is never kept.
  */
 public final class WorkspaceHookSettings {
     private static final Pattern NUMBERED = Pattern.compile("^ *\\d+\\t", Pattern.MULTILINE);
@@ -54,15 +57,16 @@ public final class WorkspaceHookSettings {
      * hooks runs the turn without them, as the file's author wrote nothing valid.
      */
     public Result read(WorkspaceToolExecutor workspace, WorkspaceToolExecutor.Target target) {
-        ObjectNode args = Json.MAPPER.createObjectNode().put("path", path).put("limit", MAX_LINES);
         ToolOutcome out;
         try {
-            out = workspace.execute("read_file", "hook-settings-" + UUID.randomUUID(), args, target);
+            out = workspace instanceof WorkspaceReadCache cache
+                    ? cache.get("hook-settings:" + path, target, () -> readFile(cache, target))
+                    : readFile(workspace, target).value();
         } catch (RuntimeException e) {
             return unreadable("cannot read " + path + " through the tool runner: " + e.getMessage());
         }
         if (out.isError()) {
-            if (out.error().contains("not found") || out.error().contains("not-found")) {
+            if (notFound(out)) {
                 lastText = null;
                 lastHooks = List.of();
                 hadGood = false;
@@ -89,6 +93,18 @@ public final class WorkspaceHookSettings {
             hadGood = true;
         }
         return new Result(lastHooks, null);
+    }
+
+    /** The file as read_file answers it; kept unless the read failed (an error other than "not found"). */
+    private WorkspaceReadCache.Read<ToolOutcome> readFile(WorkspaceToolExecutor workspace,
+            WorkspaceToolExecutor.Target target) {
+        ObjectNode args = Json.MAPPER.createObjectNode().put("path", path).put("limit", MAX_LINES);
+        ToolOutcome out = workspace.execute("read_file", "hook-settings-" + UUID.randomUUID(), args, target);
+        return new WorkspaceReadCache.Read<>(out, !out.isError() || notFound(out));
+    }
+
+    private static boolean notFound(ToolOutcome out) {
+        return out.error().contains("not found") || out.error().contains("not-found");
     }
 
     /** The read failed (infrastructure): the last good hooks, or fail closed. */

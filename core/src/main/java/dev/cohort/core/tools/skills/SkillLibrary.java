@@ -3,6 +3,7 @@ package dev.cohort.core.tools.skills;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.tools.workspace.ToolOutcome;
+import dev.cohort.core.tools.workspace.WorkspaceReadCache;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
@@ -20,7 +22,10 @@ import org.jboss.logging.Logger;
  * Skills bundled with Cohort (classpath {@code skills/<name>/SKILL.md}, listed in {@code skills/index.txt}) plus the
  * workspace's {@code skills/*}{@code /SKILL.md}, read through the workspace executor (the tool runner). A workspace
  * skill shadows a bundled one of the same name. {@link #refresh} re-reads the workspace, so edited or new skills
- * are picked up without a restart; the engine refreshes at the start of every turn.
+ * are picked up without a restart; the engine refreshes at the start of every turn. Through a
+ * {@link WorkspaceReadCache} (a service's executor) the workspace skills of a team and cwd are read once for all its
+ * agents and kept until a change through that executor or the cache's ttl; a skill asked for by name that the kept
+ * list lacks ({@link #find}) is looked for in a fresh read, so one just written elsewhere can be loaded at once.
  */
 public final class SkillLibrary implements SkillCatalog {
     private static final Logger LOG = Logger.getLogger(SkillLibrary.class);
@@ -29,8 +34,14 @@ public final class SkillLibrary implements SkillCatalog {
             Pattern.MULTILINE);
     private static final AtomicLong SEQ = new AtomicLong();
 
+    /** The cache's name of the workspace skills of a team and cwd. */
+    static final String CACHED = "skills";
+
     private final List<Skill> bundled;
     private volatile List<Skill> merged;
+    /** Where the last refresh read (for a fresh read of a name the list lacks); null before the first. */
+    private volatile WorkspaceToolExecutor lastWorkspace;
+    private volatile WorkspaceToolExecutor.Target lastTarget;
 
     public SkillLibrary(List<Skill> bundled) {
         this.bundled = List.copyOf(bundled);
@@ -68,11 +79,45 @@ public final class SkillLibrary implements SkillCatalog {
         return merged;
     }
 
-    /** Re-reads the workspace skills of {@code target} (glob + read_file through the executor). */
+    /**
+     * A skill named {@code name}; one missing from the list is looked for in a fresh read of the workspace when the
+     * list came from a {@link WorkspaceReadCache} (it may have been written since, outside this process).
+     */
+    @Override
+    public Optional<Skill> find(String name) {
+        Optional<Skill> known = SkillCatalog.super.find(name);
+        if (known.isPresent() || !(lastWorkspace instanceof WorkspaceReadCache cache)) {
+            return known;
+        }
+        WorkspaceToolExecutor.Target target = lastTarget;
+        try {
+            merged = sorted(bundled, cache.reload(CACHED, target, () -> read(cache, target)));
+        } catch (RuntimeException e) {
+            LOG.warnf("cannot read workspace skills for '%s': %s", name, e.toString());
+        }
+        return SkillCatalog.super.find(name);
+    }
+
+    /**
+     * Re-reads the workspace skills of {@code target} (glob + read_file through the executor); through a
+     * {@link WorkspaceReadCache}, the team's kept list while it is fresh.
+     */
     public void refresh(WorkspaceToolExecutor workspace, WorkspaceToolExecutor.Target target) {
+        lastWorkspace = workspace;
+        lastTarget = target;
+        List<Skill> found = workspace instanceof WorkspaceReadCache cache
+                ? cache.get(CACHED, target, () -> read(cache, target))
+                : read(workspace, target).value();
+        merged = sorted(bundled, found);
+    }
+
+    /** The workspace skills (kept only when the glob and every read of them succeeded). */
+    private static WorkspaceReadCache.Read<List<Skill>> read(WorkspaceToolExecutor workspace,
+            WorkspaceToolExecutor.Target target) {
         ObjectNode globArgs = Json.MAPPER.createObjectNode().put("pattern", "skills/*/SKILL.md");
         ToolOutcome listing = workspace.execute("glob", "skills-glob-" + SEQ.incrementAndGet(), globArgs, target);
         List<Skill> found = new ArrayList<>();
+        boolean complete = !listing.isError();
         if (!listing.isError() && listing.output() != null) {
             Matcher m = SKILL_PATH.matcher(listing.output());
             while (m.find()) {
@@ -80,12 +125,13 @@ public final class SkillLibrary implements SkillCatalog {
                 ToolOutcome file = workspace.execute("read_file", "skills-read-" + SEQ.incrementAndGet(), readArgs, target);
                 if (file.isError() || file.output() == null) {
                     LOG.warnf("cannot read %s: %s", m.group(1), file.error());
+                    complete = false;
                     continue;
                 }
                 found.add(Frontmatter.toSkill(m.group(2), stripLineNumbers(file.output()), "workspace"));
             }
         }
-        merged = sorted(bundled, found);
+        return new WorkspaceReadCache.Read<>(List.copyOf(found), complete);
     }
 
     /** read_file numbers lines ({@code cat -n} style); a skill's text is the file without them. */
