@@ -241,11 +241,14 @@ public class TaskService {
         for (TaskRepository.Claimed c : got.claims()) {
             TaskRow task = c.task();
             if (c.fresh()) {
-                Log.infof("team=%s agent=%s task=%s claimed via=claim-next batch=%d", team, task.owner(),
-                        TaskIds.format(task.id()), claimers.size());
                 fresh.add(Event.of(team, task.owner(), new TaskClaimed(TaskIds.format(task.id()), task.subject(),
                         task.status(), task.owner(), "claim-next", task.leaseUntil())));
             }
+        }
+        if (!fresh.isEmpty()) { // one line per batch: owner=task pairs
+            Log.infof("team=%s claimed via=claim-batch claimers=%d tasks=%s", team, claimers.size(),
+                    got.claims().stream().filter(TaskRepository.Claimed::fresh)
+                            .map(c -> c.task().owner() + "=" + TaskIds.format(c.task().id())).toList());
         }
         emitAll(team, fresh);
         return new BatchClaim(got.claims().stream().map(c -> new Claim(c.task(), c.task().leaseToken(), c.fresh())).toList(),
