@@ -34,12 +34,18 @@ import java.util.stream.IntStream;
  *   <li><b>claims per second</b> through the lead's internal claim-next: lead-service as a real process (with the
  *       devstack's PostgreSQL and broker), 50 teammates split over 3 replicas (three HTTP clients with their own
  *       connections, as three teammate-service replicas call the lead), each looping claim-next until the board is
- *       empty; duplicates checked from the board ({@code claims} of every task) and from what the clients got.</li>
+ *       empty; duplicates checked from the board ({@code claims} of every task) and from what the clients got.
+ *       {@code --mode=batch} (default): each replica's teammates claim through one {@link ClaimCoalescer}, as
+ *       teammate-service's auto-claim does (one {@code claim-batch} for a replica's concurrent claims);
+ *       {@code single}: one claim-next per claim (before issue 15 item 7); {@code both}. Printed besides: requests,
+ *       claims per request, the CPU time per claim of lead-service, PostgreSQL and this JVM, the database's commits
+ *       per claim.</li>
  *   <li><b>{@code task_available} → claim latency</b>: the whole team (tool runner, lead-service, 3 teammate-service
  *       replicas, scripted model) with 50 idle teammates; tasks created one at a time; per task the board's
  *       {@code claimedAt − createdAt} (both the database's clock).</li>
  * </ol>
- * Arguments: {@code --tasks=5000 --latency=100}.
+ * Arguments: {@code --tasks=5000 --latency=100 --mode=batch --lead-flags=test}; {@code --lead-flags=up} runs lead-service
+ * with {@code cohort up}'s JVM flags ({@link #UP_FLAGS}), {@code test} with devstack's default, anything else as given.
  */
 public final class ClaimBenchmark {
 
