@@ -36,17 +36,55 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     /**
+     * The JVM flags of a service child unless told otherwise: a small heap, the serial collector, C1 only (tests start
+     * many short-lived services on a shared machine; C1 starts them fastest).
+     */
+    public static final List<String> DEFAULT_JVM_FLAGS = List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
+    /**
+     * System property prefix to run a service with other JVM flags (benchmarks, e.g. with {@code cohort up}'s):
+     * {@code -Dcohort.devstack.jvm-flags.<name>="-Xmx384m -XX:+UseSerialGC"} for the service started as {@code <name>},
+     * or {@code -Dcohort.devstack.jvm-flags=…} for every one; unset, {@link #DEFAULT_JVM_FLAGS}.
+     */
+    public static final String JVM_FLAGS_PROPERTY = "cohort.devstack.jvm-flags";
+
+    /** The flags {@link #start(String, Path, int, Map, Path, Duration)} gives service {@code name} (see {@link #JVM_FLAGS_PROPERTY}). */
+    public static List<String> jvmFlags(String name) {
+        String v = System.getProperty(JVM_FLAGS_PROPERTY + "." + name, System.getProperty(JVM_FLAGS_PROPERTY));
+        if (v == null) {
+            return DEFAULT_JVM_FLAGS;
+        }
+        return v.isBlank() ? List.of() : List.of(v.strip().split("\\s+"));
+    }
+
+    /**
      * Starts {@code jar} with the given environment (plus {@code QUARKUS_HTTP_PORT}, {@code QUARKUS_HTTP_HOST}) and waits
-     * until {@code /q/health/ready} answers 200.
+     * until {@code /q/health/ready} answers 200; JVM flags {@link #jvmFlags(String)}.
      */
     public static ServiceProcess start(String name, Path jar, int port, Map<String, String> env, Path workDir, Duration timeout) {
+        return start(name, jar, port, env, workDir, timeout, jvmFlags(name));
+    }
+
+    /** {@link #start(String, Path, int, Map, Path, Duration)} with these JVM flags (before {@code -jar}). */
+    public static ServiceProcess start(String name, Path jar, int port, Map<String, String> env, Path workDir, Duration timeout,
+            List<String> jvmFlags) {
+        for (String f : jvmFlags) {
+            if (f == null || !f.startsWith("-") || f.equals("-jar")) {
+                throw new IllegalArgumentException(name + ": JVM flag \"" + f + "\" is not a JVM option (each starts with '-',"
+                        + " -jar is added here)");
+            }
+        }
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(name + ": " + jar + " is missing; build it first (./mvnw -B install -DskipTests)");
         }
         try {
             Path log = Files.createTempFile("cohort-" + name + "-", ".log");
-            ProcessBuilder pb = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString()));
+            List<String> cmd = new java.util.ArrayList<>();
+            cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            cmd.addAll(jvmFlags);
+            cmd.add("-jar");
+            cmd.add(jar.toString());
+            ProcessBuilder pb = new ProcessBuilder(cmd);
             pb.environment().putAll(env);
             pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
             pb.environment().put("QUARKUS_HTTP_HOST", "127.0.0.1");

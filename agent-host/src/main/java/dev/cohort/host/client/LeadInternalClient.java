@@ -306,4 +306,22 @@ public class LeadInternalClient {
             }
         }
     }
+
+    /**
+     * Issue 15 item 7: claim-next for many teammates of one team in one request ({@code POST …/tasks/claim-batch}):
+     * agent → its claim, for the claimers that got one. Every claimer names its lease token, so a retry (on an
+     * unreachable lead or a timeout) gives each the same task back, never a second one.
+     */
+    @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
+    @Timeout(value = 10, unit = ChronoUnit.SECONDS)
+    public java.util.Map<String, LeadTasks.Claim> claimBatch(String team, List<LeadTasks.BatchClaimer> claimers,
+            Double leaseSeconds) {
+        LeadTasks.ClaimBatch b = call(() -> rest().claimBatch(team, new LeadTasks.ClaimBatchRequest(List.copyOf(claimers),
+                leaseSeconds)));
+        java.util.Map<String, LeadTasks.Claim> out = new java.util.LinkedHashMap<>();
+        for (LeadTasks.BatchClaim c : b.claims()) {
+            out.put(c.agent(), c.claim());
+        }
+        return out;
+    }
 }

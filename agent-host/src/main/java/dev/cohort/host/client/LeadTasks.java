@@ -77,4 +77,28 @@ public final class LeadTasks {
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record Renewal(List<String> renewed, List<String> lost) {
     }
+
+    /** One claimer of a batched claim (issue 15 item 7): the agent, the lease token it asks with, its role. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record BatchClaimer(String agent, String leaseToken, String role) {
+    }
+
+    /** Body of claim-batch. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record ClaimBatchRequest(List<BatchClaimer> claimers, Double leaseSeconds) {
+    }
+
+    /** One claim of a batch: who got it, then a single claim's fields. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record BatchClaim(String agent, Task task, String leaseToken, Instant leaseUntil, boolean fresh) {
+        /** As a single claim's answer. */
+        public Claim claim() {
+            return new Claim(task, leaseToken, leaseUntil, fresh);
+        }
+    }
+
+    /** Answer of claim-batch: the claims that went through; a claimer absent from it got nothing. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record ClaimBatch(List<BatchClaim> claims) {
+    }
 }

@@ -30,4 +30,15 @@ public interface ClaimConfig {
     /** How often this replica renews the leases of the teammates it hosts (one batched call per team). */
     @WithDefault("15s")
     Duration heartbeatInterval();
+
+    /**
+     * Whether the concurrent auto-claims of this replica's teammates of one team are coalesced into one
+     * {@code claim-batch} request (issue 15 item 7); off: each teammate makes its own claim-next request.
+     */
+    @WithDefault("true")
+    boolean batch();
+
+    /** The most claims one coalesced request carries (the lead takes at most 200). */
+    @WithDefault("50")
+    int maxBatch();
 }

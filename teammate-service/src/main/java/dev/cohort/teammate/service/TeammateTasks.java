@@ -18,7 +18,8 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A teammate's tasks (issue 15, s17/s18): the auto-claim of an idle teammate through the lead's claim-next (its name
- * and role from the host; a task naming another role or assignee is not offered), the held task (persisted with the
+ * and role from the host; a task naming another role or assignee is not offered; the concurrent auto-claims of this
+ * replica's teammates of one team coalesced into one {@code claim-batch} request, {@link ClaimCoalescer}), the held task (persisted with the
  * teammate, so a failover keeps it), the cwd of its tool calls (the held task's worktree, from the next call after
  * the claim), and the slow jittered fallback poll under the pushed {@code task_available}.
  *
@@ -41,8 +42,26 @@ public class TeammateTasks {
     @Inject
     TeammateClock clock;
 
+    private volatile ClaimCoalescer coalescer;
+
     public ClaimConfig config() {
         return config;
+    }
+
+    /** This replica's claim coalescer (issue 15 item 7): concurrent auto-claims of one team go out as one batch. */
+    ClaimCoalescer coalescer() {
+        ClaimCoalescer c = coalescer;
+        if (c == null) {
+            synchronized (this) {
+                c = coalescer;
+                if (c == null) {
+                    Double lease = seconds(config.lease());
+                    coalescer = c = new ClaimCoalescer((team, claimers) -> lead.claimBatch(team, claimers, lease),
+                            Math.min(200, config.maxBatch()));
+                }
+            }
+        }
+        return c;
     }
 
     /**
@@ -59,7 +78,8 @@ public class TeammateTasks {
         }
         Optional<LeadTasks.Claim> claim;
         try {
-            claim = lead.claimNextAs(row.team(), row.name(), row.role(), null, seconds(config.lease()));
+            claim = config.batch() ? coalescer().claim(row.team(), row.name(), row.role())
+                    : lead.claimNextAs(row.team(), row.name(), row.role(), null, seconds(config.lease()));
         } catch (RuntimeException e) {
             Log.warnf("team=%s agent=%s claim-next failed (asked again at the next wake-up): %s", row.team(), row.name(),
                     e.toString());

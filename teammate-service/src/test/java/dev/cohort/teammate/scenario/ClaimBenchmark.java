@@ -2,7 +2,10 @@ package dev.cohort.teammate.scenario;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.devstack.ServiceProcess;
 import dev.cohort.devstack.model.Scenario;
+import dev.cohort.host.client.LeadTasks;
+import dev.cohort.teammate.service.ClaimCoalescer;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -30,12 +34,18 @@ import java.util.stream.IntStream;
  *   <li><b>claims per second</b> through the lead's internal claim-next: lead-service as a real process (with the
  *       devstack's PostgreSQL and broker), 50 teammates split over 3 replicas (three HTTP clients with their own
  *       connections, as three teammate-service replicas call the lead), each looping claim-next until the board is
- *       empty; duplicates checked from the board ({@code claims} of every task) and from what the clients got.</li>
+ *       empty; duplicates checked from the board ({@code claims} of every task) and from what the clients got.
+ *       {@code --mode=batch} (default): each replica's teammates claim through one {@link ClaimCoalescer}, as
+ *       teammate-service's auto-claim does (one {@code claim-batch} for a replica's concurrent claims);
+ *       {@code single}: one claim-next per claim (before issue 15 item 7); {@code both}. Printed besides: requests,
+ *       claims per request, the CPU time per claim of lead-service, PostgreSQL and this JVM, the database's commits
+ *       per claim.</li>
  *   <li><b>{@code task_available} → claim latency</b>: the whole team (tool runner, lead-service, 3 teammate-service
  *       replicas, scripted model) with 50 idle teammates; tasks created one at a time; per task the board's
  *       {@code claimedAt − createdAt} (both the database's clock).</li>
  * </ol>
- * Arguments: {@code --tasks=5000 --latency=100}.
+ * Arguments: {@code --tasks=5000 --latency=100 --mode=batch --lead-flags=test}; {@code --lead-flags=up} runs lead-service
+ * with {@code cohort up}'s JVM flags ({@link #UP_FLAGS}), {@code test} with devstack's default, anything else as given.
  */
 public final class ClaimBenchmark {
 
@@ -48,17 +58,35 @@ public final class ClaimBenchmark {
     public static void main(String[] args) throws Exception {
         int tasks = 5000;
         int latency = 100;
+        String mode = "batch";
         for (String a : args) {
             if (a.startsWith("--tasks=")) {
                 tasks = Integer.parseInt(a.substring(8));
             } else if (a.startsWith("--latency=")) {
                 latency = Integer.parseInt(a.substring(10));
+            } else if (a.startsWith("--mode=") && List.of("batch", "single", "both").contains(a.substring(7))) {
+                mode = a.substring(7);
+            } else if (a.startsWith("--lead-flags=")) {
+                String f = a.substring(13);
+                // "up": cohort up's JVM flags (cli UpCommand.JVM_FLAGS); "test": devstack's default; else the flags
+                System.setProperty(ServiceProcess.JVM_FLAGS_PROPERTY + ".lead-team-it", switch (f) {
+                    case "up" -> String.join(" ", UP_FLAGS);
+                    case "test" -> String.join(" ", ServiceProcess.DEFAULT_JVM_FLAGS);
+                    default -> f;
+                });
             } else {
-                throw new IllegalArgumentException("unknown argument " + a + " (known: --tasks=N --latency=N)");
+                throw new IllegalArgumentException("unknown argument " + a + " (known: --tasks=N --latency=N"
+                        + " --mode=batch|single|both --lead-flags=test|up|'<flags>')");
             }
         }
-        if (tasks > 0) {
-            claimsPerSecond(tasks);
+        System.out.printf("[ClaimBenchmark] lead-service JVM flags: %s; load average %.1f%n",
+                ServiceProcess.jvmFlags("lead-team-it"), java.lang.management.ManagementFactory
+                        .getOperatingSystemMXBean().getSystemLoadAverage());
+        if (tasks > 0 && !mode.equals("single")) {
+            claimsPerSecond(tasks, true);
+        }
+        if (tasks > 0 && !mode.equals("batch")) {
+            claimsPerSecond(tasks, false);
         }
         if (latency > 0) {
             claimLatency(latency);
@@ -67,10 +95,17 @@ public final class ClaimBenchmark {
 
     // ---- 1: claims per second
 
-    static void claimsPerSecond(int tasks) throws Exception {
+    /** {@code cohort up}'s JVM flags for a service child (cli {@code UpCommand.JVM_FLAGS}, no COHORT_FAST_START). */
+    static final List<String> UP_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC");
+
+    /**
+     * {@code batched}: each replica's teammates claim through one {@link ClaimCoalescer} (as teammate-service's auto-claim
+     * does), so concurrent claims of one replica go out as one {@code claim-batch}; else each teammate calls claim-next.
+     */
+    static void claimsPerSecond(int tasks, boolean batched) throws Exception {
         try (TeamStack stack = TeamStack.start(0, Map.of())) {
             ClaimRig rig = new ClaimRig(stack);
-            String team = stack.createTeam("claimbench");
+            String team = stack.createTeam(batched ? "claimbatch" : "claimbench");
             ExecutorService pool = Executors.newFixedThreadPool(8);
             List<Future<?>> made = new ArrayList<>();
             for (int i = 0; i < tasks; i++) {
@@ -85,32 +120,60 @@ public final class ClaimBenchmark {
                     .toList();
             List<HttpClient> replicas = clientPools.stream().map(p -> HttpClient.newBuilder()
                     .version(HttpClient.Version.HTTP_1_1).executor(p).connectTimeout(Duration.ofSeconds(5)).build()).toList();
+            List<Long> micros = Collections.synchronizedList(new ArrayList<>());
+            AtomicInteger requests = new AtomicInteger();
+            List<ClaimCoalescer> coalescers = replicas.stream().map(http -> new ClaimCoalescer((t, claimers) -> {
+                long t0 = System.nanoTime();
+                HttpResponse<String> r = send(http, stack, team, "/claim-batch", Map.of("leaseSeconds", 600, "claimers",
+                        claimers));
+                micros.add((System.nanoTime() - t0) / 1000);
+                requests.incrementAndGet();
+                if (r.statusCode() != 200) {
+                    throw new IllegalStateException("claim-batch: " + r.statusCode() + " " + r.body());
+                }
+                Map<String, LeadTasks.Claim> out = new java.util.HashMap<>();
+                try {
+                    for (LeadTasks.BatchClaim c : Json.MAPPER.readValue(r.body(), LeadTasks.ClaimBatch.class).claims()) {
+                        out.put(c.agent(), c.claim());
+                    }
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                return out;
+            }, 50)).toList();
             Map<String, String> got = new ConcurrentHashMap<>();
             AtomicInteger duplicates = new AtomicInteger();
-            List<Long> micros = Collections.synchronizedList(new ArrayList<>());
             ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
+            Cost before = Cost.now(stack);
             long start = System.nanoTime();
             List<Future<?>> ws = new ArrayList<>();
             for (int t = 0; t < TEAMMATES; t++) {
                 String agent = "w%02d".formatted(t);
-                HttpClient http = replicas.get(t % REPLICAS);
+                int replica = t % REPLICAS;
+                HttpClient http = replicas.get(replica);
                 ws.add(workers.submit(() -> {
                     while (true) {
-                        long t0 = System.nanoTime();
-                        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(stack.leadUrl()
-                                + "/internal/v1/teams/" + team + "/tasks/claim-next")).header("Content-Type", "application/json")
-                                .header("Authorization", "Bearer " + TeamStack.INTERNAL_TOKEN).timeout(Duration.ofSeconds(30))
-                                .POST(HttpRequest.BodyPublishers.ofString(Json.write(Map.of("agent", agent, "leaseToken",
-                                        UUID.randomUUID().toString(), "leaseSeconds", 600)))).build(),
-                                HttpResponse.BodyHandlers.ofString());
-                        micros.add((System.nanoTime() - t0) / 1000);
-                        if (r.statusCode() == 204) {
-                            return null;
+                        String id;
+                        if (batched) {
+                            Optional<LeadTasks.Claim> c = coalescers.get(replica).claim(team, agent, null);
+                            if (c.isEmpty()) {
+                                return null;
+                            }
+                            id = c.get().task().id();
+                        } else {
+                            long t0 = System.nanoTime();
+                            HttpResponse<String> r = send(http, stack, team, "/claim-next", Map.of("agent", agent,
+                                    "leaseToken", UUID.randomUUID().toString(), "leaseSeconds", 600));
+                            micros.add((System.nanoTime() - t0) / 1000);
+                            requests.incrementAndGet();
+                            if (r.statusCode() == 204) {
+                                return null;
+                            }
+                            if (r.statusCode() != 200) {
+                                throw new IllegalStateException("claim-next: " + r.statusCode() + " " + r.body());
+                            }
+                            id = TeamStack.json(r.body()).path("task").path("id").asText();
                         }
-                        if (r.statusCode() != 200) {
-                            throw new IllegalStateException("claim-next: " + r.statusCode() + " " + r.body());
-                        }
-                        String id = TeamStack.json(r.body()).path("task").path("id").asText();
                         if (got.putIfAbsent(id, agent) != null) {
                             duplicates.incrementAndGet();
                         }
@@ -121,15 +184,75 @@ public final class ClaimBenchmark {
                 f.get();
             }
             double secs = (System.nanoTime() - start) / 1e9;
+            Cost after = Cost.now(stack);
             workers.shutdown();
             clientPools.forEach(ExecutorService::shutdown); // else their threads keep the JVM alive
             List<JsonNode> board = rig.board(team);
             long claimedOnce = board.stream().filter(t -> t.path("claims").asInt() == 1
                     && t.path("status").asText().equals("in_progress")).count();
-            System.out.printf("[ClaimBenchmark] claim-next: %d tasks, %d teammates on %d replicas: %d claims in %.2f s = %.0f"
-                            + " claims/s; request p50 %.1f ms p99 %.1f ms; duplicates (clients) %d; tasks claimed exactly once"
-                            + " (board) %d of %d%n", tasks, TEAMMATES, REPLICAS, got.size(), secs, got.size() / secs,
-                    pct(micros, 50) / 1000.0, pct(micros, 99) / 1000.0, duplicates.get(), claimedOnce, board.size());
+            int n = got.size();
+            System.out.printf("[ClaimBenchmark] %s: %d tasks, %d teammates on %d replicas: %d claims in %.2f s = %.0f"
+                            + " claims/s; %d requests (%.1f claims each); request p50 %.1f ms p99 %.1f ms; duplicates (clients)"
+                            + " %d; tasks claimed exactly once (board) %d of %d%n", batched ? "claim-batch (coalesced per replica)"
+                            : "claim-next (one request per claim)", tasks, TEAMMATES, REPLICAS, n, secs, n / secs,
+                    requests.get(), n / (double) Math.max(1, requests.get()), pct(micros, 50) / 1000.0,
+                    pct(micros, 99) / 1000.0, duplicates.get(), claimedOnce, board.size());
+            System.out.printf("[ClaimBenchmark]   CPU per claim: lead-service %.0f µs, PostgreSQL %.0f µs, benchmark JVM"
+                            + " (clients, broker) %.0f µs; PostgreSQL transactions per claim %.2f%n",
+                    (after.leadNs - before.leadNs) / 1e3 / n, (after.pgNs - before.pgNs) / 1e3 / n,
+                    (after.selfNs - before.selfNs) / 1e3 / n, (after.commits - before.commits) / (double) n);
+        }
+    }
+
+    static HttpResponse<String> send(HttpClient http, TeamStack stack, String team, String path, Object body) {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(stack.leadUrl() + "/internal/v1/teams/" + team + "/tasks"
+                            + path)).header("Content-Type", "application/json")
+                    .header("Authorization", "Bearer " + TeamStack.INTERNAL_TOKEN).timeout(Duration.ofSeconds(30))
+                    .POST(HttpRequest.BodyPublishers.ofString(Json.write(body))).build(), HttpResponse.BodyHandlers.ofString());
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** CPU time so far of lead-service, of PostgreSQL (postmaster and backends) and of this JVM; the DB's commits. */
+    record Cost(long leadNs, long pgNs, long selfNs, long commits) {
+        static Cost now(TeamStack stack) throws Exception {
+            long lead = 0;
+            for (ProcessHandle p : ProcessHandle.current().descendants().toList()) {
+                if (p.info().commandLine().orElse("").contains("lead-service")) {
+                    lead += p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+                }
+            }
+            // PostgreSQL may run detached (pg_ctl): its postmaster is the one of our data directory, read from the server
+            long pg = 0;
+            String dataDir;
+            try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement();
+                    java.sql.ResultSet rs = st.executeQuery("SHOW data_directory")) {
+                rs.next();
+                dataDir = rs.getString(1);
+            }
+            for (ProcessHandle p : ProcessHandle.allProcesses().toList()) {
+                if (p.info().commandLine().orElse("").contains(dataDir)) {
+                    pg += p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+                    for (ProcessHandle b : p.descendants().toList()) {
+                        pg += b.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+                    }
+                }
+            }
+            long self = ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+            long commits;
+            try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement()) {
+                st.execute("SELECT pg_stat_force_next_flush()");
+                try (java.sql.ResultSet rs = st.executeQuery(
+                        "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
+                    rs.next();
+                    commits = rs.getLong(1);
+                }
+            } catch (java.sql.SQLException e) {
+                commits = -1;
+            }
+            return new Cost(lead, pg, self, commits);
         }
     }
 

@@ -163,6 +163,45 @@ public class InternalTasksResource {
         return new HeartbeatsView(r.renewed(), r.lost());
     }
 
+    /** One claimer of a batched claim: the agent, the lease token it asks with (required), its role (null: none). */
+    public record BatchClaimer(String agent, String leaseToken, String role) {
+    }
+
+    /** Body of claim-batch: the idle teammates of one team a replica hosts, one lease length for all. */
+    public record ClaimBatchRequest(List<BatchClaimer> claimers, Double leaseSeconds) {
+    }
+
+    /** One claim of a batch: who got it ({@code agent}), then the same fields as a single claim's answer. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record BatchClaimView(String agent, TaskView task, String leaseToken, Instant leaseUntil, boolean fresh) {
+    }
+
+    /** Answer of claim-batch: the claims in task id order; a claimer absent from it got nothing (no task for it). */
+    public record ClaimBatchView(List<BatchClaimView> claims) {
+    }
+
+    /**
+     * Claims for many teammates at once (issue 15 item 7): what claim-next does for each claimer, in one transaction;
+     * always 200, with the claims that went through.
+     */
+    @POST
+    @Path("/claim-batch")
+    public ClaimBatchView claimBatch(@PathParam("team") String team, ClaimBatchRequest body) {
+        ClaimBatchRequest b = require(body);
+        if (b.claimers() == null) {
+            throw TaskRefusal.invalid("claimers must list 1.." + TaskService.MAX_CLAIM_BATCH + " {agent, leaseToken, role?}");
+        }
+        double lease = TaskRules.leaseMillis(b.leaseSeconds(), tasks.config());
+        List<dev.cohort.lead.tasks.persistence.TaskRepository.BatchClaimer> claimers = b.claimers().stream()
+                .map(c -> c == null ? null
+                        : new dev.cohort.lead.tasks.persistence.TaskRepository.BatchClaimer(c.agent(), c.role(), c.leaseToken()))
+                .toList();
+        return new ClaimBatchView(tasks.claimBatch(team, claimers, lease).claims().stream()
+                .map(c -> new BatchClaimView(c.task().owner(), TaskView.of(c.task()), c.leaseToken(), c.task().leaseUntil(),
+                        c.fresh()))
+                .toList());
+    }
+
     /** Most leases in one batched heartbeat: a replica hosts at most a few hundred teammates. */
     static final int MAX_BATCH = 1000;
 

@@ -472,6 +472,156 @@ public class TaskRepository {
             WHERE t.team = :team AND t.owner = :agent AND t.status = 'in_progress'
             RETURNING %1$s""".formatted(COLS));
 
+    // ---- issue 15 item 7: batched claims (one replica's idle teammates of one team in one request)
+
+    /** Eligible for at least one claimer of the batch (the exact pairing is {@link ClaimMatching}'s). */
+    private static final String ELIGIBLE_ANY = """
+            ((t.assignee IS NULL OR t.assignee = ANY(CAST(:agents AS text[])))
+             AND (t.role IS NULL OR t.role = ANY(CAST(:roles AS text[]))))""";
+
+    /**
+     * One round of a batched claim: the tasks the claimers already hold with their tokens (a retried batch gets the
+     * same tasks back), then up to {@code :limit} pending unblocked tasks after {@code :after} that at least one claimer
+     * may take, then (only if those are too few) as many whose lease expired; each walks its index in id order and
+     * locks its rows with SKIP LOCKED, so two replicas' batches each take different rows without waiting.
+     */
+    private static final NamedSql CLAIM_BATCH_CANDIDATES = NamedSql.of("""
+            WITH held AS (
+                SELECT t.id, t.owner FROM lead.tasks t
+                WHERE t.team = :team AND t.status = 'in_progress'
+                  AND (t.owner, t.lease_token) IN (SELECT * FROM unnest(CAST(:agents AS text[]), CAST(:tokens AS text[])))
+                FOR UPDATE OF t SKIP LOCKED),
+            pend AS (
+                SELECT t.id, t.role, t.assignee FROM lead.tasks t
+                WHERE t.team = :team AND t.status = 'pending' AND t.owner IS NULL AND t.id > :after AND %1$s AND %2$s
+                ORDER BY t.id
+                LIMIT :limit
+                FOR UPDATE OF t SKIP LOCKED),
+            stale AS (
+                SELECT t.id, t.role, t.assignee FROM lead.tasks t
+                WHERE (SELECT count(*) FROM pend) < :limit
+                  AND t.team = :team AND t.status = 'in_progress' AND t.lease_until IS NOT NULL AND t.lease_until < now()
+                  AND t.id > :afterStale AND %1$s AND %2$s
+                ORDER BY t.id
+                LIMIT :limit
+                FOR UPDATE OF t SKIP LOCKED)
+            SELECT 0 AS kind, id, owner AS agent, NULL AS role, NULL AS assignee FROM held
+            UNION ALL SELECT 1, id, NULL, role, assignee FROM pend
+            UNION ALL SELECT 2, id, NULL, role, assignee FROM stale""".formatted(UNBLOCKED, ELIGIBLE_ANY));
+
+    /** Applies a batch's matching to the rows its rounds locked: one statement for every claim of the batch. */
+    private static final NamedSql CLAIM_BATCH_APPLY = NamedSql.of("""
+            UPDATE lead.tasks AS t SET
+                status = 'in_progress', owner = m.agent, lease_token = m.token,
+                lease_until = %1$s,
+                claimed_at = CASE WHEN m.held = 1 THEN t.claimed_at ELSE now() END,
+                claims = t.claims + CASE WHEN m.held = 1 THEN 0 ELSE 1 END,
+                version = t.version + 1, updated_at = now()
+            FROM unnest(CAST(:ids AS bigint[]), CAST(:agents AS text[]), CAST(:tokens AS text[]), CAST(:held AS bigint[]))
+                 AS m(id, agent, token, held)
+            WHERE t.team = :team AND t.id = m.id
+              AND ((m.held = 1 AND t.status = 'in_progress' AND t.owner = m.agent AND t.lease_token = m.token)
+                   OR (m.held = 0 AND %2$s)) AND %3$s
+            RETURNING %4$s, (m.held = 0) AS fresh, m.agent AS claimer""".formatted(LEASE_END, FREE, UNBLOCKED, COLS));
+
+    /** A claimer of a batch: its name, its role (null: none), the lease token it asks with. */
+    public record BatchClaimer(String agent, String role, String token) {
+    }
+
+    /** What a batched claim gave out (claimers that got nothing are absent), and the statements it took. */
+    public record BatchClaimed(List<Claimed> claims, int statements) {
+    }
+
+    /**
+     * Claims, in one transaction, a task for as many of {@code claimers} (distinct agents of one team) as the board
+     * allows: each one's held task again (same token), else a free unblocked task it may take, oldest first, the
+     * pairing a maximum matching ({@link ClaimMatching}). Usually two statements (lock the candidates, apply); a round
+     * more only when the first round's candidates suited too few of the claimers (mixed roles / assignees).
+     */
+    public BatchClaimed claimBatch(String team, List<BatchClaimer> claimers, double leaseMs) {
+        if (claimers.isEmpty()) {
+            return new BatchClaimed(List.of(), 0);
+        }
+        return Jdbc.inTransaction(ds, "claim a batch of tasks", c -> {
+            int statements = 0;
+            Map<String, Long> taken = new java.util.LinkedHashMap<>(); // agent → task id
+            Set<Long> heldIds = new java.util.HashSet<>();
+            List<BatchClaimer> open = new ArrayList<>(claimers);
+            long after = 0;
+            long afterStale = 0;
+            boolean first = true;
+            while (!open.isEmpty()) {
+                List<ClaimMatching.Candidate> cands = new ArrayList<>();
+                int pend = 0;
+                int stale = 0;
+                String[] agents = open.stream().map(BatchClaimer::agent).toArray(String[]::new);
+                try (PreparedStatement ps = CLAIM_BATCH_CANDIDATES.prepare(c, params("team", team, "agents", agents,
+                        "roles", open.stream().map(BatchClaimer::role).toArray(String[]::new),
+                        "tokens", open.stream().map(BatchClaimer::token).toArray(String[]::new),
+                        "after", after, "afterStale", afterStale, "limit", open.size()));
+                        ResultSet rs = ps.executeQuery()) {
+                    statements++;
+                    while (rs.next()) {
+                        int kind = rs.getInt("kind");
+                        long id = rs.getLong("id");
+                        if (kind == 0) {
+                            if (first) { // only the first round asks for held tasks; later rounds' claimers hold none
+                                taken.put(rs.getString("agent"), id);
+                                heldIds.add(id);
+                            }
+                            continue;
+                        }
+                        if (kind == 1) {
+                            pend++;
+                            after = Math.max(after, id);
+                        } else {
+                            stale++;
+                            afterStale = Math.max(afterStale, id);
+                        }
+                        cands.add(new ClaimMatching.Candidate(id, rs.getString("role"), rs.getString("assignee")));
+                    }
+                }
+                first = false;
+                int limit = open.size();
+                open.removeIf(b -> taken.containsKey(b.agent()));
+                List<ClaimMatching.Claimer> who = open.stream().map(b -> new ClaimMatching.Claimer(b.agent(), b.role())).toList();
+                int[] pick = ClaimMatching.match(cands, who);
+                List<BatchClaimer> still = new ArrayList<>();
+                for (int i = 0; i < open.size(); i++) {
+                    if (pick[i] >= 0) {
+                        taken.put(open.get(i).agent(), cands.get(pick[i]).id());
+                    } else {
+                        still.add(open.get(i));
+                    }
+                }
+                open = still;
+                if (pend < limit && stale < limit) {
+                    break; // both walks reached the end of what these claimers may take
+                }
+            }
+            if (taken.isEmpty()) {
+                return new BatchClaimed(List.of(), statements);
+            }
+            Map<String, BatchClaimer> byAgent = new HashMap<>();
+            claimers.forEach(b -> byAgent.put(b.agent(), b));
+            List<String> ag = new ArrayList<>(taken.keySet());
+            long[] ids = ag.stream().mapToLong(taken::get).toArray();
+            long[] held = ag.stream().mapToLong(a -> heldIds.contains(taken.get(a)) ? 1 : 0).toArray();
+            List<Claimed> out = new ArrayList<>();
+            try (PreparedStatement ps = CLAIM_BATCH_APPLY.prepare(c, params("team", team, "ids", ids,
+                    "agents", ag.toArray(String[]::new),
+                    "tokens", ag.stream().map(a -> byAgent.get(a).token()).toArray(String[]::new),
+                    "held", held, "leaseMs", leaseMs)); ResultSet rs = ps.executeQuery()) {
+                statements++;
+                while (rs.next()) {
+                    out.add(new Claimed(row(rs), rs.getBoolean("fresh")));
+                }
+            }
+            out.sort(java.util.Comparator.comparingLong(x -> x.task().id()));
+            return new BatchClaimed(out, statements);
+        });
+    }
+
     // ---- plumbing
 
     private interface Work<T> {
