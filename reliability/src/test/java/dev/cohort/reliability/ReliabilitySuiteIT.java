@@ -45,11 +45,7 @@ class ReliabilitySuiteIT {
      * {@code -Dcohort.reliability.strict=true} ({@code cohort bench reliability} sets it) fails it like any other.
      * A known-bug row that holds is a fixed bug: remove it from here.
      */
-    static final Map<String, String> KNOWN_BUGS = Map.of("PostgreSQL stopped and restarted",
-            "core AgentHost: a turn whose save fails while the database is down is abandoned, the abandon's own save fails"
-                    + " too ('cannot record the failed turn'), and the actor leaves its loop: the prompt stays unanswered and the"
-                    + " lead does not resume until a new input arrives (lead-service log: 'turn failed unexpectedly: cannot save"
-                    + " agent … in lead.agents: This connection has been closed')");
+    static final Map<String, String> KNOWN_BUGS = Map.of();
     /** A known bug's row waits less: it is expected not to finish. */
     static final Duration KNOWN_BUG_PATIENCE = Duration.ofSeconds(90);
     static final boolean STRICT = Boolean.getBoolean("cohort.reliability.strict");

@@ -74,6 +74,7 @@ public final class AgentHost implements AutoCloseable {
     private final HostSettings settings;
 
     private final ConcurrentHashMap<AgentKey, Actor> actors = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong storeRetries = new java.util.concurrent.atomic.AtomicLong();
     /** Agents whose idle session is kept, least recently parked first (guarded by itself). */
     private final java.util.LinkedHashSet<AgentKey> keptOrder = new java.util.LinkedHashSet<>();
     /** Agents handed over: no wake-up starts them here until {@link #adopt} takes them back. */
@@ -457,14 +458,25 @@ public final class AgentHost implements AutoCloseable {
                         LOG.infof("agent=%s let go: %s", key, e.getMessage());
                         return;
                     } catch (RuntimeException e) {
+                        if (storeUnavailable(e)) {
+                            // the database is down or refusing connections: nothing is abandoned; the agent is
+                            // adopted again from its last save once the store answers (a resumed turn, as after a
+                            // crash: a call whose result was not saved is asked again with its id, never re-run)
+                            retryLater(e);
+                            return;
+                        }
                         LOG.errorf(e, "agent=%s turn failed unexpectedly", key);
-                        abandonTurn(e);
+                        if (!abandonTurn(e)) {
+                            retryLater(e); // the failure could not be recorded: try again from the store later
+                            return;
+                        }
                         // the next input gets a fresh turn; a failure that repeats at once is not retried in a loop
                         if (!again) {
                             return;
                         }
                         continue;
                     }
+                    storeFailures = 0;
                     if (!again || handedOver()) {
                         return;
                     }
@@ -620,7 +632,34 @@ public final class AgentHost implements AutoCloseable {
          * conversation is kept; the engine repairs unpaired calls on the next turn), fenced by this actor's own
          * version, so after a takeover nothing of the new owner's is touched, and the program reports it.
          */
-        void abandonTurn(RuntimeException cause) {
+        /** Consecutive store failures of this actor (its retry backoff); reset by a run that ends normally. */
+        private int storeFailures;
+
+        /**
+         * Wakes this actor again after a backoff (0.5 s doubling to {@link #MAX_STORE_BACKOFF}), so an agent whose
+         * store failed is not left stopped until some new input arrives. Its next run adopts it from the store.
+         */
+        private void retryLater(RuntimeException cause) {
+            long ms = Math.min(MAX_STORE_BACKOFF.toMillis(), 500L << Math.min(storeFailures, 10));
+            storeFailures++;
+            LOG.warnf("agent=%s store unavailable (%s); adopted again from its last save in %d ms (attempt %d)", key,
+                    cause.toString(), ms, storeFailures);
+            kept.set(null);
+            storeRetries.incrementAndGet();
+            Thread.ofVirtual().name("agent-retry-" + key.id()).start(() -> {
+                try {
+                    Thread.sleep(ms);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                if (!handedOver()) {
+                    nudge();
+                }
+            });
+        }
+
+        /** Ends the turn in progress as abandoned; false when that could not be recorded (the store refused it). */
+        boolean abandonTurn(RuntimeException cause) {
             AgentSession s = session;
             String msg = "the turn failed unexpectedly: " + cause;
             try {
@@ -628,19 +667,52 @@ public final class AgentHost implements AutoCloseable {
                 if (st == null || version < 0) {
                     // no state in hand: this actor holds no turn (never adopted, or already out of its loop)
                     LOG.infof("agent=%s failure outside a turn, nothing to end: %s", key, cause.toString());
-                    return;
+                    return true;
                 }
                 String turnId = st.turn() == null ? null : st.turn().turnId();
                 version = store.save(key, withoutTurn(st), version, List.of());
                 stored = Park.IDLE;
                 program.abandoned(key, turnId, msg);
+                return true;
             } catch (OwnershipLostException lost) {
                 LOG.infof("agent=%s failed turn not recorded: another host owns the agent now (%s)", key,
                         lost.getMessage());
+                return true;
             } catch (RuntimeException again) {
                 LOG.errorf(again, "agent=%s cannot record the failed turn", key);
+                return false;
             }
         }
+    }
+
+    /** The longest wait between two attempts to adopt an agent whose store failed. */
+    static final Duration MAX_STORE_BACKOFF = Duration.ofSeconds(30);
+
+    /**
+     * A failure of the store's connection or server (SQLState class 08 connection, 53 resources, 57 operator
+     * intervention such as a shutdown, or none at all, as a pool's acquisition timeout has), anywhere in the causes:
+     * worth trying again later, unlike a failure of the data (a constraint, a type), which ends the turn.
+     */
+    static boolean storeUnavailable(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.sql.SQLTransientException || t instanceof java.sql.SQLRecoverableException
+                    || t instanceof java.sql.SQLNonTransientConnectionException) {
+                return true;
+            }
+            if (t instanceof java.sql.SQLException sql) {
+                String state = sql.getSQLState();
+                return state == null || state.startsWith("08") || state.startsWith("53") || state.startsWith("57");
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /** Times an actor was scheduled to try again after its store failed (tests and metrics). */
+    public long storeRetries() {
+        return storeRetries.get();
     }
 
     /** The same state without its turn in progress (edited as JSON, so state fields added later are kept). */

@@ -277,6 +277,43 @@ class AgentHostTest {
     }
 
     @Test
+    void aTurnWhoseStoreGoesDownIsNotAbandonedAndResumesFromItsLastSaveOnceTheStoreAnswersWithoutNewInput()
+            throws Exception {
+        one = f.host("one", 4);
+        f.step.hold = new CountDownLatch(1);
+        f.program.send(a, "work");
+        one.wake(a);
+        assertThat(f.step.entered.tryAcquire(2, TimeUnit.MINUTES)).isTrue();
+        String turnId = f.store.state(a).turn().turnId();
+
+        f.storeDown = true;
+        f.step.hold.countDown(); // the call's result cannot be saved
+        // it keeps trying (its re-adoption is refused too) and abandons nothing
+        await().atMost(WAIT).until(() -> one.storeRetries() >= 2 && f.refusedStoreCalls.get() >= 2);
+        assertThat(f.program.abandoned).isEmpty();
+        assertThat(f.store.state(a).turn().turnId()).as("the stored turn is still in progress").isEqualTo(turnId);
+
+        f.storeDown = false; // no new input: the retry alone resumes it
+        await().atMost(WAIT).until(() -> f.program.stoppedOf(a).contains("completed") && !one.hosting(a));
+        assertThat(f.program.abandoned).isEmpty();
+        assertThat(f.store.state(a).turn()).isNull();
+        assertThat(lastText(f.store.state(a))).startsWith("done: step");
+    }
+
+    @Test
+    void onlyFailuresOfTheStoresConnectionOrServerAreRetriedNotFailuresOfTheData() {
+        assertThat(AgentHost.storeUnavailable(new IllegalStateException("x", new java.sql.SQLException("refused", "08006"))))
+                .isTrue();
+        assertThat(AgentHost.storeUnavailable(new IllegalStateException("x",
+                new java.sql.SQLException("terminating connection due to administrator command", "57P01")))).isTrue();
+        assertThat(AgentHost.storeUnavailable(new IllegalStateException("x",
+                new java.sql.SQLException("Acquisition timeout while waiting for new connection")))).isTrue();
+        assertThat(AgentHost.storeUnavailable(new IllegalStateException("x",
+                new java.sql.SQLException("duplicate key value violates unique constraint", "23505")))).isFalse();
+        assertThat(AgentHost.storeUnavailable(new IllegalStateException("boom"))).isFalse();
+    }
+
+    @Test
     void anAgentWhoseTeamIsGoneIsNeitherAdoptedNorRun() {
         one = f.host("one", 4);
         f.program.gone.add(a);

@@ -68,8 +68,41 @@ final class HostFixture {
         return new AgentKey(TEAM, name);
     }
 
+    /** While set, every store call fails as a database that refuses connections does (SQLState 08001). */
+    volatile boolean storeDown;
+    final AtomicInteger refusedStoreCalls = new AtomicInteger();
+
+    /** {@link #store}, failing while {@link #storeDown}. */
+    private final AgentStore flaky = new AgentStore() {
+        private void check(String what) {
+            if (storeDown) {
+                refusedStoreCalls.incrementAndGet();
+                throw new IllegalStateException("cannot " + what + ": connection refused",
+                        new java.sql.SQLException("Connection to 127.0.0.1:5432 refused", "08001"));
+            }
+        }
+
+        @Override
+        public AgentRecord adopt(AgentKey key, String instance) {
+            check("adopt agent " + key);
+            return store.adopt(key, instance);
+        }
+
+        @Override
+        public long save(AgentKey key, dev.cohort.core.engine.AgentState state, long expectedVersion, List<String> ids) {
+            check("save agent " + key);
+            return store.save(key, state, expectedVersion, ids);
+        }
+
+        @Override
+        public long park(AgentKey key, Park park, long expectedVersion) {
+            check("park agent " + key);
+            return store.park(key, park, expectedVersion);
+        }
+    };
+
     AgentHost host(String instance, int maxRunningTurns) {
-        return new AgentHost(engine, store, program, HostSettings.defaults(instance).withMaxRunningTurns(maxRunningTurns)
+        return new AgentHost(engine, flaky, program, HostSettings.defaults(instance).withMaxRunningTurns(maxRunningTurns)
                 .withSweepInterval(Duration.ofHours(1)).withHandoverTimeout(Duration.ofMinutes(2)).withClock(clock));
     }
 
