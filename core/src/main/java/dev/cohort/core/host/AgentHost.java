@@ -688,26 +688,9 @@ public final class AgentHost implements AutoCloseable {
     /** The longest wait between two attempts to adopt an agent whose store failed. */
     static final Duration MAX_STORE_BACKOFF = Duration.ofSeconds(30);
 
-    /**
-     * A failure of the store's connection or server (SQLState class 08 connection, 53 resources, 57 operator
-     * intervention such as a shutdown, or none at all, as a pool's acquisition timeout has), anywhere in the causes:
-     * worth trying again later, unlike a failure of the data (a constraint, a type), which ends the turn.
-     */
+    /** See {@link StoreRetry#unavailable}: a failure worth trying again later. */
     static boolean storeUnavailable(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.sql.SQLTransientException || t instanceof java.sql.SQLRecoverableException
-                    || t instanceof java.sql.SQLNonTransientConnectionException) {
-                return true;
-            }
-            if (t instanceof java.sql.SQLException sql) {
-                String state = sql.getSQLState();
-                return state == null || state.startsWith("08") || state.startsWith("53") || state.startsWith("57");
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
+        return StoreRetry.unavailable(e);
     }
 
     /** Times an actor was scheduled to try again after its store failed (tests and metrics). */

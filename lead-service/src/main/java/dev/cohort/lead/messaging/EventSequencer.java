@@ -24,7 +24,8 @@ public class EventSequencer {
     public void onEvent(ConsumerRecord<String, String> record) {
         Event e = Event.parse(record.value());
         if (e.seq() == 0) {
-            events.record(e);
+            // the database briefly away is not a bad record: retried in place (the event's id keeps it stored once)
+            dev.cohort.core.host.StoreRetry.run("event " + e.id(), () -> events.record(e));
         }
     }
 }

@@ -51,11 +51,15 @@ public class LeadInputConsumer {
     @Incoming("lead-in")
     @Blocking
     public void onRecord(ConsumerRecord<String, String> record) {
-        if (Topics.LEAD_INBOX.equals(record.topic())) {
-            onInbox(record);
-        } else {
-            onPrompt(record);
-        }
+        // the database briefly away is not a bad record: retried in place, the offset not committed meanwhile
+        dev.cohort.core.host.StoreRetry.run("record " + record.topic() + "-" + record.partition() + "-" + record.offset(),
+                () -> {
+                    if (Topics.LEAD_INBOX.equals(record.topic())) {
+                        onInbox(record);
+                    } else {
+                        onPrompt(record);
+                    }
+                });
     }
 
     private void onPrompt(ConsumerRecord<String, String> record) {

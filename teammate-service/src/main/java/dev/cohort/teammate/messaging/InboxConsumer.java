@@ -57,12 +57,16 @@ public class InboxConsumer {
     public void onRecord(ConsumerRecord<String, String> record) {
         AgentMessage m = read(record);
         AgentKey key = new AgentKey(m.team(), m.to());
-        switch (m.type()) {
-            case SPAWN -> spawns.onSpawn(m);
-            case CONTROL -> onControl(key, m);
-            case TASK_AVAILABLE -> onTaskAvailable(key, m);
-            default -> onMessage(key, m);
-        }
+        // the database briefly away is not a bad record (a spawn sent to the DLQ would lose the teammate): retried in
+        // place, the offset not committed meanwhile; redelivery-safe handlers (ids, insert-if-new)
+        dev.cohort.core.host.StoreRetry.run("message " + m.id() + " to " + key, () -> {
+            switch (m.type()) {
+                case SPAWN -> spawns.onSpawn(m);
+                case CONTROL -> onControl(key, m);
+                case TASK_AVAILABLE -> onTaskAvailable(key, m);
+                default -> onMessage(key, m);
+            }
+        });
     }
 
     /** The checked message, with an id and a sender. */
