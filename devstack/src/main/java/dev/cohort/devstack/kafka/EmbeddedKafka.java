@@ -71,46 +71,10 @@ public final class EmbeddedKafka implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Properties p = new Properties();
-        p.put("process.roles", "broker,controller");
-        p.put("node.id", "1");
-        p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + clientPort);
-        p.put("controller.listener.names", "CONTROLLER");
-        p.put("inter.broker.listener.name", "PLAINTEXT");
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        p.put("log.dirs", dir.resolve("logs").toString());
-        // a single node: every internal topic has exactly one replica
-        p.put("offsets.topic.replication.factor", "1");
-        p.put("offsets.topic.num.partitions", "4");
-        p.put("transaction.state.log.replication.factor", "1");
-        p.put("transaction.state.log.min.isr", "1");
-        p.put("share.coordinator.state.topic.replication.factor", "1");
-        p.put("share.coordinator.state.topic.min.isr", "1");
-        p.put("default.replication.factor", "1");
-        p.put("min.insync.replicas", "1");
-        p.put("num.partitions", String.valueOf(partitions));
-        // consumer groups form at once instead of waiting 3 s for more members
-        p.put("group.initial.rebalance.delay.ms", "0");
-        p.put("auto.create.topics.enable", "true");
+        Properties p = singleNode(clientPort, controllerPort, dir, partitions);
+        // no fsync per message: a test broker's logs need not survive a power cut
         p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
-        Path propsFile = dir.resolve("server.properties");
-        try (var out = Files.newOutputStream(propsFile)) {
-            p.store(out, "cohort embedded broker");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        ByteArrayOutputStream formatOut = new ByteArrayOutputStream();
-        try (PrintStream ps = new PrintStream(formatOut, true, StandardCharsets.UTF_8)) {
-            int rc = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", propsFile.toString()}, ps);
-            if (rc != 0) {
-                throw new IllegalStateException("kafka storage format failed (rc " + rc + "): " + formatOut.toString(StandardCharsets.UTF_8));
-            }
-        } catch (Exception e) {
-            deleteQuietly(dir);
-            throw e instanceof RuntimeException re ? re : new IllegalStateException("kafka storage format failed", e);
-        }
+        format(p, dir, "cohort embedded broker");
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p, false), Time.SYSTEM);
         server.startup();
         String bootstrap = "127.0.0.1:" + clientPort;
@@ -140,6 +104,55 @@ public final class EmbeddedKafka implements AutoCloseable {
             sleep(50);
         }
         throw new IllegalStateException("kafka broker not ready within " + timeout, last);
+    }
+
+    /** The configuration of a single-node KRaft broker on loopback, its logs under {@code dir} (shared by the brokers). */
+    static Properties singleNode(int clientPort, int controllerPort, Path dir, int partitions) {
+        Properties p = new Properties();
+        p.put("process.roles", "broker,controller");
+        p.put("node.id", "1");
+        p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+        p.put("listeners", "PLAINTEXT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + clientPort);
+        p.put("controller.listener.names", "CONTROLLER");
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("log.dirs", dir.resolve("logs").toString());
+        // a single node: every internal topic has exactly one replica
+        p.put("offsets.topic.replication.factor", "1");
+        p.put("offsets.topic.num.partitions", "4");
+        p.put("transaction.state.log.replication.factor", "1");
+        p.put("transaction.state.log.min.isr", "1");
+        p.put("share.coordinator.state.topic.replication.factor", "1");
+        p.put("share.coordinator.state.topic.min.isr", "1");
+        p.put("default.replication.factor", "1");
+        p.put("min.insync.replicas", "1");
+        p.put("num.partitions", String.valueOf(partitions));
+        // consumer groups form at once instead of waiting 3 s for more members
+        p.put("group.initial.rebalance.delay.ms", "0");
+        p.put("auto.create.topics.enable", "true");
+        return p;
+    }
+
+    /** Writes {@code p} as {@code dir/server.properties} and formats the storage; on failure {@code dir} is deleted. */
+    static void format(Properties p, Path dir, String comment) {
+        Path propsFile = dir.resolve("server.properties");
+        try (var out = Files.newOutputStream(propsFile)) {
+            p.store(out, comment);
+        } catch (IOException e) {
+            deleteQuietly(dir);
+            throw new UncheckedIOException(e);
+        }
+        ByteArrayOutputStream formatOut = new ByteArrayOutputStream();
+        try (PrintStream ps = new PrintStream(formatOut, true, StandardCharsets.UTF_8)) {
+            int rc = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", propsFile.toString()}, ps);
+            if (rc != 0) {
+                throw new IllegalStateException("kafka storage format failed (rc " + rc + "): " + formatOut.toString(StandardCharsets.UTF_8));
+            }
+        } catch (Exception e) {
+            deleteQuietly(dir);
+            throw e instanceof RuntimeException re ? re : new IllegalStateException("kafka storage format failed", e);
+        }
     }
 
     /** Creates topics that do not exist yet; existing ones are left as they are. */

@@ -1,11 +1,8 @@
 package dev.cohort.devstack.kafka;
 
 import dev.cohort.devstack.Ports;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,10 +12,8 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
-import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.utils.Time;
 
 /**
@@ -55,43 +50,8 @@ public final class RestartableKafka implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Properties p = new Properties();
-        p.put("process.roles", "broker,controller");
-        p.put("node.id", "1");
-        p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + clientPort);
-        p.put("controller.listener.names", "CONTROLLER");
-        p.put("inter.broker.listener.name", "PLAINTEXT");
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        p.put("log.dirs", dir.resolve("logs").toString());
-        p.put("offsets.topic.replication.factor", "1");
-        p.put("offsets.topic.num.partitions", "4");
-        p.put("transaction.state.log.replication.factor", "1");
-        p.put("transaction.state.log.min.isr", "1");
-        p.put("share.coordinator.state.topic.replication.factor", "1");
-        p.put("share.coordinator.state.topic.min.isr", "1");
-        p.put("default.replication.factor", "1");
-        p.put("min.insync.replicas", "1");
-        p.put("num.partitions", String.valueOf(partitions));
-        p.put("group.initial.rebalance.delay.ms", "0");
-        p.put("auto.create.topics.enable", "true");
-        Path propsFile = dir.resolve("server.properties");
-        try (var out = Files.newOutputStream(propsFile)) {
-            p.store(out, "cohort restartable broker");
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        ByteArrayOutputStream formatOut = new ByteArrayOutputStream();
-        try (PrintStream ps = new PrintStream(formatOut, true, StandardCharsets.UTF_8)) {
-            int rc = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", propsFile.toString()}, ps);
-            if (rc != 0) {
-                throw new IllegalStateException("kafka storage format failed (rc " + rc + "): " + formatOut.toString(StandardCharsets.UTF_8));
-            }
-        } catch (Exception e) {
-            EmbeddedKafka.deleteQuietly(dir);
-            throw e instanceof RuntimeException re ? re : new IllegalStateException("kafka storage format failed", e);
-        }
+        Properties p = EmbeddedKafka.singleNode(clientPort, controllerPort, dir, partitions);
+        EmbeddedKafka.format(p, dir, "cohort restartable broker");
         RestartableKafka k = new RestartableKafka(dir, clientPort, p);
         try {
             k.restart();

@@ -202,7 +202,8 @@ public final class LocalPostgres implements AutoCloseable {
         return new LocalPostgres(port, "debian", stopper, (System.nanoTime() - t0) / 1_000_000);
     }
 
-    private static List<String> asUser(boolean root, List<String> cmd) {
+    /** {@code cmd} as the {@code postgres} user when this JVM runs as root (PostgreSQL refuses to run as root). */
+    static List<String> asUser(boolean root, List<String> cmd) {
         if (!root) {
             return cmd;
         }
@@ -212,6 +213,11 @@ public final class LocalPostgres implements AutoCloseable {
     }
 
     private static void run(List<String> cmd, Path dir) {
+        run(cmd, dir, java.time.Duration.ofSeconds(120));
+    }
+
+    /** Runs a PostgreSQL tool, its output kept for the error; fails on a non-zero exit or after {@code timeout}. */
+    static void run(List<String> cmd, Path dir, java.time.Duration timeout) {
         try {
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
             if (dir != null) {
@@ -221,7 +227,7 @@ public final class LocalPostgres implements AutoCloseable {
             try {
                 pb.redirectOutput(out);
                 Process p = pb.start();
-                if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                if (!p.waitFor(timeout.toSeconds(), TimeUnit.SECONDS)) {
                     p.destroyForcibly();
                     throw new IllegalStateException("timed out: " + String.join(" ", cmd));
                 }

@@ -203,40 +203,10 @@ public final class RestartablePostgres implements AutoCloseable {
     }
 
     private List<String> asUser(List<String> cmd) {
-        if (!root) {
-            return cmd;
-        }
-        List<String> all = new ArrayList<>(List.of("runuser", "-u", "postgres", "--"));
-        all.addAll(cmd);
-        return all;
+        return LocalPostgres.asUser(root, cmd);
     }
 
     private static void run(List<String> cmd, Path dir) {
-        try {
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-            if (dir != null) {
-                pb.directory(dir.toFile());
-            }
-            File out = File.createTempFile("cohort-pg-r-cmd", ".log");
-            try {
-                pb.redirectOutput(out);
-                Process p = pb.start();
-                if (!p.waitFor(180, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    throw new IllegalStateException("timed out: " + String.join(" ", cmd));
-                }
-                if (p.exitValue() != 0) {
-                    throw new IllegalStateException("failed (rc " + p.exitValue() + "): " + String.join(" ", cmd) + "\n"
-                            + Files.readString(out.toPath(), StandardCharsets.UTF_8));
-                }
-            } finally {
-                Files.deleteIfExists(out.toPath());
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + cmd.get(0), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
-        }
+        LocalPostgres.run(cmd, dir, java.time.Duration.ofSeconds(180));
     }
 }
