@@ -371,6 +371,18 @@ class ReliabilitySuiteIT {
 
     @Order(3)
     @org.junit.jupiter.api.Test
+    void malformedModelOutputIsShownToTheModelOrEndsTheTurnClearlyAndTheLeadKeepsAnswering() throws Exception {
+        ModelOutputSweep sweep = new ModelOutputSweep(stack);
+        sweep.run();
+        sweep.rows.forEach(Report::add);
+        boolean healthy = awaitQuietly(stack::allReady);
+        assertThat(healthy).as("every service ready after the malformed model output: " + notReady()).isTrue();
+        assertThat(sweep.rows.stream().filter(r -> !r.held()).map(r -> r.input() + " → " + r.got()).toList())
+                .as("malformed model output not handled").isEmpty();
+    }
+
+    @Order(4)
+    @org.junit.jupiter.api.Test
     void aSmallScaleRunAnswersEveryConcurrentPromptAndPrintsItsFigures() throws Exception {
         org.junit.jupiter.api.Assumptions.assumeTrue(FULL, "the scale figures run in the full suite only");
         List<ScaleFigures.Figure> figures = ScaleFigures.run(stack, 10, 5);

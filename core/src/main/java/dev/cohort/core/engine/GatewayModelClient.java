@@ -1,5 +1,7 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.engine.recovery.MalformedModelResponse;
+import dev.cohort.core.engine.recovery.ModelFailure;
 import dev.cohort.core.llm.LlmGateway;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.data.message.AiMessage;
@@ -50,7 +52,20 @@ public final class GatewayModelClient implements ModelClient {
         for (Message m : r.messages()) {
             msgs.add(toLangchain(m));
         }
-        ChatResponse resp = gateway.chat(r.agentId(), msgs, r.tools(), r.model(), r.maxOutputTokens());
+        ChatResponse resp;
+        try {
+            resp = gateway.chat(r.agentId(), msgs, r.tools(), r.model(), r.maxOutputTokens());
+        } catch (RuntimeException e) {
+            // HTTP errors, timeouts and I/O keep their own classification; anything else failed while reading a 200
+            if (ModelFailure.classify(e).kind() == ModelFailure.Kind.OTHER && !Thread.currentThread().isInterrupted()) {
+                throw MalformedModelResponse.of(e);
+            }
+            throw e;
+        }
+        if (resp == null || resp.aiMessage() == null) {
+            throw new MalformedModelResponse("the model's answer is not a usable chat completion: it has no message",
+                    null);
+        }
         AiMessage ai = resp.aiMessage();
         List<ModelToolCall> calls = new ArrayList<>();
         if (ai.hasToolExecutionRequests()) {

@@ -112,6 +112,35 @@ class RecoveryScenariosTest {
     }
 
     @Test
+    void unusable200AnswersAreRetriedAsBadResponsesAndNamedPlainlyWhenTheyNeverStop() {
+        String noChoices = "{\\\"id\\\":\\\"x\\\",\\\"object\\\":\\\"chat.completion\\\",\\\"choices\\\":[]}";
+        String noMessage = "{\\\"id\\\":\\\"x\\\",\\\"object\\\":\\\"chat.completion\\\","
+                + "\\\"choices\\\":[{\\\"index\\\":0,\\\"finish_reason\\\":\\\"stop\\\"}]}";
+        model.load("""
+                {"rules":[
+                 {"times":1,"reply":{"rawBody":"%s"}},
+                 {"times":1,"reply":{"rawBody":"%s"}},
+                 {"reply":{"text":"ok"}}]}""".formatted(noChoices, noMessage));
+
+        TurnResult r = lead().run("hi");
+
+        assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(r.text()).isEqualTo("ok");
+        assertThat(model.requests()).hasSize(3);
+        assertThat(retries("retry")).extracting(e -> e.data().path("kind").asText())
+                .containsExactly("bad_response", "bad_response");
+
+        model.load("""
+                {"rules":[{"reply":{"rawBody":"%s"}}]}""".formatted(noMessage));
+        TurnResult failed = lead(EngineSettings.defaults().withRecovery(RecoverySettings.defaults().withMaxAttempts(2)))
+                .run("hi");
+        assertThat(failed.reason()).isEqualTo(StopReason.ERROR);
+        assertThat(failed.text()).startsWith("The model is unavailable: 2 attempts failed; the last one with bad_response: "
+                + "the model's answer is not a usable chat completion: a field the answer must have is missing")
+                .doesNotContain("langchain4j");
+    }
+
+    @Test
     void threeOverloadsSwitchToTheFallbackModelForTheRestOfTheTurn() {
         model.load("""
                 {"rules":[

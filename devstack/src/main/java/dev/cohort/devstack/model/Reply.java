@@ -16,21 +16,23 @@ public record Reply(
         String finishReason,
         Usage usage,
         Long delayMs,
-        Error error) {
+        Error error,
+        String rawBody,
+        Integer truncateAt) {
 
     /** A plain assistant text answer. */
     public static Reply text(String text) {
-        return new Reply(text, null, null, null, null, null, null);
+        return new Reply(text, null, null, null, null, null, null, null, null);
     }
 
     /** An answer made of one or more tool calls. */
     public static Reply toolCalls(ToolCall... calls) {
-        return new Reply(null, List.of(calls), null, null, null, null, null);
+        return new Reply(null, List.of(calls), null, null, null, null, null, null, null);
     }
 
     /** An HTTP error answer; null fields take the defaults of the status (see {@link Error}). */
     public static Reply error(Error error) {
-        return new Reply(null, null, null, null, null, null, error);
+        return new Reply(null, null, null, null, null, null, error, null, null);
     }
 
     /** An HTTP error answer from a preset name such as {@code context_length_exceeded}. */
@@ -38,25 +40,41 @@ public record Reply(
         return error(new Error(null, null, null, null, null, null, null, null, preset));
     }
 
+    /**
+     * A 200 answer whose body is {@code body} verbatim, e.g. {@code {"choices":[]}} or text that is not JSON: the
+     * malformed provider output a client must survive (issue 17).
+     */
+    public static Reply rawBody(String body) {
+        return new Reply(null, null, null, null, null, null, null, body, null);
+    }
+
+    /**
+     * This answer cut after {@code bytes} bytes of its body: the response declares the whole length, sends only that
+     * much and closes the connection, as a provider or proxy dying mid-response does.
+     */
+    public Reply truncatedAt(int bytes) {
+        return new Reply(text, toolCalls, rawArguments, finishReason, usage, delayMs, error, rawBody, bytes);
+    }
+
     public Reply withText(String value) {
-        return new Reply(value, toolCalls, rawArguments, finishReason, usage, delayMs, error);
+        return new Reply(value, toolCalls, rawArguments, finishReason, usage, delayMs, error, rawBody, truncateAt);
     }
 
     public Reply withRawArguments(String value) {
-        return new Reply(text, toolCalls, value, finishReason, usage, delayMs, error);
+        return new Reply(text, toolCalls, value, finishReason, usage, delayMs, error, rawBody, truncateAt);
     }
 
     public Reply withFinishReason(String value) {
-        return new Reply(text, toolCalls, rawArguments, value, usage, delayMs, error);
+        return new Reply(text, toolCalls, rawArguments, value, usage, delayMs, error, rawBody, truncateAt);
     }
 
     public Reply withUsage(int promptTokens, int completionTokens) {
         return new Reply(text, toolCalls, rawArguments, finishReason, new Usage(promptTokens, completionTokens, null),
-                delayMs, error);
+                delayMs, error, rawBody, truncateAt);
     }
 
     public Reply withDelayMs(long value) {
-        return new Reply(text, toolCalls, rawArguments, finishReason, usage, value, error);
+        return new Reply(text, toolCalls, rawArguments, finishReason, usage, value, error, rawBody, truncateAt);
     }
 
     void validate(String where) {
@@ -72,6 +90,12 @@ public record Reply(
                     throw new IllegalArgumentException(where + ": every reply.toolCalls entry needs a name");
                 }
             }
+        }
+        if (rawBody != null && (text != null || toolCalls != null || error != null)) {
+            throw new IllegalArgumentException(where + ": reply.rawBody is the whole body: no text, toolCalls or error beside it");
+        }
+        if (truncateAt != null && (truncateAt < 0 || error != null)) {
+            throw new IllegalArgumentException(where + ": reply.truncateAt must be >= 0 and cannot cut an error reply");
         }
         if (rawArguments != null && (toolCalls == null || toolCalls.isEmpty())) {
             throw new IllegalArgumentException(where + ": reply.rawArguments needs at least one tool call");

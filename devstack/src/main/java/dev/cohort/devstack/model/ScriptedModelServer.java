@@ -218,6 +218,14 @@ public final class ScriptedModelServer implements AutoCloseable {
                 if (response.delayMs > 0) {
                     Thread.sleep(response.delayMs);
                 }
+                if (response.cutAt >= 0) {
+                    // a truncated response: the whole length declared, only the first cutAt bytes sent, then closed
+                    byte[] whole = HttpWire.response(response.status, response.headers, response.body, false);
+                    int headLength = whole.length - response.body.length;
+                    out.write(whole, 0, headLength + Math.min(response.cutAt, response.body.length));
+                    out.flush();
+                    return;
+                }
                 boolean keepAlive = request.keepAlive() && !closed;
                 out.write(HttpWire.response(response.status, response.headers, response.body, keepAlive));
                 out.flush();
@@ -249,7 +257,11 @@ public final class ScriptedModelServer implements AutoCloseable {
     // ---------------------------------------------------------------- routing
 
     /** A response to write; the delay is applied by the connection thread, outside every lock. */
-    private record Response(int status, Map<String, String> headers, byte[] body, long delayMs) {
+    private record Response(int status, Map<String, String> headers, byte[] body, long delayMs, int cutAt) {
+
+        Response(int status, Map<String, String> headers, byte[] body, long delayMs) {
+            this(status, headers, body, delayMs, -1);
+        }
 
         static Response json(int status, byte[] body) {
             return new Response(status, JSON_HEADERS, body, 0);
@@ -259,7 +271,7 @@ public final class ScriptedModelServer implements AutoCloseable {
         Response withRequestIdHeader(long seq) {
             Map<String, String> all = new LinkedHashMap<>(headers);
             all.put("x-request-id", "req_scripted_" + seq);
-            return new Response(status, all, body, delayMs);
+            return new Response(status, all, body, delayMs, cutAt);
         }
     }
 
@@ -425,10 +437,11 @@ public final class ScriptedModelServer implements AutoCloseable {
         if (reply.error() != null) {
             return errorResponse(reply.error().resolved(), seq, delay);
         }
-        byte[] body = bytes(completion(reply, view, raw, seq));
+        byte[] body = reply.rawBody() != null ? reply.rawBody().getBytes(StandardCharsets.UTF_8)
+                : bytes(completion(reply, view, raw, seq));
         Map<String, String> headers = new LinkedHashMap<>(JSON_HEADERS);
         headers.put("x-request-id", "req_scripted_" + seq);
-        return new Response(200, headers, body, delay);
+        return new Response(200, headers, body, delay, reply.truncateAt() == null ? -1 : reply.truncateAt());
     }
 
     // ---------------------------------------------------------------- fault injection (issue 17)

@@ -40,6 +40,8 @@ public record ModelFailure(Kind kind, int status, String code, String message, D
         AUTH(false),
         /** Any other 4xx (bad request, unknown model): stop. */
         BAD_REQUEST(false),
+        /** A 200 answer that is not a usable completion (no choices, no message, unmappable): back off and ask again. */
+        BAD_RESPONSE(true),
         /** Not a provider answer (a bug, an unexpected exception): stop. */
         OTHER(false);
 
@@ -69,6 +71,9 @@ public record ModelFailure(Kind kind, int status, String code, String message, D
                 Duration retryAfter = c instanceof ProviderHttpException p ? retryAfter(p) : null;
                 return fromHttp(h.statusCode(), h.getMessage(), retryAfter);
             }
+        }
+        if (t instanceof MalformedModelResponse m) {
+            return new ModelFailure(Kind.BAD_RESPONSE, 0, "bad_response", m.getMessage(), null);
         }
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
             if (c instanceof dev.langchain4j.exception.TimeoutException || c instanceof HttpTimeoutException
