@@ -45,6 +45,15 @@ public class TeamModes {
         return known(team).budgets();
     }
 
+    /**
+     * Makes the next read of the team ask lead-service again (the last values stay the fallback): a teammate's turn
+     * starts on a fresh mode and fresh budgets, so a budget raised through the API lets its next message run.
+     */
+    public void refresh(String team) {
+        known.computeIfPresent(team, (t, k) -> new Known(k.mode(), k.budgets(),
+                System.nanoTime() - config.modeRefresh().toNanos() - 1));
+    }
+
     private Known known(String team) {
         Known k = known.get(team);
         long now = System.nanoTime();

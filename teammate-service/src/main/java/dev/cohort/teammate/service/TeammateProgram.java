@@ -220,6 +220,9 @@ public class TeammateProgram implements AgentProgram {
         Decision d = lifecycle.next(row.active() ? Phase.IDLE : Phase.SHUTDOWN,
                 new Input.Check(!pending.isEmpty() || claimed != null, row.idleDeadline(), clock.instant()));
         Next next = Next.idle();
+        if (d.actions().stream().anyMatch(a -> a instanceof Action.RunTurn)) {
+            modes.refresh(key.team()); // the turn starts on the team's current mode and budgets
+        }
         for (Action a : d.actions()) {
             if (a instanceof Action.RunTurn && claimed != null) {
                 next = Next.turn(claimed, "auto-claim", false, List.of());
