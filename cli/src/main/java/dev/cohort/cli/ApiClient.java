@@ -134,6 +134,12 @@ final class ApiClient {
                 .POST(HttpRequest.BodyPublishers.ofString(Json.write(body))).build(), HttpResponse.BodyHandlers.ofString()));
     }
 
+    /** PUTs JSON; returns the parsed answer or throws {@link Failure} with the problem detail. */
+    JsonNode put(String path, Object body) throws IOException, InterruptedException {
+        return answer(send(request(path).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString(Json.write(body))).build(), HttpResponse.BodyHandlers.ofString()));
+    }
+
     JsonNode get(String path) throws IOException, InterruptedException {
         return answer(getResponse(path));
     }

@@ -123,6 +123,8 @@ final class EventFormatter {
             case "compacted" -> out.add(who + s.dim("⇣ context compacted (" + d.path("layer").asText("?") + ", "
                     + d.path("tokensBefore").asLong() + " → " + d.path("tokensAfter").asLong() + " tokens)"));
             case "protocol_updated" -> out.add(protocol(d));
+            case "budget_warning" -> out.add(who + s.yellow("! " + d.path("message").asText("budget warning")));
+            case "budget_exceeded" -> out.add(who + s.red("■ " + d.path("message").asText("budget exceeded")));
             case "error" -> out.add(who + s.red("error: " + d.path("message").asText("(no message)")));
             case "cron_fired" -> out.add(who + s.magenta("⏰ cron " + d.path("jobId").asText() + " fired")
                     + s.dim(" (" + d.path("cron").asText() + ") ") + oneLine(d.path("prompt").asText(""), ARGS_MAX));

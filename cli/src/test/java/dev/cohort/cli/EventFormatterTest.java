@@ -68,6 +68,16 @@ class EventFormatterTest {
     }
 
     @Test
+    void budgetWarningsAndStopsShowTheirSentence() throws Exception {
+        assertThat(lead("budget_warning", "{\"budget\":\"tokensPerAgent\",\"scope\":\"agent\",\"used\":900,\"limit\":1000,"
+                + "\"percent\":90,\"message\":\"Warning: agent t/lead has used 900 tokens, 90 % of its budget tokensPerAgent (1000).\"}"))
+                .containsExactly("! Warning: agent t/lead has used 900 tokens, 90 % of its budget tokensPerAgent (1000).");
+        assertThat(plain.format(event("budget_exceeded", "sam", "{\"budget\":\"tokensPerAgent\",\"used\":1200,\"limit\":1000,"
+                + "\"message\":\"Stopped: agent t/sam used 1200 tokens, its budget is 1000.\"}")))
+                .containsExactly("[sam] ■ Stopped: agent t/sam used 1200 tokens, its budget is 1000.");
+    }
+
+    @Test
     void todosTasksAndApprovals() throws Exception {
         assertThat(lead("todo_updated", "{\"todos\":[{\"content\":\"read\",\"status\":\"completed\"},"
                 + "{\"content\":\"fix\",\"status\":\"in_progress\"},{\"content\":\"test\",\"status\":\"pending\"}]}"))

@@ -39,11 +39,14 @@ import java.util.function.Supplier;
  * @param teamUsage     the team's usage so far (for the per-team budget), {@code null} result = not tracked
  * @param effects       told of every effect of a successful tool call after the engine applied it (e.g.
  *                      {@link ToolEffect.TaskClaimed}: bind the cwd to the task's worktree)
+ * @param budgets       the team's own budgets over the engine's ({@code cohort.engine.budgets.*}), read at every step
+ *                      (so a raised budget counts from the next step); a {@code null} result = none
  */
 public record AgentContext(String team, String agent, AgentRole role, Supplier<String> cwd, String workspaceText,
         Set<String> allowlist, Supplier<PermissionMode> mode, List<PermissionPolicy.Rule> rules,
         Supplier<List<CommandHook>> commandHooks, WorkspaceToolExecutor workspace, StateStore store, InboxSource inbox,
-        Supplier<String> teamContext, List<Hook> hooks, Supplier<Usage> teamUsage, Consumer<ToolEffect> effects) {
+        Supplier<String> teamContext, List<Hook> hooks, Supplier<Usage> teamUsage, Consumer<ToolEffect> effects,
+        Supplier<Budgets.Overrides> budgets) {
 
     public AgentContext {
         cwd = cwd == null ? () -> null : cwd;
@@ -59,6 +62,23 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
         teamUsage = teamUsage == null ? () -> null : teamUsage;
         effects = effects == null ? e -> {
         } : effects;
+        budgets = budgets == null ? () -> null : budgets;
+    }
+
+    /** An agent without budget overrides (source compatibility). */
+    public AgentContext(String team, String agent, AgentRole role, Supplier<String> cwd, String workspaceText,
+            Set<String> allowlist, Supplier<PermissionMode> mode, List<PermissionPolicy.Rule> rules,
+            Supplier<List<CommandHook>> commandHooks, WorkspaceToolExecutor workspace, StateStore store,
+            InboxSource inbox, Supplier<String> teamContext, List<Hook> hooks, Supplier<Usage> teamUsage,
+            Consumer<ToolEffect> effects) {
+        this(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace, store, inbox,
+                teamContext, hooks, teamUsage, effects, null);
+    }
+
+    /** The team's own budgets, read at every step ({@code null} result: the engine's). */
+    public AgentContext withBudgets(Supplier<Budgets.Overrides> b) {
+        return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
+                store, inbox, teamContext, hooks, teamUsage, effects, b);
     }
 
     /** An agent with the role's default allowlist, default mode, and no store, inbox or team context. */
@@ -69,7 +89,7 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
 
     public AgentContext withStore(StateStore s) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace, s,
-                inbox, teamContext, hooks, teamUsage, effects);
+                inbox, teamContext, hooks, teamUsage, effects, budgets);
     }
 
     public AgentContext withMode(PermissionMode m) {
@@ -79,17 +99,17 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** The team's mode, read at every call. */
     public AgentContext withMode(Supplier<PermissionMode> m) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, m, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets);
     }
 
     public AgentContext withAllowlist(Set<String> a) {
         return new AgentContext(team, agent, role, cwd, workspaceText, a, mode, rules, commandHooks, workspace, store,
-                inbox, teamContext, hooks, teamUsage, effects);
+                inbox, teamContext, hooks, teamUsage, effects, budgets);
     }
 
     public AgentContext withInbox(InboxSource i) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, i, teamContext, hooks, teamUsage, effects);
+                store, i, teamContext, hooks, teamUsage, effects, budgets);
     }
 
     public AgentContext withCommandHooks(List<CommandHook> h) {
@@ -100,12 +120,12 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** Command hooks read at every turn start. */
     public AgentContext withCommandHooks(Supplier<List<CommandHook>> h) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, h, workspace, store, inbox,
-                teamContext, hooks, teamUsage, effects);
+                teamContext, hooks, teamUsage, effects, budgets);
     }
 
     public AgentContext withTeamContext(Supplier<String> t) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, t, hooks, teamUsage, effects);
+                store, inbox, t, hooks, teamUsage, effects, budgets);
     }
 
     /** A fixed working directory. */
@@ -116,32 +136,32 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** The working directory, consulted for every tool call. */
     public AgentContext withCwd(Supplier<String> dir) {
         return new AgentContext(team, agent, role, dir, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets);
     }
 
     public AgentContext withWorkspaceText(String text) {
         return new AgentContext(team, agent, role, cwd, text, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets);
     }
 
     public AgentContext withRules(List<PermissionPolicy.Rule> r) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, r, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets);
     }
 
     /** This agent's own Java hooks. */
     public AgentContext withHooks(List<? extends Hook> h) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, List.copyOf(h), teamUsage, effects);
+                store, inbox, teamContext, List.copyOf(h), teamUsage, effects, budgets);
     }
 
     public AgentContext withTeamUsage(Supplier<Usage> u) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, u, effects);
+                store, inbox, teamContext, hooks, u, effects, budgets);
     }
 
     public AgentContext withEffects(Consumer<ToolEffect> e) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, e);
+                store, inbox, teamContext, hooks, teamUsage, e, budgets);
     }
 }

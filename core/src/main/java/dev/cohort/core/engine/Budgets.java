@@ -42,6 +42,22 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
         return new Budgets(perTurn, perAgent, tokensPerTeam, costPerTurnUsd, costPerAgentUsd, costPerTeamUsd);
     }
 
+    /** The share of a budget at which {@link #crossed} warns (80 %). */
+    public static final double WARN_AT = 0.8;
+
+    /**
+     * One budget reached or nearly reached.
+     *
+     * @param budget the budget's name as the API and {@code cohort.engine.budgets.*} spell it ({@code tokensPerTurn},
+     *               {@code costPerAgentUsd}, …)
+     * @param scope  {@code turn}, {@code agent} or {@code team}
+     * @param used   the usage: tokens, or USD for the {@code cost…} budgets
+     * @param limit  the budget, same unit
+     * @param text   the sentence for people, naming usage and budget
+     */
+    public record Breach(String budget, String scope, double used, double limit, String text) {
+    }
+
     /**
      * The sentence of the first budget reached, checked in this order: the turn's tokens, the turn's cost, the
      * agent's tokens, the agent's cost, the team's tokens, the team's cost. The sentence is shown to the user and
@@ -55,37 +71,151 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
      *                  budgets are then not checked)
      */
     public Optional<String> exceeded(String agentId, String team, Usage turn, Usage agent, Usage teamUsage) {
+        return breach(agentId, team, turn, agent, teamUsage).map(Breach::text);
+    }
+
+    /** {@link #exceeded} with the budget's name, scope, usage and limit. */
+    public Optional<Breach> breach(String agentId, String team, Usage turn, Usage agent, Usage teamUsage) {
         Usage t = turn == null ? Usage.ZERO : turn;
         Usage a = agent == null ? Usage.ZERO : agent;
         if (reached(t.totalTokens(), tokensPerTurn)) {
-            return Optional.of("Stopped: this turn used " + t.totalTokens() + " tokens, its budget is " + tokensPerTurn
-                    + ".");
+            return Optional.of(new Breach("tokensPerTurn", "turn", t.totalTokens(), tokensPerTurn,
+                    "Stopped: this turn used " + t.totalTokens() + " tokens, its budget is " + tokensPerTurn + "."));
         }
         if (reached(t.costUsd(), costPerTurnUsd)) {
-            return Optional.of("Stopped: this turn cost " + usd(t.costUsd()) + ", its budget is " + usd(costPerTurnUsd)
-                    + ".");
+            return Optional.of(new Breach("costPerTurnUsd", "turn", t.costUsd(), costPerTurnUsd,
+                    "Stopped: this turn cost " + usd(t.costUsd()) + ", its budget is " + usd(costPerTurnUsd) + "."));
         }
         if (reached(a.totalTokens(), tokensPerAgent)) {
-            return Optional.of("Stopped: agent " + agentId + " used " + a.totalTokens() + " tokens, its budget is "
-                    + tokensPerAgent + ".");
+            return Optional.of(new Breach("tokensPerAgent", "agent", a.totalTokens(), tokensPerAgent,
+                    "Stopped: agent " + agentId + " used " + a.totalTokens() + " tokens, its budget is "
+                            + tokensPerAgent + "."));
         }
         if (reached(a.costUsd(), costPerAgentUsd)) {
-            return Optional.of("Stopped: agent " + agentId + " cost " + usd(a.costUsd()) + ", its budget is "
-                    + usd(costPerAgentUsd) + ".");
+            return Optional.of(new Breach("costPerAgentUsd", "agent", a.costUsd(), costPerAgentUsd,
+                    "Stopped: agent " + agentId + " cost " + usd(a.costUsd()) + ", its budget is "
+                            + usd(costPerAgentUsd) + "."));
         }
         if (teamUsage == null) {
             return Optional.empty();
         }
         String who = team == null ? "the team" : "team " + team;
         if (reached(teamUsage.totalTokens(), tokensPerTeam)) {
-            return Optional.of("Stopped: " + who + " used " + teamUsage.totalTokens() + " tokens, its budget is "
-                    + tokensPerTeam + ".");
+            return Optional.of(new Breach("tokensPerTeam", "team", teamUsage.totalTokens(), tokensPerTeam,
+                    "Stopped: " + who + " used " + teamUsage.totalTokens() + " tokens, its budget is " + tokensPerTeam
+                            + "."));
         }
         if (reached(teamUsage.costUsd(), costPerTeamUsd)) {
-            return Optional.of("Stopped: " + who + " cost " + usd(teamUsage.costUsd()) + ", its budget is "
-                    + usd(costPerTeamUsd) + ".");
+            return Optional.of(new Breach("costPerTeamUsd", "team", teamUsage.costUsd(), costPerTeamUsd,
+                    "Stopped: " + who + " cost " + usd(teamUsage.costUsd()) + ", its budget is " + usd(costPerTeamUsd)
+                            + "."));
         }
         return Optional.empty();
+    }
+
+    /**
+     * The budgets whose {@link #WARN_AT 80 %} mark {@code delta} (one model call, or a subagent's usage) crossed: the
+     * usage before it was below the mark and is at or above it after. Each crossing is seen by exactly one call, so a
+     * warning is given once per budget per turn / agent life / team, not at every step (and again only after the
+     * budget was raised above the usage). The team's marks are checked only when {@code teamBefore} is not null.
+     *
+     * @param turnBefore  the turn's usage before {@code delta}
+     * @param agentBefore the agent's usage before {@code delta}, {@code null}: not counted (a subagent's loop)
+     * @param teamBefore  the team's usage before {@code delta}, {@code null}: not tracked
+     */
+    public java.util.List<Breach> crossed(String agentId, String team, Usage turnBefore, Usage agentBefore,
+            Usage teamBefore, Usage delta) {
+        java.util.List<Breach> out = new java.util.ArrayList<>();
+        Usage d = delta == null ? Usage.ZERO : delta;
+        Usage t = turnBefore == null ? Usage.ZERO : turnBefore;
+        crossing(out, "tokensPerTurn", "turn", "this turn", t.totalTokens(), d.totalTokens(), tokensPerTurn, false);
+        crossing(out, "costPerTurnUsd", "turn", "this turn", t.costUsd(), d.costUsd(), costPerTurnUsd, true);
+        if (agentBefore != null) {
+            String who = "agent " + agentId;
+            crossing(out, "tokensPerAgent", "agent", who, agentBefore.totalTokens(), d.totalTokens(), tokensPerAgent,
+                    false);
+            crossing(out, "costPerAgentUsd", "agent", who, agentBefore.costUsd(), d.costUsd(), costPerAgentUsd, true);
+        }
+        if (teamBefore != null) {
+            String who = team == null ? "the team" : "team " + team;
+            crossing(out, "tokensPerTeam", "team", who, teamBefore.totalTokens(), d.totalTokens(), tokensPerTeam, false);
+            crossing(out, "costPerTeamUsd", "team", who, teamBefore.costUsd(), d.costUsd(), costPerTeamUsd, true);
+        }
+        return out;
+    }
+
+    private static void crossing(java.util.List<Breach> out, String budget, String scope, String who, double before,
+            double delta, double limit, boolean money) {
+        if (limit <= 0 || delta <= 0) {
+            return;
+        }
+        double mark = limit * WARN_AT;
+        double after = before + delta;
+        if (before < mark && after >= mark) {
+            long pct = Math.round(after * 100 / limit);
+            String used = money ? usd(after) : String.valueOf((long) after);
+            String lim = money ? usd(limit) : String.valueOf((long) limit);
+            out.add(new Breach(budget, scope, after, limit, "Warning: " + who + " has used " + used + (money ? "" : " tokens")
+                    + ", " + pct + " % of its budget " + budget + " (" + lim + ")."));
+        }
+    }
+
+    /** These budgets with every non-null value of {@code o} in place of its own ({@code null} = keep). */
+    public Budgets with(Overrides o) {
+        if (o == null) {
+            return this;
+        }
+        return new Budgets(o.tokensPerTurn() != null ? o.tokensPerTurn() : tokensPerTurn,
+                o.tokensPerAgent() != null ? o.tokensPerAgent() : tokensPerAgent,
+                o.tokensPerTeam() != null ? o.tokensPerTeam() : tokensPerTeam,
+                o.costPerTurnUsd() != null ? o.costPerTurnUsd() : costPerTurnUsd,
+                o.costPerAgentUsd() != null ? o.costPerAgentUsd() : costPerAgentUsd,
+                o.costPerTeamUsd() != null ? o.costPerTeamUsd() : costPerTeamUsd);
+    }
+
+    /**
+     * A team's own budgets over the configured defaults (lead's {@code PUT /api/v1/teams/{team}/budgets}); {@code null}
+     * = the default, 0 = unlimited.
+     */
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    public record Overrides(Long tokensPerTurn, Long tokensPerAgent, Long tokensPerTeam, Double costPerTurnUsd,
+            Double costPerAgentUsd, Double costPerTeamUsd) {
+
+        public static final Overrides NONE = new Overrides(null, null, null, null, null, null);
+
+        public Overrides {
+            if (tokensPerTurn != null) {
+                nonNegative("tokensPerTurn", tokensPerTurn);
+            }
+            if (tokensPerAgent != null) {
+                nonNegative("tokensPerAgent", tokensPerAgent);
+            }
+            if (tokensPerTeam != null) {
+                nonNegative("tokensPerTeam", tokensPerTeam);
+            }
+            if (costPerTurnUsd != null) {
+                nonNegative("costPerTurnUsd", costPerTurnUsd);
+            }
+            if (costPerAgentUsd != null) {
+                nonNegative("costPerAgentUsd", costPerAgentUsd);
+            }
+            if (costPerTeamUsd != null) {
+                nonNegative("costPerTeamUsd", costPerTeamUsd);
+            }
+        }
+
+        /** These overrides with every non-null value of {@code o} in place of its own. */
+        public Overrides merge(Overrides o) {
+            if (o == null) {
+                return this;
+            }
+            return new Overrides(o.tokensPerTurn != null ? o.tokensPerTurn : tokensPerTurn,
+                    o.tokensPerAgent != null ? o.tokensPerAgent : tokensPerAgent,
+                    o.tokensPerTeam != null ? o.tokensPerTeam : tokensPerTeam,
+                    o.costPerTurnUsd != null ? o.costPerTurnUsd : costPerTurnUsd,
+                    o.costPerAgentUsd != null ? o.costPerAgentUsd : costPerAgentUsd,
+                    o.costPerTeamUsd != null ? o.costPerTeamUsd : costPerTeamUsd);
+        }
     }
 
     private static boolean reached(double used, double budget) {

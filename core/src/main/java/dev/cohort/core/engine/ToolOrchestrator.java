@@ -129,15 +129,13 @@ final class ToolOrchestrator {
             out.effects().forEach(effects);
             afterCall.run();
             turn.stuck = StuckGuard.observe(turn.stuck, c.name() + " " + canonical(c.arguments()),
-                    result.error() ? result.content() : null);
+                    result.error() ? result.content() : null, result.content());
             StuckGuard.Verdict v = StuckGuard.verdict(turn.stuck, engine.settings.stuckNoticeAt(),
                     engine.settings.stuckEndAt());
             step.run();
             if (v == StuckGuard.Verdict.END) {
                 skipRest(pending, i + 1, "not run: the turn ended because the agent was repeating itself");
-                return new Stop(StopReason.STUCK, "Stopped: the agent repeated the same "
-                        + (turn.stuck.sameError() >= turn.stuck.sameCall() ? "error" : "tool call") + " "
-                        + turn.stuck.level() + " times in a row.");
+                return new Stop(StopReason.STUCK, StuckGuard.endText(turn.stuck));
             }
             if (v == StuckGuard.Verdict.NOTICE) {
                 notice = StuckGuard.notice(turn.stuck);

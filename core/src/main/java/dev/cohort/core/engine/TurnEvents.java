@@ -2,6 +2,8 @@ package dev.cohort.core.engine;
 
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.payload.AssistantMessage;
+import dev.cohort.core.protocol.payload.BudgetExceeded;
+import dev.cohort.core.protocol.payload.BudgetWarning;
 import dev.cohort.core.protocol.payload.Compacted;
 import dev.cohort.core.protocol.payload.EngineError;
 import dev.cohort.core.protocol.payload.EventPayload;
@@ -122,6 +124,15 @@ final class TurnEvents {
 
     void retry(ModelRetry r) {
         emit(r);
+    }
+
+    void budgetWarning(Budgets.Breach b) {
+        emit(new BudgetWarning(turnId, b.budget(), b.scope(), b.used(), b.limit(),
+                Math.round(b.used() * 100 / b.limit()), b.text()));
+    }
+
+    void budgetExceeded(Budgets.Breach b) {
+        emit(new BudgetExceeded(turnId, b.budget(), b.scope(), b.used(), b.limit(), b.text()));
     }
 
     void error(String message) {

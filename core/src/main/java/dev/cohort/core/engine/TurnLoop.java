@@ -107,6 +107,7 @@ final class TurnLoop {
     }
 
     private ToolOrchestrator.Stop guards() {
+        sendWarnings();
         if (session.cancelled()) {
             return new ToolOrchestrator.Stop(StopReason.CANCELLED, "The turn was cancelled.");
         }
@@ -117,7 +118,53 @@ final class TurnLoop {
             return new ToolOrchestrator.Stop(StopReason.MAX_MODEL_CALLS, "Stopped: this turn reached its limit of "
                     + ctx.maxCalls() + " model calls.");
         }
-        return budgetExceeded().map(t -> new ToolOrchestrator.Stop(StopReason.BUDGET_EXCEEDED, t)).orElse(null);
+        Optional<Budgets.Breach> over = budgetExceeded();
+        if (over.isEmpty()) {
+            return null;
+        }
+        if (ctx.policy().countsAgentUsage()) {
+            events.budgetExceeded(over.get()); // a subagent's stop is the parent's at its next step
+        }
+        return new ToolOrchestrator.Stop(StopReason.BUDGET_EXCEEDED, over.get().text());
+    }
+
+    /**
+     * The budgets in force: the engine's ({@code cohort.engine.budgets.*}) with the team's own over them, read at
+     * every step (a budget raised through the API counts from the next step).
+     */
+    private Budgets budgets() {
+        Budgets.Overrides o = session.agent().budgets().get();
+        if (o == null) {
+            return engine.settings.budgets();
+        }
+        try {
+            return engine.settings.budgets().with(o);
+        } catch (IllegalArgumentException e) {
+            LOG.warnf("the team's budgets are invalid (%s); using the engine's. team=%s agent=%s", e.getMessage(),
+                    ctx.team(), ctx.agent());
+            return engine.settings.budgets();
+        }
+    }
+
+    /** Warns of every 80 % mark {@code u} (one call's usage, counted next) crosses; own loops only. */
+    private void warnCrossings(Usage u, boolean agentToo) {
+        if (!ctx.policy().countsAgentUsage()) {
+            return;
+        }
+        Budgets b = budgets();
+        Usage team = agentToo && (b.tokensPerTeam() > 0 || b.costPerTeamUsd() > 0)
+                ? session.agent().teamUsage().get() : null;
+        warnings.addAll(b.crossed(ctx.agentId(), ctx.team(), turn.usage, agentToo ? session.usage() : null, team, u));
+    }
+
+    /** The warnings found since the last ones were sent. */
+    private final List<Budgets.Breach> warnings = new java.util.ArrayList<>();
+
+    private void sendWarnings() {
+        for (Budgets.Breach w : warnings) {
+            events.budgetWarning(w);
+        }
+        warnings.clear();
     }
 
     /**
@@ -125,11 +172,11 @@ final class TurnLoop {
      * usage as the turn's and nothing towards the agent or team checks (its usage joins the parent's turn after the
      * call). The team's usage is read from the host only when a team budget is set.
      */
-    private Optional<String> budgetExceeded() {
-        Budgets b = engine.settings.budgets();
+    private Optional<Budgets.Breach> budgetExceeded() {
+        Budgets b = budgets();
         boolean own = ctx.policy().countsAgentUsage();
         Usage team = own && (b.tokensPerTeam() > 0 || b.costPerTeamUsd() > 0) ? session.agent().teamUsage().get() : null;
-        return b.exceeded(ctx.agentId(), ctx.team(), turn.usage, own ? session.usage() : Usage.ZERO, team);
+        return b.breach(ctx.agentId(), ctx.team(), turn.usage, own ? session.usage() : Usage.ZERO, team);
     }
 
     /** Inbox items, the todo reminder (persistent loops) and, at {@code max-1}, the last-step notice. */
@@ -203,6 +250,7 @@ final class TurnLoop {
         conv.add(assistant);
         events.assistant(assistant, reply, u); // stored with the save of the reply (TurnEvents)
         step();
+        sendWarnings();
         if (ctx.policy().remindsTodos() && assistant.hasToolCalls()) {
             session.countToolRound();
         }
@@ -220,6 +268,7 @@ final class TurnLoop {
 
     /** A model call's usage: the turn's, and in a persistent loop the agent's. */
     private void count(Usage u) {
+        warnCrossings(u, true);
         turn.usage = turn.usage.plus(u);
         if (ctx.policy().countsAgentUsage()) {
             session.addUsage(u);
@@ -230,6 +279,7 @@ final class TurnLoop {
     private void absorbSubagentUsage() {
         Usage sub = session.takeSubagentUsage();
         if (sub.calls() > 0) {
+            warnCrossings(sub, false);
             turn.usage = turn.usage.plus(sub);
         }
     }
@@ -265,6 +315,7 @@ final class TurnLoop {
     }
 
     private TurnResult end(ToolOrchestrator.Stop stop) {
+        sendWarnings();
         TurnResult r = new TurnResult(ctx.turnId(), stop.reason(), stop.text(), turn.modelCalls, turn.usage);
         if (stop.reason().suspended()) {
             step(); // parked or detached: the turn stays in progress, saved as it is

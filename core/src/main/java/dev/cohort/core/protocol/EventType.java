@@ -29,6 +29,8 @@ public enum EventType {
     BACKGROUND_FINISHED("background_finished"),
     TODO_UPDATED("todo_updated"),
     MODEL_RETRY("model_retry"),
+    BUDGET_WARNING("budget_warning"),
+    BUDGET_EXCEEDED("budget_exceeded"),
     ERROR("error");
 
     private final String wire;

@@ -50,6 +50,9 @@ import java.util.Set;
 public class LeadProgram implements AgentProgram {
 
     @Inject
+    TeamBudgets budgets;
+
+    @Inject
     LeadEngine engine;
 
     @Inject
@@ -102,7 +105,8 @@ public class LeadProgram implements AgentProgram {
                 .withWorkspaceText(workspaceText(team))
                 .withMode(() -> PermissionMode.of(mode(team)))
                 .withCommandHooks(() -> teamHooks(team))
-                .withTeamUsage(() -> agents.teamUsage(team));
+                .withTeamUsage(() -> agents.teamUsage(team))
+                .withBudgets(() -> budgets.overrides(team));
     }
 
     @Override

@@ -309,6 +309,32 @@ class TeammatesTest {
     }
 
     @Test
+    void theTeamsOwnBudgetRefusesASpawnAndRaisingItThroughTheApiLetsTheLeadSpawnAgain() {
+        // no configured team budget: the team's own (PUT /budgets) is what refuses
+        given().contentType("application/json").body(Map.of("tokensPerTeam", 1000))
+                .put("/api/v1/teams/" + team + "/budgets").then().statusCode(200).body("tokensPerTeam", Matchers.equalTo(1000));
+        ToolRegistry unlimited = registryWith(new TeammateLimits.Values(8, 8), TeamBudget.UNLIMITED);
+        assertThat(call(unlimited, lead, "spawn_teammate", "c-o1", spawnArgs("spender", "dev", "work")).error()).isFalse();
+        stored("spender", new TeammatePhase("spender", "idle", null, null,
+                Map.of("inputTokens", 900, "outputTokens", 150, "costUsd", 0.01), "r1"));
+
+        ToolResult refused = call(unlimited, lead, "spawn_teammate", "c-o2", spawnArgs("saver", "dev", "work"));
+        assertThat(refused.rule()).isEqualTo("budget:team");
+        assertThat(refused.content()).startsWith("Error: team " + team + " has used 1050 tokens, its budget ");
+        assertThat(roster.find(team, "saver")).isEmpty();
+
+        given().contentType("application/json").body(Map.of("tokensPerTeam", 5000))
+                .put("/api/v1/teams/" + team + "/budgets").then().statusCode(200);
+        assertThat(call(unlimited, lead, "spawn_teammate", "c-o3", spawnArgs("saver", "dev", "work")).error()).isFalse();
+        assertThat(roster.find(team, "saver")).isPresent();
+
+        // teammate hosts read the team's own budgets with its mode (internal API)
+        given().header("Authorization", "Bearer " + INTERNAL_TOKEN).get("/internal/v1/teams/" + team).then()
+                .statusCode(200).body("budgets.tokensPerTeam", Matchers.equalTo(5000))
+                .body("budgets", Matchers.not(Matchers.hasKey("tokensPerTurn")));
+    }
+
+    @Test
     void reservedAndInvalidNamesAndEmptyOrOversizedArgumentsAreRefusedAndNothingIsRecorded() {
         assertThat(call("spawn_teammate", spawnArgs("lead", "dev", "x")).content())
                 .isEqualTo("Error: 'lead' is a reserved name (yours): choose another name for the teammate");

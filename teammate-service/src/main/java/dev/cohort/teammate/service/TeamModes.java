@@ -1,5 +1,6 @@
 package dev.cohort.teammate.service;
 
+import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.permission.PermissionMode;
 import dev.cohort.host.client.LeadInternalClient;
 import dev.cohort.host.client.LeadTeam;
@@ -10,7 +11,7 @@ import jakarta.inject.Inject;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The permission mode of each team, which its teammates follow (ARCHITECTURE §3.4: a team in {@code plan} mode is
+ * The permission mode and the own budgets of each team, which its teammates follow (ARCHITECTURE §3.4: a team in {@code plan} mode is
  * read-only, {@code deny-asks} denies every ask, … for the lead and the teammates alike). The team is lead-service's
  * data, read over its internal API ({@code GET /internal/v1/teams/{team}}) and trusted for
  * {@code cohort.teammate.mode-refresh} (2 s): the engine asks at every tool call, the lead at most once per team per
@@ -20,7 +21,7 @@ import java.util.concurrent.ConcurrentHashMap;
 @ApplicationScoped
 public class TeamModes {
 
-    private record Known(PermissionMode mode, long readAt) {
+    private record Known(PermissionMode mode, Budgets.Overrides budgets, long readAt) {
     }
 
     @Inject
@@ -33,22 +34,45 @@ public class TeamModes {
 
     /** The team's mode now. */
     public PermissionMode of(String team) {
+        return known(team).mode();
+    }
+
+    /**
+     * The team's own budgets ({@code PUT /api/v1/teams/{team}/budgets} on the lead), read with the mode and trusted as
+     * long; {@code null} = none (or never read: the configured {@code cohort.engine.budgets.*} apply).
+     */
+    public Budgets.Overrides budgets(String team) {
+        return known(team).budgets();
+    }
+
+    /**
+     * Makes the next read of the team ask lead-service again (the last values stay the fallback): a teammate's turn
+     * starts on a fresh mode and fresh budgets, so a budget raised through the API lets its next message run.
+     */
+    public void refresh(String team) {
+        known.computeIfPresent(team, (t, k) -> new Known(k.mode(), k.budgets(),
+                System.nanoTime() - config.modeRefresh().toNanos() - 1));
+    }
+
+    private Known known(String team) {
         Known k = known.get(team);
         long now = System.nanoTime();
         if (k != null && now - k.readAt() < config.modeRefresh().toNanos()) {
-            return k.mode();
+            return k;
         }
         try {
             LeadTeam t = lead.team(team);
             PermissionMode mode = PermissionMode.of(t == null || t.permissionMode() == null ? "default" : t.permissionMode());
-            known.put(team, new Known(mode, now));
-            return mode;
+            Known fresh = new Known(mode, t == null ? null : t.budgets(), now);
+            known.put(team, fresh);
+            return fresh;
         } catch (RuntimeException e) {
             PermissionMode fallback = k != null ? k.mode() : PermissionMode.DEFAULT;
-            known.put(team, new Known(fallback, now)); // asked again after the refresh interval, not at every call
-            Log.warnf("team=%s cannot read the team's permission mode from lead-service (%s); using %s", team, e.toString(),
-                    fallback.wire());
-            return fallback;
+            Known kept = new Known(fallback, k != null ? k.budgets() : null, now);
+            known.put(team, kept); // asked again after the refresh interval, not at every call
+            Log.warnf("team=%s cannot read the team's permission mode and budgets from lead-service (%s); using %s",
+                    team, e.toString(), fallback.wire());
+            return kept;
         }
     }
 }

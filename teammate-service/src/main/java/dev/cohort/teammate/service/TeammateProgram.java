@@ -18,7 +18,6 @@ import dev.cohort.core.protocol.payload.TeammateResult;
 import dev.cohort.core.team.TeamMessages;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.host.client.LeadInternalClient;
-import dev.cohort.host.engine.EngineConfig;
 import dev.cohort.host.messaging.AgentMessagePublisher;
 import dev.cohort.host.store.PgInbox;
 import dev.cohort.teammate.config.TeammateConfig;
@@ -78,9 +77,6 @@ public class TeammateProgram implements AgentProgram {
     TeammateConfig config;
 
     @Inject
-    EngineConfig engineConfig;
-
-    @Inject
     TeammateClock clock;
 
     @Inject
@@ -130,7 +126,6 @@ public class TeammateProgram implements AgentProgram {
     @Override
     public AgentContext context(AgentKey key, AgentRecord record) {
         inputStored(key); // a new session reads whatever is stored
-        boolean teamBudget = engineConfig.budgets().tokensPerTeam() > 0 || engineConfig.budgets().costPerTeamUsd() > 0;
         return AgentContext.of(key.team(), key.name(), AgentRole.TEAMMATE, engine.workspace())
                 .withInbox(() -> drain(key))
                 .withTeamContext(() -> teamContext(key))
@@ -139,8 +134,12 @@ public class TeammateProgram implements AgentProgram {
                 // the plan gate (issue 15): mutating calls refused until a plan of the teammate's is approved
                 .withHooks(List.of(protocols.planGate()))
                 .withWorkspaceText(workspaceText(key.team()))
-                // the team's usage is one SUM over its teammates' rows, read only when a team budget is set
-                .withTeamUsage(() -> teamBudget ? teammates.teamUsage(key.team()) : null)
+                // the team's own budgets (lead-service's data, PUT /api/v1/teams/{team}/budgets), read at every step
+                // through the same short cache as the mode
+                .withBudgets(() -> modes.budgets(key.team()))
+                // the team's usage is one SUM over its teammates' rows; the engine reads it only when a team budget
+                // (configured or the team's own) is in force
+                .withTeamUsage(() -> teammates.teamUsage(key.team()))
                 // issue 15: the held task's worktree, read at every tool call (from the next call after a claim)
                 .withCwd(() -> tasks.cwd(key));
     }
@@ -221,6 +220,9 @@ public class TeammateProgram implements AgentProgram {
         Decision d = lifecycle.next(row.active() ? Phase.IDLE : Phase.SHUTDOWN,
                 new Input.Check(!pending.isEmpty() || claimed != null, row.idleDeadline(), clock.instant()));
         Next next = Next.idle();
+        if (d.actions().stream().anyMatch(a -> a instanceof Action.RunTurn)) {
+            modes.refresh(key.team()); // the turn starts on the team's current mode and budgets
+        }
         for (Action a : d.actions()) {
             if (a instanceof Action.RunTurn && claimed != null) {
                 next = Next.turn(claimed, "auto-claim", false, List.of());

@@ -252,6 +252,62 @@ class TeamScenariosIT {
         }
     }
 
+    // ---- budgets that act (#18 item 3): the team's own budget stops a teammate, the lead is told, raising it helps
+
+    @Test
+    void aTeammateStoppedByTheTeamsBudgetReportsBudgetExceededAndRaisingTheBudgetLetsItWorkAgain() throws Exception {
+        String team = stack.createTeam("thrift");
+        assertThat(put("/api/v1/teams/" + team + "/budgets", "{\"tokensPerAgent\": 1000}").statusCode()).isEqualTo(200);
+        load("""
+                {"name":"thrift-lead-spawn","match":{"agent":"thrift/lead","lastRole":"user","lastMessage":"save money"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"sam","role":"counter","prompt":"Count for a long time."}}],"usage":{"prompt_tokens":10,"completion_tokens":5}}},
+                {"name":"thrift-lead-respawn","match":{"agent":"thrift/lead","lastRole":"user","lastMessage":"try again"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"sam","role":"counter","prompt":"Finish up."}}],"usage":{"prompt_tokens":10,"completion_tokens":5}}},
+                {"name":"thrift-lead-spawned","match":{"agent":"thrift/lead","lastRole":"tool"},"reply":{"text":"sam spawned","usage":{"prompt_tokens":10,"completion_tokens":5}}},
+                {"name":"thrift-lead-inbox","match":{"agent":"thrift/lead","lastMessage":"\\\\[inbox\\\\]"},"reply":{"text":"noted","usage":{"prompt_tokens":10,"completion_tokens":5}}},
+                {"name":"thrift-sam-finish","match":{"agent":"thrift/sam","lastMessage":"Finish up"},"reply":{"text":"finished within budget","usage":{"prompt_tokens":10,"completion_tokens":5}}},
+                {"name":"thrift-sam-count","match":{"agent":"thrift/sam"},
+                 "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo counting"}}],"usage":{"prompt_tokens":500,"completion_tokens":100}}}
+                """);
+        try {
+            stack.prompt(team, "save money");
+            // 600, then 1200 tokens (past 80 %: a warning) → sam stops at its next step, its result says why
+            awaitLeadRequest(team, "sam's budget result", r -> lastMessage(r).contains("from=\"sam\" type=\"result\"")
+                    && lastMessage(r).contains("status=\"budget_exceeded\""));
+            List<JsonNode> events = stack.events(team);
+            assertThat(events).filteredOn(e -> e.path("type").asText().equals("budget_warning")
+                    && e.path("agent").asText().equals("sam")).singleElement()
+                    .satisfies(w -> assertThat(w.path("data").path("budget").asText()).isEqualTo("tokensPerAgent"));
+            assertThat(events).filteredOn(e -> e.path("type").asText().equals("budget_exceeded")
+                    && e.path("agent").asText().equals("sam")).singleElement().satisfies(e -> {
+                        assertThat(e.path("data").path("used").asLong()).isEqualTo(1200);
+                        assertThat(e.path("data").path("limit").asLong()).isEqualTo(1000);
+                        assertThat(e.path("data").path("message").asText())
+                                .isEqualTo("Stopped: agent thrift/sam used 1200 tokens, its budget is 1000.");
+                    });
+            assertThat(events).filteredOn(e -> e.path("type").asText().equals("turn_completed")
+                    && e.path("agent").asText().equals("sam")).first()
+                    .satisfies(e -> assertThat(e.path("data").path("reason").asText()).isEqualTo("budget_exceeded"));
+
+            // raised through the API: the lead's next spawn of sam runs (it reads the team's budgets at its turn start)
+            assertThat(put("/api/v1/teams/" + team + "/budgets", "{\"tokensPerAgent\": 100000}").statusCode()).isEqualTo(200);
+            stack.prompt(team, "try again");
+            awaitLeadRequest(team, "sam's second result", r -> lastMessage(r).contains("finished within budget"));
+            assertThat(stack.events(team)).filteredOn(e -> e.path("type").asText().equals("turn_completed")
+                    && e.path("agent").asText().equals("sam")).last()
+                    .satisfies(e -> assertThat(e.path("data").path("reason").asText()).isEqualTo("completed"));
+        } catch (Throwable t) {
+            System.out.println(stack.logs());
+            throw t;
+        }
+    }
+
+    private HttpResponse<String> put(String path, String body) {
+        return stack.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(stack.leadUrl() + path))
+                .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
+                .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build());
+    }
+
     // ---- helpers
 
     private List<RecordedRequest> leadRequests(String team) {

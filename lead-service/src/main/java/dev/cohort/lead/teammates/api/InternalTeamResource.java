@@ -11,7 +11,7 @@ import jakarta.ws.rs.core.MediaType;
 
 /**
  * What a teammate host needs of its team, behind {@code cohort.internal.token}: {@code GET /internal/v1/teams/{team}}
- * → {@code {id, permissionMode}}. The team is lead-service's data (ARCHITECTURE §3.2): teammates follow the team's
+ * → {@code {id, permissionMode, budgets}} ({@code budgets}: the team's own budget overrides, only the fields it set). The team is lead-service's data (ARCHITECTURE §3.2): teammates follow the team's
  * permission mode (a team in {@code plan} mode is read-only for its teammates too) without reading the lead's schema.
  */
 @Path("/internal/v1/teams/{team}")
@@ -19,15 +19,19 @@ import jakarta.ws.rs.core.MediaType;
 public class InternalTeamResource {
 
     /** The team as a teammate host sees it. */
-    public record TeamInfo(String id, String permissionMode) {
+    public record TeamInfo(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets) {
     }
 
     @Inject
     TeamRepository teams;
 
+    @Inject
+    dev.cohort.lead.persistence.BudgetRepository budgets;
+
     @GET
     public TeamInfo get(@PathParam("team") String team) {
-        return teams.find(team).map(t -> new TeamInfo(t.id(), t.permissionMode() == null ? "default" : t.permissionMode()))
+        return teams.find(team).map(t -> new TeamInfo(t.id(), t.permissionMode() == null ? "default" : t.permissionMode(),
+                budgets.find(t.id())))
                 .orElseThrow(() -> ApiException.notFound("unknown team \"" + team + "\""));
     }
 }

@@ -38,6 +38,9 @@ import java.util.Optional;
 public class TeammateService {
 
     @Inject
+    dev.cohort.lead.service.TeamBudgets teamBudgets;
+
+    @Inject
     AgroalDataSource ds;
 
     @Inject
@@ -73,7 +76,7 @@ public class TeammateService {
             }
             return replay;
         }
-        Optional<String> over = budget.refusal(team, agents.teamUsage(team));
+        Optional<String> over = budget.with(teamBudgets.overrides(team)).refusal(team, agents.teamUsage(team));
         if (over.isPresent()) {
             return ToolResult.error("budget:team", over.get());
         }

@@ -1,0 +1,155 @@
+package dev.cohort.lead;
+
+import static io.restassured.RestAssured.given;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasKey;
+import static org.hamcrest.Matchers.not;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.devstack.model.ScriptedModelClient;
+import dev.cohort.lead.persistence.EventRepository;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Budgets that act (#18 item 3) in lead-service through real parts: the per-team budgets API on PostgreSQL (V15), and
+ * the lead's turn against the scripted model stopping on the team's own budget with {@code budget_warning} /
+ * {@code budget_exceeded} in the event store, and working again once the budget is raised.
+ */
+@QuarkusTest
+class BudgetsApiTest {
+
+    @ConfigProperty(name = "cohort.devstack.model-admin-url", defaultValue = "http://127.0.0.1:1")
+    String modelAdmin;
+
+    @Inject
+    EventRepository eventStore;
+
+    ScriptedModelClient model;
+
+    @BeforeEach
+    void setUp() {
+        model = new ScriptedModelClient(modelAdmin);
+        model.load("{\"rules\":[" + ModelRules.MEMORY_RULE + "]}");
+    }
+
+    private static String newTeam(String prefix) {
+        String team = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+        given().contentType("application/json").body(Map.of("id", team)).post("/api/v1/teams").then().statusCode(201);
+        return team;
+    }
+
+    private static io.restassured.response.ValidatableResponse put(String team, String body) {
+        return given().contentType("application/json").body(body).put("/api/v1/teams/" + team + "/budgets").then();
+    }
+
+    @Test
+    void aTeamsBudgetsAreTheDefaultsWithTheFieldsItSetAndNullGoesBackToTheDefault() {
+        String team = newTeam("budgets");
+        given().get("/api/v1/teams/" + team + "/budgets").then().statusCode(200)
+                .body("team", equalTo(team)).body("tokensPerTurn", equalTo(0)).body("costPerTeamUsd", equalTo(0.0f))
+                .body("defaults.tokensPerAgent", equalTo(0)).body("overrides", equalTo(Map.of()));
+
+        put(team, "{\"tokensPerTurn\": 1000, \"costPerTeamUsd\": 2.5}").statusCode(200)
+                .body("tokensPerTurn", equalTo(1000)).body("costPerTeamUsd", equalTo(2.5f))
+                .body("overrides.tokensPerTurn", equalTo(1000)).body("overrides", not(hasKey("tokensPerAgent")));
+        // a later PUT changes only what it names
+        put(team, "{\"tokensPerAgent\": 5000}").statusCode(200)
+                .body("tokensPerTurn", equalTo(1000)).body("tokensPerAgent", equalTo(5000));
+        put(team, "{\"tokensPerTurn\": null}").statusCode(200)
+                .body("tokensPerTurn", equalTo(0)).body("overrides", not(hasKey("tokensPerTurn")))
+                .body("overrides.tokensPerAgent", equalTo(5000)).body("overrides.costPerTeamUsd", equalTo(2.5f));
+        given().get("/api/v1/teams/" + team + "/budgets").then().statusCode(200).body("tokensPerAgent", equalTo(5000));
+    }
+
+    @Test
+    void badBudgetsAreA400NamingTheFieldAndAnUnknownTeamA404() {
+        String team = newTeam("budgets-bad");
+        put(team, "{\"tokensPerWeek\": 5}").statusCode(400).contentType("application/problem+json")
+                .body("detail", containsString("unknown budget \"tokensPerWeek\""));
+        put(team, "{\"tokensPerTurn\": -1}").statusCode(400)
+                .body("detail", equalTo("tokensPerTurn must be 0 (unlimited) or positive, not -1"));
+        put(team, "{\"costPerAgentUsd\": -0.5}").statusCode(400).body("detail", containsString("costPerAgentUsd"));
+        put(team, "{\"tokensPerTeam\": 1.5}").statusCode(400)
+                .body("detail", equalTo("tokensPerTeam counts tokens: a whole number, not 1.5"));
+        put(team, "{\"tokensPerTeam\": \"lots\"}").statusCode(400)
+                .body("detail", containsString("tokensPerTeam must be a number"));
+        put(team, "[1]").statusCode(400).body("detail", containsString("body required"));
+        // nothing was stored by the refused requests
+        given().get("/api/v1/teams/" + team + "/budgets").then().statusCode(200).body("overrides", equalTo(Map.of()));
+
+        given().get("/api/v1/teams/no-such-team/budgets").then().statusCode(404).contentType("application/problem+json");
+        put("no-such-team", "{\"tokensPerTurn\": 5}").statusCode(404);
+    }
+
+    private List<JsonNode> stored(String team) {
+        return eventStore.after(team, 0, 100_000).stream().map(e -> (JsonNode) Json.MAPPER.valueToTree(e)).toList();
+    }
+
+    private List<JsonNode> ofType(String team, String type) {
+        return stored(team).stream().filter(e -> e.get("type").asText().equals(type)).toList();
+    }
+
+    private JsonNode awaitTurnCompleted(String team, String promptId) {
+        return await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(300)).until(() -> ofType(team,
+                "turn_completed").stream().filter(e -> promptId.equals(e.path("data").path("promptId").asText()))
+                .findFirst().orElse(null), e -> e != null);
+    }
+
+    private static String prompt(String team, String text) {
+        return given().contentType("application/json").body(Map.of("text", text))
+                .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202).extract().path("id");
+    }
+
+    @Test
+    void theLeadStopsOnTheTeamsAgentBudgetWarnsOnceAndRunsAgainOnceTheBudgetIsRaised() {
+        String team = newTeam("budgets-run");
+        put(team, "{\"tokensPerAgent\": 1000}").statusCode(200);
+        // every call of this team's lead: one bash call worth 300 tokens
+        model.append("{\"rules\":[{\"name\":\"done-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\","
+                + "\"lastMessage\":\"^finish\"},\"reply\":{\"text\":\"finished\",\"usage\":{\"prompt_tokens\":250,"
+                + "\"completion_tokens\":50}}},{\"name\":\"spend-" + team + "\",\"match\":{\"agent\":\"" + team
+                + "/lead\"},\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo step\"}}],"
+                + "\"usage\":{\"prompt_tokens\":250,\"completion_tokens\":50}}}]}");
+
+        JsonNode first = awaitTurnCompleted(team, prompt(team, "spend"));
+        assertThat(first.path("data").path("reason").asText()).isEqualTo("budget_exceeded");
+        assertThat(first.path("data").path("text").asText())
+                .isEqualTo("Stopped: agent " + team + "/lead used 1200 tokens, its budget is 1000.");
+        assertThat(ofType(team, "budget_warning")).singleElement().satisfies(w -> {
+            assertThat(w.path("agent").asText()).isEqualTo("lead");
+            assertThat(w.path("data").path("budget").asText()).isEqualTo("tokensPerAgent");
+            assertThat(w.path("data").path("used").asLong()).isEqualTo(900);
+            assertThat(w.path("data").path("percent").asLong()).isEqualTo(90);
+        });
+        assertThat(ofType(team, "budget_exceeded")).singleElement().satisfies(e -> {
+            assertThat(e.path("data").path("budget").asText()).isEqualTo("tokensPerAgent");
+            assertThat(e.path("data").path("scope").asText()).isEqualTo("agent");
+            assertThat(e.path("data").path("used").asLong()).isEqualTo(1200);
+            assertThat(e.path("data").path("limit").asLong()).isEqualTo(1000);
+        });
+
+        // over budget: the next prompt stops at its first step, without a model call
+        JsonNode second = awaitTurnCompleted(team, prompt(team, "finish"));
+        assertThat(second.path("data").path("reason").asText()).isEqualTo("budget_exceeded");
+        assertThat(second.path("data").path("modelCalls").asInt()).isZero();
+
+        // raised through the API: the next prompt runs
+        put(team, "{\"tokensPerAgent\": 10000}").statusCode(200);
+        JsonNode third = awaitTurnCompleted(team, prompt(team, "finish"));
+        assertThat(third.path("data").path("reason").asText()).isEqualTo("completed");
+        assertThat(third.path("data").path("text").asText()).isEqualTo("finished");
+        assertThat(ofType(team, "budget_warning")).hasSize(1); // 1500 of 10000: no new crossing
+    }
+}
