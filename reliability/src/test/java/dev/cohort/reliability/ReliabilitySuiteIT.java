@@ -51,6 +51,8 @@ class ReliabilitySuiteIT {
     static final boolean STRICT = Boolean.getBoolean("cohort.reliability.strict");
     /** Generous: JVM restarts take 10-60 s on the shared machine, a consumer group's session timeout is 10 s or more. */
     static final Duration PATIENCE = Duration.ofMinutes(5);
+    /** How long the model fault lasts in the full suite (issue 17: "for a minute"); the short subset keeps it to the work. */
+    static final Duration MODEL_FAULT_LENGTH = Duration.ofMinutes(1);
     static final String CRON_TEAM = "cron";
 
     private RelStack stack;
@@ -249,7 +251,9 @@ class ReliabilitySuiteIT {
         List<String> accepted = new ArrayList<>();
         List<String> recovery = new ArrayList<>();
         long faultsBefore = stack.model.faultsAnswered();
-        if (f.phase() == Phase.WHOLE && f.before() == null) {
+        boolean modelFault = f.phase() == Phase.WHOLE && f.before() == null;
+        Instant faultStart = Instant.now();
+        if (modelFault) {
             stack.model.injectFault(0.5, 500, 529);
         }
         if (f.before() != null) {
@@ -274,6 +278,18 @@ class ReliabilitySuiteIT {
             }
             finished = awaitQuietly(() -> completed(team) == 2 && w.runs(stack, w.job2Call()) == 1
                     && Invariants.noPromptLost(stack, team, accepted).held(), deadline);
+            if (finished && modelFault && FULL) {
+                // issue 17: the model fault lasts a minute. The workload is usually done sooner, so prompts keep the
+                // lead calling the failing model (one every 2 s: pacing, not a condition) until the minute is over.
+                int extra = 0;
+                while (Instant.now().isBefore(faultStart.plus(MODEL_FAULT_LENGTH))) {
+                    accepted.add(w.prompt(stack, "under the model fault " + (++extra)));
+                    Thread.sleep(2_000);
+                }
+                finished = awaitQuietly(() -> Invariants.noPromptLost(stack, team, accepted).held(), deadline);
+                recovery.add("the fault lasted " + Duration.between(faultStart, Instant.now()).toSeconds() + " s; " + extra
+                        + " more prompts sent during it, " + (finished ? "all answered" : "NOT all answered"));
+            }
             if (!finished) {
                 recovery.add("the workload did not finish within " + patience.toSeconds() + " s");
             }
