@@ -12,6 +12,7 @@ import dev.cohort.reliability.RelStack.Service;
 import java.io.IOException;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -105,8 +106,10 @@ class LogHygieneIT {
         }
 
         Map<Service, List<JsonNode>> records = new LinkedHashMap<>();
+        Path kept = Files.createDirectories(Path.of("target", "log-hygiene"));
         for (Service s : Service.values()) {
             String log = Files.readString(stack.process(s).log());
+            Files.writeString(kept.resolve(s.module + ".log"), log); // for a person to read what the services log
             assertThat(log).as(s.module + "'s log").isNotBlank();
             secrets.forEach((what, secret) -> assertThat(log).as("the " + what + " in " + s.module + "'s log")
                     .doesNotContain(secret));
@@ -122,6 +125,16 @@ class LogHygieneIT {
         assertThat(turnEnds(records.get(Service.LEAD), "lead")).as("the lead's turn ends, with their MDC").isNotEmpty();
         assertThat(turnEnds(records.get(Service.TEAMMATE), TEAMMATE)).as("the teammate's turn ends, with their MDC")
                 .isNotEmpty();
+        // what the lead logs inside its spawn_teammate call carries the call and the turn
+        assertThat(records.get(Service.LEAD)).filteredOn(r -> r.path("message").asText().contains("spawned"))
+                .anySatisfy(r -> {
+                    assertThat(r.path("mdc").path("call").asText()).isEqualTo("logs-b");
+                    assertThat(r.path("mdc").path("agent").asText()).isEqualTo("lead");
+                    assertThat(r.path("mdc").path("turn").asText()).isNotBlank();
+                });
+        // the tool runner's records of this team's calls carry the caller's team, agent and call id
+        assertThat(records.get(Service.TOOL_RUNNER)).filteredOn(r -> TEAM.equals(r.path("mdc").path("team").asText()))
+                .allSatisfy(r -> assertThat(r.path("mdc").path("call").asText()).isNotBlank());
 
         // the engine's metrics on both agent services (names the Grafana dashboard queries)
         assertThat(sum(Service.LEAD, "cohort_model_calls_total", "outcome=\"ok\"", "service=\"lead-service\""))
@@ -136,12 +149,16 @@ class LogHygieneIT {
                 "cohort_teammates{state=\"running\"}", "cohort_teammates{state=\"parked\"}");
     }
 
-    /** The "turn ended" records of {@code agent} in team {@link #TEAM} that carry team, agent and turn in their MDC. */
+    /**
+     * The host's "turn … ended" records of {@code agent} in team {@link #TEAM} whose MDC carries team, agent and the
+     * turn the message names.
+     */
     private static List<JsonNode> turnEnds(List<JsonNode> records, String agent) {
-        return records.stream().filter(r -> r.path("message").asText().startsWith("turn ended:"))
+        return records.stream().filter(r -> r.path("message").asText().contains(" ended: "))
                 .filter(r -> TEAM.equals(r.path("mdc").path("team").asText())
                         && agent.equals(r.path("mdc").path("agent").asText())
-                        && !r.path("mdc").path("turn").asText().isBlank())
+                        && !r.path("mdc").path("turn").asText().isBlank()
+                        && r.path("message").asText().contains("turn=" + r.path("mdc").path("turn").asText() + " "))
                 .toList();
     }
 

@@ -67,11 +67,7 @@ final class TurnLoop {
         try (LogContext.Scope turnScope = LogContext.put(LogContext.TURN, ctx.turnId())) {
             TurnResult r = loop();
             if (ctx.policy().announcesEnd() && !r.reason().suspended()) {
-                java.time.Duration took = java.time.Duration.ofNanos(System.nanoTime() - t0);
-                engine.metrics.turnEnded(r.reason(), took);
-                // counts only: never the request, the answer or a tool's output
-                LOG.infof("turn ended: %s after %d model calls, %d ms team=%s agent=%s turn=%s", r.reason().wire(),
-                        r.modelCalls(), took.toMillis(), ctx.team(), ctx.agent(), ctx.turnId());
+                engine.metrics.turnEnded(r.reason(), java.time.Duration.ofNanos(System.nanoTime() - t0));
             }
             return r;
         }

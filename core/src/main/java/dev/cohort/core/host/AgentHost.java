@@ -618,7 +618,9 @@ public final class AgentHost implements AutoCloseable {
                     again = true;
                 }
             }
-            program.stopped(key, r);
+            try (LogContext.Scope turn = LogContext.put(LogContext.TURN, r.turnId())) {
+                program.stopped(key, r); // what the program logs of the turn's end carries the turn
+            }
             return !r.inProgress();
         }
 
