@@ -268,8 +268,10 @@ public final class AgentHost implements AutoCloseable {
 
     /**
      * The agents this host knows, by state, each counted once: {@code running} (a thread: in a turn or waiting for a
-     * turn slot), {@code parked} (no thread, waiting on an approval or a protocol reply), {@code idle} (the rest it
-     * hosts: waiting for input). Agents handed over to another replica are not counted.
+     * turn slot), {@code parked} (no thread, waiting on an approval or a protocol reply), {@code idle} (no thread,
+     * waiting for input: parked idle with a deadline, or its idle session kept here). Agents handed over to another
+     * replica, and agents that ended (an idle agent without deadline and without a kept session holds nothing here)
+     * are not counted.
      */
     public java.util.Map<String, Integer> stateCounts() {
         int running = 0;
@@ -284,7 +286,7 @@ public final class AgentHost implements AutoCloseable {
                 running++;
             } else if (p != null && p.phase() != Phase.IDLE) {
                 parkedCount++;
-            } else {
+            } else if (p != null || e.getValue().kept.get() != null) {
                 idle++;
             }
         }
