@@ -132,9 +132,9 @@ class LogHygieneIT {
                     assertThat(r.path("mdc").path("agent").asText()).isEqualTo("lead");
                     assertThat(r.path("mdc").path("turn").asText()).isNotBlank();
                 });
-        // the tool runner's records of this team's calls carry the caller's team, agent and call id
+        // the tool runner's records of this team's calls (at least: the team workspace's first use) carry the call id
         assertThat(records.get(Service.TOOL_RUNNER)).filteredOn(r -> TEAM.equals(r.path("mdc").path("team").asText()))
-                .allSatisfy(r -> assertThat(r.path("mdc").path("call").asText()).isNotBlank());
+                .isNotEmpty().allSatisfy(r -> assertThat(r.path("mdc").path("call").asText()).isNotBlank());
 
         // the engine's metrics on both agent services (names the Grafana dashboard queries)
         assertThat(sum(Service.LEAD, "cohort_model_calls_total", "outcome=\"ok\"", "service=\"lead-service\""))
