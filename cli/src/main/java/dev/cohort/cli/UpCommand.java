@@ -195,6 +195,9 @@ public final class UpCommand implements Callable<Integer> {
         common.put("COHORT_INTERNAL_TOKEN", internalToken);
         common.put("COHORT_TOOL_RUNNER_TOKEN", toolRunnerToken);
         common.put("COHORT_WORKSPACE_ROOT", ws.toString());
+        // readable service log files: plain text, unless the user asks for the services' JSON lines (cli README)
+        common.put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", env("QUARKUS_LOG_CONSOLE_JSON_ENABLED") != null
+                ? env("QUARKUS_LOG_CONSOLE_JSON_ENABLED") : "false");
         common.put("COHORT_SANDBOX", env("COHORT_SANDBOX") != null ? env("COHORT_SANDBOX") : "auto"); // none = opt-out
         common.put("COHORT_STATE_DIR", runDir.resolve("state").toString());
         common.put("COHORT_LEAD_URL", "http://127.0.0.1:" + services.get(1).port());

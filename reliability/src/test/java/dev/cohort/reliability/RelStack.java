@@ -85,6 +85,11 @@ final class RelStack implements AutoCloseable {
     }
 
     static RelStack start() {
+        return start(Map.of());
+    }
+
+    /** As {@link #start()}, with {@code overrides} put over cohort up's environment for every service. */
+    static RelStack start(Map<String, String> overrides) {
         for (Service s : Service.values()) {
             if (!Files.isRegularFile(s.jar())) {
                 throw new IllegalStateException(s.jar() + " is missing: ./mvnw -B package -DskipTests first");
@@ -105,6 +110,7 @@ final class RelStack implements AutoCloseable {
             pg = RestartablePostgres.start();
             model = ScriptedModelServer.start(0);
             s = new RelStack(tmp, kafka, pg, model);
+            s.overrides.putAll(overrides);
             s.boot();
             return s;
         } catch (RuntimeException | Error e) {
@@ -125,6 +131,9 @@ final class RelStack implements AutoCloseable {
             throw e;
         }
     }
+
+    /** What {@link #start(Map)} puts over cohort up's environment. */
+    private final Map<String, String> overrides = new LinkedHashMap<>();
 
     private void boot() {
         try {
@@ -157,6 +166,7 @@ final class RelStack implements AutoCloseable {
         env.put("OPENAI_BASE_URL", model.baseUrl());
         env.put("OPENAI_API_KEY", "sk-scripted");
         env.put("MODEL_ID", ScriptedModelServer.DEFAULT_MODEL);
+        env.putAll(overrides);
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (Service s : Service.values()) {
             all.add(CompletableFuture.runAsync(() -> startService(s)));

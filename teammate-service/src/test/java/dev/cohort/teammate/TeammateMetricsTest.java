@@ -68,11 +68,49 @@ class TeammateMetricsTest {
 
         await().atMost(PATIENCE).until(() -> gauge() == 1.0);
         assertThat(exposed()).as("as Prometheus reads it").isEqualTo(1.0);
+        assertThat(sample("cohort_teammates{state=\"running\"}")).isEqualTo(1.0);
 
         Files.createFile(gate); // the workspace exists: the tool runner prepared it for the running command
         assertThat(awaitResults(team, "gus", 1).get(0).content()).isEqualTo("gus done");
         await().atMost(PATIENCE).until(() -> gauge() == 0.0);
         assertThat(exposed()).isEqualTo(0.0);
+        await().atMost(PATIENCE).until(() -> sample("cohort_teammates{state=\"running\"}") == 0.0);
+        assertThat(sample("cohort_teammates{state=\"idle\"}")).as("gus waits for input").isGreaterThanOrEqualTo(1.0);
+        assertThat(sample("cohort_teammates{state=\"parked\"}")).isEqualTo(0.0);
+        // the engine's metrics (MicrometerEngineMetrics): gus's bash call, its two model calls, its completed turn
+        assertThat(sample("cohort_tool_call_duration_seconds_count{outcome=\"ok\",service=\"teammate-service\","
+                + "tool=\"bash\"}")).isGreaterThanOrEqualTo(1.0);
+        assertThat(sum("cohort_model_calls_total", "outcome=\"ok\"", "service=\"teammate-service\""))
+                .isGreaterThanOrEqualTo(2.0);
+        assertThat(sample("cohort_turn_duration_seconds_count{reason=\"completed\",service=\"teammate-service\"}"))
+                .isGreaterThanOrEqualTo(1.0);
+        assertThat(metricsBody()).contains("cohort_turn_duration_seconds_bucket{reason=\"completed\","
+                + "service=\"teammate-service\",le=");
+    }
+
+    static String metricsBody() {
+        return given().get("/q/metrics").then().statusCode(200).extract().asString();
+    }
+
+    /** The sum of the series of {@code metric} whose labels contain every one of {@code labels}. */
+    static double sum(String metric, String... labels) {
+        double total = 0;
+        for (String line : metricsBody().split("\n")) {
+            if (line.startsWith(metric + "{") && java.util.Arrays.stream(labels).allMatch(line::contains)) {
+                total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return total;
+    }
+
+    /** The value of one series on /q/metrics, written as Prometheus does (labels sorted by name); 0 when absent. */
+    static double sample(String series) {
+        for (String line : metricsBody().split("\n")) {
+            if (line.startsWith(series + " ")) {
+                return Double.parseDouble(line.substring(series.length() + 1).trim());
+            }
+        }
+        return 0.0;
     }
 
     double gauge() {

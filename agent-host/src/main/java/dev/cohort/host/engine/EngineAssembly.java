@@ -35,6 +35,7 @@ import java.util.function.Function;
  * <li>the tools of every {@link ToolProvider} bean serving the role ({@link #toolsFor});</li>
  * <li>the built-in hooks: every CDI bean implementing {@link Hook}, plus the workspace's
  * {@code .cohort/settings.json} command hooks;</li>
+ * <li>the engine's metrics on the service's registry ({@link MicrometerEngineMetrics});</li>
  * <li>what the service passes: its event sink, approvals, transcripts and, if it keeps memories, its memory stores.
  * Memory extraction runs on one {@link BoundedExecutor} per replica ({@code cohort.engine.memory.extraction-*}).</li>
  * </ul>
@@ -60,6 +61,9 @@ public class EngineAssembly {
 
     @Inject
     Instance<EngineConfig.DeprecatedAliases> aliases;
+
+    @Inject
+    MicrometerEngineMetrics metrics;
 
     private BoundedExecutor memoryWork;
 
@@ -161,7 +165,7 @@ public class EngineAssembly {
         public AgentEngine build() {
             AgentEngine.Builder b = AgentEngine.builder().settings(adjust.apply(EngineAssembly.this.settings())).model(model)
                     .tools(ToolRegistry.of(toolsFor(role, providers))).events(events).approvals(approvals)
-                    .hooks(hooks.stream().toList()).workspaceHookSettings(HookSettings.WORKSPACE_FILE);
+                    .hooks(hooks.stream().toList()).workspaceHookSettings(HookSettings.WORKSPACE_FILE).metrics(metrics);
             if (transcripts != null) {
                 b.transcripts(transcripts);
             }

@@ -31,6 +31,7 @@ public final class AgentEngine {
     final TranscriptStore transcripts;
     final Sleeper sleeper;
     final DoubleSupplier random;
+    final EngineMetrics metrics;
     /** The workspace file with command hooks read at every turn start, or {@code null}. */
     final String hookSettingsFile;
 
@@ -48,6 +49,7 @@ public final class AgentEngine {
         this.transcripts = b.transcripts;
         this.sleeper = b.sleeper;
         this.random = b.random;
+        this.metrics = b.metrics;
         this.hookSettingsFile = b.hookSettingsFile;
     }
 
@@ -93,6 +95,7 @@ public final class AgentEngine {
         private Sleeper sleeper = Sleeper.REAL;
         private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
         private String hookSettingsFile;
+        private EngineMetrics metrics = EngineMetrics.NONE;
 
         public Builder settings(EngineSettings s) {
             this.settings = s;
@@ -169,6 +172,12 @@ public final class AgentEngine {
         /** The jitter source for retry delays, values in [0, 1) (tests: a constant). */
         public Builder random(DoubleSupplier r) {
             this.random = Objects.requireNonNull(r, "random");
+            return this;
+        }
+
+        /** Where model calls, tool calls and turn ends are counted (default: nowhere). */
+        public Builder metrics(EngineMetrics m) {
+            this.metrics = Objects.requireNonNull(m, "metrics");
             return this;
         }
 

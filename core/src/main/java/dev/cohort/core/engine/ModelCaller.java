@@ -70,8 +70,11 @@ final class ModelCaller {
         RecoverySettings rs = engine.settings.recovery();
         for (int attempt = 0; ; attempt++) {
             String model = model();
+            long t0 = System.nanoTime();
             try {
                 ModelClient.Reply r = engine.model.chat(request.apply(model));
+                engine.metrics.modelCall(r.model() != null ? r.model() : model == null ? EngineMetrics.DEFAULT_MODEL : model,
+                        EngineMetrics.ModelOutcome.OK, since(t0));
                 if (turn.recovery.consecutiveOverloads() != 0) {
                     turn.recovery = turn.recovery.withConsecutiveOverloads(0);
                 }
@@ -82,6 +85,8 @@ final class ModelCaller {
                     throw new TurnEnd(StopReason.DETACHED, "The turn was handed over during a model call.");
                 }
                 ModelFailure f = ModelFailure.classify(e);
+                engine.metrics.modelCall(model == null ? EngineMetrics.DEFAULT_MODEL : model,
+                        EngineMetrics.ModelOutcome.of(f.kind()), since(t0));
                 LOG.warnf("model call failed (%s, attempt %d/%d): %s team=%s agent=%s turn=%s", f.kind(),
                         attempt + 1, rs.maxAttempts(), f.describe(), ctx.team(), ctx.agent(), ctx.turnId());
                 if (f.kind() == ModelFailure.Kind.CONTEXT_LENGTH) {
@@ -126,6 +131,10 @@ final class ModelCaller {
                 }
             }
         }
+    }
+
+    private static Duration since(long t0) {
+        return Duration.ofNanos(System.nanoTime() - t0);
     }
 
     private static String fatalMessage(ModelFailure f) {

@@ -103,7 +103,7 @@ final class ToolOrchestrator {
             long t0 = System.nanoTime();
             events.toolStarted(c);
             Outcome out;
-            try {
+            try (LogContext.Scope callScope = LogContext.put(LogContext.CALL, c.id())) {
                 out = dispatch(c);
             } catch (ToolInfrastructureException e) {
                 LOG.warnf("tool infrastructure failed: %s team=%s agent=%s turn=%s call=%s", e.getMessage(),
@@ -225,7 +225,22 @@ final class ToolOrchestrator {
 
     private void record(ModelToolCall c, ToolResult result, long t0) {
         conv.add(Message.tool(c.id(), c.name(), result.content(), result.error()));
-        events.toolFinished(c, result, (System.nanoTime() - t0) / 1_000_000);
+        long took = System.nanoTime() - t0;
+        events.toolFinished(c, result, took / 1_000_000);
+        engine.metrics.toolCall(engine.tools.find(c.name()).isPresent() ? c.name() : EngineMetrics.UNKNOWN_TOOL,
+                outcome(result), java.time.Duration.ofNanos(took));
+    }
+
+    /** The metrics' outcome of a recorded result (the rules of {@link #dispatch} and of the infrastructure catch). */
+    static EngineMetrics.ToolOutcome outcome(ToolResult r) {
+        if (!r.error()) {
+            return EngineMetrics.ToolOutcome.OK;
+        }
+        String rule = r.rule() == null ? "" : r.rule();
+        if (rule.equals("infrastructure")) {
+            return EngineMetrics.ToolOutcome.INFRASTRUCTURE;
+        }
+        return rule.startsWith("permission:") ? EngineMetrics.ToolOutcome.DENIED : EngineMetrics.ToolOutcome.ERROR;
     }
 
     private static String canonical(String raw) {

@@ -63,6 +63,17 @@ final class TurnLoop {
     }
 
     TurnResult run() {
+        long t0 = System.nanoTime();
+        try (LogContext.Scope turnScope = LogContext.put(LogContext.TURN, ctx.turnId())) {
+            TurnResult r = loop();
+            if (ctx.policy().announcesEnd() && !r.reason().suspended()) {
+                engine.metrics.turnEnded(r.reason(), java.time.Duration.ofNanos(System.nanoTime() - t0));
+            }
+            return r;
+        }
+    }
+
+    private TurnResult loop() {
         while (true) {
             ToolOrchestrator.Stop stop = tools.runPending();
             if (stop != null) {

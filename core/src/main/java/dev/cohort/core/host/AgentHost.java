@@ -6,6 +6,7 @@ import dev.cohort.core.engine.AgentContext;
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.engine.AgentSession;
 import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.engine.LogContext;
 import dev.cohort.core.engine.StopReason;
 import dev.cohort.core.engine.TurnResult;
 import dev.cohort.core.protocol.Json;
@@ -265,6 +266,33 @@ public final class AgentHost implements AutoCloseable {
         return busy.size();
     }
 
+    /**
+     * The agents this host knows, by state, each counted once: {@code running} (a thread: in a turn or waiting for a
+     * turn slot), {@code parked} (no thread, waiting on an approval or a protocol reply), {@code idle} (no thread,
+     * waiting for input: parked idle with a deadline, or its idle session kept here). Agents handed over to another
+     * replica, and agents that ended (an idle agent without deadline and without a kept session holds nothing here)
+     * are not counted.
+     */
+    public java.util.Map<String, Integer> stateCounts() {
+        int running = 0;
+        int parkedCount = 0;
+        int idle = 0;
+        for (var e : actors.entrySet()) {
+            if (released.contains(e.getKey())) {
+                continue;
+            }
+            Park p = parked.get(e.getKey());
+            if (e.getValue().running.get()) {
+                running++;
+            } else if (p != null && p.phase() != Phase.IDLE) {
+                parkedCount++;
+            } else if (p != null || e.getValue().kept.get() != null) {
+                idle++;
+            }
+        }
+        return java.util.Map.of("running", running, "parked", parkedCount, "idle", idle);
+    }
+
     /** Agents whose idle session is kept here (at most {@link HostSettings#keptSessions}). */
     public int keptCount() {
         synchronized (keptOrder) {
@@ -449,6 +477,8 @@ public final class AgentHost implements AutoCloseable {
         }
 
         private void loop() {
+            // the agent's log fields for everything this thread logs (the loop adds turn, the orchestrator call)
+            LogContext.Scope logScope = LogContext.agent(key.team(), key.name());
             try {
                 while (true) {
                     again = false;
@@ -482,6 +512,7 @@ public final class AgentHost implements AutoCloseable {
                     }
                 }
             } finally {
+                logScope.close();
                 session = null;
                 adopted = null;
                 running.set(false);
@@ -589,7 +620,9 @@ public final class AgentHost implements AutoCloseable {
                     again = true;
                 }
             }
-            program.stopped(key, r);
+            try (LogContext.Scope turn = LogContext.put(LogContext.TURN, r.turnId())) {
+                program.stopped(key, r); // what the program logs of the turn's end carries the turn
+            }
             return !r.inProgress();
         }
 

@@ -13,6 +13,7 @@ import dev.cohort.core.engine.Message;
 import dev.cohort.core.engine.ParkedFleet;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -200,7 +201,7 @@ class AgentHostTest {
     }
 
     @Test
-    void busyCountsAgentsInATurnOrParkedOnAnApprovalButNotIdleOnes() throws Exception {
+    void busyCountsAgentsInATurnOrParkedOnAnApprovalButNotIdleOnesAndStateCountsEachOnce() throws Exception {
         one = f.host("one", 4);
         AgentKey b = key("b");
         AgentKey idle = key("idle");
@@ -208,21 +209,26 @@ class AgentHostTest {
         one.wake(idle);
         await().atMost(WAIT).until(() -> one.parkedCount() == 1 && !one.hosting(idle));
         assertThat(one.busyCount()).as("an idle agent, even with a deadline").isZero();
+        assertThat(one.stateCounts()).isEqualTo(Map.of("running", 0, "parked", 0, "idle", 1));
 
         f.step.hold = new CountDownLatch(1);
         f.program.send(a, "work");
         one.wake(a);
         assertThat(f.step.entered.tryAcquire(2, TimeUnit.MINUTES)).isTrue();
         assertThat(one.busyCount()).as("a is inside its turn").isEqualTo(1);
+        assertThat(one.stateCounts()).isEqualTo(Map.of("running", 1, "parked", 0, "idle", 1));
 
         f.program.send(b, "discard build/");
         one.wake(b);
         await().atMost(WAIT).until(() -> one.parkedOn(b).isPresent() && !one.hosting(b));
         assertThat(one.busyCount()).as("a working, b waiting for its approval").isEqualTo(2);
+        assertThat(one.stateCounts()).isEqualTo(Map.of("running", 1, "parked", 1, "idle", 1));
 
         f.step.hold.countDown();
         await().atMost(WAIT).until(() -> f.program.stoppedOf(a).contains("completed") && !one.hosting(a));
         assertThat(one.busyCount()).as("a idle again, b still waiting").isEqualTo(1);
+        assertThat(one.stateCounts()).as("the gauge cohort_teammates{state}").isEqualTo(Map.of("running", 0, "parked", 1,
+                "idle", 2));
     }
 
     @Test

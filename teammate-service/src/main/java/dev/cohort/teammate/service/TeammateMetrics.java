@@ -19,6 +19,15 @@ public class TeammateMetrics {
     /** The gauge's name (Micrometer's dotted form; Prometheus shows it with underscores). */
     public static final String RUNNING = "cohort.teammates.running";
 
+    /**
+     * The gauge {@code cohort.teammates{state}} ({@code cohort_teammates} on {@code /q/metrics}): this replica's
+     * teammates by state, as its host knows them ({@code AgentHost#stateCounts}); the dashboard's teammates panel.
+     */
+    public static final String BY_STATE = "cohort.teammates";
+
+    /** The states of {@link #BY_STATE}. */
+    static final java.util.List<String> STATES = java.util.List.of("running", "parked", "idle");
+
     @Inject
     MeterRegistry registry;
 
@@ -29,5 +38,11 @@ public class TeammateMetrics {
         Gauge.builder(RUNNING, host, h -> h.agentHost().busyCount())
                 .description("teammates hosted by this replica that are working or waiting on an approval or a reply")
                 .register(registry);
+        for (String state : STATES) {
+            Gauge.builder(BY_STATE, host, h -> h.agentHost().stateCounts().getOrDefault(state, 0))
+                    .description("teammates this replica hosts, by state: running (a turn or waiting for a slot), "
+                            + "parked (an approval or a reply), idle (waiting for input)")
+                    .tag("state", state).register(registry);
+        }
     }
 }

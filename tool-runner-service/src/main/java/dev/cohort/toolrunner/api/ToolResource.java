@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner.api;
 
+import dev.cohort.core.engine.LogContext;
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallRequest;
 import dev.cohort.core.toolrunner.ToolCallResult;
@@ -36,7 +37,14 @@ public class ToolResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public ToolCallResult call(@PathParam("name") String name, ToolCallRequest request,
             @jakarta.ws.rs.core.Context io.vertx.ext.web.RoutingContext rc) throws Exception {
-        return tools.call(name, request, RequestArrival.of(rc));
+        if (request == null) {
+            return tools.call(name, null, RequestArrival.of(rc));
+        }
+        // the log fields of everything this call logs (JSON logs: mdc.team, mdc.agent, mdc.call)
+        try (LogContext.Scope agent = LogContext.agent(request.team(), request.agent());
+                LogContext.Scope call = LogContext.put(LogContext.CALL, request.callId())) {
+            return tools.call(name, request, RequestArrival.of(rc));
+        }
     }
 
     @GET
