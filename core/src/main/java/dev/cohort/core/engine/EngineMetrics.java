@@ -51,9 +51,9 @@ public interface EngineMetrics {
         SERVER_ERROR("server_error"),
         /** No answer: timeout, connection refused or reset. */
         TIMEOUT("timeout"),
-        /** Not a provider answer the gateway could read (an unexpected exception while reading it). */
+        /** A 200 that is not a usable completion (no choices, no message): {@code ModelFailure.Kind.BAD_RESPONSE}. */
         BAD_RESPONSE("bad_response"),
-        /** Any other refusal: context length, credentials, bad request. */
+        /** Any other refusal (context length, credentials, bad request) or an unexpected exception. */
         OTHER("other");
 
         private final String label;
@@ -73,8 +73,8 @@ public interface EngineMetrics {
                 case OVERLOADED -> OVERLOADED;
                 case SERVER -> SERVER_ERROR;
                 case CONNECTION -> TIMEOUT;
-                case OTHER -> BAD_RESPONSE;
-                case CONTEXT_LENGTH, AUTH, BAD_REQUEST -> OTHER;
+                case BAD_RESPONSE -> BAD_RESPONSE;
+                case CONTEXT_LENGTH, AUTH, BAD_REQUEST, OTHER -> OTHER;
             };
         }
     }
