@@ -33,6 +33,7 @@ public final class AgentEngine {
     final DoubleSupplier random;
     /** The workspace file with command hooks read at every turn start, or {@code null}. */
     final String hookSettingsFile;
+    final dev.cohort.core.trace.Tracing tracing;
 
     private AgentEngine(Builder b) {
         this.settings = b.settings;
@@ -49,6 +50,7 @@ public final class AgentEngine {
         this.sleeper = b.sleeper;
         this.random = b.random;
         this.hookSettingsFile = b.hookSettingsFile;
+        this.tracing = b.tracing;
     }
 
     public static Builder builder() {
@@ -66,6 +68,11 @@ public final class AgentEngine {
     /** The model client every call of this engine goes through. */
     public ModelClient model() {
         return model;
+    }
+
+    /** The spans of turns, model calls and tool calls ({@link dev.cohort.core.trace.Tracing#NOOP} by default). */
+    public dev.cohort.core.trace.Tracing tracing() {
+        return tracing;
     }
 
     /** The transcript store (where compaction keeps full texts). */
@@ -93,6 +100,7 @@ public final class AgentEngine {
         private Sleeper sleeper = Sleeper.REAL;
         private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
         private String hookSettingsFile;
+        private dev.cohort.core.trace.Tracing tracing = dev.cohort.core.trace.Tracing.NOOP;
 
         public Builder settings(EngineSettings s) {
             this.settings = s;
@@ -169,6 +177,12 @@ public final class AgentEngine {
         /** The jitter source for retry delays, values in [0, 1) (tests: a constant). */
         public Builder random(DoubleSupplier r) {
             this.random = Objects.requireNonNull(r, "random");
+            return this;
+        }
+
+        /** Traces turns, model calls and tool calls (default: {@link dev.cohort.core.trace.Tracing#NOOP}). */
+        public Builder tracing(dev.cohort.core.trace.Tracing t) {
+            this.tracing = Objects.requireNonNull(t, "tracing");
             return this;
         }
 

@@ -67,9 +67,25 @@ final class ModelCaller {
 
     /** One model call with recovery; {@code request} builds the request for the model to use. */
     ModelClient.Reply call(Function<String, ModelClient.Request> request) {
+        io.opentelemetry.api.trace.Span span = EngineSpans.modelCall(engine.tracing, ctx, model());
+        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+            ModelClient.Reply r = callWithRetries(request, span);
+            EngineSpans.modelReplied(span, r, model());
+            return r;
+        } catch (RuntimeException e) {
+            EngineSpans.failed(span, e);
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    private ModelClient.Reply callWithRetries(Function<String, ModelClient.Request> request,
+            io.opentelemetry.api.trace.Span span) {
         RecoverySettings rs = engine.settings.recovery();
         for (int attempt = 0; ; attempt++) {
             String model = model();
+            EngineSpans.attempt(span, attempt, model);
             try {
                 ModelClient.Reply r = engine.model.chat(request.apply(model));
                 if (turn.recovery.consecutiveOverloads() != 0) {

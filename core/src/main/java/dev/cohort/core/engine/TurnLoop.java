@@ -63,6 +63,20 @@ final class TurnLoop {
     }
 
     TurnResult run() {
+        io.opentelemetry.api.trace.Span span = EngineSpans.turn(engine.tracing, ctx);
+        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+            TurnResult r = loop();
+            EngineSpans.turnEnded(span, r);
+            return r;
+        } catch (RuntimeException | Error e) {
+            EngineSpans.failed(span, e);
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    private TurnResult loop() {
         while (true) {
             ToolOrchestrator.Stop stop = tools.runPending();
             if (stop != null) {

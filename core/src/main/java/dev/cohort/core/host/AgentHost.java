@@ -525,7 +525,13 @@ public final class AgentHost implements AutoCloseable {
                         return;
                     }
                     Next.Turn t = (Next.Turn) next;
-                    if (!finish(s, s.run(t.text(), t.source(), t.unattended(), t.inputIds()))) {
+                    TurnResult r;
+                    // the turn continues the trace its input arrived in (Tracing#ingress; the current one otherwise)
+                    try (io.opentelemetry.context.Scope ignored = engine.tracing().takeIngress(key.team(), key.name())
+                            .makeCurrent()) {
+                        r = s.run(t.text(), t.source(), t.unattended(), t.inputIds());
+                    }
+                    if (!finish(s, r)) {
                         return;
                     }
                 } finally {
