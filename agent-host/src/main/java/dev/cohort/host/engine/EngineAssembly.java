@@ -61,6 +61,9 @@ public class EngineAssembly {
     @Inject
     Instance<EngineConfig.DeprecatedAliases> aliases;
 
+    @Inject
+    dev.cohort.core.trace.Tracing tracing;
+
     private BoundedExecutor memoryWork;
 
     /** Starts an engine for agents of {@code role}. */
@@ -161,7 +164,8 @@ public class EngineAssembly {
         public AgentEngine build() {
             AgentEngine.Builder b = AgentEngine.builder().settings(adjust.apply(EngineAssembly.this.settings())).model(model)
                     .tools(ToolRegistry.of(toolsFor(role, providers))).events(events).approvals(approvals)
-                    .hooks(hooks.stream().toList()).workspaceHookSettings(HookSettings.WORKSPACE_FILE);
+                    .hooks(hooks.stream().toList()).workspaceHookSettings(HookSettings.WORKSPACE_FILE)
+                    .tracing(tracing);
             if (transcripts != null) {
                 b.transcripts(transcripts);
             }
