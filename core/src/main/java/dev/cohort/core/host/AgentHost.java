@@ -525,13 +525,14 @@ public final class AgentHost implements AutoCloseable {
                         return;
                     }
                     Next.Turn t = (Next.Turn) next;
-                    TurnResult r;
-                    // the turn continues the trace its input arrived in (Tracing#ingress; the current one otherwise)
+                    boolean more;
+                    // the turn, and what the program sends when it stops (a teammate's result), continue the trace its
+                    // input arrived in (Tracing#ingress; the current one otherwise)
                     try (io.opentelemetry.context.Scope ignored = engine.tracing().takeIngress(key.team(), key.name())
                             .makeCurrent()) {
-                        r = s.run(t.text(), t.source(), t.unattended(), t.inputIds());
+                        more = finish(s, s.run(t.text(), t.source(), t.unattended(), t.inputIds()));
                     }
-                    if (!finish(s, r)) {
+                    if (!more) {
                         return;
                     }
                 } finally {

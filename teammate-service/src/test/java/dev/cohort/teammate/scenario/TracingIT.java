@@ -22,7 +22,8 @@ import org.junit.jupiter.api.TestInstance;
  * over real OTLP/HTTP to devstack's {@link OtlpCollector}: one trace from the HTTP prompt through the lead's turn, its
  * model call and its {@code spawn_teammate} call, the Kafka hop to the teammate, the teammate's turn, its {@code bash}
  * call to the tool runner and the process it runs, whose {@code TRACEPARENT} names the process span. The parent chain
- * from the teammate's process span up to the lead's HTTP request is unbroken, across the three services.
+ * from the teammate's process span up to the lead's HTTP request is unbroken, across the three services; the
+ * teammate's result travels back to the lead's inbox in the same trace and the lead's next turn is its child.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TracingIT {
@@ -136,6 +137,23 @@ class TracingIT {
             RecordedRequest afterBash = stack.model().requests().stream().filter(r -> "traced-alice-done".equals(r.rule()))
                     .findFirst().orElseThrow();
             assertThat(afterBash.body().path("messages").toString()).contains(expectedTp);
+            // and back: alice's result goes to the lead's inbox in the same trace, and wakes a lead turn under it
+            String trace = process.traceId();
+            await("the lead's turn for alice's result, in the same trace").atMost(PATIENCE).pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(() -> {
+                        List<SpanRecord> all = collector.spans();
+                        SpanRecord back = all.stream().filter(x -> x.traceId().equals(trace)
+                                && "cohort-lead-service".equals(x.service()) && x.name().equals("process cohort.lead.inbox"))
+                                .findFirst().orElseThrow(() -> new AssertionError("no process cohort.lead.inbox in the trace"));
+                        SpanRecord sent = all.stream().filter(x -> x.spanId().equals(back.parentSpanId())).findFirst()
+                                .orElseThrow(() -> new AssertionError("no parent of the lead inbox's process span"));
+                        assertThat(sent.service() + ":" + sent.name())
+                                .isEqualTo("cohort-teammate-service:publish cohort.lead.inbox");
+                        assertThat(all).anySatisfy(x -> {
+                            assertThat(x.name()).isEqualTo("invoke_agent lead");
+                            assertThat(x.parentSpanId()).isEqualTo(back.spanId());
+                        });
+                    });
             assertThat(collector.errors()).isEmpty();
             // no prompt text on any span
             assertThat(collector.spans()).allSatisfy(s -> assertThat(s.attributes().values().toString())
