@@ -166,6 +166,53 @@ class TracingIT {
         }
     }
 
+    @Test
+    void aPromptOnKafkaContinuesTheTraceOfItsTraceparentHeaderAndAMalformedOneStartsANewTrace() {
+        String team = stack.createTeam("kafkain");
+        stack.appendRules("""
+                {"name":"kafkain-lead","match":{"agent":"kafkain/lead","lastRole":"user"},"reply":{"text":"ok"}}
+                """);
+        String trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        String parent = "00f067aa0ba902b7";
+        try {
+            stack.produce(dev.cohort.core.protocol.Topics.PROMPTS, team,
+                    "{\"id\":\"kafkain-1\",\"team\":\"" + team + "\",\"text\":\"from outside\",\"source\":\"external\"}",
+                    Map.of("traceparent", "00-" + trace + "-" + parent + "-01"));
+            await("the lead's turn under the outside producer's span").atMost(PATIENCE).pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(() -> {
+                        List<SpanRecord> all = collector.spans();
+                        SpanRecord process = all.stream().filter(x -> x.traceId().equals(trace)
+                                && x.name().equals("process cohort.prompts")).findFirst()
+                                .orElseThrow(() -> new AssertionError("no process cohort.prompts in trace " + trace));
+                        assertThat(process.parentSpanId()).isEqualTo(parent);
+                        assertThat(process.kind()).isEqualTo(CONSUMER);
+                        assertThat(all).anySatisfy(x -> {
+                            assertThat(x.name()).isEqualTo("invoke_agent lead");
+                            assertThat(x.attr("cohort.team")).isEqualTo(team);
+                            assertThat(x.parentSpanId()).isEqualTo(process.spanId());
+                        });
+                    });
+
+            // a header that is not W3C trace context is ignored: the prompt still runs, in a trace of its own
+            stack.produce(dev.cohort.core.protocol.Topics.PROMPTS, team,
+                    "{\"id\":\"kafkain-2\",\"team\":\"" + team + "\",\"text\":\"again\",\"source\":\"external\"}",
+                    Map.of("traceparent", "not-a-traceparent"));
+            await("the malformed header's prompt ran in a new trace").atMost(PATIENCE).pollInterval(Duration.ofMillis(500))
+                    .untilAsserted(() -> assertThat(collector.spans()).anySatisfy(x -> {
+                        assertThat(x.name()).isEqualTo("process cohort.prompts");
+                        assertThat(x.traceId()).isNotEqualTo(trace);
+                        assertThat(x.parentSpanId()).isEmpty();
+                        assertThat(collector.spans()).anySatisfy(t -> {
+                            assertThat(t.name()).isEqualTo("invoke_agent lead");
+                            assertThat(t.parentSpanId()).isEqualTo(x.spanId());
+                        });
+                    }));
+        } catch (Throwable t) {
+            System.out.println(stack.logs());
+            throw t;
+        }
+    }
+
     /** Alice's process span and its ancestors up to a root (process first), once all of them arrived. */
     private Optional<List<SpanRecord>> processChain() {
         List<SpanRecord> all = collector.spans();
