@@ -64,6 +64,8 @@ public class EngineAssembly {
 
     @Inject
     MicrometerEngineMetrics metrics;
+    @Inject
+    dev.cohort.core.trace.Tracing tracing;
 
     private BoundedExecutor memoryWork;
 
@@ -165,7 +167,8 @@ public class EngineAssembly {
         public AgentEngine build() {
             AgentEngine.Builder b = AgentEngine.builder().settings(adjust.apply(EngineAssembly.this.settings())).model(model)
                     .tools(ToolRegistry.of(toolsFor(role, providers))).events(events).approvals(approvals)
-                    .hooks(hooks.stream().toList()).workspaceHookSettings(HookSettings.WORKSPACE_FILE).metrics(metrics);
+                    .hooks(hooks.stream().toList()).workspaceHookSettings(HookSettings.WORKSPACE_FILE).metrics(metrics)
+                    .tracing(tracing);
             if (transcripts != null) {
                 b.transcripts(transcripts);
             }

@@ -4,6 +4,8 @@ import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.trace.Tracing;
+import dev.cohort.host.tracing.KafkaTracing;
 import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -26,9 +28,16 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 public class AgentMessagePublisher {
 
     private final Emitter<String> channel;
+    private final Tracing tracing;
 
     public AgentMessagePublisher(Emitter<String> channel) {
+        this(channel, Tracing.NOOP);
+    }
+
+    /** Traced: each record gets a {@code publish} span and carries its W3C context in its headers ({@link KafkaTracing}). */
+    public AgentMessagePublisher(Emitter<String> channel, Tracing tracing) {
         this.channel = Objects.requireNonNull(channel, "channel");
+        this.tracing = Objects.requireNonNull(tracing, "tracing");
     }
 
     /** The inbox topic of agent {@code to}. */
@@ -39,8 +48,10 @@ public class AgentMessagePublisher {
     /** Sends {@code m} to its recipient's inbox; completes on the broker's acknowledgement. */
     public CompletionStage<Void> send(AgentMessage m) {
         CompletableFuture<Void> done = new CompletableFuture<>();
+        KafkaTracing.Publish trace = KafkaTracing.publish(tracing, topicFor(m.to()));
+        done.whenComplete((v, t) -> trace.done(t));
         OutgoingKafkaRecordMetadata<String> meta = OutgoingKafkaRecordMetadata.<String>builder()
-                .withTopic(topicFor(m.to())).withKey(m.key()).build();
+                .withTopic(topicFor(m.to())).withKey(m.key()).withHeaders(trace.headers()).build();
         try {
             channel.send(Message.of(Json.write(m)).addMetadata(meta)
                     .withAck(() -> {

@@ -34,6 +34,7 @@ public final class AgentEngine {
     final EngineMetrics metrics;
     /** The workspace file with command hooks read at every turn start, or {@code null}. */
     final String hookSettingsFile;
+    final dev.cohort.core.trace.Tracing tracing;
 
     private AgentEngine(Builder b) {
         this.settings = b.settings;
@@ -51,6 +52,7 @@ public final class AgentEngine {
         this.random = b.random;
         this.metrics = b.metrics;
         this.hookSettingsFile = b.hookSettingsFile;
+        this.tracing = b.tracing;
     }
 
     public static Builder builder() {
@@ -68,6 +70,11 @@ public final class AgentEngine {
     /** The model client every call of this engine goes through. */
     public ModelClient model() {
         return model;
+    }
+
+    /** The spans of turns, model calls and tool calls ({@link dev.cohort.core.trace.Tracing#NOOP} by default). */
+    public dev.cohort.core.trace.Tracing tracing() {
+        return tracing;
     }
 
     /** The transcript store (where compaction keeps full texts). */
@@ -96,6 +103,7 @@ public final class AgentEngine {
         private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
         private String hookSettingsFile;
         private EngineMetrics metrics = EngineMetrics.NONE;
+        private dev.cohort.core.trace.Tracing tracing = dev.cohort.core.trace.Tracing.NOOP;
 
         public Builder settings(EngineSettings s) {
             this.settings = s;
@@ -178,6 +186,12 @@ public final class AgentEngine {
         /** Where model calls, tool calls and turn ends are counted (default: nowhere). */
         public Builder metrics(EngineMetrics m) {
             this.metrics = Objects.requireNonNull(m, "metrics");
+            return this;
+        }
+
+        /** Traces turns, model calls and tool calls (default: {@link dev.cohort.core.trace.Tracing#NOOP}). */
+        public Builder tracing(dev.cohort.core.trace.Tracing t) {
+            this.tracing = Objects.requireNonNull(t, "tracing");
             return this;
         }
 

@@ -67,10 +67,26 @@ final class ModelCaller {
 
     /** One model call with recovery; {@code request} builds the request for the model to use. */
     ModelClient.Reply call(Function<String, ModelClient.Request> request) {
+        io.opentelemetry.api.trace.Span span = EngineSpans.modelCall(engine.tracing, ctx, model());
+        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+            ModelClient.Reply r = callWithRetries(request, span);
+            EngineSpans.modelReplied(span, r, model());
+            return r;
+        } catch (RuntimeException e) {
+            EngineSpans.failed(span, e);
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    private ModelClient.Reply callWithRetries(Function<String, ModelClient.Request> request,
+            io.opentelemetry.api.trace.Span span) {
         RecoverySettings rs = engine.settings.recovery();
         for (int attempt = 0; ; attempt++) {
             String model = model();
             long t0 = System.nanoTime();
+            EngineSpans.attempt(span, attempt, model);
             try {
                 ModelClient.Reply r = engine.model.chat(request.apply(model));
                 engine.metrics.modelCall(r.model() != null ? r.model() : model == null ? EngineMetrics.DEFAULT_MODEL : model,

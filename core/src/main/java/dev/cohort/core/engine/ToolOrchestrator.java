@@ -195,8 +195,9 @@ final class ToolOrchestrator {
         if (blocked.isPresent()) {
             return Outcome.of(ToolResult.error("hook", blocked.get()));
         }
-        ToolResult result;
-        try {
+        ToolResult result = null;
+        io.opentelemetry.api.trace.Span span = EngineSpans.toolCall(engine.tracing, ctx, call);
+        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
             result = tool.execute(call, ctx);
             if (result == null) {
                 result = ToolResult.ok(null);
@@ -204,11 +205,14 @@ final class ToolOrchestrator {
         } catch (ToolFailure f) {
             result = f.toResult();
         } catch (ToolInfrastructureException | ModelCaller.TurnEnd e) {
+            EngineSpans.failed(span, e);
             throw e; // ends the turn / a subagent's loop was handed over with the turn
         } catch (RuntimeException e) {
             LOG.errorf(e, "tool %s failed unexpectedly team=%s agent=%s call=%s", tool.name(), ctx.team(),
                     ctx.agent(), c.id());
             result = ToolResult.error("internal", "the tool " + tool.name() + " failed internally: " + e);
+        } finally {
+            EngineSpans.toolEnded(span, result);
         }
         // the tool's own effects: a PostToolUse hook may rewrite the text, not undo what happened
         List<ToolEffect> done = result.error() ? List.of() : result.effects();

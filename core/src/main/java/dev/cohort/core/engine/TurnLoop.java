@@ -64,12 +64,20 @@ final class TurnLoop {
 
     TurnResult run() {
         long t0 = System.nanoTime();
-        try (LogContext.Scope turnScope = LogContext.put(LogContext.TURN, ctx.turnId())) {
+        io.opentelemetry.api.trace.Span span = EngineSpans.turn(engine.tracing, ctx);
+        try (LogContext.Scope turnScope = LogContext.put(LogContext.TURN, ctx.turnId());
+                io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
             TurnResult r = loop();
             if (ctx.policy().announcesEnd() && !r.reason().suspended()) {
                 engine.metrics.turnEnded(r.reason(), java.time.Duration.ofNanos(System.nanoTime() - t0));
             }
+            EngineSpans.turnEnded(span, r);
             return r;
+        } catch (RuntimeException | Error e) {
+            EngineSpans.failed(span, e);
+            throw e;
+        } finally {
+            span.end();
         }
     }
 

@@ -556,7 +556,14 @@ public final class AgentHost implements AutoCloseable {
                         return;
                     }
                     Next.Turn t = (Next.Turn) next;
-                    if (!finish(s, s.run(t.text(), t.source(), t.unattended(), t.inputIds()))) {
+                    boolean more;
+                    // the turn, and what the program sends when it stops (a teammate's result), continue the trace its
+                    // input arrived in (Tracing#ingress; the current one otherwise)
+                    try (io.opentelemetry.context.Scope ignored = engine.tracing().takeIngress(key.team(), key.name())
+                            .makeCurrent()) {
+                        more = finish(s, s.run(t.text(), t.source(), t.unattended(), t.inputIds()));
+                    }
+                    if (!more) {
                         return;
                     }
                 } finally {

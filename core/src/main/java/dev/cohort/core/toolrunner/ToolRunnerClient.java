@@ -152,6 +152,9 @@ public final class ToolRunnerClient {
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
         }
+        // the W3C trace context of the calling tool's span (none when tracing is off): the runner's spans join the trace
+        io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator.getInstance()
+                .inject(io.opentelemetry.context.Context.current(), b, (c, k, v) -> c.header(k, v));
         return b;
     }
 

@@ -29,11 +29,14 @@ public class AgentInboxPublisher {
     @Channel("agent-inbox-out")
     Emitter<String> channel;
 
+    @Inject
+    dev.cohort.core.trace.Tracing tracing;
+
     private AgentMessagePublisher publisher;
 
     @PostConstruct
     void init() {
-        publisher = new AgentMessagePublisher(channel);
+        publisher = new AgentMessagePublisher(channel, tracing);
     }
 
     /**

@@ -48,9 +48,25 @@ public class LeadInputConsumer {
     @Inject
     dev.cohort.lead.protocols.service.ProtocolService protocols;
 
+    @Inject
+    dev.cohort.core.trace.Tracing tracing;
+
     @Incoming("lead-in")
     @Blocking
     public void onRecord(ConsumerRecord<String, String> record) {
+        // the record's trace context (issue 18): its consumer span is the parent of the lead's turn for the input
+        io.opentelemetry.api.trace.Span span = dev.cohort.host.tracing.KafkaTracing.process(tracing, record);
+        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+            handle(record);
+        } catch (RuntimeException e) {
+            span.setStatus(io.opentelemetry.api.trace.StatusCode.ERROR, e.getClass().getSimpleName());
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    private void handle(ConsumerRecord<String, String> record) {
         // the database briefly away is not a bad record: retried in place, the offset not committed meanwhile
         dev.cohort.core.host.StoreRetry.run("record " + record.topic() + "-" + record.partition() + "-" + record.offset(),
                 () -> {
@@ -74,6 +90,7 @@ public class LeadInputConsumer {
         } else {
             Log.infof("team=%s prompt=%s seen before: skipped (redelivery)", prompt.team(), prompt.id());
         }
+        tracing.ingress(prompt.team(), dev.cohort.core.protocol.Ids.LEAD, io.opentelemetry.context.Context.current());
         host.wake(prompt.team());
     }
 
@@ -94,6 +111,7 @@ public class LeadInputConsumer {
         if (inbox.insertIfNew(m)) {
             Log.debugf("team=%s message=%s type=%s from=%s queued for the lead", m.team(), m.id(), m.type().wire(), m.from());
         }
+        tracing.ingress(m.team(), Ids.LEAD, io.opentelemetry.context.Context.current());
         host.wake(m.team());
     }
 

@@ -4,6 +4,7 @@ import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.PromptRecord;
 import io.smallrye.reactive.messaging.MutinyEmitter;
 import io.smallrye.reactive.messaging.kafka.KafkaRecord;
+import io.smallrye.reactive.messaging.kafka.OutgoingKafkaRecord;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -17,8 +18,28 @@ public class PromptPublisher {
     @Channel("prompts-out")
     MutinyEmitter<String> emitter;
 
-    /** Sends and waits for the acknowledgement, so a 202 means the prompt is durably queued. */
+    @Inject
+    dev.cohort.core.trace.Tracing tracing;
+
+    /**
+     * Sends and waits for the acknowledgement, so a 202 means the prompt is durably queued. The record carries the
+     * W3C context of its {@code publish} span (issue 18): the lead's turn for it continues the HTTP request's trace.
+     */
     public void publish(PromptRecord prompt) {
-        emitter.sendMessage(KafkaRecord.of(prompt.team(), Json.write(prompt))).await().atMost(Duration.ofSeconds(10));
+        dev.cohort.host.tracing.KafkaTracing.Publish trace = dev.cohort.host.tracing.KafkaTracing.publish(tracing,
+                dev.cohort.core.protocol.Topics.PROMPTS);
+        Throwable failed = null;
+        try {
+            OutgoingKafkaRecord<String, String> record = KafkaRecord.of(prompt.team(), Json.write(prompt));
+            for (org.apache.kafka.common.header.Header h : trace.headers()) {
+                record = record.withHeader(h.key(), h.value());
+            }
+            emitter.sendMessage(record).await().atMost(Duration.ofSeconds(10));
+        } catch (RuntimeException e) {
+            failed = e;
+            throw e;
+        } finally {
+            trace.done(failed);
+        }
     }
 }

@@ -45,6 +45,9 @@ public class KafkaFiringPublisher implements FiringPublisher {
     @Identifier("default-kafka-broker")
     Map<String, Object> kafkaConfig;
 
+    @Inject
+    dev.cohort.core.trace.Tracing tracing;
+
     private Producer<String, String> producer;
     /** Events are sent after the prompt's acknowledgement, off the producer's I/O thread. */
     private final ExecutorService events = Executors.newVirtualThreadPerTaskExecutor();
@@ -110,8 +113,11 @@ public class KafkaFiringPublisher implements FiringPublisher {
 
     private CompletableFuture<Void> send(FiringRecords.Out out) {
         CompletableFuture<Void> acked = new CompletableFuture<>();
+        // issue 18: a raw producer writes the W3C context itself; a firing starts its own trace (publish span)
+        dev.cohort.host.tracing.KafkaTracing.Publish trace = dev.cohort.host.tracing.KafkaTracing.publish(tracing, out.topic());
+        acked.whenComplete((v, t) -> trace.done(t));
         try {
-            producer.send(new ProducerRecord<>(out.topic(), out.key(), out.value()), (metadata, error) -> {
+            producer.send(new ProducerRecord<>(out.topic(), null, out.key(), out.value(), trace.headers()), (metadata, error) -> {
                 if (error != null) {
                     acked.completeExceptionally(error);
                 } else {

@@ -52,14 +52,33 @@ public class InboxConsumer {
     @Inject
     dev.cohort.teammate.service.TeammateEngine engine;
 
+    @Inject
+    dev.cohort.core.trace.Tracing tracing;
+
     @Incoming("teammate-inbox")
     @Blocking
     public void onRecord(ConsumerRecord<String, String> record) {
+        // the record's trace context (issue 18): its consumer span is the parent of the turn the message starts
+        io.opentelemetry.api.trace.Span span = dev.cohort.host.tracing.KafkaTracing.process(tracing, record);
+        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+            handle(record);
+        } catch (RuntimeException e) {
+            span.setStatus(io.opentelemetry.api.trace.StatusCode.ERROR, e.getClass().getSimpleName());
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
+
+    private void handle(ConsumerRecord<String, String> record) {
         AgentMessage m = read(record);
         AgentKey key = new AgentKey(m.team(), m.to());
         // the database briefly away is not a bad record (a spawn sent to the DLQ would lose the teammate): retried in
         // place, the offset not committed meanwhile; redelivery-safe handlers (ids, insert-if-new)
         dev.cohort.core.host.StoreRetry.run("message " + m.id() + " to " + key, () -> {
+            if (m.type() != MessageType.CONTROL && m.type() != MessageType.TASK_AVAILABLE) {
+                tracing.ingress(key.team(), key.name(), io.opentelemetry.context.Context.current());
+            }
             switch (m.type()) {
                 case SPAWN -> spawns.onSpawn(m);
                 case CONTROL -> onControl(key, m);

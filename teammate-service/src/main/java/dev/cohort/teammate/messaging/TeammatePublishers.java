@@ -25,10 +25,13 @@ public class TeammatePublishers {
     @Channel("events-out")
     Emitter<String> events;
 
+    @Inject
+    dev.cohort.core.trace.Tracing tracing;
+
     @Produces
     @Singleton
     AgentMessagePublisher agentMessages() {
-        return new AgentMessagePublisher(messages);
+        return new AgentMessagePublisher(messages, tracing);
     }
 
     @Produces

@@ -238,6 +238,11 @@ final class TeamStack implements AutoCloseable {
 
     /** Produces one record as an outside system would. */
     void produce(String topic, String key, String value) {
+        produce(topic, key, value, Map.of());
+    }
+
+    /** Produces one record with these headers (e.g. a {@code traceparent}) as an outside system would. */
+    void produce(String topic, String key, String value, Map<String, String> headers) {
         synchronized (this) {
             if (producer == null) {
                 Properties p = new Properties();
@@ -247,7 +252,9 @@ final class TeamStack implements AutoCloseable {
             }
         }
         try {
-            producer.send(new ProducerRecord<>(topic, key, value)).get();
+            ProducerRecord<String, String> r = new ProducerRecord<>(topic, key, value);
+            headers.forEach((k, v) -> r.headers().add(k, v.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            producer.send(r).get();
         } catch (Exception e) {
             throw new IllegalStateException("cannot produce to " + topic, e);
         }

@@ -25,10 +25,13 @@ public class Publishers {
     @Channel("events-out")
     Emitter<String> events;
 
+    @Inject
+    dev.cohort.core.trace.Tracing tracing;
+
     @Produces
     @Singleton
     AgentMessagePublisher agentMessages() {
-        return new AgentMessagePublisher(inbox);
+        return new AgentMessagePublisher(inbox, tracing);
     }
 
     @Produces

@@ -39,6 +39,12 @@ public class CommandLauncher {
         }
         Map<String, String> env = EnvironmentPolicy.childEnvironment(parentEnvironment(), config.env().allowlist(), d,
                 home, ctx.team(), ctx.agent());
+        // issue 18: the W3C context of the call's span, for tools in the command that trace (none when tracing is off)
+        String traceparent = dev.cohort.core.trace.Tracing.traceparent();
+        if (traceparent != null) {
+            env = new java.util.HashMap<>(env);
+            env.put("TRACEPARENT", traceparent);
+        }
         return new ProcessRunner.Spec(config.shell(), command, ctx.cwd(), env, timeout, sandbox.prefix(ctx, home));
     }
 
@@ -49,7 +55,8 @@ public class CommandLauncher {
     public ProcessRunner.Spec warmSpec(ToolContext ctx, String command, Duration timeout) {
         Path home = workspaces.home(ctx.team());
         ProcessRunner.Spec s = spec(ctx, command, timeout, home);
-        if (!warm.enabled()) {
+        // a warm sandbox's environment was fixed before this call: a traced call starts cold to get its TRACEPARENT
+        if (!warm.enabled() || s.env().containsKey("TRACEPARENT")) {
             return s;
         }
         WarmSandboxes.Key key = sandbox.warmKey(ctx, home);

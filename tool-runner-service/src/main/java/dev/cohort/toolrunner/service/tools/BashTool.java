@@ -34,6 +34,9 @@ import java.util.Set;
 @ApplicationScoped
 public class BashTool implements Tool {
     @Inject
+    dev.cohort.core.trace.Tracing tracing;
+
+    @Inject
     ToolRunnerConfig config;
     @Inject
     CommandLauncher launcher;
@@ -113,9 +116,23 @@ public class BashTool implements Tool {
                 java.nio.file.Files.writeString(stdinFile, stdin, java.nio.charset.StandardCharsets.UTF_8);
             }
             // a command with stdin (hooks) starts cold; the others may take a warm sandbox
-            ProcessRunner.Spec spec = stdin == null ? launcher.warmSpec(ctx, command, timeout)
-                    : launcher.spec(ctx, command, timeout);
-            o = ProcessRunner.run(spec, capture, stderr, stdinFile, null);
+            // issue 18: the process's span, whose context the command gets as TRACEPARENT
+            io.opentelemetry.api.trace.Span span = tracing.start("process " + config.shell(),
+                    io.opentelemetry.api.trace.SpanKind.INTERNAL).setAttribute("cohort.team", ctx.team())
+                    .setAttribute("cohort.agent", ctx.agent()).setAttribute("gen_ai.tool.call.id", ctx.callId());
+            try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+                ProcessRunner.Spec spec = stdin == null ? launcher.warmSpec(ctx, command, timeout)
+                        : launcher.spec(ctx, command, timeout);
+                o = ProcessRunner.run(spec, capture, stderr, stdinFile, null);
+                if (o.exitCode() != null) {
+                    span.setAttribute("process.exit.code", (long) o.exitCode());
+                }
+                if (o.timedOut() || o.exitCode() == null || o.exitCode() != 0) {
+                    span.setStatus(io.opentelemetry.api.trace.StatusCode.ERROR, o.timedOut() ? "timed out" : "exit code");
+                }
+            } finally {
+                span.end();
+            }
         } finally {
             if (stdinFile != null) {
                 java.nio.file.Files.deleteIfExists(stdinFile);
