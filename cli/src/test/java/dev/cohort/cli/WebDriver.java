@@ -111,10 +111,10 @@ final class WebDriver implements AutoCloseable {
         cmd("POST", "/element/" + element + "/clear", Map.of());
     }
 
-    /** The rendered text of the element matching {@code css}, "" when there is none. */
+    /** The rendered text ({@code innerText}) of the first element matching {@code css}, "" when there is none. */
     String text(String css) {
-        List<String> all = findAll(css);
-        return all.isEmpty() ? "" : cmd("GET", "/element/" + all.get(0) + "/text", null).asText();
+        // read in the page in one step: the dashboard re-renders its panels, so an element id could go stale in between
+        return script("const e = document.querySelector(arguments[0]); return e ? e.innerText : ''", css).asText();
     }
 
     /** Runs {@code script} (a function body; {@code arguments} are {@code args}) in the page and returns its value. */

@@ -19,12 +19,13 @@ function api(path, opts = {}) {
     init.body = JSON.stringify(opts.body);
   }
   return fetch(path, init).then(async (r) => {
-    if (r.status === 401) {
+    const text = await r.text();
+    let json = null;
+    try { json = text ? JSON.parse(text) : null; } catch { json = null; } // e.g. an HTML 404 page
+    if (r.status === 401 && path !== '/api/v1/session') {
       showLogin('Your session has ended: log in again.');
       throw new Error('unauthorized');
     }
-    const text = await r.text();
-    const json = text ? JSON.parse(text) : null;
     if (!r.ok) {
       const err = new Error((json && (json.detail || json.title)) || ('HTTP ' + r.status));
       err.status = r.status;
