@@ -82,6 +82,7 @@ class DashboardBrowserIT {
                 b.type(field, TOKEN);
                 b.pressEnter(field);
                 waitVisible(b, "#app");
+                assertThat(visible(b, "#login-view")).as("the login form is gone").isFalse();
                 await("the event stream is live").atMost(PATIENCE).until(() -> b.text("#conn").equals("events: live"));
                 assertThat(b.script("return document.cookie").asText()).as("the session cookie is HttpOnly").doesNotContain("cohort_session");
                 assertThat(b.script("return document.getElementById('team-picker').value").asText()).isEqualTo("default");
@@ -125,7 +126,14 @@ class DashboardBrowserIT {
                         .anyMatch(t -> t.contains("complete_task"));
                 await("alice is in the agents panel").atMost(PATIENCE).until(() -> b.text("#agents tr[data-agent='alice']")
                         .contains("schema writer"));
+                await("alice's tokens are shown").atMost(PATIENCE).until(() -> b.text("#agents tr[data-agent='alice'] td:nth-of-type(4)")
+                        .matches("[1-9][0-9]*"));
                 assertThat(Files.readString(ws.resolve("schema.sql"))).contains("CREATE TABLE users");
+                // tokens per agent from turn_completed: the scripted model reports usage, so the lead's count is not 0
+                await("the lead's tokens are shown").atMost(PATIENCE).until(() -> b.text("#agents tr[data-agent='lead'] td:nth-of-type(4)")
+                        .matches("[1-9][0-9]*"));
+                b.script("window.scrollTo(0, 0)");
+                b.screenshot(SHOTS.resolve("03-team-at-work.png"));
 
                 // filter the feed by agent: only alice's lines stay visible
                 b.script("const s = document.getElementById('agent-filter'); s.value = 'alice'; s.dispatchEvent(new Event('change'));");
@@ -133,7 +141,7 @@ class DashboardBrowserIT {
                 b.script("return [...document.querySelectorAll('#feed li')].filter(e => !e.hidden).map(e => e.dataset.agent)")
                         .forEach(n -> shown.add(n.asText()));
                 assertThat(shown).isNotEmpty().containsOnly("alice");
-                b.screenshot(SHOTS.resolve("03-teammate-filter.png"));
+                b.screenshot(SHOTS.resolve("04-teammate-filter.png"));
                 b.script("const s = document.getElementById('agent-filter'); s.value = ''; s.dispatchEvent(new Event('change'));");
 
                 // usage per agent: the table of the usage endpoint, or a clear "not available" where it is missing
@@ -153,7 +161,7 @@ class DashboardBrowserIT {
                 b.type(b.find("#cron-prompt"), "never");
                 b.click(b.find("#cron-add"));
                 await("the bad schedule is refused").atMost(PATIENCE).until(() -> b.text("#cron-status").startsWith("failed: "));
-                b.screenshot(SHOTS.resolve("04-overview.png"));
+                b.screenshot(SHOTS.resolve("05-crons.png"));
                 b.click(b.find("#crons li[data-cron-id] button"));
                 await("the cron job is gone").atMost(PATIENCE).until(() -> b.text("#crons").contains("No cron jobs."));
 
@@ -170,6 +178,7 @@ class DashboardBrowserIT {
                 waitVisible(b, "#login-view");
                 b.open(lead + "/");
                 waitVisible(b, "#login-view");
+                assertThat(visible(b, "#app")).as("logged out: no data view").isFalse();
             }
         } finally {
             UpCommandIT.kill(up);
@@ -199,7 +208,8 @@ class DashboardBrowserIT {
     }
 
     private static boolean visible(WebDriver b, String css) {
-        return b.script("const e = document.querySelector(arguments[0]); return !!e && !e.hidden", css).asBoolean();
+        // rendered, not only un-hidden: a CSS rule that overrides [hidden] would show both views
+        return b.script("const e = document.querySelector(arguments[0]); return !!e && e.getClientRects().length > 0", css).asBoolean();
     }
 
     private static void waitVisible(WebDriver b, String css) {

@@ -10,7 +10,7 @@ const EVENT_TYPES = ['prompt_received', 'turn_started', 'assistant_message', 'to
   'background_started', 'background_finished', 'todo_updated', 'model_retry', 'error', 'budget_warning',
   'budget_exceeded', 'message'];
 const FEED_MAX = 500;
-const state = { team: null, source: null, lastSeq: 0, agents: new Set(), reloadTimer: null, retryTimer: null };
+const state = { team: null, source: null, lastSeq: 0, agents: new Set(), reloadTimer: null, retryTimer: null, agentUsage: {} };
 
 function api(path, opts = {}) {
   const init = { credentials: 'same-origin', headers: {}, ...opts };
@@ -107,6 +107,7 @@ function selectTeam(team) {
   state.team = team;
   state.lastSeq = 0;
   state.agents = new Set();
+  state.agentUsage = {};
   history.replaceState(null, '', '#team=' + encodeURIComponent(team));
   $('feed').replaceChildren();
   $('agent-filter').replaceChildren(el('option', { value: '', text: 'all agents' }));
@@ -153,6 +154,7 @@ function onEvent(m) {
   if (!e || typeof e.seq !== 'number' || e.seq <= state.lastSeq) return; // exactly once, in order
   state.lastSeq = e.seq;
   addAgent(e.agent || 'lead');
+  if (e.type === 'turn_completed' && e.data && e.data.agentUsage) state.agentUsage[e.agent || 'lead'] = e.data.agentUsage;
   const li = renderEvent(e);
   li.hidden = !matchesFilter(li);
   const feed = $('feed');
@@ -174,7 +176,9 @@ function renderEvent(e) {
     case 'tool_call_finished':
       kind = (d.error ? '✗ ' : '← ') + (d.tool || '?') + (d.durationMs !== undefined ? ' (' + d.durationMs + ' ms)' : '');
       detail = preview(d.preview !== undefined ? d.preview : d.result, 1500); break;
-    case 'turn_completed': body = (d.status || '') + (d.reason ? ' · ' + d.reason : ''); break;
+    case 'turn_completed':
+      body = [d.status, d.reason !== d.status ? d.reason : null].filter(Boolean).join(' · ')
+        + (d.usage ? ' · ' + ((d.usage.inputTokens || 0) + (d.usage.outputTokens || 0)) + ' tokens' : ''); break;
     case 'turn_started': body = d.source || ''; break;
     case 'approval_requested': kind = '? approval needed'; body = (d.tool || '') + ' ' + preview(d.args); break;
     case 'approval_resolved': body = (d.status || '') + (d.reason ? ' · ' + d.reason : ''); break;
@@ -256,11 +260,12 @@ async function loadAgents() {
   if (!agents) return;
   agents.forEach((a) => addAgent(a.name));
   $('agents').tBodies[0].replaceChildren(...agents.map((a) => {
-    const u = a.usage || {};
-    const tokens = (u.promptTokens || 0) + (u.completionTokens || 0);
+    // the agent's life-time usage: what its row reports (a teammate's last report), else its last turn_completed's agentUsage
+    const u = (a.usage && Object.keys(a.usage).length ? a.usage : null) || state.agentUsage[a.name] || null;
+    const tokens = u ? (u.inputTokens ?? u.promptTokens ?? 0) + (u.outputTokens ?? u.completionTokens ?? 0) : null;
     return el('tr', { 'data-agent': a.name }, el('th', { scope: 'row', text: a.name }), el('td', { text: a.role || (a.name === 'lead' ? 'lead' : '') }),
       el('td', { text: a.status || '' }), el('td', { text: a.currentTask || '' }),
-      el('td', { text: a.usage ? String(tokens) : '–' }), el('td', { text: a.usage && u.costUsd !== undefined ? money(u.costUsd) : '–' }));
+      el('td', { text: tokens === null ? '–' : String(tokens) }), el('td', { text: u && u.costUsd !== undefined ? money(u.costUsd) : '–' }));
   }));
 }
 
