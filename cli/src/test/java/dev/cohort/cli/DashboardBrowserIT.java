@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code dashboard-scenario.json}) and an API token, Debian's chromium driven over WebDriver. A person opens the page,
  * logs in (a wrong token first), plans work onto the board, watches the lead's {@code rm -r build} wait for approval,
  * approves it by clicking and sees the tool result; a teammate spawned by the lead shows up under its own name and
- * moves task_1 from "pending" to "completed"; the feed filters by agent; a cron job is added and removed through the
+ * moves task_1 from "pending" to "completed"; the feed filters by agent; a plan of a teammate in plan mode is denied
+ * with a reason by clicking; a cron job is added and removed through the
  * lead's proxy; interrupt with no running turn says why. Screenshots land in {@code target/dashboard-screenshots/}.
  */
 class DashboardBrowserIT {
@@ -143,6 +144,20 @@ class DashboardBrowserIT {
                 assertThat(shown).isNotEmpty().containsOnly("alice");
                 b.screenshot(SHOTS.resolve("04-teammate-filter.png"));
                 b.script("const s = document.getElementById('agent-filter'); s.value = ''; s.dispatchEvent(new Event('change'));");
+
+                // a plan approval: bob (plan mode) submits a plan, a person denies it with a reason by clicking
+                prompt(b, "Ask bob for a docs plan.");
+                await("bob's plan waits for review").atMost(PATIENCE).until(() -> b.text("#plans").contains("plan of bob"));
+                assertThat(b.text("#plans .approval")).contains("1. Write docs/API.md with every endpoint");
+                b.type(b.find("#plans .approval input"), "add the error responses");
+                b.click(b.find("#plans .approval button.deny"));
+                await("the plan panel empties").atMost(PATIENCE).until(() -> b.text("#plans").contains("No plan waits for review."));
+                JsonNode plans = Json.MAPPER.readTree(http.send(HttpRequest.newBuilder(URI.create(lead
+                        + "/api/v1/teams/default/protocols?type=plan_approval")).header("Authorization", "Bearer " + TOKEN).build(),
+                        HttpResponse.BodyHandlers.ofString()).body());
+                assertThat(plans).hasSize(1);
+                assertThat(plans.get(0).path("status").asText()).isEqualTo("rejected");
+                assertThat(plans.get(0).path("feedback").asText()).isEqualTo("add the error responses");
 
                 // usage per agent: the table of the usage endpoint, or a clear "not available" where it is missing
                 await("usage is shown").atMost(PATIENCE).until(() -> {

@@ -285,15 +285,16 @@ async function loadUsage() {
 
 async function loadApprovals() {
   const list = await api(teamPath('/approvals?status=pending')).catch(() => null);
-  if (list) {
-    $('approvals').replaceChildren(...(list.length ? list.map(renderApproval)
-      : [el('li', { class: 'muted', text: 'Nothing waits for you.' })]));
-  }
+  if (list) keyed($('approvals'), list, renderApproval, 'approvalId', 'Nothing waits for you.');
   const plans = await api(teamPath('/protocols?status=pending')).catch(() => null);
-  if (plans) {
-    const open = plans.filter((p) => (p.type || p.kind || '').includes('plan'));
-    $('plans').replaceChildren(...(open.length ? open.map(renderPlan) : [el('li', { class: 'muted', text: 'No plan waits for review.' })]));
-  }
+  if (plans) keyed($('plans'), plans.filter((p) => p.type === 'plan_approval'), renderPlan, 'protocolId', 'No plan waits for review.');
+}
+
+// Keeps the items still pending as they are (a reason being typed survives a reload), adds new ones, drops the rest.
+function keyed(list, items, render, key, empty) {
+  const have = new Map([...list.children].filter((li) => li.dataset[key]).map((li) => [li.dataset[key], li]));
+  list.replaceChildren(...(items.length ? items.map((it) => have.get(it.id) || render(it))
+    : [el('li', { class: 'muted', text: empty })]));
 }
 
 function decisionBox(id, what, send) {
