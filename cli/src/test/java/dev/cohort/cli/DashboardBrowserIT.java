@@ -123,8 +123,12 @@ class DashboardBrowserIT {
                 await("task_1 is completed by alice").atMost(PATIENCE).until(() -> cards(b, "completed").stream()
                         .anyMatch(c -> c.startsWith("task_1 ") && c.contains("owner alice")));
                 assertThat(cards(b, "pending")).noneMatch(c -> c.startsWith("task_1 "));
-                assertThat(feed(b, "alice", "tool_call_started")).anyMatch(t -> t.contains("claim_task"))
-                        .anyMatch(t -> t.contains("complete_task"));
+                // the board reads the task table, the feed the event stream (alice's events are sequenced on their way):
+                // both get there, in either order
+                await("alice's tool calls are in the feed").atMost(PATIENCE).until(() -> {
+                    List<String> calls = feed(b, "alice", "tool_call_started");
+                    return calls.stream().anyMatch(t -> t.contains("claim_task")) && calls.stream().anyMatch(t -> t.contains("complete_task"));
+                });
                 await("alice is in the agents panel").atMost(PATIENCE).until(() -> b.text("#agents tr[data-agent='alice']")
                         .contains("schema writer"));
                 await("alice's tokens are shown").atMost(PATIENCE).until(() -> b.text("#agents tr[data-agent='alice'] td:nth-of-type(4)")
@@ -179,6 +183,17 @@ class DashboardBrowserIT {
                 b.screenshot(SHOTS.resolve("05-crons.png"));
                 b.click(b.find("#crons li[data-cron-id] button"));
                 await("the cron job is gone").atMost(PATIENCE).until(() -> b.text("#crons").contains("No cron jobs."));
+
+                // the stream drops (closed under the page) and is reopened after the last seq shown: new events arrive, none twice
+                long before = b.script("return state.lastSeq").asLong();
+                b.script("state.source.close(); setConn('dropped'); openStream();");
+                await("the stream is live again").atMost(PATIENCE).until(() -> b.text("#conn").equals("events: live"));
+                prompt(b, "Anything else?");
+                await("events after the drop").atMost(PATIENCE).until(() -> b.script("return [...document.querySelectorAll("
+                        + "'#feed li[data-type=turn_completed]')].some(e => Number(e.dataset.seq) > arguments[0])", before).asBoolean());
+                List<Long> seqs = new ArrayList<>();
+                b.script("return [...document.querySelectorAll('#feed li')].map(e => Number(e.dataset.seq))").forEach(n -> seqs.add(n.asLong()));
+                assertThat(seqs).doesNotHaveDuplicates().isSorted();
 
                 // interrupt: with nothing running the page says so (alice's result may still give the lead an inbox turn,
                 // which the button then ends: both answers are the API's, shown as they are)
