@@ -24,7 +24,7 @@ import picocli.CommandLine.Option;
  * (free ports, a temporary workspace with a {@code build/} directory, its own {@code COHORT_HOME} so a running
  * {@code up} is not disturbed), sends four prompts — plan tasks with dependencies, do the first one, clean the build
  * (an approval, answered yes), list the workspace — shows every event as {@code cohort chat} would, prints the
- * board and stops everything.
+ * board and stops everything ({@code --keep}: leaves the team running for the dashboard until Ctrl-C).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Run a scripted session end to end with the scripted model (no API key needed).",
@@ -40,7 +40,8 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--ready-timeout", description = "Seconds to wait for the services (default ${DEFAULT-VALUE}).")
     int readyTimeout = 240;
 
-    @Option(names = "--keep", description = "Keep the temporary workspace and the services' log (the path is printed).")
+    @Option(names = "--keep", description = {"Leave the demo team running afterwards, to look at it in the dashboard;",
+        "Ctrl-C stops the services. The temporary workspace and the services' log are kept (the path is printed)."})
     boolean keep;
 
     private Style style;
@@ -109,6 +110,14 @@ public final class DemoCommand implements Callable<Integer> {
             System.out.println(style.bold("the task board (cohort tasks):"));
             TasksCommand.table(api.get("/api/v1/teams/default/tasks")).forEach(System.out::println);
             System.out.println();
+            if (keep) {
+                // the demo team stays up for the dashboard; the token is read from up.json, never printed
+                System.out.println(style.bold("dashboard: ") + run.path("leadUrl").asText() + "/");
+                System.out.println(style.dim("log in with the api token: jq -r .apiToken " + home.resolve("up.json")));
+                System.out.println(style.dim("the demo team keeps running; Ctrl-C stops it."));
+                up.waitFor();
+                return rc;
+            }
             System.out.println(style.dim("next: `./cohort up` in your project, then `./cohort chat` in another terminal."));
             return rc;
         } catch (IOException e) {

@@ -258,6 +258,9 @@ public final class UpCommand implements Callable<Integer> {
         System.out.printf("  %-20s %s (saved for the CLI in %s)%n", "api token", tokenSource("COHORT_API_TOKEN"), LocalRun.file());
         System.out.printf("  %-20s internal %s, tool runner %s%n", "service tokens", tokenSource("COHORT_INTERNAL_TOKEN"),
                 tokenSource("COHORT_TOOL_RUNNER_TOKEN"));
+        // the dashboard asks for the API token once; the token itself is never printed (this output often lands in logs)
+        System.out.printf("  %-20s %s%n", "dashboard", "http://127.0.0.1:" + services.get(1).port() + "/");
+        System.out.printf("  %-20s paste the api token: jq -r .apiToken %s%n", "dashboard login", LocalRun.file());
         System.out.println();
 
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(readyTimeout);

@@ -20,7 +20,8 @@ import org.jboss.resteasy.reactive.server.ServerRequestFilter;
  * The bearer-token check of every Cohort service: a request whose path starts with a prefix of
  * {@code cohort.web.bearer} needs {@code Authorization: Bearer <token>} with the token of that prefix's config key
  * (compared in constant time). Refusals are 401 problem+json with {@code WWW-Authenticate: Bearer}; the detail never
- * contains the token. A prefix whose token is unset is open; health and metrics are never under a prefix.
+ * contains the token. A prefix whose token is unset is open; health and metrics are never under a prefix. A request
+ * without the header may instead carry a valid {@link SessionCookie} signed with that token (the dashboard's login).
  */
 @Singleton
 public class BearerTokenFilter {
@@ -42,6 +43,11 @@ public class BearerTokenFilter {
         String given = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).strip() : null;
         if (given != null && MessageDigest.isEqual(given.getBytes(StandardCharsets.UTF_8),
                 expected.get().getBytes(StandardCharsets.UTF_8))) {
+            return Optional.empty();
+        }
+        // the dashboard's login cookie (EventSource cannot send headers); SameSite=Strict keeps other sites out
+        jakarta.ws.rs.core.Cookie session = ctx.getCookies().get(SessionCookie.NAME);
+        if (given == null && session != null && SessionCookie.valid(session.getValue(), expected.get(), java.time.Instant.now())) {
             return Optional.empty();
         }
         String detail = given == null

@@ -1,0 +1,82 @@
+package dev.cohort.lead.web;
+
+import dev.cohort.host.web.SessionCookie;
+import dev.cohort.lead.api.ApiException;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.CookieParam;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.NewCookie;
+import jakarta.ws.rs.core.Response;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * The dashboard's login: {@code POST /api/v1/session {token}} checks the API token once and answers with a
+ * same-site, HttpOnly {@link SessionCookie} that the bearer filter accepts in place of the header (the browser's
+ * EventSource cannot send headers, and a token in a URL would land in logs). {@code DELETE} clears it,
+ * {@code GET} says whether a login is needed and whether the caller has one. The path is open in the bearer filter
+ * ({@code cohort.web.bearer."/api/v1/session"} maps to an unset key).
+ */
+@Path("/api/v1/session")
+@Produces(MediaType.APPLICATION_JSON)
+public class SessionResource {
+
+    /** A working day: long enough not to nag, short enough that a forgotten laptop does not stay logged in. */
+    @ConfigProperty(name = "cohort.dashboard.session-ttl", defaultValue = "PT12H")
+    Duration ttl;
+
+    @ConfigProperty(name = "cohort.api.token")
+    Optional<String> apiToken;
+
+    /** The login body. */
+    public record Login(String token) {
+    }
+
+    @GET
+    public Map<String, Object> status(@CookieParam(SessionCookie.NAME) String cookie) {
+        Optional<String> token = token();
+        boolean in = token.isEmpty() || SessionCookie.valid(cookie, token.get(), Instant.now());
+        return Map.of("required", token.isPresent(), "authenticated", in);
+    }
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response login(Login body) {
+        if (body == null || body.token() == null || body.token().isBlank()) {
+            throw ApiException.badRequest("body must be {\"token\": \"<the API token>\"}");
+        }
+        Optional<String> token = token();
+        if (token.isEmpty()) {
+            // an open API: nothing to log in to, and no cookie to hand out
+            return Response.ok(Map.of("required", false, "authenticated", true)).build();
+        }
+        if (!MessageDigest.isEqual(body.token().strip().getBytes(StandardCharsets.UTF_8),
+                token.get().getBytes(StandardCharsets.UTF_8))) {
+            throw new ApiException(401, "Unauthorized", "wrong API token");
+        }
+        NewCookie c = new NewCookie.Builder(SessionCookie.NAME).value(SessionCookie.issue(token.get(), Instant.now(), ttl))
+                .path("/").httpOnly(true).sameSite(NewCookie.SameSite.STRICT).maxAge((int) ttl.toSeconds()).build();
+        return Response.ok(Map.of("required", true, "authenticated", true)).cookie(c).build();
+    }
+
+    @DELETE
+    public Response logout() {
+        NewCookie c = new NewCookie.Builder(SessionCookie.NAME).value("").path("/").httpOnly(true)
+                .sameSite(NewCookie.SameSite.STRICT).maxAge(0).build();
+        return Response.noContent().cookie(c).build();
+    }
+
+    private Optional<String> token() {
+        return apiToken.filter(t -> !t.isBlank());
+    }
+}
