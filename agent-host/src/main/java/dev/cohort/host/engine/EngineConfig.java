@@ -407,8 +407,8 @@ public interface EngineConfig {
             String key = PREFIX + "prices.\"" + model + "\".";
             e.nonNegative(key + "input-per-million", p.inputPerMillion());
             e.nonNegative(key + "output-per-million", p.outputPerMillion());
+            p.cachedInputPerMillion().ifPresent(v -> e.nonNegative(key + "cached-input-per-million", v));
             double cached = p.cachedInputPerMillion().orElse(p.inputPerMillion());
-            e.nonNegative(key + "cached-input-per-million", cached);
             prices.put(model, new EngineSettings.ModelPrice(p.inputPerMillion(), p.outputPerMillion(), cached));
         });
 

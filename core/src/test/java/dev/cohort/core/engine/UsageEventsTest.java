@@ -94,4 +94,14 @@ class UsageEventsTest {
                 .dataOf(EventType.ASSISTANT_MESSAGE).get(0);
         assertThat(flat.path("costUsd").asDouble()).isCloseTo((1000 * 1.0 + 100 * 2.0) / 1_000_000, offset(1e-12));
     }
+
+    @Test
+    void aSavedUsageWithoutCachedTokensReadsBackWithZeroAndNewOnesRoundTrip() {
+        Usage old = dev.cohort.core.protocol.Json.read(
+                "{\"inputTokens\":10,\"outputTokens\":2,\"calls\":1,\"costUsd\":0.5}", Usage.class);
+        assertThat(old).isEqualTo(new Usage(10, 2, 1, 0.5, 0));
+        Usage now = new Usage(10, 2, 1, 0.5, 4).plus(new Usage(1, 1, 1, 0, 1));
+        assertThat(dev.cohort.core.protocol.Json.read(dev.cohort.core.protocol.Json.write(now), Usage.class))
+                .isEqualTo(new Usage(11, 3, 2, 0.5, 5));
+    }
 }
