@@ -130,6 +130,9 @@ public interface EngineConfig {
         /** USD per million completion tokens. */
         @WithDefault("0")
         double outputPerMillion();
+
+        /** USD per million prompt tokens served from the provider's cache; absent = the input price. */
+        java.util.Optional<Double> cachedInputPerMillion();
     }
 
     /** The size of one model; an absent value is the compaction's default. */
@@ -404,7 +407,9 @@ public interface EngineConfig {
             String key = PREFIX + "prices.\"" + model + "\".";
             e.nonNegative(key + "input-per-million", p.inputPerMillion());
             e.nonNegative(key + "output-per-million", p.outputPerMillion());
-            prices.put(model, new EngineSettings.ModelPrice(p.inputPerMillion(), p.outputPerMillion()));
+            p.cachedInputPerMillion().ifPresent(v -> e.nonNegative(key + "cached-input-per-million", v));
+            double cached = p.cachedInputPerMillion().orElse(p.inputPerMillion());
+            prices.put(model, new EngineSettings.ModelPrice(p.inputPerMillion(), p.outputPerMillion(), cached));
         });
 
         CompactionConfig k = c.compaction();

@@ -128,6 +128,7 @@ class EngineConfigTest {
         p.put("cohort.engine.budgets.cost-per-team-usd", "20.25");
         p.put("cohort.engine.prices.\"gpt-4.1\".input-per-million", "2");
         p.put("cohort.engine.prices.\"gpt-4.1\".output-per-million", "8");
+        p.put("cohort.engine.prices.\"gpt-4.1\".cached-input-per-million", "0.5");
         p.put("cohort.engine.prices.\"gpt-4o-mini\".input-per-million", "0.15");
         p.put("cohort.engine.models.\"gpt-4.1\".context-window", "1047576");
         p.put("cohort.engine.models.\"gpt-4.1\".max-output-tokens", "32768");
@@ -159,7 +160,7 @@ class EngineConfigTest {
         p.put("cohort.engine.recovery.max-truncated-tool-rounds", "0");
 
         EngineSettings expected = new EngineSettings(40, 20, 1, 4, 2, 6, null, null, Duration.ofSeconds(90), 100000,
-                2000000, Map.of("gpt-4.1", new EngineSettings.ModelPrice(2, 8), "gpt-4o-mini",
+                2000000, Map.of("gpt-4.1", new EngineSettings.ModelPrice(2, 8, 0.5), "gpt-4o-mini",
                         new EngineSettings.ModelPrice(0.15, 0)), 120,
                 new RecoverySettings(4, Duration.ofMillis(250), Duration.ofSeconds(10), Duration.ofMinutes(1), 0, 2, null,
                         32000, 1, 0),
@@ -172,6 +173,9 @@ class EngineConfigTest {
         // a model listed without sizes gets the default ones, and prices are what cost reporting uses
         assertThat(settings(p).compaction().limitsFor("small").maxOutputTokens()).isEqualTo(4096);
         assertThat(settings(p).cost("gpt-4.1", 1_000_000, 500_000)).isEqualTo(6.0);
+        // cached prompt tokens at the cached price; without one (gpt-4o-mini) at the input price
+        assertThat(settings(p).cost("gpt-4.1", 1_000_000, 500_000, 400_000)).isCloseTo(5.4, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(settings(p).cost("gpt-4o-mini", 1_000_000, 0, 1_000_000)).isEqualTo(0.15);
         // a model's own thresholds; the others keep the global ones
         assertThat(settings(p).compaction().autoCompactRatioFor("small")).isEqualTo(0.6);
         assertThat(settings(p).compaction().microCompactRatioFor("small")).isEqualTo(0.3);
@@ -235,6 +239,8 @@ class EngineConfigTest {
                         "cohort.engine.budgets.cost-per-team-usd=-3.0 must be 0 (unlimited) or a positive finite number"),
                 Arguments.of("cohort.engine.prices.\"m\".input-per-million", "-1",
                         "cohort.engine.prices.\"m\".input-per-million=-1.0 must be 0 (unlimited) or a positive finite number"),
+                Arguments.of("cohort.engine.prices.\"m\".cached-input-per-million", "-2",
+                        "cohort.engine.prices.\"m\".cached-input-per-million=-2.0 must be 0 (unlimited) or a positive finite number"),
                 Arguments.of("cohort.engine.compaction.auto-compact-ratio", "1.2",
                         "cohort.engine.compaction.auto-compact-ratio=1.2 must be above 0 and at most 1"),
                 Arguments.of("cohort.engine.compaction.micro-compact-ratio", "0",

@@ -188,7 +188,7 @@ final class ContextManager {
             return false;
         }
         count.accept(new Usage(r.inputTokens(), r.outputTokens(), 1, engine.settings.cost(r.model(), r.inputTokens(),
-                r.outputTokens())));
+                r.outputTokens(), r.cachedTokens()), r.cachedTokens()));
         int tail = Summary.tailStart(conv.messages, cs.keepRecentTurns(), (long) (limits.contextWindow()
                 * cs.summaryTailRatio()));
         boolean keep = ctx.policy().keepsSessionMemoryInSummary();

@@ -148,17 +148,35 @@ public record EngineSettings(int maxModelCallsPerTurn, int subagentMaxModelCalls
 
     /** The cost of one call's tokens on {@code modelName} (0 when no price is configured). */
     public double cost(String modelName, long in, long out) {
+        return cost(modelName, in, out, 0);
+    }
+
+    /**
+     * The cost of one call's tokens on {@code modelName}, {@code cached} of the {@code in} prompt tokens at the cached
+     * price (0 when no price is configured).
+     */
+    public double cost(String modelName, long in, long out, long cached) {
         ModelPrice p = modelName == null ? null : prices.get(modelName);
         if (p == null && model != null) {
             p = prices.get(model);
         }
-        return p == null ? 0 : (in * p.inputPerMillion() + out * p.outputPerMillion()) / 1_000_000.0;
+        if (p == null) {
+            return 0;
+        }
+        long c = Math.max(0, Math.min(cached, in));
+        return ((in - c) * p.inputPerMillion() + c * p.cachedInputPerMillion() + out * p.outputPerMillion())
+                / 1_000_000.0;
     }
 
     /**
-     * @param inputPerMillion  USD per million prompt tokens
-     * @param outputPerMillion USD per million completion tokens
+     * @param inputPerMillion       USD per million prompt tokens
+     * @param outputPerMillion      USD per million completion tokens
+     * @param cachedInputPerMillion USD per million prompt tokens served from the provider's cache
      */
-    public record ModelPrice(double inputPerMillion, double outputPerMillion) {
+    public record ModelPrice(double inputPerMillion, double outputPerMillion, double cachedInputPerMillion) {
+        /** A price without a cache discount: cached prompt tokens cost what other prompt tokens cost. */
+        public ModelPrice(double inputPerMillion, double outputPerMillion) {
+            this(inputPerMillion, outputPerMillion, inputPerMillion);
+        }
     }
 }

@@ -10,6 +10,7 @@ import dev.langchain4j.data.message.SystemMessage;
 import dev.langchain4j.data.message.ToolExecutionResultMessage;
 import dev.langchain4j.data.message.UserMessage;
 import dev.langchain4j.model.chat.response.ChatResponse;
+import dev.langchain4j.model.openai.OpenAiTokenUsage;
 import dev.langchain4j.model.output.TokenUsage;
 import java.util.ArrayList;
 import java.util.List;
@@ -83,7 +84,16 @@ public final class GatewayModelClient implements ModelClient {
                     default -> "other";
                 };
         return new Reply(ai.text(), calls, finish, u == null || u.inputTokenCount() == null ? 0 : u.inputTokenCount(),
-                u == null || u.outputTokenCount() == null ? 0 : u.outputTokenCount(), resp.modelName());
+                u == null || u.outputTokenCount() == null ? 0 : u.outputTokenCount(), resp.modelName(), cached(u));
+    }
+
+    /** {@code usage.prompt_tokens_details.cached_tokens} of an OpenAI-compatible reply, 0 when absent. */
+    static long cached(TokenUsage u) {
+        if (u instanceof OpenAiTokenUsage o && o.inputTokensDetails() != null
+                && o.inputTokensDetails().cachedTokens() != null) {
+            return o.inputTokensDetails().cachedTokens();
+        }
+        return 0;
     }
 
     static ChatMessage toLangchain(Message m) {

@@ -194,7 +194,7 @@ final class ModelCaller {
                 conv.add(Message.tool(c.id(), c.name(), TRUNCATED_CALL, true));
             }
             step.run();
-            events.assistant(a, reply, u);
+            events.assistant(a, reply, u, model());
             events.retry(new ModelRetry.TruncatedToolCalls(n, rs.maxTruncatedToolRounds(), ctx.turnId(),
                     events.subagentFlag()));
             if (n > rs.maxTruncatedToolRounds()) {
@@ -210,7 +210,7 @@ final class ModelCaller {
                     + " continuations]", List.of());
             conv.add(a);
             step.run();
-            events.assistant(a, joined, u);
+            events.assistant(a, joined, u, model());
             events.retry(new ModelRetry.ContinuationLimit(rs.maxContinuations(), ctx.turnId(), events.subagentFlag()));
             return; // a final answer: the loop completes the turn
         }
@@ -247,7 +247,7 @@ final class ModelCaller {
         frags.forEach(joined::append);
         joined.append(reply.text() == null ? "" : reply.text());
         return new ModelClient.Reply(joined.toString(), reply.toolCalls(), reply.finishReason(),
-                reply.inputTokens(), reply.outputTokens(), reply.model());
+                reply.inputTokens(), reply.outputTokens(), reply.model(), reply.cachedTokens());
     }
 
     /** Gives calls without an id one (some providers omit it), so every result can be paired. */

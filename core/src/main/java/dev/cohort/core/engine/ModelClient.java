@@ -33,11 +33,19 @@ public interface ModelClient {
      * @param inputTokens  prompt tokens reported (0 if unknown)
      * @param outputTokens completion tokens reported (0 if unknown)
      * @param model        the model that answered, if known
+     * @param cachedTokens prompt tokens the provider served from its cache (part of {@code inputTokens}; 0 if it
+     *                     says nothing)
      */
     record Reply(String text, List<ModelToolCall> toolCalls, String finishReason, long inputTokens, long outputTokens,
-            String model) {
+            String model, long cachedTokens) {
         public Reply {
             toolCalls = toolCalls == null ? List.of() : List.copyOf(toolCalls);
+        }
+
+        /** A reply without cache information. */
+        public Reply(String text, List<ModelToolCall> toolCalls, String finishReason, long inputTokens,
+                long outputTokens, String model) {
+            this(text, toolCalls, finishReason, inputTokens, outputTokens, model, 0);
         }
 
         public static Reply text(String text) {

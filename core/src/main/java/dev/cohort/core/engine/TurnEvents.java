@@ -76,10 +76,15 @@ final class TurnEvents {
         emit(new TurnStarted(turnId, source));
     }
 
-    /** The reply's event: with the save that appends the reply (call it before that save). */
-    void assistant(Message m, ModelClient.Reply reply, Usage u) {
+    /**
+     * The reply's event: with the save that appends the reply (call it before that save). {@code requested} is the
+     * model the call asked for, named when the reply does not say which model answered.
+     */
+    void assistant(Message m, ModelClient.Reply reply, Usage u, String requested) {
+        String model = reply.model() != null && !reply.model().isBlank() ? reply.model() : requested;
         emitWithSave(new AssistantMessage(turnId, reply.finishReason(), u.inputTokens(), u.outputTokens(), m.content(),
-                m.toolCalls().stream().map(ModelToolCall::name).toList(), subagent));
+                m.toolCalls().stream().map(ModelToolCall::name).toList(), subagent, model, u.cachedTokens(),
+                u.costUsd()));
     }
 
     void toolStarted(ModelToolCall c) {
@@ -158,7 +163,7 @@ final class TurnEvents {
     }
 
     private static TurnCompleted.UsageView view(Usage u) {
-        return new TurnCompleted.UsageView(u.inputTokens(), u.outputTokens(), u.costUsd());
+        return new TurnCompleted.UsageView(u.inputTokens(), u.outputTokens(), u.costUsd(), u.cachedTokens());
     }
 
     private void emitWithSave(EventPayload p) {

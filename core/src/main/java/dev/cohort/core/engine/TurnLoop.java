@@ -252,7 +252,8 @@ final class TurnLoop {
         }
         turn.modelCalls++;
         Usage u = new Usage(reply.inputTokens(), reply.outputTokens(), 1,
-                engine.settings.cost(reply.model(), reply.inputTokens(), reply.outputTokens()));
+                engine.settings.cost(reply.model(), reply.inputTokens(), reply.outputTokens(), reply.cachedTokens()),
+                reply.cachedTokens());
         count(u);
         if ("length".equals(reply.finishReason())) {
             try {
@@ -267,7 +268,7 @@ final class TurnLoop {
         }
         Message assistant = Message.assistant(reply.text(), model.withIds(reply.toolCalls()));
         conv.add(assistant);
-        events.assistant(assistant, reply, u); // stored with the save of the reply (TurnEvents)
+        events.assistant(assistant, reply, u, model.model()); // stored with the save of the reply (TurnEvents)
         step();
         sendWarnings();
         if (ctx.policy().remindsTodos() && assistant.hasToolCalls()) {

@@ -564,10 +564,13 @@ class EngineSeamsTest {
         assertThat(fields(finished)).containsExactly("turnId", "callId", "tool", "durationMs", "error", "preview");
         JsonNode completed = events.dataOf(EventType.TURN_COMPLETED).get(0);
         assertThat(fields(completed)).containsExactly("turnId", "reason", "modelCalls", "text", "usage", "agentUsage");
-        assertThat(fields(completed.path("usage"))).containsExactly("inputTokens", "outputTokens", "costUsd");
+        // issue 18 added cachedTokens (usage views) and model / cachedTokens / costUsd (assistant_message) at the end;
+        // the model is absent when neither the reply nor the settings name one
+        assertThat(fields(completed.path("usage"))).containsExactly("inputTokens", "outputTokens", "costUsd",
+                "cachedTokens");
         JsonNode assistant = events.dataOf(EventType.ASSISTANT_MESSAGE).get(0);
         assertThat(fields(assistant)).containsExactly("turnId", "finishReason", "inputTokens", "outputTokens",
-                "toolCalls");
+                "toolCalls", "cachedTokens", "costUsd");
         assertThat(Json.MAPPER.valueToTree(new dev.cohort.core.protocol.payload.ModelRetry.Retry(1, 4, "overloaded",
                 529, null, 500, true, "m", "t1", null)).toString())
                 .isEqualTo("{\"action\":\"retry\",\"attempt\":1,\"maxAttempts\":4,\"kind\":\"overloaded\",\"status\":529,"

@@ -73,6 +73,12 @@ public record Reply(
                 delayMs, error, rawBody, truncateAt);
     }
 
+    /** Usage with {@code cachedTokens} of the prompt tokens reported as served from the cache. */
+    public Reply withUsage(int promptTokens, int completionTokens, int cachedTokens) {
+        return new Reply(text, toolCalls, rawArguments, finishReason,
+                new Usage(promptTokens, completionTokens, null, cachedTokens), delayMs, error, rawBody, truncateAt);
+    }
+
     public Reply withDelayMs(long value) {
         return new Reply(text, toolCalls, rawArguments, finishReason, usage, value, error, rawBody, truncateAt);
     }
@@ -116,12 +122,20 @@ public record Reply(
         }
     }
 
-    /** Token usage to report instead of the chars/4 estimate; absent fields keep the estimate. */
+    /**
+     * Token usage to report instead of the chars/4 estimate; absent fields keep the estimate. {@code cached_tokens}
+     * is reported as {@code usage.prompt_tokens_details.cached_tokens} (absent: no details, as many providers send).
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Usage(
             @JsonProperty("prompt_tokens") Integer promptTokens,
             @JsonProperty("completion_tokens") Integer completionTokens,
-            @JsonProperty("total_tokens") Integer totalTokens) {
+            @JsonProperty("total_tokens") Integer totalTokens,
+            @JsonProperty("cached_tokens") Integer cachedTokens) {
+
+        public Usage(Integer promptTokens, Integer completionTokens, Integer totalTokens) {
+            this(promptTokens, completionTokens, totalTokens, null);
+        }
     }
 
     /**

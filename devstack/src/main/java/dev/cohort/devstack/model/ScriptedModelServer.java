@@ -570,8 +570,11 @@ public final class ScriptedModelServer implements AutoCloseable {
         int completion = given != null && given.completionTokens() != null ? given.completionTokens()
                 : (completionChars + 3) / 4;
         int total = given != null && given.totalTokens() != null ? given.totalTokens() : prompt + completion;
-        root.putObject("usage").put("prompt_tokens", prompt).put("completion_tokens", completion)
+        ObjectNode usage = root.putObject("usage").put("prompt_tokens", prompt).put("completion_tokens", completion)
                 .put("total_tokens", total);
+        if (given != null && given.cachedTokens() != null) {
+            usage.putObject("prompt_tokens_details").put("cached_tokens", given.cachedTokens());
+        }
         root.put("system_fingerprint", "fp_scripted");
         return root;
     }

@@ -20,13 +20,18 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The per-team event log in {@code lead.events}, sequenced through {@code lead.event_seq}. A newly stored teammate
- * event also updates {@code lead.roster} in the same transaction ({@code RosterRepository.project}).
+ * event also updates {@code lead.roster} in the same transaction ({@code RosterRepository.project}), and a newly
+ * stored {@code assistant_message} (any agent's) adds its row to the usage ledger {@code lead.usage}
+ * ({@code UsageRepository.record}), counted in the usage metrics once committed.
  */
 @ApplicationScoped
 public class EventRepository {
 
     @Inject
     AgroalDataSource ds;
+
+    @Inject
+    dev.cohort.lead.usage.UsageMetrics usageMetrics;
 
     /** Events one group commit stores at most (the rest go in the next). */
     static final int MAX_BATCH = 256;
@@ -195,10 +200,13 @@ public class EventRepository {
                         out.add(e.withSeq(seq));
                     }
                 }
+                List<dev.cohort.lead.usage.UsageRow> usage = new ArrayList<>();
                 for (Event e : out) {
                     dev.cohort.lead.teammates.persistence.RosterRepository.project(c, e);
+                    dev.cohort.lead.usage.UsageRepository.record(c, e).ifPresent(usage::add);
                 }
                 c.commit();
+                usage.forEach(usageMetrics::count); // counted once committed (a rolled-back batch counts nothing)
                 return out;
             } catch (SQLException | RuntimeException ex) {
                 c.rollback();
@@ -248,6 +256,7 @@ public class EventRepository {
         }
         for (Event e : out) {
             dev.cohort.lead.teammates.persistence.RosterRepository.project(c, e);
+            dev.cohort.lead.usage.UsageRepository.record(c, e); // counted by EventService.committed after the commit
         }
         return out;
     }
@@ -299,7 +308,11 @@ public class EventRepository {
                 }
                 // the roster is a projection of the teammates' events, kept in step by the transaction that stores them
                 dev.cohort.lead.teammates.persistence.RosterRepository.project(c, e);
+                // the usage ledger too: one row per assistant_message, in the transaction that stores it
+                java.util.Optional<dev.cohort.lead.usage.UsageRow> usage =
+                        dev.cohort.lead.usage.UsageRepository.record(c, e);
                 c.commit();
+                usage.ifPresent(usageMetrics::count);
                 return e.withSeq(seq);
             } catch (SQLException | RuntimeException ex) {
                 c.rollback();

@@ -25,6 +25,9 @@ public class EventService {
     @Inject
     EventHub hub;
 
+    @Inject
+    dev.cohort.lead.usage.UsageMetrics usageMetrics;
+
     /** Stores, publishes and announces one event; returns it with its seq. */
     /** Stores and publishes an event with a typed payload (ARCHITECTURE §4.2). */
     public Event emit(String team, String agent, dev.cohort.core.protocol.payload.EventPayload payload) {
@@ -53,6 +56,8 @@ public class EventService {
     /** Events stored by a committed transaction ({@link #storeIn}): local streams woken, published. */
     public void committed(java.util.List<Event> stored) {
         for (Event e : stored) {
+            // storeIn stores only new events (a known id fails the save), so each usage row is new: count it once
+            dev.cohort.lead.usage.UsageRow.of(e).ifPresent(usageMetrics::count);
             announce(e);
         }
     }

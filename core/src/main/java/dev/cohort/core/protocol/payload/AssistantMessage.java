@@ -14,10 +14,22 @@ import java.util.List;
  * @param text         the reply's text, absent without one
  * @param toolCalls    the names of the tools it calls, in order
  * @param subagent     {@code true} for a subagent's reply, absent otherwise
+ * @param model        the model that answered (the one asked for when the provider does not say)
+ * @param cachedTokens prompt tokens served from the provider's cache (part of {@code inputTokens}; 0 if it says
+ *                     nothing)
+ * @param costUsd      the call's cost at the configured {@code cohort.engine.prices} (0 without a price)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record AssistantMessage(String turnId, String finishReason, long inputTokens, long outputTokens, String text,
-        List<String> toolCalls, Boolean subagent) implements EventPayload {
+        List<String> toolCalls, Boolean subagent, String model, long cachedTokens, double costUsd)
+        implements EventPayload {
+
+    /** A reply without model, cache or cost information. */
+    public AssistantMessage(String turnId, String finishReason, long inputTokens, long outputTokens, String text,
+            List<String> toolCalls, Boolean subagent) {
+        this(turnId, finishReason, inputTokens, outputTokens, text, toolCalls, subagent, null, 0, 0);
+    }
+
     @Override
     public EventType type() {
         return EventType.ASSISTANT_MESSAGE;

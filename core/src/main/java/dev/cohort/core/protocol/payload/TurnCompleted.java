@@ -45,7 +45,12 @@ public record TurnCompleted(String turnId, String reason, int modelCalls, String
      * @param inputTokens  prompt tokens
      * @param outputTokens completion tokens
      * @param costUsd      cost at the configured prices (0 without prices)
+     * @param cachedTokens prompt tokens served from the provider's cache (part of {@code inputTokens})
      */
-    public record UsageView(long inputTokens, long outputTokens, double costUsd) {
+    public record UsageView(long inputTokens, long outputTokens, double costUsd, long cachedTokens) {
+        /** A view without cache information. */
+        public UsageView(long inputTokens, long outputTokens, double costUsd) {
+            this(inputTokens, outputTokens, costUsd, 0);
+        }
     }
 }

@@ -1,0 +1,95 @@
+package dev.cohort.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code cohort usage}: a team's model calls, tokens and cost per agent, turn or day (the usage endpoint). */
+@Command(name = "usage", mixinStandardHelpOptions = true,
+        description = "Show a team's model calls, tokens and cost per agent, turn or day.")
+public final class UsageCommand extends ApiCommand {
+
+    /** What the rows are. */
+    enum By {
+        agent, turn, day
+    }
+
+    @Option(names = "--team", description = "Team id (default: ${DEFAULT-VALUE}).")
+    String team = "default";
+
+    @Option(names = "--by", description = "Group by: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}).")
+    By by = By.agent;
+
+    @Option(names = "--since", paramLabel = "DATE", description = "Only calls on or after this UTC day (2026-12-02).")
+    String since;
+
+    @Option(names = "--agent", description = "Only this agent's calls.")
+    String agent;
+
+    @Option(names = "--json", description = "Print the API's JSON instead of a table.")
+    boolean json;
+
+    @Override
+    int run() throws IOException, InterruptedException {
+        StringBuilder path = new StringBuilder("/api/v1/teams/").append(ApiClient.seg(team)).append("/usage?by=")
+                .append(by.name());
+        if (since != null) {
+            path.append("&since=").append(ApiClient.seg(since));
+        }
+        if (agent != null) {
+            path.append("&agent=").append(ApiClient.seg(agent));
+        }
+        JsonNode report = lead().get(path.toString());
+        if (json) {
+            System.out.println(report.toPrettyString());
+        } else {
+            table(report).forEach(System.out::println);
+        }
+        return 0;
+    }
+
+    /** The report as a table: one row per group, then the total; a line when there were no calls. */
+    static List<String> table(JsonNode report) {
+        String by = report.path("by").asText("agent");
+        List<String> headers = new ArrayList<>();
+        switch (by) {
+            case "turn" -> headers.addAll(List.of("TURN", "AGENT"));
+            case "day" -> headers.add("DAY");
+            default -> headers.add("AGENT");
+        }
+        headers.addAll(List.of("CALLS", "PROMPT", "COMPLETION", "CACHED", "COST"));
+        List<List<String>> rows = new ArrayList<>();
+        for (JsonNode r : report.path("rows")) {
+            List<String> row = new ArrayList<>();
+            row.add(r.path("key").asText("-"));
+            if (by.equals("turn")) {
+                row.add(r.path("agent").asText("-"));
+            }
+            row.addAll(counters(r));
+            rows.add(row);
+        }
+        if (rows.isEmpty()) {
+            List<String> out = new ArrayList<>(Table.render(headers, rows));
+            out.add("(no model calls)");
+            return out;
+        }
+        List<String> total = new ArrayList<>();
+        total.add("TOTAL");
+        if (by.equals("turn")) {
+            total.add("");
+        }
+        total.addAll(counters(report.path("total")));
+        rows.add(total);
+        return Table.render(headers, rows);
+    }
+
+    private static List<String> counters(JsonNode n) {
+        return List.of(Long.toString(n.path("modelCalls").asLong()), Long.toString(n.path("promptTokens").asLong()),
+                Long.toString(n.path("completionTokens").asLong()), Long.toString(n.path("cachedTokens").asLong()),
+                String.format(Locale.ROOT, "$%.4f", n.path("costUsd").asDouble()));
+    }
+}
