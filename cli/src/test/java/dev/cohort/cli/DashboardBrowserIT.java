@@ -163,11 +163,12 @@ class DashboardBrowserIT {
                 assertThat(plans.get(0).path("status").asText()).isEqualTo("rejected");
                 assertThat(plans.get(0).path("feedback").asText()).isEqualTo("add the error responses");
 
-                // usage per agent: the table of the usage endpoint, or a clear "not available" where it is missing
-                await("usage is shown").atMost(PATIENCE).until(() -> {
+                // usage per agent: the usage endpoint's table, a row for the lead and one for the teammate
+                await("usage per agent is shown").atMost(PATIENCE).until(() -> {
                     String u = b.text("#usage");
-                    return u.contains("Agent") || u.contains("not available");
+                    return u.contains("Cached") && u.contains("lead") && u.contains("alice");
                 });
+                b.screenshot(SHOTS.resolve("04b-usage.png"));
 
                 // cron jobs through the lead's proxy to scheduler-service: add, see, remove
                 b.type(b.find("#cron-expr"), "*/30 * * * *");
