@@ -1,10 +1,13 @@
 package dev.cohort.reliability;
 
+import static dev.cohort.reliability.Workload.call;
+import static dev.cohort.reliability.Workload.calls;
+import static dev.cohort.reliability.Workload.rule;
+import static dev.cohort.reliability.Workload.text;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.model.RecordedRequest;
@@ -212,41 +215,10 @@ class LogHygieneIT {
         rules.add(rule("logs-tm-answer", Map.of("agent", tm, "lastRole", "tool"), text("written " + TEAMMATE_ANSWER)));
         rules.add(rule("logs-tm-work", Map.of("agent", tm, "lastRole", "user"), calls(
                 call("logs-t", "bash", Map.of("command", "echo TMTOOL$(echo OUT)SECRET" + RUN)))));
-        StringBuilder b = new StringBuilder();
-        for (ObjectNode r : rules) {
-            b.append(b.isEmpty() ? "" : ",").append(Json.write(r));
-        }
-        return b.toString();
+        return Workload.join(rules);
     }
 
-    private static ObjectNode rule(String name, Map<String, String> match, ObjectNode reply) {
-        ObjectNode r = Json.MAPPER.createObjectNode();
-        r.put("name", name);
-        ObjectNode m = r.putObject("match");
-        match.forEach(m::put);
-        r.set("reply", reply);
-        return r;
-    }
 
-    private static ObjectNode text(String t) {
-        return Json.MAPPER.createObjectNode().put("text", t);
-    }
 
-    private static ObjectNode calls(ObjectNode... calls) {
-        ObjectNode reply = Json.MAPPER.createObjectNode();
-        ArrayNode a = reply.putArray("toolCalls");
-        for (ObjectNode c : calls) {
-            a.add(c);
-        }
-        return reply;
-    }
 
-    private static ObjectNode call(String id, String name, Map<String, String> args) {
-        ObjectNode c = Json.MAPPER.createObjectNode();
-        c.put("id", id);
-        c.put("name", name);
-        ObjectNode a = c.putObject("arguments");
-        args.forEach(a::put);
-        return c;
-    }
 }

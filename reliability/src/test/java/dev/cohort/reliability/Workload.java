@@ -73,6 +73,11 @@ final class Workload {
                 call(null, "complete_task", Map.of("result", "job-2 done")))));
         rules.add(rule(team + "-w-ping", Map.of("agent", w, "lastMessage", "ping " + team), text("pong")));
         rules.add(rule(team + "-w-any", Map.of("agent", w), text("w: done")));
+        return join(rules);
+    }
+
+    /** Rule objects as the comma-separated list {@link RelStack#appendRules} takes. */
+    static String join(List<ObjectNode> rules) {
         StringBuilder b = new StringBuilder();
         for (ObjectNode r : rules) {
             b.append(b.isEmpty() ? "" : ",").append(Json.write(r));
@@ -80,7 +85,7 @@ final class Workload {
         return b.toString();
     }
 
-    private static ObjectNode rule(String name, Map<String, String> match, ObjectNode reply) {
+    static ObjectNode rule(String name, Map<String, String> match, ObjectNode reply) {
         ObjectNode r = Json.MAPPER.createObjectNode();
         r.put("name", name);
         ObjectNode m = r.putObject("match");
@@ -89,11 +94,11 @@ final class Workload {
         return r;
     }
 
-    private static ObjectNode text(String t) {
+    static ObjectNode text(String t) {
         return Json.MAPPER.createObjectNode().put("text", t);
     }
 
-    private static ObjectNode calls(ObjectNode... calls) {
+    static ObjectNode calls(ObjectNode... calls) {
         ObjectNode reply = Json.MAPPER.createObjectNode();
         ArrayNode a = reply.putArray("toolCalls");
         for (ObjectNode c : calls) {
@@ -102,7 +107,7 @@ final class Workload {
         return reply;
     }
 
-    private static ObjectNode call(String id, String name, Map<String, String> args) {
+    static ObjectNode call(String id, String name, Map<String, String> args) {
         ObjectNode c = Json.MAPPER.createObjectNode();
         if (id != null) {
             c.put("id", id);

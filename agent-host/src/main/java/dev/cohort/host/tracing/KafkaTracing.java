@@ -89,4 +89,20 @@ public final class KafkaTracing {
                 .setAttribute("messaging.destination.partition.id", String.valueOf(record.partition()))
                 .setAttribute("messaging.kafka.offset", record.offset());
     }
+
+    /**
+     * Handles {@code record} inside its {@link #process} span: current while {@code handler} runs, marked failed when
+     * it throws (the exception goes on to the caller's retry or dead-letter handling), always ended.
+     */
+    public static <R extends ConsumerRecord<?, ?>> void handle(Tracing tracing, R record, java.util.function.Consumer<R> handler) {
+        Span span = process(tracing, record);
+        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+            handler.accept(record);
+        } catch (RuntimeException e) {
+            span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());
+            throw e;
+        } finally {
+            span.end();
+        }
+    }
 }

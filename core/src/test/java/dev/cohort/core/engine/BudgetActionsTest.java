@@ -1,19 +1,16 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.tools.AgentRole;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,8 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * overrides read at every step (raising one lets work continue), and the stuck guard counting only the same call with
  * the same arguments <em>and</em> the same result.
  */
-class BudgetActionsTest {
-    static ScriptedModelServer model;
+class BudgetActionsTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;
 
@@ -34,21 +30,6 @@ class BudgetActionsTest {
              {"match":{"lastMessage":"^a"},"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo b"}}],"usage":{"prompt_tokens":250,"completion_tokens":50}}},
              {"match":{"lastMessage":"^b"},"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo a"}}],"usage":{"prompt_tokens":250,"completion_tokens":50}}},
              {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo a"}}],"usage":{"prompt_tokens":250,"completion_tokens":50}}}]}""";
-
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        model.reset();
-    }
 
     private AgentSession open(EngineSettings settings, EngineHarness.Events events, AgentContext ctx, AgentState s) {
         return EngineHarness.engine(EngineHarness.modelClient(model), events, List.of()).settings(settings).build()

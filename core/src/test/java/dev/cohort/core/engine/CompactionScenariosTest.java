@@ -1,5 +1,6 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import static dev.cohort.core.engine.EngineHarness.messages;
 import static dev.cohort.core.engine.EngineHarness.toolResults;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,22 +10,18 @@ import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.compact.CompactTool;
 import dev.cohort.devstack.model.RecordedRequest;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** s08 compaction in the loop, against the scripted model over HTTP. */
-class CompactionScenariosTest {
-    static ScriptedModelServer model;
+class CompactionScenariosTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;
     EngineHarness.Events events;
@@ -44,19 +41,8 @@ class CompactionScenariosTest {
         }
     };
 
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
     @BeforeEach
     void setUp() {
-        model.reset();
         events = new EngineHarness.Events();
     }
 

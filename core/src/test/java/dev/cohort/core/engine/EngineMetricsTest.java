@@ -1,5 +1,6 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.engine.EngineMetrics.ModelOutcome;
@@ -7,7 +8,6 @@ import dev.cohort.core.engine.EngineMetrics.ToolOutcome;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.PermissionSubject;
 import dev.cohort.core.tools.ToolResult;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,9 +15,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import org.jboss.logging.MDC;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,8 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The engine's observation points ({@link EngineMetrics}) and its log context ({@link LogContext}) against the
  * scripted model over HTTP: every model attempt, tool call and turn end is reported once with a bounded label.
  */
-class EngineMetricsTest {
-    static ScriptedModelServer model;
+class EngineMetricsTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;
     final Recording metrics = new Recording();
@@ -54,21 +50,6 @@ class EngineMetricsTest {
             assertThat(took).isPositive();
             turns.add(reason.wire());
         }
-    }
-
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
-    @BeforeEach
-    void setUp() {
-        model.reset();
     }
 
     @Test

@@ -1,10 +1,10 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.trace.Tracing;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
@@ -21,8 +21,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,27 +30,15 @@ import org.junit.jupiter.api.io.TempDir;
  * host hands over, a model call per step with the gen_ai attributes and the retry count, a tool call per executed
  * call; and the default {@link Tracing#NOOP} records nothing.
  */
-class EngineTracingTest {
-    static ScriptedModelServer model;
+class EngineTracingTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;
     InMemorySpanExporter exporter;
     OpenTelemetrySdk otel;
     final List<Duration> sleeps = Collections.synchronizedList(new ArrayList<>());
 
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
     @BeforeEach
     void setUp() {
-        model.reset();
         exporter = InMemorySpanExporter.create();
         otel = OpenTelemetrySdk.builder().setTracerProvider(SdkTracerProvider.builder()
                 .addSpanProcessor(SimpleSpanProcessor.create(exporter)).build()).build();

@@ -1,5 +1,6 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import static dev.cohort.core.engine.EngineHarness.lastContent;
 import static dev.cohort.core.engine.EngineHarness.messages;
 import static dev.cohort.core.engine.EngineHarness.toolResults;
@@ -9,38 +10,23 @@ import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.devstack.model.RecordedRequest;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** s01/s02 "try these prompts" against the scripted model over HTTP, with a local workspace. */
-class LoopScenariosTest {
-    static ScriptedModelServer model;
+class LoopScenariosTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;
     LocalWorkspace ws;
     EngineHarness.Events events;
     AgentSession lead;
 
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
     @BeforeEach
     void setUp() {
-        model.reset();
         ws = new LocalWorkspace(dir);
         events = new EngineHarness.Events();
         AgentEngine engine = EngineHarness.engine(EngineHarness.modelClient(model), events, List.of()).build();

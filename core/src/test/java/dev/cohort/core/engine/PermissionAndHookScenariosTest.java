@@ -1,5 +1,6 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import static dev.cohort.core.engine.EngineHarness.messages;
 import static dev.cohort.core.engine.EngineHarness.toolResults;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,38 +14,23 @@ import dev.cohort.core.engine.hooks.UserPromptSubmitHook;
 import dev.cohort.core.engine.permission.PermissionMode;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ToolResult;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** s03 (permission) and s04 (hooks) "try these prompts". */
-class PermissionAndHookScenariosTest {
-    static ScriptedModelServer model;
+class PermissionAndHookScenariosTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;
     LocalWorkspace ws;
 
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
     @BeforeEach
     void reset() {
-        model.reset();
         ws = new LocalWorkspace(dir);
     }
 

@@ -1,5 +1,6 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import static dev.cohort.core.engine.EngineHarness.messages;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,41 +10,26 @@ import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.devstack.model.RecordedRequest;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** s11 error recovery against the scripted model over HTTP, with a recording sleeper instead of real waits. */
-class RecoveryScenariosTest {
-    static ScriptedModelServer model;
+class RecoveryScenariosTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;
     EngineHarness.Events events;
     final List<Duration> sleeps = Collections.synchronizedList(new ArrayList<>());
     final InMemoryTranscriptStore transcripts = new InMemoryTranscriptStore();
 
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
     @BeforeEach
     void setUp() {
-        model.reset();
         events = new EngineHarness.Events();
         sleeps.clear();
     }

@@ -1,5 +1,6 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import static dev.cohort.core.engine.EngineHarness.lastContent;
 import static dev.cohort.core.engine.EngineHarness.toolResults;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,7 +13,6 @@ import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,15 +20,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Save/restore, the model-call cap, the stuck guard, budgets and cancellation. */
-class ResumeAndGuardsTest {
-    static ScriptedModelServer model;
+class ResumeAndGuardsTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;
 
@@ -39,21 +35,6 @@ class ResumeAndGuardsTest {
                {"id":"b1","name":"bash","arguments":{"command":"echo two >> notes.txt"}}]}},
              {"match":{"lastMessage":"^\\\\(no output\\\\)$"},"reply":{"toolCalls":[{"id":"r1","name":"read_file","arguments":{"path":"notes.txt"}}]}},
              {"match":{"lastRole":"tool"},"reply":{"text":"notes: {{lastMessage}}"}}]}""";
-
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        model.reset();
-    }
 
     /** Thrown by the store to simulate the process dying right after a save. */
     static final class Crash extends Error {

@@ -1,5 +1,6 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import static dev.cohort.core.engine.EngineHarness.lastContent;
 import static dev.cohort.core.engine.EngineHarness.messages;
 import static dev.cohort.core.engine.EngineHarness.system;
@@ -10,38 +11,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.todo.TodoItem;
 import dev.cohort.devstack.model.RecordedRequest;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** s05 (todo), s06 (subagent) and s07 (skills) "try these prompts". */
-class TodoSubagentSkillScenariosTest {
+class TodoSubagentSkillScenariosTest extends ScriptedModelTestBase {
     static final String REMINDER = "<reminder>Update your todo list";
-    static ScriptedModelServer model;
     @TempDir
     Path dir;
     LocalWorkspace ws;
     AgentEngine engine;
 
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
     @BeforeEach
     void reset() {
-        model.reset();
         ws = new LocalWorkspace(dir);
         engine = EngineHarness.engine(EngineHarness.modelClient(model), new EngineHarness.Events(), List.of())
                 .settings(EngineSettings.defaults().withSubagentMaxModelCalls(3)).build();

@@ -1,18 +1,15 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.offset;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.tools.AgentRole;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,25 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code usage.prompt_tokens_details.cached_tokens}, read through langchain4j over HTTP) and the call's cost;
  * {@code turn_completed} sums them.
  */
-class UsageEventsTest {
-    static ScriptedModelServer model;
+class UsageEventsTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;
-
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
-    @BeforeEach
-    void reset() {
-        model.reset();
-    }
 
     private EngineHarness.Events run(EngineSettings settings) {
         model.load("""

@@ -111,8 +111,11 @@ class AgentHostTest {
         assertThat(lastText(saved)).isEqualTo("step 1 of a");
         assertThat(f.store.row(a).phase()).isEqualTo(Phase.WORKING);
 
-        one.wake(a); // a late wake-up on the old owner is ignored
-        assertThat(one.hosting(a)).isFalse();
+        // a late wake-up on the old owner is ignored: its thread (which may still be leaving the detached turn: the
+        // hand-over waits for the turn, not for the thread) ends and no turn runs there again
+        one.wake(a);
+        await().atMost(WAIT).until(() -> !one.hosting(a));
+        assertThat(f.program.stoppedOf(a)).containsExactly("detached");
         two.adopt(List.of(a));
         await().atMost(WAIT).until(() -> f.program.stoppedOf(a).contains("completed") && !two.hosting(a));
         assertThat(f.runsOf("a")).as("the call whose result was saved is not run again").isEqualTo(1);

@@ -7,6 +7,7 @@ import dev.cohort.core.engine.GatewayModelClient;
 import dev.cohort.core.engine.ModelClient;
 import dev.cohort.core.llm.LlmGateway;
 import dev.cohort.core.llm.LlmSettings;
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.memory.MemoryDeleteTool;
@@ -14,15 +15,12 @@ import dev.cohort.core.tools.memory.MemoryWriteTool;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.core.tools.workspace.WriteFileTool;
 import dev.cohort.devstack.model.RecordedRequest;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.StreamSupport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,26 +28,14 @@ import org.junit.jupiter.api.io.TempDir;
  * Shared fixture of the memory tests: a scripted model server, a file memory store in a temp dir, engines that share
  * only that store (a new engine = a restarted process), and background work run when the test says so.
  */
-public abstract class MemoryTestBase {
-    protected static ScriptedModelServer model;
+public abstract class MemoryTestBase extends ScriptedModelTestBase {
     @TempDir
     protected Path dir;
     protected FileMemoryStore store;
     protected final List<Runnable> background = new ArrayList<>();
 
-    @BeforeAll
-    static void start() {
-        model = ScriptedModelServer.start(0);
-    }
-
-    @AfterAll
-    static void stop() {
-        model.close();
-    }
-
     @BeforeEach
     void setUp() {
-        model.reset();
         store = new FileMemoryStore(dir.resolve("memory"));
     }
 

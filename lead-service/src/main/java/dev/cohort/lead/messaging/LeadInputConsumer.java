@@ -55,15 +55,7 @@ public class LeadInputConsumer {
     @Blocking
     public void onRecord(ConsumerRecord<String, String> record) {
         // the record's trace context (issue 18): its consumer span is the parent of the lead's turn for the input
-        io.opentelemetry.api.trace.Span span = dev.cohort.host.tracing.KafkaTracing.process(tracing, record);
-        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
-            handle(record);
-        } catch (RuntimeException e) {
-            span.setStatus(io.opentelemetry.api.trace.StatusCode.ERROR, e.getClass().getSimpleName());
-            throw e;
-        } finally {
-            span.end();
-        }
+        dev.cohort.host.tracing.KafkaTracing.handle(tracing, record, this::handle);
     }
 
     private void handle(ConsumerRecord<String, String> record) {
