@@ -74,6 +74,10 @@ class ClaimFailoverIT {
         stack.model().load(Scenario.parse(rules().formatted(task)));
         stack.prompt(TEAM, "spawn x");
         awaitIdle(rig, "x");
+        // x's first result reaches the lead as an inbox turn: read before "spawn y" is sent, or the two may share one
+        // turn whose last message is the inbox text (and the lead would answer "noted" instead of spawning y)
+        await("the lead read x's first result").atMost(PATIENCE).pollInterval(Duration.ofMillis(200))
+                .until(() -> stack.model().requests().stream().anyMatch(r -> "crash-lead-inbox".equals(r.rule())));
 
         // x is the only teammate: it claims the task and is inside its tool call, holding the lease
         assertThat(rig.create(TEAM, "long job", "run the long job", List.of())).isEqualTo(task);
