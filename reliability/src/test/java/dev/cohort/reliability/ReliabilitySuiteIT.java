@@ -160,7 +160,7 @@ class ReliabilitySuiteIT {
                 }));
         all.add(new Fault("model answers 50 % HTTP 500/529", "model", true, Phase.WHOLE,
                 "every second chat-completions request answered 500 or 529 (alternately) from before the prompt until the work"
-                        + " is done", null));
+                        + " is done" + (FULL ? " and a minute has passed" : ""), null));
         all.add(new Fault("tool runner answers 503 under load", "overload", false, Phase.WHOLE,
                 "tool-runner-service restarted with one execution slot (cohort.tool-runner.max-concurrent-calls=1, queue-timeout"
                         + " 500ms); another client's call holds the slot while the lead's first call arrives, so the runner answers"
