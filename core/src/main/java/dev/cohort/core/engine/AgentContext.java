@@ -41,12 +41,14 @@ import java.util.function.Supplier;
  *                      {@link ToolEffect.TaskClaimed}: bind the cwd to the task's worktree)
  * @param budgets       the team's own budgets over the engine's ({@code cohort.engine.budgets.*}), read at every step
  *                      (so a raised budget counts from the next step); a {@code null} result = none
+ * @param teamUsageToday the team's usage since 00:00 UTC (for the per-day team budget), read only while one is in
+ *                      force; a {@code null} result = not tracked
  */
 public record AgentContext(String team, String agent, AgentRole role, Supplier<String> cwd, String workspaceText,
         Set<String> allowlist, Supplier<PermissionMode> mode, List<PermissionPolicy.Rule> rules,
         Supplier<List<CommandHook>> commandHooks, WorkspaceToolExecutor workspace, StateStore store, InboxSource inbox,
         Supplier<String> teamContext, List<Hook> hooks, Supplier<Usage> teamUsage, Consumer<ToolEffect> effects,
-        Supplier<Budgets.Overrides> budgets) {
+        Supplier<Budgets.Overrides> budgets, Supplier<Usage> teamUsageToday) {
 
     public AgentContext {
         cwd = cwd == null ? () -> null : cwd;
@@ -63,6 +65,7 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
         effects = effects == null ? e -> {
         } : effects;
         budgets = budgets == null ? () -> null : budgets;
+        teamUsageToday = teamUsageToday == null ? () -> null : teamUsageToday;
     }
 
     /** An agent without budget overrides (source compatibility). */
@@ -72,13 +75,13 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
             InboxSource inbox, Supplier<String> teamContext, List<Hook> hooks, Supplier<Usage> teamUsage,
             Consumer<ToolEffect> effects) {
         this(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace, store, inbox,
-                teamContext, hooks, teamUsage, effects, null);
+                teamContext, hooks, teamUsage, effects, null, null);
     }
 
     /** The team's own budgets, read at every step ({@code null} result: the engine's). */
     public AgentContext withBudgets(Supplier<Budgets.Overrides> b) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, b);
+                store, inbox, teamContext, hooks, teamUsage, effects, b, teamUsageToday);
     }
 
     /** An agent with the role's default allowlist, default mode, and no store, inbox or team context. */
@@ -89,7 +92,7 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
 
     public AgentContext withStore(StateStore s) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace, s,
-                inbox, teamContext, hooks, teamUsage, effects, budgets);
+                inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
     }
 
     public AgentContext withMode(PermissionMode m) {
@@ -99,17 +102,17 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** The team's mode, read at every call. */
     public AgentContext withMode(Supplier<PermissionMode> m) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, m, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
     }
 
     public AgentContext withAllowlist(Set<String> a) {
         return new AgentContext(team, agent, role, cwd, workspaceText, a, mode, rules, commandHooks, workspace, store,
-                inbox, teamContext, hooks, teamUsage, effects, budgets);
+                inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
     }
 
     public AgentContext withInbox(InboxSource i) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, i, teamContext, hooks, teamUsage, effects, budgets);
+                store, i, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
     }
 
     public AgentContext withCommandHooks(List<CommandHook> h) {
@@ -120,12 +123,12 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** Command hooks read at every turn start. */
     public AgentContext withCommandHooks(Supplier<List<CommandHook>> h) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, h, workspace, store, inbox,
-                teamContext, hooks, teamUsage, effects, budgets);
+                teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
     }
 
     public AgentContext withTeamContext(Supplier<String> t) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, t, hooks, teamUsage, effects, budgets);
+                store, inbox, t, hooks, teamUsage, effects, budgets, teamUsageToday);
     }
 
     /** A fixed working directory. */
@@ -136,32 +139,38 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** The working directory, consulted for every tool call. */
     public AgentContext withCwd(Supplier<String> dir) {
         return new AgentContext(team, agent, role, dir, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
     }
 
     public AgentContext withWorkspaceText(String text) {
         return new AgentContext(team, agent, role, cwd, text, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
     }
 
     public AgentContext withRules(List<PermissionPolicy.Rule> r) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, r, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
     }
 
     /** This agent's own Java hooks. */
     public AgentContext withHooks(List<? extends Hook> h) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, List.copyOf(h), teamUsage, effects, budgets);
+                store, inbox, teamContext, List.copyOf(h), teamUsage, effects, budgets, teamUsageToday);
     }
 
     public AgentContext withTeamUsage(Supplier<Usage> u) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, u, effects, budgets);
+                store, inbox, teamContext, hooks, u, effects, budgets, teamUsageToday);
+    }
+
+    /** The team's usage since 00:00 UTC, read at every step while a per-day team budget is in force. */
+    public AgentContext withTeamUsageToday(Supplier<Usage> u) {
+        return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, u);
     }
 
     public AgentContext withEffects(Consumer<ToolEffect> e) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, e, budgets);
+                store, inbox, teamContext, hooks, teamUsage, e, budgets, teamUsageToday);
     }
 }

@@ -2,11 +2,15 @@ package dev.cohort.core.engine;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.Optional;
 
 /**
- * Token and cost budgets of one turn, of one agent over its life and of a whole team (every agent's saved usage);
- * 0 = unlimited. A budget is <i>reached</i> when the usage is at or above it; {@link #exceeded} is the pure decision,
+ * Token and cost budgets of one turn, of one agent over its life, of a whole team (every agent's saved usage) and of a
+ * whole team within the current UTC day (the lead's usage ledger from 00:00 UTC on); 0 = unlimited. A budget is <i>reached</i> when the usage is at or above it; {@link #exceeded} is the pure decision,
  * the loop calls it between steps and ends the turn with the sentence it returns. Every default is 0: a limit in money
  * or tokens is the operator's choice, and a made-up one would stop real work; cost budgets count only what the
  * configured prices ({@link EngineSettings#prices()}) make of the tokens, so without a price they are never reached.
@@ -17,11 +21,16 @@ import java.util.Optional;
  * @param costPerTurnUsd  USD of one turn
  * @param costPerAgentUsd USD over the agent's life
  * @param costPerTeamUsd  USD of all the team's agents together
+ * @param tokensPerTeamPerDay  input + output tokens of all the team's agents within the current UTC day
+ * @param costPerTeamPerDayUsd USD of all the team's agents within the current UTC day
  */
 public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTeam, double costPerTurnUsd,
-        double costPerAgentUsd, double costPerTeamUsd) {
+        double costPerAgentUsd, double costPerTeamUsd, long tokensPerTeamPerDay, double costPerTeamPerDayUsd) {
 
-    private static final Budgets UNLIMITED = new Budgets(0, 0, 0, 0, 0, 0);
+    private static final Budgets UNLIMITED = new Budgets(0, 0, 0, 0, 0, 0, 0, 0);
+
+    /** The scope of the per-day team budgets in a {@link Breach} and the {@code budget_*} events. */
+    public static final String TEAM_DAY = "team-day";
 
     public Budgets {
         nonNegative("tokensPerTurn", tokensPerTurn);
@@ -30,6 +39,50 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
         nonNegative("costPerTurnUsd", costPerTurnUsd);
         nonNegative("costPerAgentUsd", costPerAgentUsd);
         nonNegative("costPerTeamUsd", costPerTeamUsd);
+        nonNegative("tokensPerTeamPerDay", tokensPerTeamPerDay);
+        nonNegative("costPerTeamPerDayUsd", costPerTeamPerDayUsd);
+    }
+
+    /** Budgets without the per-day team budgets (unlimited). */
+    public Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTeam, double costPerTurnUsd,
+            double costPerAgentUsd, double costPerTeamUsd) {
+        this(tokensPerTurn, tokensPerAgent, tokensPerTeam, costPerTurnUsd, costPerAgentUsd, costPerTeamUsd, 0, 0);
+    }
+
+    /** Whether a per-day team budget is set (the host's usage of the day is then read). */
+    public boolean limitsTeamDay() {
+        return tokensPerTeamPerDay > 0 || costPerTeamPerDayUsd > 0;
+    }
+
+    /** Whether a team budget (over the team's life) is set. */
+    public boolean limitsTeam() {
+        return tokensPerTeam > 0 || costPerTeamUsd > 0;
+    }
+
+    /** The start (00:00 UTC) of the UTC day {@code now} falls in: a per-day budget counts usage from there on. */
+    public static Instant startOfUtcDay(Instant now) {
+        return LocalDate.ofInstant(now, ZoneOffset.UTC).atStartOfDay(ZoneOffset.UTC).toInstant();
+    }
+
+    /**
+     * A team's usage within one UTC day as a host last read it (a teammate host caches the lead's ledger for a few
+     * seconds). {@link #on} is the usage that counts at a given time: none once the day is over, so a value read
+     * before midnight never holds back the next day.
+     *
+     * @param day   the UTC day the usage is of
+     * @param usage the team's usage in that day up to the read
+     */
+    public record DayUsage(LocalDate day, Usage usage) {
+
+        public DayUsage {
+            java.util.Objects.requireNonNull(day, "day");
+            usage = usage == null ? Usage.ZERO : usage;
+        }
+
+        /** The usage of the UTC day of {@code clock}'s now: {@link #usage} on {@link #day}, nothing on a later day. */
+        public Usage on(Clock clock) {
+            return day.equals(LocalDate.now(clock.withZone(ZoneOffset.UTC))) ? usage : Usage.ZERO;
+        }
     }
 
     /** No budget at all. */
@@ -39,7 +92,8 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
 
     /** These budgets with the turn's and the agent's token budgets replaced. */
     public Budgets withTokens(long perTurn, long perAgent) {
-        return new Budgets(perTurn, perAgent, tokensPerTeam, costPerTurnUsd, costPerAgentUsd, costPerTeamUsd);
+        return new Budgets(perTurn, perAgent, tokensPerTeam, costPerTurnUsd, costPerAgentUsd, costPerTeamUsd,
+                tokensPerTeamPerDay, costPerTeamPerDayUsd);
     }
 
     /** The share of a budget at which {@link #crossed} warns (80 %). */
@@ -50,7 +104,7 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
      *
      * @param budget the budget's name as the API and {@code cohort.engine.budgets.*} spell it ({@code tokensPerTurn},
      *               {@code costPerAgentUsd}, …)
-     * @param scope  {@code turn}, {@code agent} or {@code team}
+     * @param scope  {@code turn}, {@code agent}, {@code team} or {@code team-day} ({@link #TEAM_DAY})
      * @param used   the usage: tokens, or USD for the {@code cost…} budgets
      * @param limit  the budget, same unit
      * @param text   the sentence for people, naming usage and budget
@@ -61,7 +115,8 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
     /**
      * The sentence of the first budget reached, checked in this order: the turn's tokens, the turn's cost, the
      * agent's tokens, the agent's cost, the team's tokens, the team's cost. The sentence is shown to the user and
-     * ends the turn; it names the usage and the budget.
+     * ends the turn; it names the usage and the budget. The per-day team budgets are not checked (see the 6-argument
+     * form).
      *
      * @param agentId   the agent, named in the agent's sentences
      * @param team      the team, named in the team's sentences ({@code null}: "the team")
@@ -71,11 +126,26 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
      *                  budgets are then not checked)
      */
     public Optional<String> exceeded(String agentId, String team, Usage turn, Usage agent, Usage teamUsage) {
-        return breach(agentId, team, turn, agent, teamUsage).map(Breach::text);
+        return breach(agentId, team, turn, agent, teamUsage, null).map(Breach::text);
+    }
+
+    /**
+     * {@link #exceeded(String, String, Usage, Usage, Usage)} and then the team's per-day budgets (tokens, then cost)
+     * against {@code teamToday}, the team's usage since 00:00 UTC ({@code null}: not tracked, not checked).
+     */
+    public Optional<String> exceeded(String agentId, String team, Usage turn, Usage agent, Usage teamUsage,
+            Usage teamToday) {
+        return breach(agentId, team, turn, agent, teamUsage, teamToday).map(Breach::text);
     }
 
     /** {@link #exceeded} with the budget's name, scope, usage and limit. */
     public Optional<Breach> breach(String agentId, String team, Usage turn, Usage agent, Usage teamUsage) {
+        return breach(agentId, team, turn, agent, teamUsage, null);
+    }
+
+    /** {@link #exceeded(String, String, Usage, Usage, Usage, Usage)} with the budget's name, scope, usage and limit. */
+    public Optional<Breach> breach(String agentId, String team, Usage turn, Usage agent, Usage teamUsage,
+            Usage teamToday) {
         Usage t = turn == null ? Usage.ZERO : turn;
         Usage a = agent == null ? Usage.ZERO : agent;
         if (reached(t.totalTokens(), tokensPerTurn)) {
@@ -96,10 +166,30 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
                     "Stopped: agent " + agentId + " cost " + usd(a.costUsd()) + ", its budget is "
                             + usd(costPerAgentUsd) + "."));
         }
-        if (teamUsage == null) {
+        String who = team == null ? "the team" : "team " + team;
+        if (teamUsage != null) {
+            Optional<Breach> life = teamBreach(who, teamUsage);
+            if (life.isPresent()) {
+                return life;
+            }
+        }
+        if (teamToday == null) {
             return Optional.empty();
         }
-        String who = team == null ? "the team" : "team " + team;
+        if (reached(teamToday.totalTokens(), tokensPerTeamPerDay)) {
+            return Optional.of(new Breach("tokensPerTeamPerDay", TEAM_DAY, teamToday.totalTokens(), tokensPerTeamPerDay,
+                    "Stopped: " + who + " used " + teamToday.totalTokens() + " tokens today (UTC), its daily budget is "
+                            + tokensPerTeamPerDay + "; it resets at 00:00 UTC."));
+        }
+        if (reached(teamToday.costUsd(), costPerTeamPerDayUsd)) {
+            return Optional.of(new Breach("costPerTeamPerDayUsd", TEAM_DAY, teamToday.costUsd(), costPerTeamPerDayUsd,
+                    "Stopped: " + who + " cost " + usd(teamToday.costUsd()) + " today (UTC), its daily budget is "
+                            + usd(costPerTeamPerDayUsd) + "; it resets at 00:00 UTC."));
+        }
+        return Optional.empty();
+    }
+
+    private Optional<Breach> teamBreach(String who, Usage teamUsage) {
         if (reached(teamUsage.totalTokens(), tokensPerTeam)) {
             return Optional.of(new Breach("tokensPerTeam", "team", teamUsage.totalTokens(), tokensPerTeam,
                     "Stopped: " + who + " used " + teamUsage.totalTokens() + " tokens, its budget is " + tokensPerTeam
@@ -125,6 +215,16 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
      */
     public java.util.List<Breach> crossed(String agentId, String team, Usage turnBefore, Usage agentBefore,
             Usage teamBefore, Usage delta) {
+        return crossed(agentId, team, turnBefore, agentBefore, teamBefore, null, delta);
+    }
+
+    /**
+     * {@link #crossed(String, String, Usage, Usage, Usage, Usage)} and the per-day team budgets' marks against
+     * {@code todayBefore}, the team's usage since 00:00 UTC before {@code delta} ({@code null}: not tracked); a
+     * day's warning is given once per day (the usage starts again from 0 at 00:00 UTC).
+     */
+    public java.util.List<Breach> crossed(String agentId, String team, Usage turnBefore, Usage agentBefore,
+            Usage teamBefore, Usage todayBefore, Usage delta) {
         java.util.List<Breach> out = new java.util.ArrayList<>();
         Usage d = delta == null ? Usage.ZERO : delta;
         Usage t = turnBefore == null ? Usage.ZERO : turnBefore;
@@ -140,6 +240,13 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
             String who = team == null ? "the team" : "team " + team;
             crossing(out, "tokensPerTeam", "team", who, teamBefore.totalTokens(), d.totalTokens(), tokensPerTeam, false);
             crossing(out, "costPerTeamUsd", "team", who, teamBefore.costUsd(), d.costUsd(), costPerTeamUsd, true);
+        }
+        if (todayBefore != null) {
+            String who = (team == null ? "the team" : "team " + team) + " today (UTC)";
+            crossing(out, "tokensPerTeamPerDay", TEAM_DAY, who, todayBefore.totalTokens(), d.totalTokens(),
+                    tokensPerTeamPerDay, false);
+            crossing(out, "costPerTeamPerDayUsd", TEAM_DAY, who, todayBefore.costUsd(), d.costUsd(),
+                    costPerTeamPerDayUsd, true);
         }
         return out;
     }
@@ -170,7 +277,9 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
                 o.tokensPerTeam() != null ? o.tokensPerTeam() : tokensPerTeam,
                 o.costPerTurnUsd() != null ? o.costPerTurnUsd() : costPerTurnUsd,
                 o.costPerAgentUsd() != null ? o.costPerAgentUsd() : costPerAgentUsd,
-                o.costPerTeamUsd() != null ? o.costPerTeamUsd() : costPerTeamUsd);
+                o.costPerTeamUsd() != null ? o.costPerTeamUsd() : costPerTeamUsd,
+                o.tokensPerTeamPerDay() != null ? o.tokensPerTeamPerDay() : tokensPerTeamPerDay,
+                o.costPerTeamPerDayUsd() != null ? o.costPerTeamPerDayUsd() : costPerTeamPerDayUsd);
     }
 
     /**
@@ -179,9 +288,16 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
      */
     @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
     public record Overrides(Long tokensPerTurn, Long tokensPerAgent, Long tokensPerTeam, Double costPerTurnUsd,
-            Double costPerAgentUsd, Double costPerTeamUsd) {
+            Double costPerAgentUsd, Double costPerTeamUsd, Long tokensPerTeamPerDay, Double costPerTeamPerDayUsd) {
 
-        public static final Overrides NONE = new Overrides(null, null, null, null, null, null);
+        public static final Overrides NONE = new Overrides(null, null, null, null, null, null, null, null);
+
+        /** Overrides that leave the per-day team budgets at their defaults. */
+        public Overrides(Long tokensPerTurn, Long tokensPerAgent, Long tokensPerTeam, Double costPerTurnUsd,
+                Double costPerAgentUsd, Double costPerTeamUsd) {
+            this(tokensPerTurn, tokensPerAgent, tokensPerTeam, costPerTurnUsd, costPerAgentUsd, costPerTeamUsd, null,
+                    null);
+        }
 
         public Overrides {
             if (tokensPerTurn != null) {
@@ -202,6 +318,12 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
             if (costPerTeamUsd != null) {
                 nonNegative("costPerTeamUsd", costPerTeamUsd);
             }
+            if (tokensPerTeamPerDay != null) {
+                nonNegative("tokensPerTeamPerDay", tokensPerTeamPerDay);
+            }
+            if (costPerTeamPerDayUsd != null) {
+                nonNegative("costPerTeamPerDayUsd", costPerTeamPerDayUsd);
+            }
         }
 
         /** These overrides with every non-null value of {@code o} in place of its own. */
@@ -214,7 +336,9 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
                     o.tokensPerTeam != null ? o.tokensPerTeam : tokensPerTeam,
                     o.costPerTurnUsd != null ? o.costPerTurnUsd : costPerTurnUsd,
                     o.costPerAgentUsd != null ? o.costPerAgentUsd : costPerAgentUsd,
-                    o.costPerTeamUsd != null ? o.costPerTeamUsd : costPerTeamUsd);
+                    o.costPerTeamUsd != null ? o.costPerTeamUsd : costPerTeamUsd,
+                    o.tokensPerTeamPerDay != null ? o.tokensPerTeamPerDay : tokensPerTeamPerDay,
+                    o.costPerTeamPerDayUsd != null ? o.costPerTeamPerDayUsd : costPerTeamPerDayUsd);
         }
     }
 

@@ -171,9 +171,10 @@ final class TurnLoop {
             return;
         }
         Budgets b = budgets();
-        Usage team = agentToo && (b.tokensPerTeam() > 0 || b.costPerTeamUsd() > 0)
-                ? session.agent().teamUsage().get() : null;
-        warnings.addAll(b.crossed(ctx.agentId(), ctx.team(), turn.usage, agentToo ? session.usage() : null, team, u));
+        Usage team = agentToo && b.limitsTeam() ? session.agent().teamUsage().get() : null;
+        Usage today = agentToo && b.limitsTeamDay() ? session.agent().teamUsageToday().get() : null;
+        warnings.addAll(b.crossed(ctx.agentId(), ctx.team(), turn.usage, agentToo ? session.usage() : null, team,
+                today, u));
     }
 
     /** The warnings found since the last ones were sent. */
@@ -187,15 +188,17 @@ final class TurnLoop {
     }
 
     /**
-     * The budgets (tokens and cost per turn, per agent, per team: {@link Budgets}); a subagent's loop counts its own
-     * usage as the turn's and nothing towards the agent or team checks (its usage joins the parent's turn after the
-     * call). The team's usage is read from the host only when a team budget is set.
+     * The budgets (tokens and cost per turn, per agent, per team, per team per UTC day: {@link Budgets}); a subagent's
+     * loop counts its own usage as the turn's and nothing towards the agent or team checks (its usage joins the
+     * parent's turn after the call). The team's usage (and the day's) is read from the host only when such a budget is
+     * set.
      */
     private Optional<Budgets.Breach> budgetExceeded() {
         Budgets b = budgets();
         boolean own = ctx.policy().countsAgentUsage();
-        Usage team = own && (b.tokensPerTeam() > 0 || b.costPerTeamUsd() > 0) ? session.agent().teamUsage().get() : null;
-        return b.breach(ctx.agentId(), ctx.team(), turn.usage, own ? session.usage() : Usage.ZERO, team);
+        Usage team = own && b.limitsTeam() ? session.agent().teamUsage().get() : null;
+        Usage today = own && b.limitsTeamDay() ? session.agent().teamUsageToday().get() : null;
+        return b.breach(ctx.agentId(), ctx.team(), turn.usage, own ? session.usage() : Usage.ZERO, team, today);
     }
 
     /** Inbox items, the todo reminder (persistent loops) and, at {@code max-1}, the last-step notice. */

@@ -146,6 +146,55 @@ class BudgetActionsTest extends ScriptedModelTestBase {
     }
 
     @Test
+    void aTeamDayBudgetCountsTheHostsUsageOfTheDayWarnsOnceAndStopsNamingTheReset() {
+        EngineHarness.Events events = new EngineHarness.Events();
+        AtomicReference<AgentSession> self = new AtomicReference<>();
+        java.util.concurrent.atomic.AtomicInteger dayReads = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicReference<Budgets.Overrides> team = new AtomicReference<>(Budgets.Overrides.NONE);
+        // the host's usage of the team's day: 700 tokens of other agents today plus this agent's own
+        AgentContext ctx = lead()
+                .withTeamUsageToday(() -> {
+                    dayReads.incrementAndGet();
+                    return new Usage(700 + self.get().usage().inputTokens(), self.get().usage().outputTokens(), 0, 0);
+                })
+                .withBudgets(team::get);
+        model.load("""
+                {"rules":[{"match":{"lastMessage":"^finish"},"reply":{"text":"done","usage":{"prompt_tokens":100,"completion_tokens":50}}},
+                 {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo x"}}],"usage":{"prompt_tokens":100,"completion_tokens":50}}}]}""");
+        AgentSession s = open(EngineSettings.defaults(), events, ctx, null);
+        self.set(s);
+
+        // no day budget: the day's usage is never read (the host's query is spared)
+        assertThat(s.run("finish").reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(dayReads).hasValue(0);
+
+        team.set(new Budgets.Overrides(null, null, null, null, null, null, 1300L, null));
+        TurnResult r = s.run("work");
+
+        // 850 + 150 = 1000 and 1150 (crosses 1040: one warning), 1300 reached
+        assertThat(r.reason()).isEqualTo(StopReason.BUDGET_EXCEEDED);
+        assertThat(r.text()).isEqualTo(
+                "Stopped: team t1 used 1300 tokens today (UTC), its daily budget is 1300; it resets at 00:00 UTC.");
+        assertThat(events.dataOf(EventType.BUDGET_WARNING)).singleElement().satisfies(w -> {
+            assertThat(w.path("budget").asText()).isEqualTo("tokensPerTeamPerDay");
+            assertThat(w.path("scope").asText()).isEqualTo("team-day");
+            assertThat(w.path("used").asLong()).isEqualTo(1150);
+            assertThat(w.path("percent").asLong()).isEqualTo(88);
+        });
+        assertThat(events.dataOf(EventType.BUDGET_EXCEEDED)).singleElement().satisfies(e -> {
+            assertThat(e.path("budget").asText()).isEqualTo("tokensPerTeamPerDay");
+            assertThat(e.path("scope").asText()).isEqualTo("team-day");
+            assertThat(e.path("used").asLong()).isEqualTo(1300);
+            assertThat(e.path("limit").asLong()).isEqualTo(1300);
+        });
+        assertThat(dayReads.get()).isPositive();
+
+        // raising the day's budget lets the next prompt run
+        team.set(new Budgets.Overrides(null, null, null, null, null, null, 5000L, null));
+        assertThat(s.run("finish").reason()).isEqualTo(StopReason.COMPLETED);
+    }
+
+    @Test
     void theSameCallWithTheSameArgumentsAndTheSameResultEndsTheTurnNamingTheCall() {
         model.load("""
                 {"rules":[{"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo same"}}]}}]}""");

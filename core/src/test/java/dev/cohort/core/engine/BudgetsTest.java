@@ -3,6 +3,9 @@ package dev.cohort.core.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -138,5 +141,135 @@ class BudgetsTest {
         // a 0 on one side takes the other
         assertThat(new EngineSettings(50, 30, 3, 3, 3, 5, 8000, null, d.approvalTimeout(), 0, 300, java.util.Map.of(),
                 300, null, null, new Budgets(200, 0, 0, 0, 0, 0)).budgets()).isEqualTo(new Budgets(200, 300, 0, 0, 0, 0));
+    }
+
+    // --- the team's budgets per UTC day (#18 item 3) ---
+
+    private static final Budgets DAY_TOKENS = new Budgets(0, 0, 0, 0, 0, 0, 10_000, 0);
+    private static final Budgets DAY_COST = new Budgets(0, 0, 0, 0, 0, 0, 0, 5);
+
+    @Test
+    void aDayBudgetIsReachedByTheTeamsUsageOfTheDayAndSaysItResetsAtMidnightUtc() {
+        assertThat(DAY_TOKENS.exceeded("acme/lead", "acme", Usage.ZERO, Usage.ZERO, null, tokens(5000, 4999)))
+                .isEmpty();
+        assertThat(DAY_TOKENS.breach("acme/lead", "acme", Usage.ZERO, Usage.ZERO, null, tokens(5000, 5000)))
+                .hasValueSatisfying(b -> {
+                    assertThat(b.budget()).isEqualTo("tokensPerTeamPerDay");
+                    assertThat(b.scope()).isEqualTo("team-day").isEqualTo(Budgets.TEAM_DAY);
+                    assertThat(b.used()).isEqualTo(10_000);
+                    assertThat(b.limit()).isEqualTo(10_000);
+                    assertThat(b.text()).isEqualTo("Stopped: team acme used 10000 tokens today (UTC), its daily budget "
+                            + "is 10000; it resets at 00:00 UTC.");
+                });
+        assertThat(DAY_COST.exceeded("a", null, Usage.ZERO, Usage.ZERO, null, cost(4.99))).isEmpty();
+        assertThat(DAY_COST.exceeded("a", null, Usage.ZERO, Usage.ZERO, null, cost(5.25))).contains(
+                "Stopped: the team cost $5.25 today (UTC), its daily budget is $5.00; it resets at 00:00 UTC.");
+        // not tracked: not checked; the five-argument form never checks the day
+        assertThat(DAY_TOKENS.exceeded("a", "acme", Usage.ZERO, Usage.ZERO, tokens(1L << 40, 0), null)).isEmpty();
+        assertThat(DAY_TOKENS.exceeded("a", "acme", Usage.ZERO, Usage.ZERO, tokens(1L << 40, 0))).isEmpty();
+        // the team's life budget comes before its day's
+        Budgets both = new Budgets(0, 0, 100, 0, 0, 0, 100, 0);
+        assertThat(both.breach("a", "acme", Usage.ZERO, Usage.ZERO, tokens(100, 0), tokens(100, 0)))
+                .hasValueSatisfying(b -> assertThat(b.scope()).isEqualTo("team"));
+        assertThat(both.breach("a", "acme", Usage.ZERO, Usage.ZERO, tokens(10, 0), tokens(100, 0)))
+                .hasValueSatisfying(b -> assertThat(b.scope()).isEqualTo("team-day"));
+    }
+
+    @Test
+    void aDayBudgetWarnsOnceAtEightyPercentOfTheDaysUsage() {
+        Budgets b = new Budgets(0, 0, 0, 0, 0, 0, 1000, 1);
+        List<Budgets.Breach> w = b.crossed("a", "acme", Usage.ZERO, null, null, new Usage(700, 0, 1, 0.5),
+                new Usage(100, 20, 1, 0.35));
+        assertThat(w).extracting(Budgets.Breach::budget).containsExactly("tokensPerTeamPerDay", "costPerTeamPerDayUsd");
+        assertThat(w.get(0).scope()).isEqualTo("team-day");
+        assertThat(w.get(0).text())
+                .isEqualTo("Warning: team acme today (UTC) has used 820 tokens, 82 % of its budget tokensPerTeamPerDay (1000).");
+        assertThat(w.get(1).text())
+                .isEqualTo("Warning: team acme today (UTC) has used $0.85, 85 % of its budget costPerTeamPerDayUsd ($1.00).");
+        // already past the mark: no second warning; not tracked: none; the six-argument form ignores the day
+        assertThat(b.crossed("a", "acme", Usage.ZERO, null, null, new Usage(820, 0, 1, 0.9), tokens(10, 0))).isEmpty();
+        assertThat(b.crossed("a", "acme", Usage.ZERO, null, null, null, tokens(900, 0))).isEmpty();
+        assertThat(b.crossed("a", "acme", Usage.ZERO, null, null, tokens(900, 0))).isEmpty();
+    }
+
+    @Test
+    void theUsageOfYesterdayDoesNotCountTodayAndTheDayStartsAtMidnightUtc() {
+        Instant lateYesterday = Instant.parse("2026-12-01T23:59:59.999Z");
+        Instant midnight = Instant.parse("2026-12-02T00:00:00Z");
+        assertThat(Budgets.startOfUtcDay(lateYesterday)).isEqualTo(Instant.parse("2026-12-01T00:00:00Z"));
+        assertThat(Budgets.startOfUtcDay(midnight)).isEqualTo(midnight);
+        assertThat(Budgets.startOfUtcDay(Instant.parse("2026-12-02T17:30:00Z"))).isEqualTo(midnight);
+
+        // a host read 9,999 tokens of the team's day just before midnight
+        Budgets.DayUsage read = new Budgets.DayUsage(LocalDate.of(2026, 12, 1), tokens(9000, 999));
+        MutableClock clock = new MutableClock(lateYesterday);
+        assertThat(read.on(clock)).isEqualTo(tokens(9000, 999));
+        assertThat(DAY_TOKENS.exceeded("a", "acme", Usage.ZERO, Usage.ZERO, null,
+                read.on(clock).plus(tokens(1, 0)))).isPresent();
+        // at 00:00 UTC the same reading counts nothing: the new day's budget is whole again
+        clock.now = midnight;
+        assertThat(read.on(clock)).isEqualTo(Usage.ZERO);
+        assertThat(DAY_TOKENS.exceeded("a", "acme", Usage.ZERO, Usage.ZERO, null, read.on(clock).plus(tokens(1, 0))))
+                .isEmpty();
+        // the clock's zone does not matter: the day is UTC's (in Tokyo it is already 2 December at 23:59 UTC)
+        clock.now = lateYesterday;
+        assertThat(read.on(clock.withZone(java.time.ZoneId.of("Asia/Tokyo")))).isEqualTo(tokens(9000, 999));
+        assertThat(new Budgets.DayUsage(LocalDate.of(2026, 12, 1), null).usage()).isEqualTo(Usage.ZERO);
+    }
+
+    @Test
+    void theDayBudgetsAreOverriddenMergedAndValidatedLikeTheOthers() {
+        Budgets d = new Budgets(1, 2, 3, 0.1, 0.2, 0.3);
+        assertThat(d.tokensPerTeamPerDay()).isZero();
+        assertThat(d.costPerTeamPerDayUsd()).isZero();
+        assertThat(d.limitsTeamDay()).isFalse();
+        Budgets o = d.with(new Budgets.Overrides(null, null, null, null, null, null, 500L, 2.5));
+        assertThat(o).isEqualTo(new Budgets(1, 2, 3, 0.1, 0.2, 0.3, 500, 2.5));
+        assertThat(o.limitsTeamDay()).isTrue();
+        // the six-value overrides keep the day's defaults
+        assertThat(o.with(new Budgets.Overrides(9L, null, null, null, null, null))).isEqualTo(
+                new Budgets(9, 2, 3, 0.1, 0.2, 0.3, 500, 2.5));
+        assertThat(o.withTokens(7, 8)).isEqualTo(new Budgets(7, 8, 3, 0.1, 0.2, 0.3, 500, 2.5));
+        Budgets.Overrides m = new Budgets.Overrides(1L, null, null, null, null, null, 100L, null)
+                .merge(new Budgets.Overrides(null, null, null, null, null, null, null, 3.0));
+        assertThat(m).isEqualTo(new Budgets.Overrides(1L, null, null, null, null, null, 100L, 3.0));
+        assertThatThrownBy(() -> new Budgets(0, 0, 0, 0, 0, 0, -1, 0))
+                .hasMessage("tokensPerTeamPerDay must be 0 (unlimited) or positive, not -1");
+        assertThatThrownBy(() -> new Budgets(0, 0, 0, 0, 0, 0, 0, -2))
+                .hasMessageStartingWith("costPerTeamPerDayUsd must be 0 (unlimited) or a positive finite number");
+        assertThatThrownBy(() -> new Budgets.Overrides(null, null, null, null, null, null, -3L, null))
+                .hasMessageStartingWith("tokensPerTeamPerDay ");
+        assertThatThrownBy(() -> new Budgets.Overrides(null, null, null, null, null, null, null, Double.NaN))
+                .hasMessageStartingWith("costPerTeamPerDayUsd ");
+    }
+
+    /** A clock the test moves. */
+    private static final class MutableClock extends java.time.Clock {
+        Instant now;
+        private final java.time.ZoneId zone;
+
+        MutableClock(Instant now) {
+            this(now, java.time.ZoneOffset.UTC);
+        }
+
+        private MutableClock(Instant now, java.time.ZoneId zone) {
+            this.now = now;
+            this.zone = zone;
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return zone;
+        }
+
+        @Override
+        public java.time.Clock withZone(java.time.ZoneId z) {
+            return new MutableClock(now, z);
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
     }
 }

@@ -8,7 +8,7 @@ import dev.cohort.core.protocol.EventType;
  *
  * @param turnId  the turn that stops
  * @param budget  the budget's name (as in {@link BudgetWarning})
- * @param scope   {@code turn}, {@code agent} or {@code team}
+ * @param scope   {@code turn}, {@code agent}, {@code team} or {@code team-day}
  * @param used    the usage: tokens, or USD for the {@code cost…} budgets
  * @param limit   the budget, same unit
  * @param message the sentence that ends the turn, naming usage and budget
