@@ -19,12 +19,14 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "budget", mixinStandardHelpOptions = true,
         description = "Show a team's token and cost budgets, or set the team's own (--set tokens-per-team=2000000 "
-                + "--set cost-per-team-usd=25; 0 = unlimited, default = the configured default).")
+                + "--set cost-per-team-usd=25 --set cost-per-team-per-day-usd=5; 0 = unlimited, default = the "
+                + "configured default). The per-day budgets count the whole team's usage since 00:00 UTC and reset "
+                + "then.")
 public final class BudgetCommand extends ApiCommand {
 
     /** The budgets as the API names them, in order. */
     static final List<String> FIELDS = List.of("tokensPerTurn", "tokensPerAgent", "tokensPerTeam", "costPerTurnUsd",
-            "costPerAgentUsd", "costPerTeamUsd");
+            "costPerAgentUsd", "costPerTeamUsd", "tokensPerTeamPerDay", "costPerTeamPerDayUsd");
 
     static final List<String> HEADERS = List.of("BUDGET", "IN FORCE", "DEFAULT", "TEAM'S OWN");
 
@@ -33,7 +35,8 @@ public final class BudgetCommand extends ApiCommand {
 
     @Option(names = "--set", paramLabel = "KEY=VALUE",
             description = "Set one of the team's budgets: tokens-per-turn, tokens-per-agent, tokens-per-team, "
-                    + "cost-per-turn-usd, cost-per-agent-usd, cost-per-team-usd (or their API names, e.g. "
+                    + "cost-per-turn-usd, cost-per-agent-usd, cost-per-team-usd, tokens-per-team-per-day, "
+                    + "cost-per-team-per-day-usd (the team's usage since 00:00 UTC; or their API names, e.g. "
                     + "tokensPerTeam); VALUE a number ≥ 0 (0 = unlimited) or 'default'. Repeatable.")
     List<String> set = new ArrayList<>();
 

@@ -23,13 +23,23 @@ class BudgetCommandTest {
         assertThat(BudgetCommand.body(List.of("tokens-per-team=2000000", "costPerTeamUsd=25.5", "tokens-per-turn=0",
                 "cost-per-agent-usd=default"))).isEqualTo(expected);
         assertThat(BudgetCommand.body(List.of())).isEmpty();
+        Map<String, Object> daily = new HashMap<>();
+        daily.put("tokensPerTeamPerDay", 500_000L);
+        daily.put("costPerTeamPerDayUsd", 5.0);
+        assertThat(BudgetCommand.body(List.of("tokens-per-team-per-day=500000", "costPerTeamPerDayUsd=5")))
+                .isEqualTo(daily);
+        assertThatThrownBy(() -> BudgetCommand.body(List.of("tokens-per-team-per-day=-2")))
+                .hasMessage("--set tokens-per-team-per-day=-2: tokensPerTeamPerDay must be 0 (unlimited) or positive");
+        assertThatThrownBy(() -> BudgetCommand.body(List.of("tokens-per-team-per-day=0.5")))
+                .hasMessage("--set tokens-per-team-per-day=0.5: tokensPerTeamPerDay counts tokens: a whole number");
     }
 
     @Test
     void aBadKeyOrValueIsRefusedNamingIt() {
         assertThatThrownBy(() -> BudgetCommand.body(List.of("tokens-per-week=5")))
                 .hasMessage("unknown budget 'tokens-per-week'; one of tokens-per-turn, tokens-per-agent, tokens-per-team, "
-                        + "cost-per-turn-usd, cost-per-agent-usd, cost-per-team-usd");
+                        + "cost-per-turn-usd, cost-per-agent-usd, cost-per-team-usd, tokens-per-team-per-day, "
+                        + "cost-per-team-per-day-usd");
         assertThatThrownBy(() -> BudgetCommand.body(List.of("tokens-per-team"))).hasMessageContaining("expected KEY=VALUE");
         assertThatThrownBy(() -> BudgetCommand.body(List.of("tokens-per-team=-1")))
                 .hasMessage("--set tokens-per-team=-1: tokensPerTeam must be 0 (unlimited) or positive");
@@ -50,17 +60,19 @@ class BudgetCommandTest {
     void theTableShowsEachBudgetInForceItsDefaultAndTheTeamsOwn() throws Exception {
         var answer = Json.MAPPER.readTree("""
                 {"team":"t","tokensPerTurn":0,"tokensPerAgent":50000,"tokensPerTeam":2000000,"costPerTurnUsd":0,
-                 "costPerAgentUsd":0,"costPerTeamUsd":25.5,
+                 "costPerAgentUsd":0,"costPerTeamUsd":25.5,"tokensPerTeamPerDay":300000,"costPerTeamPerDayUsd":5,
                  "defaults":{"tokensPerTurn":0,"tokensPerAgent":50000,"tokensPerTeam":0,"costPerTurnUsd":0,
-                  "costPerAgentUsd":0,"costPerTeamUsd":10},
-                 "overrides":{"tokensPerTeam":2000000,"costPerTeamUsd":25.5}}""");
+                  "costPerAgentUsd":0,"costPerTeamUsd":10,"tokensPerTeamPerDay":0,"costPerTeamPerDayUsd":5},
+                 "overrides":{"tokensPerTeam":2000000,"costPerTeamUsd":25.5,"tokensPerTeamPerDay":300000}}""");
         assertThat(BudgetCommand.table(answer)).containsExactly(
-                "BUDGET              IN FORCE   DEFAULT    TEAM'S OWN",
-                "tokens-per-turn     unlimited  unlimited  -",
-                "tokens-per-agent    50000      50000      -",
-                "tokens-per-team     2000000    unlimited  2000000",
-                "cost-per-turn-usd   unlimited  unlimited  -",
-                "cost-per-agent-usd  unlimited  unlimited  -",
-                "cost-per-team-usd   $25.50     $10.00     $25.50");
+                "BUDGET                     IN FORCE   DEFAULT    TEAM'S OWN",
+                "tokens-per-turn            unlimited  unlimited  -",
+                "tokens-per-agent           50000      50000      -",
+                "tokens-per-team            2000000    unlimited  2000000",
+                "cost-per-turn-usd          unlimited  unlimited  -",
+                "cost-per-agent-usd         unlimited  unlimited  -",
+                "cost-per-team-usd          $25.50     $10.00     $25.50",
+                "tokens-per-team-per-day    300000     unlimited  300000",
+                "cost-per-team-per-day-usd  $5.00      $5.00      -");
     }
 }

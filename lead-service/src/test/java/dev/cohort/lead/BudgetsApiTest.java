@@ -11,10 +11,20 @@ import static org.hamcrest.Matchers.not;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.model.ScriptedModelClient;
+import dev.cohort.core.engine.Usage;
+import dev.cohort.core.protocol.Event;
+import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.protocol.Ids;
+import dev.cohort.core.protocol.payload.AssistantMessage;
 import dev.cohort.lead.persistence.EventRepository;
+import dev.cohort.lead.service.TeamBudgets;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -35,6 +45,9 @@ class BudgetsApiTest {
 
     @Inject
     EventRepository eventStore;
+
+    @Inject
+    TeamBudgets teamBudgets;
 
     ScriptedModelClient model;
 
@@ -151,5 +164,120 @@ class BudgetsApiTest {
         assertThat(third.path("data").path("reason").asText()).isEqualTo("completed");
         assertThat(third.path("data").path("text").asText()).isEqualTo("finished");
         assertThat(ofType(team, "budget_warning")).hasSize(1); // 1500 of 10000: no new crossing
+    }
+
+    // --- the team's budgets per UTC day ---
+
+    @Test
+    void theDayBudgetsAreReadAndSetLikeTheOthersAndBadOnesAreRefused() {
+        String team = newTeam("budgets-day");
+        given().get("/api/v1/teams/" + team + "/budgets").then().statusCode(200)
+                .body("tokensPerTeamPerDay", equalTo(0)).body("costPerTeamPerDayUsd", equalTo(0.0f))
+                .body("defaults.tokensPerTeamPerDay", equalTo(0)).body("defaults.costPerTeamPerDayUsd", equalTo(0.0f));
+        put(team, "{\"tokensPerTeamPerDay\": 2000000, \"costPerTeamPerDayUsd\": 12.5}").statusCode(200)
+                .body("tokensPerTeamPerDay", equalTo(2000000)).body("costPerTeamPerDayUsd", equalTo(12.5f))
+                .body("overrides.tokensPerTeamPerDay", equalTo(2000000))
+                .body("overrides.costPerTeamPerDayUsd", equalTo(12.5f)).body("overrides", not(hasKey("tokensPerTeam")));
+        // stored (a second GET reads PostgreSQL), and null sets one back to the default
+        given().get("/api/v1/teams/" + team + "/budgets").then().statusCode(200)
+                .body("tokensPerTeamPerDay", equalTo(2000000));
+        put(team, "{\"costPerTeamPerDayUsd\": null}").statusCode(200).body("costPerTeamPerDayUsd", equalTo(0.0f))
+                .body("overrides", not(hasKey("costPerTeamPerDayUsd"))).body("tokensPerTeamPerDay", equalTo(2000000));
+
+        put(team, "{\"tokensPerTeamPerDay\": -1}").statusCode(400).contentType("application/problem+json")
+                .body("detail", equalTo("tokensPerTeamPerDay must be 0 (unlimited) or positive, not -1"));
+        put(team, "{\"costPerTeamPerDayUsd\": -0.01}").statusCode(400)
+                .body("detail", equalTo("costPerTeamPerDayUsd must be 0 (unlimited) or positive, not -0.01"));
+        put(team, "{\"tokensPerTeamPerDay\": 2.5}").statusCode(400)
+                .body("detail", equalTo("tokensPerTeamPerDay counts tokens: a whole number, not 2.5"));
+        put(team, "{\"costPerTeamPerDayUsd\": \"much\"}").statusCode(400)
+                .body("detail", containsString("costPerTeamPerDayUsd must be a number"));
+        put(team, "{\"tokensPerDay\": 5}").statusCode(400).body("detail", containsString("tokensPerTeamPerDay"));
+        // nothing changed by the refused requests
+        given().get("/api/v1/teams/" + team + "/budgets").then().statusCode(200)
+                .body("tokensPerTeamPerDay", equalTo(2000000)).body("overrides", not(hasKey("costPerTeamPerDayUsd")));
+    }
+
+    /** A stored model call of {@code agent} at {@code ts} worth {@code tokens} prompt tokens (the ledger's row). */
+    private void call(String team, String agent, Instant ts, long tokens) {
+        Event e = Event.of(team, agent, new AssistantMessage("turn-" + Ids.newId(), "stop", tokens, 0, "x", List.of(),
+                null, "m", 0, 0.0));
+        eventStore.append(new Event(Ids.newId(), e.team(), e.agent(), 0, ts, EventType.ASSISTANT_MESSAGE, e.data()));
+    }
+
+    @Test
+    void theDaysUsageIsTheLedgerFromMidnightUtcOfTheClocksDay() {
+        String team = newTeam("budgets-clock");
+        call(team, "bob", Instant.parse("2026-01-10T23:59:59Z"), 5000);
+        call(team, "lead", Instant.parse("2026-01-11T00:00:00Z"), 100);
+        call(team, "bob", Instant.parse("2026-01-11T09:30:00Z"), 20);
+        try {
+            teamBudgets.useClock(Clock.fixed(Instant.parse("2026-01-11T12:00:00Z"), ZoneOffset.UTC));
+            assertThat(teamBudgets.usageToday(team)).isEqualTo(new Usage(120, 0, 2, 0, 0));
+            assertThat(teamBudgets.dayUsage(team).day()).isEqualTo(LocalDate.of(2026, 1, 11));
+            // a second before midnight, yesterday's call still counts (the others are the day's future)
+            teamBudgets.useClock(Clock.fixed(Instant.parse("2026-01-10T23:59:59.500Z"), ZoneOffset.UTC));
+            assertThat(teamBudgets.usageToday(team).inputTokens()).isEqualTo(5120);
+            // the clock's zone is not the day's: Tokyo's 12 January 08:00 is 23:00 UTC on the 11th
+            teamBudgets.useClock(Clock.fixed(Instant.parse("2026-01-11T23:00:00Z"), java.time.ZoneId.of("Asia/Tokyo")));
+            assertThat(teamBudgets.usageToday(team).inputTokens()).isEqualTo(120);
+            // the internal team API hands the day's usage and its day to teammate hosts
+            given().header("Authorization", "Bearer " + internalToken).get("/internal/v1/teams/" + team).then()
+                    .statusCode(200).body("usageDay", equalTo("2026-01-11"))
+                    .body("usageToday.inputTokens", equalTo(120)).body("usageToday.calls", equalTo(2));
+        } finally {
+            teamBudgets.useClock(null);
+        }
+    }
+
+    @ConfigProperty(name = "cohort.internal.token")
+    String internalToken;
+
+    @Test
+    void theLeadStopsOnTheTeamsDayBudgetYesterdayDoesNotCountAndRaisingItLetsWorkContinue() {
+        String team = newTeam("budgets-daily");
+        Instant midnight = LocalDate.now(ZoneOffset.UTC).atStartOfDay(ZoneOffset.UTC).toInstant();
+        // yesterday the team spent a million tokens; today another agent 700
+        call(team, "ghost", midnight.minusSeconds(60), 1_000_000);
+        call(team, "ghost", midnight, 700);
+        put(team, "{\"tokensPerTeamPerDay\": 1000}").statusCode(200);
+        // every call of this team's lead: one bash call worth 300 tokens
+        model.append("{\"rules\":[{\"name\":\"done-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\","
+                + "\"lastMessage\":\"^finish\"},\"reply\":{\"text\":\"finished\",\"usage\":{\"prompt_tokens\":250,"
+                + "\"completion_tokens\":50}}},{\"name\":\"spend-" + team + "\",\"match\":{\"agent\":\"" + team
+                + "/lead\"},\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo step\"}}],"
+                + "\"usage\":{\"prompt_tokens\":250,\"completion_tokens\":50}}}]}");
+
+        JsonNode first = awaitTurnCompleted(team, prompt(team, "spend"));
+        assertThat(first.path("data").path("reason").asText()).isEqualTo("budget_exceeded");
+        // yesterday's million did not stop it before its first call
+        assertThat(first.path("data").path("modelCalls").asInt()).isPositive();
+        assertThat(first.path("data").path("text").asText())
+                .matches("Stopped: team " + team + " used \\d+ tokens today \\(UTC\\), its daily budget is 1000; "
+                        + "it resets at 00:00 UTC\\.");
+        assertThat(ofType(team, "budget_warning")).singleElement().satisfies(w -> {
+            assertThat(w.path("agent").asText()).isEqualTo("lead");
+            assertThat(w.path("data").path("budget").asText()).isEqualTo("tokensPerTeamPerDay");
+            assertThat(w.path("data").path("scope").asText()).isEqualTo("team-day");
+            assertThat(w.path("data").path("used").asLong()).isBetween(800L, 1300L);
+        });
+        assertThat(ofType(team, "budget_exceeded")).singleElement().satisfies(e -> {
+            assertThat(e.path("data").path("budget").asText()).isEqualTo("tokensPerTeamPerDay");
+            assertThat(e.path("data").path("scope").asText()).isEqualTo("team-day");
+            assertThat(e.path("data").path("used").asLong()).isGreaterThanOrEqualTo(1000);
+            assertThat(e.path("data").path("limit").asLong()).isEqualTo(1000);
+        });
+
+        // over the day's budget: the next prompt stops at its first step, once the ledger holds the lead's calls
+        await().atMost(Duration.ofMinutes(1)).until(() -> teamBudgets.usageToday(team).totalTokens() >= 1000);
+        JsonNode second = awaitTurnCompleted(team, prompt(team, "finish"));
+        assertThat(second.path("data").path("reason").asText()).isEqualTo("budget_exceeded");
+        assertThat(second.path("data").path("modelCalls").asInt()).isZero();
+
+        // raised through the API: the next prompt runs
+        put(team, "{\"tokensPerTeamPerDay\": 100000}").statusCode(200);
+        JsonNode third = awaitTurnCompleted(team, prompt(team, "finish"));
+        assertThat(third.path("data").path("reason").asText()).isEqualTo("completed");
+        assertThat(third.path("data").path("text").asText()).isEqualTo("finished");
     }
 }

@@ -9,7 +9,22 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  * @param permissionMode the team's permission mode's wire name ({@code default}, {@code plan}, …)
  * @param budgets        the team's own budgets over {@code cohort.engine.budgets.*} ({@code null}: none, or a lead
  *                       before budgets)
+ * @param usageToday     the team's usage in the UTC day {@code usageDay} (the lead's usage ledger from 00:00 UTC to
+ *                       the read; {@code null}: a lead before per-day budgets)
+ * @param usageDay       the UTC day of {@code usageToday}
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record LeadTeam(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets) {
+public record LeadTeam(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets,
+        dev.cohort.core.engine.Usage usageToday, java.time.LocalDate usageDay) {
+
+    /** A team without the day's usage (a lead before per-day budgets). */
+    public LeadTeam(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets) {
+        this(id, permissionMode, budgets, null, null);
+    }
+
+    /** The day's usage as the budget check reads it; {@code null} when the lead did not send it. */
+    public dev.cohort.core.engine.Budgets.DayUsage dayUsage() {
+        return usageToday == null || usageDay == null ? null
+                : new dev.cohort.core.engine.Budgets.DayUsage(usageDay, usageToday);
+    }
 }

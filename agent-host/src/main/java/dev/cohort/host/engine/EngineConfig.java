@@ -119,6 +119,14 @@ public interface EngineConfig {
         /** USD of all the team's agents together. */
         @WithDefault("0")
         double costPerTeamUsd();
+
+        /** Tokens of all the team's agents within the current UTC day (the lead's usage ledger from 00:00 UTC). */
+        @WithDefault("0")
+        long tokensPerTeamPerDay();
+
+        /** USD of all the team's agents within the current UTC day. */
+        @WithDefault("0")
+        double costPerTeamPerDayUsd();
     }
 
     /** The price of one model. */
@@ -401,6 +409,8 @@ public interface EngineConfig {
         e.nonNegative(PREFIX + "budgets.cost-per-turn-usd", b.costPerTurnUsd());
         e.nonNegative(PREFIX + "budgets.cost-per-agent-usd", b.costPerAgentUsd());
         e.nonNegative(PREFIX + "budgets.cost-per-team-usd", b.costPerTeamUsd());
+        e.atLeast(PREFIX + "budgets.tokens-per-team-per-day", b.tokensPerTeamPerDay(), 0);
+        e.nonNegative(PREFIX + "budgets.cost-per-team-per-day-usd", b.costPerTeamPerDayUsd());
 
         Map<String, EngineSettings.ModelPrice> prices = new LinkedHashMap<>();
         c.prices().forEach((model, p) -> {
@@ -473,7 +483,7 @@ public interface EngineConfig {
                         k.snipKeepTail(), k.keepRecentTurns(), k.microCompactMinTokens(), k.summaryInputRatio(),
                         k.summaryTailRatio(), k.summaryMaxTokens()),
                 new Budgets(b.tokensPerTurn(), b.tokensPerAgent(), b.tokensPerTeam(), b.costPerTurnUsd(),
-                        b.costPerAgentUsd(), b.costPerTeamUsd()));
+                        b.costPerAgentUsd(), b.costPerTeamUsd(), b.tokensPerTeamPerDay(), b.costPerTeamPerDayUsd()));
     }
 
     /**

@@ -126,6 +126,8 @@ class EngineConfigTest {
         p.put("cohort.engine.budgets.cost-per-turn-usd", "0.5");
         p.put("cohort.engine.budgets.cost-per-agent-usd", "5");
         p.put("cohort.engine.budgets.cost-per-team-usd", "20.25");
+        p.put("cohort.engine.budgets.tokens-per-team-per-day", "3000000");
+        p.put("cohort.engine.budgets.cost-per-team-per-day-usd", "7.5");
         p.put("cohort.engine.prices.\"gpt-4.1\".input-per-million", "2");
         p.put("cohort.engine.prices.\"gpt-4.1\".output-per-million", "8");
         p.put("cohort.engine.prices.\"gpt-4.1\".cached-input-per-million", "0.5");
@@ -168,7 +170,7 @@ class EngineConfigTest {
                         Map.of("gpt-4.1", new CompactionSettings.ModelLimits(1047576, 32768), "small",
                                 new CompactionSettings.ModelLimits(32000, 4096, 0.6, 0.3)),
                         0.9, 0.6, 5000, 1000, 100, 2, 50, 2, 100, 0.4, 0.1, 3000),
-                new Budgets(100000, 2000000, 9000000, 0.5, 5, 20.25));
+                new Budgets(100000, 2000000, 9000000, 0.5, 5, 20.25, 3000000, 7.5));
         assertThat(settings(p)).isEqualTo(expected);
         // a model listed without sizes gets the default ones, and prices are what cost reporting uses
         assertThat(settings(p).compaction().limitsFor("small").maxOutputTokens()).isEqualTo(4096);
@@ -237,6 +239,10 @@ class EngineConfigTest {
                         "cohort.engine.budgets.cost-per-agent-usd=NaN must be 0 (unlimited) or a positive finite number"),
                 Arguments.of("cohort.engine.budgets.cost-per-team-usd", "-3",
                         "cohort.engine.budgets.cost-per-team-usd=-3.0 must be 0 (unlimited) or a positive finite number"),
+                Arguments.of("cohort.engine.budgets.tokens-per-team-per-day", "-7",
+                        "cohort.engine.budgets.tokens-per-team-per-day=-7 must be at least 0"),
+                Arguments.of("cohort.engine.budgets.cost-per-team-per-day-usd", "-0.5",
+                        "cohort.engine.budgets.cost-per-team-per-day-usd=-0.5 must be 0 (unlimited) or a positive finite number"),
                 Arguments.of("cohort.engine.prices.\"m\".input-per-million", "-1",
                         "cohort.engine.prices.\"m\".input-per-million=-1.0 must be 0 (unlimited) or a positive finite number"),
                 Arguments.of("cohort.engine.prices.\"m\".cached-input-per-million", "-2",

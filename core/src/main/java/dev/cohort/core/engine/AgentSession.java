@@ -62,6 +62,11 @@ public final class AgentSession implements ModelCaller.Signals {
     private Usage subagentUsage = Usage.ZERO;
     /** Inbox items appended since the last successful save: their ids go with the next save. */
     private final List<String> unsavedInjected = new ArrayList<>();
+    /**
+     * The per-day team budgets this session already warned of, as {@code budget@limit@day}: the day's usage comes from
+     * the host's ledger, which may not yet hold this agent's last calls, so the same crossing could be seen twice.
+     */
+    private final java.util.Set<String> dayWarnings = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Events of the steps since the last successful save ({@link TurnEvents.Pending}): they go with the next save. */
     private final List<dev.cohort.core.protocol.Event> unsavedEvents = new ArrayList<>();
     private final TurnEvents.Pending pendingEvents = new TurnEvents.Pending() {
@@ -391,5 +396,11 @@ public final class AgentSession implements ModelCaller.Signals {
             }
         }
         return Optional.empty();
+    }
+
+    /** Whether {@code w} (a {@link Budgets#TEAM_DAY} warning) is this session's first of its budget, limit and UTC day. */
+    boolean firstDayWarning(Budgets.Breach w) {
+        return dayWarnings.add(w.budget() + "@" + w.limit() + "@"
+                + java.time.LocalDate.now(java.time.ZoneOffset.UTC));
     }
 }

@@ -173,8 +173,12 @@ final class TurnLoop {
         Budgets b = budgets();
         Usage team = agentToo && b.limitsTeam() ? session.agent().teamUsage().get() : null;
         Usage today = agentToo && b.limitsTeamDay() ? session.agent().teamUsageToday().get() : null;
-        warnings.addAll(b.crossed(ctx.agentId(), ctx.team(), turn.usage, agentToo ? session.usage() : null, team,
-                today, u));
+        for (Budgets.Breach w : b.crossed(ctx.agentId(), ctx.team(), turn.usage, agentToo ? session.usage() : null, team,
+                today, u)) {
+            if (!Budgets.TEAM_DAY.equals(w.scope()) || session.firstDayWarning(w)) {
+                warnings.add(w);
+            }
+        }
     }
 
     /** The warnings found since the last ones were sent. */

@@ -195,6 +195,22 @@ class BudgetActionsTest extends ScriptedModelTestBase {
     }
 
     @Test
+    void aLaggingDayLedgerDoesNotRepeatTheDaysWarning() {
+        // the host's ledger never sees this agent's calls (all of them still on their way): each call crosses 80 %
+        EngineHarness.Events events = new EngineHarness.Events();
+        AgentContext ctx = lead().withTeamUsageToday(() -> new Usage(790, 0, 0, 0))
+                .withBudgets(() -> new Budgets.Overrides(null, null, null, null, null, null, 1000L, null));
+        model.load(LOOP_300);
+        AgentSession s = open(EngineSettings.defaults().withMaxModelCallsPerTurn(4), events, ctx, null);
+
+        TurnResult r = s.run("work");
+
+        assertThat(r.reason()).isEqualTo(StopReason.MAX_MODEL_CALLS);
+        assertThat(events.dataOf(EventType.BUDGET_WARNING)).singleElement()
+                .satisfies(w -> assertThat(w.path("used").asLong()).isEqualTo(1090));
+    }
+
+    @Test
     void theSameCallWithTheSameArgumentsAndTheSameResultEndsTheTurnNamingTheCall() {
         model.load("""
                 {"rules":[{"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo same"}}]}}]}""");

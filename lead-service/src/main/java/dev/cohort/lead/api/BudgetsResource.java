@@ -20,8 +20,8 @@ import java.util.Map;
 /**
  * A team's budgets (#18 item 3): {@code GET /api/v1/teams/{team}/budgets} → the budgets in force with the configured
  * defaults and the team's overrides; {@code PUT} with any subset of {@code tokensPerTurn, tokensPerAgent,
- * tokensPerTeam, costPerTurnUsd, costPerAgentUsd, costPerTeamUsd} (≥ 0, 0 = unlimited, {@code null} = back to the
- * default) sets the team's overrides, which the lead and the teammates honour from their next step. An unknown
+ * tokensPerTeam, costPerTurnUsd, costPerAgentUsd, costPerTeamUsd, tokensPerTeamPerDay, costPerTeamPerDayUsd} (≥ 0,
+ * 0 = unlimited, {@code null} = back to the default; the two {@code …PerDay…} count the team's usage since 00:00 UTC) sets the team's overrides, which the lead and the teammates honour from their next step. An unknown
  * field, a negative, fractional-token or non-numeric value is a 400 problem naming it; an unknown team a 404.
  */
 @Path("/api/v1/teams/{team}/budgets")
@@ -29,17 +29,17 @@ import java.util.Map;
 @Consumes(MediaType.APPLICATION_JSON)
 public class BudgetsResource {
 
-    /** The budget fields, in order; the first three count tokens, the others USD. */
+    /** The budget fields, in order; the {@code tokens…} ones count tokens, the {@code cost…} ones USD. */
     public static final List<String> FIELDS = List.of("tokensPerTurn", "tokensPerAgent", "tokensPerTeam",
-            "costPerTurnUsd", "costPerAgentUsd", "costPerTeamUsd");
+            "costPerTurnUsd", "costPerAgentUsd", "costPerTeamUsd", "tokensPerTeamPerDay", "costPerTeamPerDayUsd");
 
     /**
      * The view: every budget in force (top level), {@code defaults} ({@code cohort.engine.budgets.*}) and
      * {@code overrides} (only the fields the team set).
      */
     public record BudgetsView(String team, long tokensPerTurn, long tokensPerAgent, long tokensPerTeam,
-            double costPerTurnUsd, double costPerAgentUsd, double costPerTeamUsd, Budgets defaults,
-            Budgets.Overrides overrides) {
+            double costPerTurnUsd, double costPerAgentUsd, double costPerTeamUsd, long tokensPerTeamPerDay,
+            double costPerTeamPerDayUsd, Budgets defaults, Budgets.Overrides overrides) {
     }
 
     @Inject
@@ -58,7 +58,7 @@ public class BudgetsResource {
         Budgets.Overrides o = repository.find(team);
         Budgets e = d.with(o);
         return new BudgetsView(team, e.tokensPerTurn(), e.tokensPerAgent(), e.tokensPerTeam(), e.costPerTurnUsd(),
-                e.costPerAgentUsd(), e.costPerTeamUsd(), d, o);
+                e.costPerAgentUsd(), e.costPerTeamUsd(), e.tokensPerTeamPerDay(), e.costPerTeamPerDayUsd(), d, o);
     }
 
     @PUT
@@ -88,9 +88,9 @@ public class BudgetsResource {
                 throw ApiException.badRequest("unknown budget \"" + n + "\"; known: " + FIELDS);
             }
         }
-        Long[] tokens = new Long[3];
-        Double[] cost = new Double[3];
-        for (int i = 0; i < 6; i++) {
+        Map<String, Long> tokens = new java.util.HashMap<>();
+        Map<String, Double> cost = new java.util.HashMap<>();
+        for (int i = 0; i < FIELDS.size(); i++) {
             String n = FIELDS.get(i);
             JsonNode v = body.get(n);
             if (v == null || v.isNull()) {
@@ -102,16 +102,18 @@ public class BudgetsResource {
             if (v.asDouble() < 0 || !Double.isFinite(v.asDouble())) {
                 throw ApiException.badRequest(n + " must be 0 (unlimited) or positive, not " + v);
             }
-            if (i < 3) {
+            if (n.startsWith("tokens")) {
                 if (!v.canConvertToExactIntegral() || !v.canConvertToLong()) {
                     throw ApiException.badRequest(n + " counts tokens: a whole number, not " + v);
                 }
-                tokens[i] = v.longValue();
+                tokens.put(n, v.longValue());
             } else {
-                cost[i - 3] = v.doubleValue();
+                cost.put(n, v.doubleValue());
             }
         }
-        return new Budgets.Overrides(tokens[0], tokens[1], tokens[2], cost[0], cost[1], cost[2]);
+        return new Budgets.Overrides(tokens.get("tokensPerTurn"), tokens.get("tokensPerAgent"),
+                tokens.get("tokensPerTeam"), cost.get("costPerTurnUsd"), cost.get("costPerAgentUsd"),
+                cost.get("costPerTeamUsd"), tokens.get("tokensPerTeamPerDay"), cost.get("costPerTeamPerDayUsd"));
     }
 
     /** {@code now} with the values of {@code change}, and each field {@code body} sets to {@code null} removed. */
@@ -126,6 +128,8 @@ public class BudgetsResource {
                 cleared.get("tokensPerTeam") ? null : m.tokensPerTeam(),
                 cleared.get("costPerTurnUsd") ? null : m.costPerTurnUsd(),
                 cleared.get("costPerAgentUsd") ? null : m.costPerAgentUsd(),
-                cleared.get("costPerTeamUsd") ? null : m.costPerTeamUsd());
+                cleared.get("costPerTeamUsd") ? null : m.costPerTeamUsd(),
+                cleared.get("tokensPerTeamPerDay") ? null : m.tokensPerTeamPerDay(),
+                cleared.get("costPerTeamPerDayUsd") ? null : m.costPerTeamPerDayUsd());
     }
 }

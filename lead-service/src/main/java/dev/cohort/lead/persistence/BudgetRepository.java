@@ -10,7 +10,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 
 /**
- * A team's own budgets ({@code lead.team_budgets}, V15) over the {@code cohort.engine.budgets.*} defaults. Read
+ * A team's own budgets ({@code lead.team_budgets}, V15; the per-day ones V16) over the {@code cohort.engine.budgets.*} defaults. Read
  * without a cache: the lead reads them at every step (one primary-key lookup) and a teammate host every few seconds,
  * so a budget raised through the API counts from the next step on every replica.
  */
@@ -24,7 +24,8 @@ public class BudgetRepository {
     public Budgets.Overrides find(String team) {
         return Jdbc.inTransaction(ds, "budgets of team " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT tokens_per_turn, tokens_per_agent, tokens_per_team, "
-                    + "cost_per_turn_usd, cost_per_agent_usd, cost_per_team_usd FROM lead.team_budgets WHERE team = ?")) {
+                    + "cost_per_turn_usd, cost_per_agent_usd, cost_per_team_usd, tokens_per_team_per_day, "
+                    + "cost_per_team_per_day_usd FROM lead.team_budgets WHERE team = ?")) {
                 ps.setString(1, team);
                 try (ResultSet rs = ps.executeQuery()) {
                     if (!rs.next()) {
@@ -32,7 +33,7 @@ public class BudgetRepository {
                     }
                     return new Budgets.Overrides(rs.getObject(1, Long.class), rs.getObject(2, Long.class),
                             rs.getObject(3, Long.class), rs.getObject(4, Double.class), rs.getObject(5, Double.class),
-                            rs.getObject(6, Double.class));
+                            rs.getObject(6, Double.class), rs.getObject(7, Long.class), rs.getObject(8, Double.class));
                 }
             }
         });
@@ -42,11 +43,14 @@ public class BudgetRepository {
     public void save(String team, Budgets.Overrides o) {
         Jdbc.inTransaction(ds, "set budgets of team " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.team_budgets (team, tokens_per_turn, "
-                    + "tokens_per_agent, tokens_per_team, cost_per_turn_usd, cost_per_agent_usd, cost_per_team_usd) "
-                    + "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team) DO UPDATE SET tokens_per_turn = EXCLUDED.tokens_per_turn, "
+                    + "tokens_per_agent, tokens_per_team, cost_per_turn_usd, cost_per_agent_usd, cost_per_team_usd, "
+                    + "tokens_per_team_per_day, cost_per_team_per_day_usd) "
+                    + "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (team) DO UPDATE SET tokens_per_turn = EXCLUDED.tokens_per_turn, "
                     + "tokens_per_agent = EXCLUDED.tokens_per_agent, tokens_per_team = EXCLUDED.tokens_per_team, "
                     + "cost_per_turn_usd = EXCLUDED.cost_per_turn_usd, cost_per_agent_usd = EXCLUDED.cost_per_agent_usd, "
-                    + "cost_per_team_usd = EXCLUDED.cost_per_team_usd, updated_at = now()")) {
+                    + "cost_per_team_usd = EXCLUDED.cost_per_team_usd, "
+                    + "tokens_per_team_per_day = EXCLUDED.tokens_per_team_per_day, "
+                    + "cost_per_team_per_day_usd = EXCLUDED.cost_per_team_per_day_usd, updated_at = now()")) {
                 ps.setString(1, team);
                 setLong(ps, 2, o.tokensPerTurn());
                 setLong(ps, 3, o.tokensPerAgent());
@@ -54,6 +58,8 @@ public class BudgetRepository {
                 setDouble(ps, 5, o.costPerTurnUsd());
                 setDouble(ps, 6, o.costPerAgentUsd());
                 setDouble(ps, 7, o.costPerTeamUsd());
+                setLong(ps, 8, o.tokensPerTeamPerDay());
+                setDouble(ps, 9, o.costPerTeamPerDayUsd());
                 ps.executeUpdate();
             }
             return null;

@@ -106,7 +106,10 @@ public class LeadProgram implements AgentProgram {
                 .withMode(() -> PermissionMode.of(mode(team)))
                 .withCommandHooks(() -> teamHooks(team))
                 .withTeamUsage(() -> agents.teamUsage(team))
-                .withBudgets(() -> budgets.overrides(team));
+                .withBudgets(() -> budgets.overrides(team))
+                // the per-day team budget: the ledger (lead.usage) of every agent of the team since 00:00 UTC, one
+                // indexed SUM, read only while such a budget is in force
+                .withTeamUsageToday(() -> budgets.usageToday(team));
     }
 
     @Override

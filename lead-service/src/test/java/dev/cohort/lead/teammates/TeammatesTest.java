@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Event;
+import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.MessageType;
@@ -332,6 +333,38 @@ class TeammatesTest {
         given().header("Authorization", "Bearer " + INTERNAL_TOKEN).get("/internal/v1/teams/" + team).then()
                 .statusCode(200).body("budgets.tokensPerTeam", Matchers.equalTo(5000))
                 .body("budgets", Matchers.not(Matchers.hasKey("tokensPerTurn")));
+    }
+
+    @Test
+    void aSpawnWhenTheTeamUsedItsDayBudgetIsRefusedNamingTheResetAndYesterdayDoesNotCount() {
+        java.time.Instant midnight = java.time.LocalDate.now(java.time.ZoneOffset.UTC)
+                .atStartOfDay(java.time.ZoneOffset.UTC).toInstant();
+        ToolRegistry daily = registryWith(new TeammateLimits.Values(8, 8), new TeamBudget(0, 0, 1000, 0));
+        // yesterday's 5000 tokens do not count today
+        storedCall("ghost", midnight.minusSeconds(1), 5000);
+        assertThat(call(daily, lead, "spawn_teammate", "c-d1", spawnArgs("early", "dev", "work")).error()).isFalse();
+        storedCall("early", midnight, 1000);
+
+        ToolResult r = call(daily, lead, "spawn_teammate", "c-d2", spawnArgs("late", "dev", "work"));
+        assertThat(r.error()).isTrue();
+        assertThat(r.rule()).isEqualTo("budget:team");
+        assertThat(r.content()).isEqualTo("Error: team " + team + " has used 1000 tokens today (UTC), its budget "
+                + "cohort.engine.budgets.tokens-per-team-per-day is 1000: no new teammate can work before it resets "
+                + "at 00:00 UTC");
+        assertThat(roster.find(team, "late")).isEmpty();
+
+        // the team's own day budget, raised through the API, lets the lead spawn again
+        given().contentType("application/json").body(Map.of("tokensPerTeamPerDay", 5000))
+                .put("/api/v1/teams/" + team + "/budgets").then().statusCode(200);
+        assertThat(call(daily, lead, "spawn_teammate", "c-d3", spawnArgs("late", "dev", "work")).error()).isFalse();
+    }
+
+    /** A stored model call (the usage ledger's row) of {@code agent} at {@code ts}. */
+    private void storedCall(String agent, java.time.Instant ts, long tokens) {
+        Event e = Event.of(team, agent, new dev.cohort.core.protocol.payload.AssistantMessage("turn-" + Ids.newId(),
+                "stop", tokens, 0, "x", List.of(), null, "m", 0, 0.0));
+        eventStore.append(new Event(Ids.newId(), team, agent, 0, ts, dev.cohort.core.protocol.EventType.ASSISTANT_MESSAGE,
+                e.data()));
     }
 
     @Test

@@ -140,6 +140,9 @@ public class TeammateProgram implements AgentProgram {
                 // the team's usage is one SUM over its teammates' rows; the engine reads it only when a team budget
                 // (configured or the team's own) is in force
                 .withTeamUsage(() -> teammates.teamUsage(key.team()))
+                // the team's usage since 00:00 UTC (the lead's usage ledger, with the mode through the same short cache),
+                // read only while a per-day team budget is in force
+                .withTeamUsageToday(() -> modes.usageToday(key.team()))
                 // issue 15: the held task's worktree, read at every tool call (from the next call after a claim)
                 .withCwd(() -> tasks.cwd(key));
     }

@@ -302,6 +302,49 @@ class TeamScenariosIT {
         }
     }
 
+    @Test
+    void aTeammateStoppedByTheTeamsDayBudgetReportsBudgetExceededNamingTheReset() throws Exception {
+        String team = stack.createTeam("daily");
+        assertThat(put("/api/v1/teams/" + team + "/budgets", "{\"tokensPerTeamPerDay\": 1000}").statusCode())
+                .isEqualTo(200);
+        // each of dan's steps: 600 tokens and a tool call of half a second (so its host rereads the day's usage,
+        // cached for cohort.teammate.mode-refresh, within a few steps of the ledger holding its calls)
+        load("""
+                {"name":"daily-lead-spawn","match":{"agent":"daily/lead","lastRole":"user","lastMessage":"spend today"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"dan","role":"counter","prompt":"Count all day."}}],"usage":{"prompt_tokens":10,"completion_tokens":5}}},
+                {"name":"daily-lead-spawned","match":{"agent":"daily/lead","lastRole":"tool"},"reply":{"text":"dan spawned","usage":{"prompt_tokens":10,"completion_tokens":5}}},
+                {"name":"daily-lead-inbox","match":{"agent":"daily/lead","lastMessage":"\\\\[inbox\\\\]"},"reply":{"text":"noted","usage":{"prompt_tokens":10,"completion_tokens":5}}},
+                {"name":"daily-dan-count","match":{"agent":"daily/dan"},
+                 "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo counting; sleep 0.5"}}],"usage":{"prompt_tokens":500,"completion_tokens":100}}}
+                """);
+        try {
+            stack.prompt(team, "spend today");
+            awaitLeadRequest(team, "dan's budget result", r -> lastMessage(r).contains("from=\"dan\" type=\"result\"")
+                    && lastMessage(r).contains("status=\"budget_exceeded\""));
+            List<JsonNode> events = stack.events(team);
+            assertThat(events).filteredOn(e -> e.path("type").asText().equals("budget_exceeded")
+                    && e.path("agent").asText().equals("dan")).singleElement().satisfies(e -> {
+                        assertThat(e.path("data").path("budget").asText()).isEqualTo("tokensPerTeamPerDay");
+                        assertThat(e.path("data").path("scope").asText()).isEqualTo("team-day");
+                        assertThat(e.path("data").path("used").asLong()).isGreaterThanOrEqualTo(1000);
+                        assertThat(e.path("data").path("limit").asLong()).isEqualTo(1000);
+                        assertThat(e.path("data").path("message").asText())
+                                .startsWith("Stopped: team " + team + " used ")
+                                .endsWith(" tokens today (UTC), its daily budget is 1000; it resets at 00:00 UTC.");
+                    });
+            // the day's 80 % warning is given at most once (whether dan sees the crossing depends on how fresh its
+            // host's reading of the ledger is: a stale reading can go from below 80 % straight to the limit)
+            assertThat(events).filteredOn(e -> e.path("type").asText().equals("budget_warning")
+                    && e.path("agent").asText().equals("dan")).hasSizeLessThanOrEqualTo(1);
+            assertThat(events).filteredOn(e -> e.path("type").asText().equals("turn_completed")
+                    && e.path("agent").asText().equals("dan")).first()
+                    .satisfies(e -> assertThat(e.path("data").path("reason").asText()).isEqualTo("budget_exceeded"));
+        } catch (Throwable t) {
+            System.out.println(stack.logs());
+            throw t;
+        }
+    }
+
     private HttpResponse<String> put(String path, String body) {
         return stack.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(stack.leadUrl() + path))
                 .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")

@@ -11,7 +11,10 @@ import jakarta.ws.rs.core.MediaType;
 
 /**
  * What a teammate host needs of its team, behind {@code cohort.internal.token}: {@code GET /internal/v1/teams/{team}}
- * → {@code {id, permissionMode, budgets}} ({@code budgets}: the team's own budget overrides, only the fields it set). The team is lead-service's data (ARCHITECTURE §3.2): teammates follow the team's
+ * → {@code {id, permissionMode, budgets, usageToday, usageDay}} ({@code budgets}: the team's own budget overrides, only
+ * the fields it set; {@code usageToday}: the team's usage in the UTC day {@code usageDay} from the usage ledger, for the
+ * per-day team budget — one indexed SUM per read, and a teammate host reads at most once per team per
+ * {@code cohort.teammate.mode-refresh}). The team is lead-service's data (ARCHITECTURE §3.2): teammates follow the team's
  * permission mode (a team in {@code plan} mode is read-only for its teammates too) without reading the lead's schema.
  */
 @Path("/internal/v1/teams/{team}")
@@ -19,7 +22,8 @@ import jakarta.ws.rs.core.MediaType;
 public class InternalTeamResource {
 
     /** The team as a teammate host sees it. */
-    public record TeamInfo(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets) {
+    public record TeamInfo(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets,
+            dev.cohort.core.engine.Usage usageToday, java.time.LocalDate usageDay) {
     }
 
     @Inject
@@ -28,10 +32,15 @@ public class InternalTeamResource {
     @Inject
     dev.cohort.lead.persistence.BudgetRepository budgets;
 
+    @Inject
+    dev.cohort.lead.service.TeamBudgets teamBudgets;
+
     @GET
     public TeamInfo get(@PathParam("team") String team) {
-        return teams.find(team).map(t -> new TeamInfo(t.id(), t.permissionMode() == null ? "default" : t.permissionMode(),
-                budgets.find(t.id())))
-                .orElseThrow(() -> ApiException.notFound("unknown team \"" + team + "\""));
+        return teams.find(team).map(t -> {
+            dev.cohort.core.engine.Budgets.DayUsage today = teamBudgets.dayUsage(t.id());
+            return new TeamInfo(t.id(), t.permissionMode() == null ? "default" : t.permissionMode(),
+                    budgets.find(t.id()), today.usage(), today.day());
+        }).orElseThrow(() -> ApiException.notFound("unknown team \"" + team + "\""));
     }
 }

@@ -40,7 +40,8 @@ public class TeamToolProvider implements ToolProvider {
     public List<Tool> tools() {
         List<Tool> tools = new ArrayList<>();
         tools.add(new SpawnTeammateTool(service, limits::values,
-                () -> new TeamBudget(engine.budgets().tokensPerTeam(), engine.budgets().costPerTeamUsd())));
+                () -> new TeamBudget(engine.budgets().tokensPerTeam(), engine.budgets().costPerTeamUsd(),
+                        engine.budgets().tokensPerTeamPerDay(), engine.budgets().costPerTeamPerDayUsd())));
         tools.addAll(TeamTools.common(channel));
         return tools;
     }

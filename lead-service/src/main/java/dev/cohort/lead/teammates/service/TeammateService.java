@@ -76,7 +76,9 @@ public class TeammateService {
             }
             return replay;
         }
-        Optional<String> over = budget.with(teamBudgets.overrides(team)).refusal(team, agents.teamUsage(team));
+        TeamBudget b = budget.with(teamBudgets.overrides(team));
+        Optional<String> over = b.refusal(team, agents.teamUsage(team),
+                b.limitsDay() ? teamBudgets.usageToday(team) : null);
         if (over.isPresent()) {
             return ToolResult.error("budget:team", over.get());
         }
