@@ -45,7 +45,9 @@ import java.util.stream.IntStream;
  *       {@code claimedAt − createdAt} (both the database's clock).</li>
  * </ol>
  * Arguments: {@code --tasks=5000 --latency=100 --mode=batch --lead-flags=test}; {@code --lead-flags=up} runs lead-service
- * with {@code cohort up}'s JVM flags ({@link #UP_FLAGS}), {@code test} with devstack's default, anything else as given.
+ * with {@code cohort up}'s JVM flags ({@link #UP_FLAGS}), {@code test} with devstack's default, anything else as given;
+ * {@code --warmup=N} claims N tasks of another team first, unmeasured; {@code --count-statements} counts PostgreSQL's
+ * statements per claim from its log ({@code log_statement=all}, which costs CPU: not for the CPU figures).
  */
 public final class ClaimBenchmark {
 
@@ -59,11 +61,17 @@ public final class ClaimBenchmark {
         int tasks = 5000;
         int latency = 100;
         String mode = "batch";
+        int warmup = 0;
+        boolean countStatements = false;
         for (String a : args) {
             if (a.startsWith("--tasks=")) {
                 tasks = Integer.parseInt(a.substring(8));
             } else if (a.startsWith("--latency=")) {
                 latency = Integer.parseInt(a.substring(10));
+            } else if (a.startsWith("--warmup=")) {
+                warmup = Integer.parseInt(a.substring(9));
+            } else if (a.equals("--count-statements")) {
+                countStatements = true;
             } else if (a.startsWith("--mode=") && List.of("batch", "single", "both").contains(a.substring(7))) {
                 mode = a.substring(7);
             } else if (a.startsWith("--lead-flags=")) {
@@ -76,17 +84,17 @@ public final class ClaimBenchmark {
                 });
             } else {
                 throw new IllegalArgumentException("unknown argument " + a + " (known: --tasks=N --latency=N"
-                        + " --mode=batch|single|both --lead-flags=test|up|'<flags>')");
+                        + " --mode=batch|single|both --lead-flags=test|up|'<flags>' --warmup=N --count-statements)");
             }
         }
         System.out.printf("[ClaimBenchmark] lead-service JVM flags: %s; load average %.1f%n",
                 ServiceProcess.jvmFlags("lead-team-it"), java.lang.management.ManagementFactory
                         .getOperatingSystemMXBean().getSystemLoadAverage());
         if (tasks > 0 && !mode.equals("single")) {
-            claimsPerSecond(tasks, true);
+            claimsPerSecond(tasks, true, warmup, countStatements);
         }
         if (tasks > 0 && !mode.equals("batch")) {
-            claimsPerSecond(tasks, false);
+            claimsPerSecond(tasks, false, warmup, countStatements);
         }
         if (latency > 0) {
             claimLatency(latency);
@@ -101,106 +109,244 @@ public final class ClaimBenchmark {
     /**
      * {@code batched}: each replica's teammates claim through one {@link ClaimCoalescer} (as teammate-service's auto-claim
      * does), so concurrent claims of one replica go out as one {@code claim-batch}; else each teammate calls claim-next.
+     * {@code warmup} > 0: a first team's {@code warmup} tasks are claimed the same way, not measured (a long-running
+     * lead-service has its claim path compiled; a run of a few seconds otherwise measures the JIT compiler too).
+     * {@code countStatements}: PostgreSQL logs every statement during the measured claims ({@code log_statement=all}),
+     * and the statements per claim are printed by kind (this logging costs PostgreSQL CPU: use a separate run).
      */
-    static void claimsPerSecond(int tasks, boolean batched) throws Exception {
+    static void claimsPerSecond(int tasks, boolean batched, int warmup, boolean countStatements) throws Exception {
         try (TeamStack stack = TeamStack.start(0, Map.of())) {
             ClaimRig rig = new ClaimRig(stack);
+            if (warmup > 0) {
+                String w = stack.createTeam(batched ? "warmbatch" : "warmbench");
+                createTasks(rig, w, warmup);
+                Run r = claimAll(stack, w, batched, false);
+                System.out.printf("[ClaimBenchmark]   warm-up: %d claims in %.2f s (not measured)%n", r.claims, r.secs);
+            }
             String team = stack.createTeam(batched ? "claimbatch" : "claimbench");
-            ExecutorService pool = Executors.newFixedThreadPool(8);
-            List<Future<?>> made = new ArrayList<>();
-            for (int i = 0; i < tasks; i++) {
-                int n = i;
-                made.add(pool.submit(() -> rig.create(team, "job " + n, "", List.of())));
-            }
-            for (Future<?> f : made) {
-                f.get();
-            }
-            pool.shutdown();
-            List<ExecutorService> clientPools = IntStream.range(0, REPLICAS).mapToObj(i -> Executors.newFixedThreadPool(4))
-                    .toList();
-            List<HttpClient> replicas = clientPools.stream().map(p -> HttpClient.newBuilder()
-                    .version(HttpClient.Version.HTTP_1_1).executor(p).connectTimeout(Duration.ofSeconds(5)).build()).toList();
-            List<Long> micros = Collections.synchronizedList(new ArrayList<>());
-            AtomicInteger requests = new AtomicInteger();
-            List<ClaimCoalescer> coalescers = replicas.stream().map(http -> new ClaimCoalescer((t, claimers) -> {
-                long t0 = System.nanoTime();
-                HttpResponse<String> r = send(http, stack, team, "/claim-batch", Map.of("leaseSeconds", 600, "claimers",
-                        claimers));
-                micros.add((System.nanoTime() - t0) / 1000);
-                requests.incrementAndGet();
-                if (r.statusCode() != 200) {
-                    throw new IllegalStateException("claim-batch: " + r.statusCode() + " " + r.body());
-                }
-                Map<String, LeadTasks.Claim> out = new java.util.HashMap<>();
-                try {
-                    for (LeadTasks.BatchClaim c : Json.MAPPER.readValue(r.body(), LeadTasks.ClaimBatch.class).claims()) {
-                        out.put(c.agent(), c.claim());
-                    }
-                } catch (java.io.IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-                return out;
-            }, 50)).toList();
-            Map<String, String> got = new ConcurrentHashMap<>();
-            AtomicInteger duplicates = new AtomicInteger();
-            ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
-            Cost before = Cost.now(stack);
-            long start = System.nanoTime();
-            List<Future<?>> ws = new ArrayList<>();
-            for (int t = 0; t < TEAMMATES; t++) {
-                String agent = "w%02d".formatted(t);
-                int replica = t % REPLICAS;
-                HttpClient http = replicas.get(replica);
-                ws.add(workers.submit(() -> {
-                    while (true) {
-                        String id;
-                        if (batched) {
-                            Optional<LeadTasks.Claim> c = coalescers.get(replica).claim(team, agent, null);
-                            if (c.isEmpty()) {
-                                return null;
-                            }
-                            id = c.get().task().id();
-                        } else {
-                            long t0 = System.nanoTime();
-                            HttpResponse<String> r = send(http, stack, team, "/claim-next", Map.of("agent", agent,
-                                    "leaseToken", UUID.randomUUID().toString(), "leaseSeconds", 600));
-                            micros.add((System.nanoTime() - t0) / 1000);
-                            requests.incrementAndGet();
-                            if (r.statusCode() == 204) {
-                                return null;
-                            }
-                            if (r.statusCode() != 200) {
-                                throw new IllegalStateException("claim-next: " + r.statusCode() + " " + r.body());
-                            }
-                            id = TeamStack.json(r.body()).path("task").path("id").asText();
-                        }
-                        if (got.putIfAbsent(id, agent) != null) {
-                            duplicates.incrementAndGet();
-                        }
-                    }
-                }));
-            }
-            for (Future<?> f : ws) {
-                f.get();
-            }
-            double secs = (System.nanoTime() - start) / 1e9;
-            Cost after = Cost.now(stack);
-            workers.shutdown();
-            clientPools.forEach(ExecutorService::shutdown); // else their threads keep the JVM alive
+            createTasks(rig, team, tasks);
+            double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+            Run r = claimAll(stack, team, batched, countStatements);
             List<JsonNode> board = rig.board(team);
             long claimedOnce = board.stream().filter(t -> t.path("claims").asInt() == 1
                     && t.path("status").asText().equals("in_progress")).count();
-            int n = got.size();
+            int n = r.claims;
             System.out.printf("[ClaimBenchmark] %s: %d tasks, %d teammates on %d replicas: %d claims in %.2f s = %.0f"
-                            + " claims/s; %d requests (%.1f claims each); request p50 %.1f ms p99 %.1f ms; duplicates (clients)"
-                            + " %d; tasks claimed exactly once (board) %d of %d%n", batched ? "claim-batch (coalesced per replica)"
-                            : "claim-next (one request per claim)", tasks, TEAMMATES, REPLICAS, n, secs, n / secs,
-                    requests.get(), n / (double) Math.max(1, requests.get()), pct(micros, 50) / 1000.0,
-                    pct(micros, 99) / 1000.0, duplicates.get(), claimedOnce, board.size());
+                            + " claims/s (load average %.1f at start); %d requests (%.1f claims each); request p50 %.1f ms"
+                            + " p99 %.1f ms; duplicates (clients) %d; tasks claimed exactly once (board) %d of %d%n",
+                    batched ? "claim-batch (coalesced per replica)" : "claim-next (one request per claim)", tasks, TEAMMATES,
+                    REPLICAS, n, r.secs, n / r.secs, load, r.requests, n / (double) Math.max(1, r.requests),
+                    pct(r.micros, 50) / 1000.0, pct(r.micros, 99) / 1000.0, r.duplicates, claimedOnce, board.size());
+            Cost b = r.before;
+            Cost a = r.after;
             System.out.printf("[ClaimBenchmark]   CPU per claim: lead-service %.0f µs, PostgreSQL %.0f µs, benchmark JVM"
-                            + " (clients, broker) %.0f µs; PostgreSQL transactions per claim %.2f%n",
-                    (after.leadNs - before.leadNs) / 1e3 / n, (after.pgNs - before.pgNs) / 1e3 / n,
-                    (after.selfNs - before.selfNs) / 1e3 / n, (after.commits - before.commits) / (double) n);
+                            + " (clients, broker) %.0f µs, total %.0f µs; PostgreSQL transactions per claim %.2f%n",
+                    (a.leadNs - b.leadNs) / 1e3 / n, (a.pgNs - b.pgNs) / 1e3 / n, (a.selfNs - b.selfNs) / 1e3 / n,
+                    ((a.leadNs - b.leadNs) + (a.pgNs - b.pgNs) + (a.selfNs - b.selfNs)) / 1e3 / n,
+                    (a.commits - b.commits) / (double) n);
+            System.out.printf("[ClaimBenchmark]   lead-service threads, µs per claim: %s%n", ThreadCpu.perClaim(b.leadThreads,
+                    a.leadThreads, n));
+            System.out.printf("[ClaimBenchmark]   benchmark JVM threads, µs per claim: %s%n", ThreadCpu.perClaim(b.selfThreads,
+                    a.selfThreads, n));
+            if (r.statements != null) {
+                long total = r.statements.values().stream().mapToLong(Long::longValue).sum();
+                System.out.printf("[ClaimBenchmark]   PostgreSQL statements per claim %.2f (%d): %s%n", total / (double) n,
+                        total, r.statements.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                                .map(e -> "%.3f %s".formatted(e.getValue() / (double) n, e.getKey()))
+                                .collect(Collectors.joining("; ")));
+            }
+        }
+    }
+
+    static void createTasks(ClaimRig rig, String team, int tasks) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        List<Future<?>> made = new ArrayList<>();
+        for (int i = 0; i < tasks; i++) {
+            int n = i;
+            made.add(pool.submit(() -> rig.create(team, "job " + n, "", List.of())));
+        }
+        for (Future<?> f : made) {
+            f.get();
+        }
+        pool.shutdown();
+    }
+
+    /** One claim run's figures: claims, seconds, requests and their durations, duplicates, cost before and after. */
+    record Run(int claims, double secs, int requests, List<Long> micros, int duplicates, Cost before, Cost after,
+            Map<String, Long> statements) {
+    }
+
+    /** 50 teammates on 3 replicas claim until the board of {@code team} is empty. */
+    static Run claimAll(TeamStack stack, String team, boolean batched, boolean countStatements) throws Exception {
+        List<ExecutorService> clientPools = IntStream.range(0, REPLICAS).mapToObj(i -> Executors.newFixedThreadPool(4))
+                .toList();
+        List<HttpClient> replicas = clientPools.stream().map(p -> HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1).executor(p).connectTimeout(Duration.ofSeconds(5)).build()).toList();
+        List<Long> micros = Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger requests = new AtomicInteger();
+        List<ClaimCoalescer> coalescers = replicas.stream().map(http -> new ClaimCoalescer((t, claimers) -> {
+            long t0 = System.nanoTime();
+            HttpResponse<String> r = send(http, stack, team, "/claim-batch", Map.of("leaseSeconds", 600, "claimers",
+                    claimers));
+            micros.add((System.nanoTime() - t0) / 1000);
+            requests.incrementAndGet();
+            if (r.statusCode() != 200) {
+                throw new IllegalStateException("claim-batch: " + r.statusCode() + " " + r.body());
+            }
+            Map<String, LeadTasks.Claim> out = new java.util.HashMap<>();
+            try {
+                for (LeadTasks.BatchClaim c : Json.MAPPER.readValue(r.body(), LeadTasks.ClaimBatch.class).claims()) {
+                    out.put(c.agent(), c.claim());
+                }
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+            return out;
+        }, 50)).toList();
+        Map<String, String> got = new ConcurrentHashMap<>();
+        AtomicInteger duplicates = new AtomicInteger();
+        ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
+        StatementLog log = countStatements ? StatementLog.start(stack) : null;
+        Cost before = Cost.now(stack);
+        long start = System.nanoTime();
+        List<Future<?>> ws = new ArrayList<>();
+        for (int t = 0; t < TEAMMATES; t++) {
+            String agent = "w%02d".formatted(t);
+            int replica = t % REPLICAS;
+            HttpClient http = replicas.get(replica);
+            ws.add(workers.submit(() -> {
+                while (true) {
+                    String id;
+                    if (batched) {
+                        Optional<LeadTasks.Claim> c = coalescers.get(replica).claim(team, agent, null);
+                        if (c.isEmpty()) {
+                            return null;
+                        }
+                        id = c.get().task().id();
+                    } else {
+                        long t0 = System.nanoTime();
+                        HttpResponse<String> r = send(http, stack, team, "/claim-next", Map.of("agent", agent,
+                                "leaseToken", UUID.randomUUID().toString(), "leaseSeconds", 600));
+                        micros.add((System.nanoTime() - t0) / 1000);
+                        requests.incrementAndGet();
+                        if (r.statusCode() == 204) {
+                            return null;
+                        }
+                        if (r.statusCode() != 200) {
+                            throw new IllegalStateException("claim-next: " + r.statusCode() + " " + r.body());
+                        }
+                        id = TeamStack.json(r.body()).path("task").path("id").asText();
+                    }
+                    if (got.putIfAbsent(id, agent) != null) {
+                        duplicates.incrementAndGet();
+                    }
+                }
+            }));
+        }
+        for (Future<?> f : ws) {
+            f.get();
+        }
+        double secs = (System.nanoTime() - start) / 1e9;
+        Cost after = Cost.now(stack);
+        Map<String, Long> statements = log == null ? null : log.stop();
+        workers.shutdown();
+        clientPools.forEach(ExecutorService::shutdown); // else their threads keep the JVM alive
+        return new Run(got.size(), secs, requests.get(), micros, duplicates.get(), before, after, statements);
+    }
+
+    /**
+     * {@code log_statement = all} on the stack's PostgreSQL (a superuser, {@code ALTER SYSTEM}) for a while, then the
+     * statements of its server log written meanwhile, counted by kind (the first words, literals left out).
+     */
+    static final class StatementLog {
+        private final TeamStack stack;
+        private final java.nio.file.Path file;
+        private final long offset;
+
+        private StatementLog(TeamStack stack, java.nio.file.Path file, long offset) {
+            this.stack = stack;
+            this.file = file;
+            this.offset = offset;
+        }
+
+        static StatementLog start(TeamStack stack) throws Exception {
+            java.nio.file.Path file;
+            try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement()) {
+                try (java.sql.ResultSet rs = st.executeQuery("SHOW data_directory")) {
+                    rs.next();
+                    file = java.nio.file.Path.of(rs.getString(1)).resolveSibling("server.log"); // devstack's pg_ctl -l
+                }
+                st.execute("ALTER SYSTEM SET log_statement = 'all'");
+                st.execute("SELECT pg_reload_conf()");
+            }
+            Thread.sleep(200); // backends take the reload at their next command; a benchmark's pause, not a test's wait
+            return new StatementLog(stack, file, java.nio.file.Files.size(file));
+        }
+
+        Map<String, Long> stop() throws Exception {
+            try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement()) {
+                st.execute("ALTER SYSTEM RESET log_statement");
+                st.execute("SELECT pg_reload_conf()");
+            }
+            Map<String, Long> kinds = new java.util.TreeMap<>();
+            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "r")) {
+                f.seek(offset);
+                byte[] b = new byte[(int) (f.length() - offset)];
+                f.readFully(b);
+                java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                        "LOG:  (?:execute [^:]*|statement): (.*)").matcher(new String(b, java.nio.charset.StandardCharsets.UTF_8));
+                while (m.find()) {
+                    kinds.merge(kind(m.group(1)), 1L, Long::sum);
+                }
+            }
+            return kinds;
+        }
+
+        /** A statement's kind: its verb and table, e.g. {@code INSERT lead.events}, {@code WITH … lead.tasks}. */
+        static String kind(String sql) {
+            String s = sql.strip();
+            String verb = s.split("\\s+", 2)[0].toUpperCase(java.util.Locale.ROOT);
+            java.util.regex.Matcher t = java.util.regex.Pattern.compile("(lead\\.[a-z_]+)").matcher(s);
+            return t.find() ? verb + " " + t.group(1) : verb;
+        }
+    }
+
+    /** Per-thread CPU of a process from {@code /proc/<pid>/task/<tid>/stat}, by thread name with its digits left out. */
+    static final class ThreadCpu {
+        private static final long TICK_NS = 10_000_000L; // USER_HZ = 100 on Linux
+
+        static Map<String, Long> of(long pid) {
+            Map<String, Long> out = new java.util.HashMap<>();
+            java.nio.file.Path dir = java.nio.file.Path.of("/proc/" + pid + "/task");
+            try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(dir)) {
+                for (java.nio.file.Path t : tasks.toList()) {
+                    String stat;
+                    try {
+                        stat = java.nio.file.Files.readString(t.resolve("stat"));
+                    } catch (java.io.IOException gone) {
+                        continue; // the thread ended meanwhile
+                    }
+                    int open = stat.indexOf('(');
+                    int close = stat.lastIndexOf(')');
+                    String name = stat.substring(open + 1, close).replaceAll("[0-9]+", "#");
+                    String[] f = stat.substring(close + 2).split(" ");
+                    long ns = (Long.parseLong(f[11]) + Long.parseLong(f[12])) * TICK_NS; // utime, stime
+                    out.merge(name, ns, Long::sum);
+                }
+            } catch (java.io.IOException e) {
+                return Map.of();
+            }
+            return out;
+        }
+
+        /** The top thread kinds by CPU between two readings, µs per claim (threads ended meanwhile are not counted). */
+        static String perClaim(Map<String, Long> before, Map<String, Long> after, int claims) {
+            return after.entrySet().stream()
+                    .map(e -> Map.entry(e.getKey(), e.getValue() - before.getOrDefault(e.getKey(), 0L)))
+                    .filter(e -> e.getValue() > 0)
+                    .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(10)
+                    .map(e -> "%s %.0f".formatted(e.getKey(), e.getValue() / 1e3 / claims))
+                    .collect(Collectors.joining(", "));
         }
     }
 
@@ -216,12 +362,15 @@ public final class ClaimBenchmark {
     }
 
     /** CPU time so far of lead-service, of PostgreSQL (postmaster and backends) and of this JVM; the DB's commits. */
-    record Cost(long leadNs, long pgNs, long selfNs, long commits) {
+    record Cost(long leadNs, long pgNs, long selfNs, long commits, Map<String, Long> leadThreads,
+            Map<String, Long> selfThreads) {
         static Cost now(TeamStack stack) throws Exception {
             long lead = 0;
+            Map<String, Long> leadThreads = Map.of();
             for (ProcessHandle p : ProcessHandle.current().descendants().toList()) {
                 if (p.info().commandLine().orElse("").contains("lead-service")) {
                     lead += p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+                    leadThreads = ThreadCpu.of(p.pid());
                 }
             }
             // PostgreSQL may run detached (pg_ctl): its postmaster is the one of our data directory, read from the server
@@ -252,7 +401,7 @@ public final class ClaimBenchmark {
             } catch (java.sql.SQLException e) {
                 commits = -1;
             }
-            return new Cost(lead, pg, self, commits);
+            return new Cost(lead, pg, self, commits, leadThreads, ThreadCpu.of(ProcessHandle.current().pid()));
         }
     }
 
