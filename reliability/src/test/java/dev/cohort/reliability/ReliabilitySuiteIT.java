@@ -200,7 +200,8 @@ class ReliabilitySuiteIT {
                     (st, w) -> killReplicaOwning(st, w, s, at), null, (st, w) -> {
                         Integer victim = VICTIMS.remove(w.team);
                         if (!FULL || victim == null || st.replica(s, victim) != null) {
-                            return new String[] {"the killed replica stays down; " + st.liveReplicas(s).size() + " " + s.module + " replicas run"};
+                            int left = st.liveReplicas(s).size();
+                            return new String[] {"the killed replica stays down; " + left + " " + s.module + (left == 1 ? " replica runs" : " replicas run")};
                         }
                         long t0 = System.nanoTime();
                         st.startReplica(s, victim);
