@@ -48,7 +48,11 @@ final class RelStack implements AutoCloseable {
     static final String API_TOKEN = "rel-api-token-0123456789abcdef0123456789abcdef";
     static final String INTERNAL_TOKEN = "rel-internal-token-0123456789abcdef01234567";
     static final String RUNNER_TOKEN = "rel-runner-token-0123456789abcdef0123456789";
-    static final int PARTITIONS = 4;
+    /**
+     * Partitions of every topic: as many as teammate-service creates its inbox with by default, so 3 replicas of a
+     * service get 4 each (the unit of ownership and failover).
+     */
+    static final int PARTITIONS = 12;
 
     /** The four services, by the name the report uses. */
     enum Service {
@@ -72,6 +76,9 @@ final class RelStack implements AutoCloseable {
     private final Map<Service, Integer> ports = new LinkedHashMap<>();
     private final Map<Service, ServiceProcess> procs = new ConcurrentHashMap<>();
     private final Map<Service, Map<String, String>> extraEnv = new ConcurrentHashMap<>();
+    /** Replicas 2, 3 … of lead-service and teammate-service, by {@link #replicaName}; replica 1 is {@link #procs}. */
+    private final Map<String, ServiceProcess> replicas = new ConcurrentHashMap<>();
+    private final Map<String, Integer> replicaPorts = new ConcurrentHashMap<>();
     private final Map<String, String> env = new LinkedHashMap<>();
     private final StringBuilder pastLogs = new StringBuilder();
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -201,18 +208,172 @@ final class RelStack implements AutoCloseable {
 
     /** Starts {@code s} on its port and waits until it is ready. */
     void startService(Service s) {
+        procs.put(s, launch(s, 1, ports.get(s)));
+    }
+
+    /**
+     * Replica {@code n} of {@code s} with cohort up's environment (a teammate replica named {@code teammate-<n>}, as
+     * cohort up names them) and, for the two partitioned services, a Kafka client id naming the replica
+     * ({@code rel-lead-<n>}, {@code rel-teammate-<n>}), so {@link #replicaOwning} can tell from the consumer group who
+     * owns a partition.
+     */
+    private ServiceProcess launch(Service s, int n, int port) {
         Map<String, String> e = new LinkedHashMap<>(env);
         if (s == Service.TEAMMATE) {
-            e.put("COHORT_INSTANCE_ID", "teammate-1"); // as cohort up names its first replica
+            e.put("COHORT_INSTANCE_ID", "teammate-" + n); // as cohort up names its replicas
         }
         e.putAll(extraEnv.getOrDefault(s, Map.of()));
+        List<String> flags = new ArrayList<>(ServiceProcess.jvmFlags(s.module));
+        if (s == Service.LEAD) {
+            flags.add("-Dmp.messaging.incoming.lead-in.client.id=rel-lead-" + n);
+        } else if (s == Service.TEAMMATE) {
+            flags.add("-Dmp.messaging.incoming.teammate-inbox.client.id=rel-teammate-" + n);
+        }
         try {
-            Path wd = Files.createDirectories(tmp.resolve("wd-" + s.module));
-            procs.put(s, ServiceProcess.start(s.module, s.jar(), ports.get(s), e, s == Service.TOOL_RUNNER ? workspace() : wd,
-                    START_TIMEOUT));
+            Path wd = Files.createDirectories(tmp.resolve("wd-" + s.module + (n == 1 ? "" : "-" + n)));
+            return ServiceProcess.start(replicaName(s, n), s.jar(), port, e, s == Service.TOOL_RUNNER ? workspace() : wd,
+                    START_TIMEOUT, flags);
         } catch (IOException ex) {
             throw new UncheckedIOException(ex);
         }
+    }
+
+    /** {@code lead-service} for replica 1, {@code lead-service-2} … (cohort up's names). */
+    static String replicaName(Service s, int n) {
+        return n == 1 ? s.module : s.module + "-" + n;
+    }
+
+    /**
+     * Starts replicas 2 … {@code total} of {@code s} that do not run yet, in parallel, on free ports, and waits until
+     * they are ready (they join the service's consumer group, which then rebalances).
+     */
+    void ensureReplicas(Service s, int total) {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (int n = 2; n <= total; n++) {
+            if (!replicas.containsKey(replicaName(s, n))) {
+                int k = n;
+                all.add(CompletableFuture.runAsync(() -> startReplica(s, k)));
+            }
+        }
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+    }
+
+    /** Starts replica {@code n} (≥ 2) of {@code s} on its port (a free one the first time). */
+    void startReplica(Service s, int n) {
+        int port = replicaPorts.computeIfAbsent(replicaName(s, n), k -> Ports.free());
+        replicas.put(replicaName(s, n), launch(s, n, port));
+    }
+
+    /** The replica numbers of {@code s} that run now, ascending (1 is the one the other services' URLs name). */
+    List<Integer> liveReplicas(Service s) {
+        List<Integer> out = new ArrayList<>();
+        if (procs.containsKey(s)) {
+            out.add(1);
+        }
+        for (int n = 2; n <= 9; n++) {
+            if (replicas.containsKey(replicaName(s, n))) {
+                out.add(n);
+            }
+        }
+        return out;
+    }
+
+    /** The process of replica {@code n} of {@code s}, or null when it does not run. */
+    ServiceProcess replica(Service s, int n) {
+        return n == 1 ? procs.get(s) : replicas.get(replicaName(s, n));
+    }
+
+    String replicaUrl(Service s, int n) {
+        return n == 1 ? url(s) : "http://127.0.0.1:" + replicaPorts.get(replicaName(s, n));
+    }
+
+    /** SIGKILL of replica {@code n} (≥ 2) of {@code s}; its log is kept for failures. It is not started again here. */
+    void killReplica(Service s, int n) {
+        if (n == 1) {
+            kill(s);
+            return;
+        }
+        ServiceProcess p = replicas.remove(replicaName(s, n));
+        p.kill();
+        synchronized (pastLogs) {
+            pastLogs.append("---- ").append(replicaName(s, n)).append(" pid ").append(p.pid()).append(" (killed by the suite) ----\n")
+                    .append(p.logTail()).append('\n');
+        }
+        p.close();
+    }
+
+    /** The replica of lead-service whose pid owns the team's lead ({@code lead.agents.owner} is {@code pid@host/…}), or 0. */
+    int leadOwner(String team) throws SQLException {
+        try (Connection c = db(); var ps = c.prepareStatement("SELECT owner FROM lead.agents WHERE team = ? AND name = 'lead'")) {
+            ps.setString(1, team);
+            try (var rs = ps.executeQuery()) {
+                if (!rs.next() || rs.getString(1) == null) {
+                    return 0;
+                }
+                String owner = rs.getString(1);
+                String pid = owner.contains("@") ? owner.substring(0, owner.indexOf('@')) : owner;
+                for (int n : liveReplicas(Service.LEAD)) {
+                    if (Long.toString(replica(Service.LEAD, n).pid()).equals(pid)) {
+                        return n;
+                    }
+                }
+                return -1; // a process that does not run any more
+            }
+        }
+    }
+
+    /** The replica of teammate-service that owns teammate {@code name} ({@code teammate.agents.owner} = {@code teammate-<n>}), or 0. */
+    int teammateOwner(String team, String name) throws SQLException {
+        try (Connection c = db(); var ps = c.prepareStatement("SELECT owner FROM teammate.agents WHERE team = ? AND name = ?")) {
+            ps.setString(1, team);
+            ps.setString(2, name);
+            try (var rs = ps.executeQuery()) {
+                if (!rs.next() || rs.getString(1) == null || !rs.getString(1).startsWith("teammate-")) {
+                    return 0;
+                }
+                return Integer.parseInt(rs.getString(1).substring("teammate-".length()));
+            }
+        }
+    }
+
+    /**
+     * Whether the consumer group of {@code s} is stable with one member per running replica and every partition of
+     * its topic assigned (after a replica joined, {@link #replicaOwning} is only meaningful then).
+     */
+    boolean groupSettled(Service s) throws Exception {
+        String topic = s == Service.LEAD ? Topics.PROMPTS : Topics.TEAMMATE_INBOX;
+        String group = s == Service.LEAD ? "cohort-lead" : "cohort-teammate";
+        try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            var d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            long assigned = d.members().stream().flatMap(m -> m.assignment().topicPartitions().stream())
+                    .filter(tp -> tp.topic().equals(topic)).count();
+            return d.groupState() == org.apache.kafka.common.GroupState.STABLE && d.members().size() == liveReplicas(s).size()
+                    && assigned == PARTITIONS;
+        }
+    }
+
+    /**
+     * The replica of {@code s} (lead-service: {@code cohort.prompts}, group {@code cohort-lead}; teammate-service:
+     * {@code cohort.teammate.inbox}, group {@code cohort-teammate}) that the consumer group assigns the partition of
+     * {@code key} (Kafka's default partitioner), by the client id {@link #launch} gave it; 0 when none is assigned.
+     */
+    int replicaOwning(Service s, String key) throws Exception {
+        String topic = s == Service.LEAD ? Topics.PROMPTS : Topics.TEAMMATE_INBOX;
+        String group = s == Service.LEAD ? "cohort-lead" : "cohort-teammate";
+        String prefix = s == Service.LEAD ? "rel-lead-" : "rel-teammate-";
+        int partition = org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
+                key.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % PARTITIONS;
+        try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+            var d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get(30, java.util.concurrent.TimeUnit.SECONDS);
+            for (var m : d.members()) {
+                if (m.assignment().topicPartitions().contains(new org.apache.kafka.common.TopicPartition(topic, partition))
+                        && m.clientId().startsWith(prefix)) {
+                    String rest = m.clientId().substring(prefix.length());
+                    return Integer.parseInt(rest.replaceAll("\\D.*$", ""));
+                }
+            }
+        }
+        return 0;
     }
 
     /** SIGKILL: no shutdown hook, no goodbye to the consumer group or the database. Its log is kept for failures. */
@@ -243,19 +404,25 @@ final class RelStack implements AutoCloseable {
         p.close();
     }
 
-    /** Whether every service answers {@code /q/health/ready} with 200. */
+    /** Whether every service, each replica that runs included, answers {@code /q/health/ready} with 200. */
     boolean allReady() {
         for (Service s : Service.values()) {
-            if (!ready(s)) {
-                return false;
+            for (int n : liveReplicas(s)) {
+                if (!ready(replicaUrl(s, n))) {
+                    return false;
+                }
             }
         }
         return true;
     }
 
     boolean ready(Service s) {
+        return ready(url(s));
+    }
+
+    boolean ready(String base) {
         try {
-            return http.send(HttpRequest.newBuilder(URI.create(url(s) + "/q/health/ready")).timeout(Duration.ofSeconds(5)).build(),
+            return http.send(HttpRequest.newBuilder(URI.create(base + "/q/health/ready")).timeout(Duration.ofSeconds(5)).build(),
                     HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
         } catch (IOException e) {
             return false;
@@ -344,12 +511,18 @@ final class RelStack implements AutoCloseable {
         }
         procs.forEach((s, p) -> b.append("---- ").append(s.module).append(" pid ").append(p.pid()).append(" ----\n")
                 .append(p.logTail()).append('\n'));
+        replicas.forEach((n, p) -> b.append("---- ").append(n).append(" pid ").append(p.pid()).append(" ----\n")
+                .append(p.logTail()).append('\n'));
         return b.toString();
     }
 
     @Override
     public void close() {
         try {
+            for (ServiceProcess p : replicas.values()) {
+                p.close();
+            }
+            replicas.clear();
             for (ServiceProcess p : procs.values()) {
                 p.close();
             }

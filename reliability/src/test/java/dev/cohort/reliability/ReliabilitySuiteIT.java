@@ -38,6 +38,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 class ReliabilitySuiteIT {
 
     static final boolean FULL = Boolean.getBoolean("cohort.reliability.full");
+    /** Only the faults whose name contains this (for working on one row; empty: all). */
+    static final String ONLY = System.getProperty("cohort.reliability.only", "");
     /**
      * Faults that reveal a bug in another module, open at the time of writing (see docs/RELIABILITY.md). Their rows
      * still run and are reported as FAILED; in the regular build such a failure aborts the test (JUnit shows it as
@@ -101,12 +103,29 @@ class ReliabilitySuiteIT {
         String[] apply(RelStack stack, Workload w) throws Exception;
     }
 
+    /**
+     * A fault; {@code placedOn}: the row's team is named so that the Kafka partition of its lead (lead-service) or of
+     * its teammate {@code w} (teammate-service) is owned by a replica other than the first (whose URL the other
+     * services are given), and {@code replicas} of that service run first.
+     */
     record Fault(String name, String kind, boolean inShort, Phase phase, String injectedText, Injection injection,
-            Injection before, Injection after) {
+            Injection before, Injection after, Service placedOn, int replicas) {
         Fault(String name, String kind, boolean inShort, Phase phase, String injectedText, Injection injection) {
-            this(name, kind, inShort, phase, injectedText, injection, null, null);
+            this(name, kind, inShort, phase, injectedText, injection, null, null, null, 1);
+        }
+
+        Fault(String name, String kind, boolean inShort, Phase phase, String injectedText, Injection injection,
+                Injection before, Injection after) {
+            this(name, kind, inShort, phase, injectedText, injection, before, after, null, 1);
         }
     }
+
+    /** Replicas of lead-service and teammate-service in the replica-crash rows: 3 in the full suite, 2 in the short one. */
+    static final int REPLICAS = FULL ? 3 : 2;
+    /** Extra checks a fault's injection found (e.g. who adopted the killed replica's agents), by team. */
+    private static final Map<String, List<Invariants.Check>> EXTRA_CHECKS = new java.util.concurrent.ConcurrentHashMap<>();
+    /** The replica a replica-crash row killed, by team, for its restart afterwards. */
+    private static final Map<String, Integer> VICTIMS = new java.util.concurrent.ConcurrentHashMap<>();
 
     static List<Fault> faults() {
         List<Fault> all = new ArrayList<>();
@@ -171,7 +190,82 @@ class ReliabilitySuiteIT {
                     st.startService(Service.TOOL_RUNNER);
                     return new String[] {"tool-runner-service restarted with its default pool afterwards"};
                 }));
+        for (Service s : List.of(Service.LEAD, Service.TEAMMATE)) {
+            Phase at = s == Service.LEAD ? Phase.LEAD_CALL : Phase.TEAMMATE_CALL;
+            String whose = s == Service.LEAD ? "the team's lead" : "teammate " + Workload.TEAMMATE;
+            all.add(new Fault("SIGKILL of one of " + REPLICAS + " " + s.module + " replicas", "replica crash", s == Service.TEAMMATE, at,
+                    "SIGKILL of the " + s.module + " replica hosting " + whose + " (not the first one, whose URL the other services"
+                            + " use) " + where(at) + "; the surviving replicas must adopt it; "
+                            + (FULL ? "started again once the work is done (cohort up's supervisor)" : "left down (the short subset saves the restart)"),
+                    (st, w) -> killReplicaOwning(st, w, s, at), null, (st, w) -> {
+                        Integer victim = VICTIMS.remove(w.team);
+                        if (!FULL || victim == null || st.replica(s, victim) != null) {
+                            int left = st.liveReplicas(s).size();
+                            return new String[] {"the killed replica stays down; " + left + " " + s.module + (left == 1 ? " replica runs" : " replicas run")};
+                        }
+                        long t0 = System.nanoTime();
+                        st.startReplica(s, victim);
+                        return new String[] {RelStack.replicaName(s, victim) + " started again, ready in " + secs(t0) + " s"};
+                    }, s, REPLICAS));
+        }
         return all;
+    }
+
+    /**
+     * The replica-crash injection: SIGKILL of the replica of {@code s} that owns the row's lead (or teammate), then
+     * wait until a surviving replica adopted it ({@code lead.agents.owner} / {@code teammate.agents.owner}), then open
+     * the gate. Who owned it and who adopted it is the row's extra check.
+     */
+    private static String[] killReplicaOwning(RelStack st, Workload w, Service s, Phase at) throws Exception {
+        java.util.concurrent.Callable<Integer> owner = s == Service.LEAD ? () -> st.leadOwner(w.team)
+                : () -> st.teammateOwner(w.team, Workload.TEAMMATE);
+        int victim = owner.call();
+        String what = s == Service.LEAD ? "the lead of " + w.team : w.team + "/" + Workload.TEAMMATE;
+        String name = s == Service.LEAD ? "team adopted by a surviving replica" : "teammate adopted by a surviving replica";
+        if (victim < 2) {
+            EXTRA_CHECKS.computeIfAbsent(w.team, k -> new ArrayList<>()).add(new Invariants.Check(name, false,
+                    what + " was hosted by replica " + victim + ", not by one the suite may kill (the placement missed)"));
+            gate(st, w, at);
+            return new String[] {"nothing killed: " + what + " was on replica " + victim};
+        }
+        long pid = st.replica(s, victim).pid();
+        st.killReplica(s, victim);
+        VICTIMS.put(w.team, victim);
+        long t0 = System.nanoTime();
+        int adopter;
+        try {
+            await(what + " adopted").atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+                    .until(() -> owner.call() > 0 && owner.call() != victim);
+            adopter = owner.call();
+        } catch (ConditionTimeoutException e) {
+            adopter = 0;
+        }
+        String adopted = secs(t0);
+        boolean held = adopter > 0 && adopter != victim && st.replica(s, adopter) != null;
+        EXTRA_CHECKS.computeIfAbsent(w.team, k -> new ArrayList<>()).add(new Invariants.Check(name, held,
+                what + " was hosted by " + RelStack.replicaName(s, victim) + " (pid " + pid + ") when it was killed; "
+                        + (held ? "adopted by " + RelStack.replicaName(s, adopter) + " " + adopted + " s after SIGKILL"
+                        : "NOT adopted within " + PATIENCE.toSeconds() + " s") + " (" + (s == Service.LEAD ? "lead.agents" : "teammate.agents")
+                        + ".owner)"));
+        gate(st, w, at);
+        return new String[] {RelStack.replicaName(s, victim) + " (pid " + pid + ") killed; " + what + " adopted by "
+                + (adopter > 0 ? RelStack.replicaName(s, adopter) : "nobody") + " after " + adopted + " s"};
+    }
+
+    /**
+     * A team name starting with {@code base} whose lead (lead-service) or teammate {@code w} (teammate-service) hashes to a
+     * partition the consumer group assigns to a replica other than the first; {@code base} itself if none is found.
+     */
+    private String placed(String base, Service s) throws Exception {
+        awaitQuietly(() -> stack.groupSettled(s), Instant.now().plus(Duration.ofMinutes(2)));
+        for (int k = 0; k < 200; k++) {
+            String team = k == 0 ? base : base + "-" + k;
+            String key = s == Service.LEAD ? team : team + "/" + Workload.TEAMMATE;
+            if (stack.replicaOwning(s, key) >= 2) {
+                return team;
+            }
+        }
+        return base;
     }
 
     /** The 503 fault's set-up: a one-slot runner, and a call of another client holding the slot until a 503 was answered. */
@@ -240,16 +334,30 @@ class ReliabilitySuiteIT {
     @Order(1)
     @TestFactory
     Stream<DynamicTest> eachFaultDuringRealWorkKeepsEveryInvariant() {
-        return faults().stream().filter(f -> FULL || f.inShort())
+        return faults().stream().filter(f -> FULL || f.inShort()).filter(f -> f.name().contains(ONLY))
                 .map(f -> DynamicTest.dynamicTest(f.name(), () -> run(f)));
     }
 
     private void run(Fault f) throws Exception {
-        String team = String.format("f%02d", ++teamNo);
+        String base = String.format("f%02d", ++teamNo);
+        long setUp = System.nanoTime();
+        String placement = null;
+        if (f.placedOn() != null) {
+            stack.ensureReplicas(f.placedOn(), f.replicas());
+        }
+        String team = f.placedOn() == null ? base : placed(base, f.placedOn());
+        if (f.placedOn() != null) {
+            placement = f.replicas() + " " + f.placedOn().module + " replicas ready " + secs(setUp) + " s after the row began; team "
+                    + team + " named so that " + (f.placedOn() == Service.LEAD ? "its lead" : "its teammate") + " lands on replica "
+                    + stack.replicaOwning(f.placedOn(), f.placedOn() == Service.LEAD ? team : team + "/" + Workload.TEAMMATE);
+        }
         Workload w = new Workload(team);
         Instant rowStart = Instant.now();
         List<String> accepted = new ArrayList<>();
         List<String> recovery = new ArrayList<>();
+        if (placement != null) {
+            recovery.add(placement);
+        }
         long faultsBefore = stack.model.faultsAnswered();
         boolean modelFault = f.phase() == Phase.WHOLE && f.before() == null;
         Instant faultStart = Instant.now();
@@ -333,6 +441,7 @@ class ReliabilitySuiteIT {
         checks.add(Invariants.noPromptLost(stack, team, accepted));
         checks.add(Invariants.noToolCallTwice(stack, w));
         checks.add(Invariants.tasks(stack, team, 2));
+        checks.addAll(EXTRA_CHECKS.getOrDefault(team, List.of()));
         // teammates' events reach the log over cohort.events: a restarted lead's consumer may first wait out the dead
         // member's session, so the log is awaited (within the checks' deadline) before it is judged
         awaitQuietly(() -> Invariants.eventLog(stack, w).held(), deadline);
@@ -341,7 +450,8 @@ class ReliabilitySuiteIT {
                 "a prompt to the lead after the fault " + (leadAnswers ? "answered" : "NOT answered") + "; a message to "
                         + Workload.TEAMMATE + " (HTTP " + ping.statusCode() + ") " + (teammateAnswers ? "reached its model" : "NOT delivered")));
         checks.add(new Invariants.Check("services healthy again", healthy,
-                healthy ? "all four /q/health/ready UP without further action" : "not ready: " + notReady()));
+                healthy ? "all four services' /q/health/ready UP without further action" + (stack.liveReplicas(Service.LEAD).size()
+                        + stack.liveReplicas(Service.TEAMMATE).size() > 2 ? " (every running replica)" : "") : "not ready: " + notReady()));
         rows.add(new Window(rowStart, Instant.now(), checks));
         Report.FaultRow row = new Report.FaultRow(f.name(), f.kind(), "team " + team + ": the lead's turn (bash `" + w.leadCall()
                 + "` held at a gate, 2 create_task, spawn_teammate " + Workload.TEAMMATE + "), " + Workload.TEAMMATE
@@ -399,12 +509,17 @@ class ReliabilitySuiteIT {
 
     @Order(4)
     @org.junit.jupiter.api.Test
-    void aSmallScaleRunAnswersEveryConcurrentPromptAndPrintsItsFigures() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(FULL, "the scale figures run in the full suite only");
-        List<ScaleFigures.Figure> figures = ScaleFigures.run(stack, 10, 5);
-        figures.forEach(f -> System.out.println("[reliability] " + f.name() + ": " + f.value()));
-        figures.forEach(Report::add);
-        assertThat(figures.get(0).value()).startsWith("50 of 50");
+    void atItem4sShapeEveryPromptIsAnsweredAndEveryTaskCompletedOnceAfterItsBlockersAndTheFiguresArePrinted() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(FULL, "the scale run is in the full suite only");
+        ScaleFigures.Result r = ScaleFigures.run(stack, ScaleFigures.FULL);
+        r.figures().forEach(f -> System.out.println("[reliability] " + f.name() + ": " + f.value()));
+        r.checks().forEach(c -> System.out.println("[reliability] " + c.name() + ": " + (c.held() ? "held" : "FAILED") + " — " + c.detail()));
+        r.figures().forEach(Report::add);
+        r.checks().forEach(Report::add);
+        if (!r.checks().stream().allMatch(Invariants.Check::held)) {
+            System.out.println(stack.logs());
+        }
+        assertThat(r.checks()).allMatch(Invariants.Check::held);
     }
 
     @Order(4)
@@ -466,8 +581,10 @@ class ReliabilitySuiteIT {
     private String notReady() {
         List<String> down = new ArrayList<>();
         for (Service s : Service.values()) {
-            if (!stack.ready(s)) {
-                down.add(s.module);
+            for (int n : stack.liveReplicas(s)) {
+                if (!stack.ready(stack.replicaUrl(s, n))) {
+                    down.add(RelStack.replicaName(s, n));
+                }
             }
         }
         return String.join(", ", down);

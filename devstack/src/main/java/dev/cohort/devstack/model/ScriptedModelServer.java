@@ -138,10 +138,29 @@ public final class ScriptedModelServer implements AutoCloseable {
         }
     }
 
+    /**
+     * A reply computed from the request, for what a fixed rule cannot say (issue 17's scale run: a lead creating tasks
+     * blocked by the ids earlier tool results returned). Asked before the rules for requests whose agent
+     * ({@code user}) matches {@code agentRegex}, under the server's lock (so it must be quick); {@code null} leaves the
+     * request to the next responder and then the rules. The request log names the reply {@code name}.
+     */
+    public void respond(String name, String agentRegex, java.util.function.Function<JsonNode, Reply> reply) {
+        Pattern agent = Pattern.compile(agentRegex);
+        synchronized (lock) {
+            responders.add(new Responder(name, agent, reply));
+        }
+    }
+
+    private record Responder(String name, Pattern agent, java.util.function.Function<JsonNode, Reply> reply) {
+    }
+
+    private final List<Responder> responders = new ArrayList<>();
+
     /** Clears the rules, the request log, the per-agent call counters and the tool-call id counter. */
     public void reset() {
         synchronized (lock) {
             rules.clear();
+            responders.clear();
             log.clear();
             callsByAgent.clear();
             sequence = 0;
@@ -411,7 +430,14 @@ public final class ScriptedModelServer implements AutoCloseable {
         synchronized (lock) {
             seq = ++sequence;
             view.call = callsByAgent.merge(agent == null ? "" : agent, 1, Integer::sum);
-            for (RuleState state : rules) {
+            for (Responder r : responders) {
+                Reply computed = agent != null && r.agent().matcher(agent).matches() ? r.reply().apply(json) : null;
+                if (computed != null) {
+                    chosen = new RuleState(new Rule(r.name(), Match.ANY, null, computed));
+                    break;
+                }
+            }
+            for (RuleState state : chosen != null ? List.<RuleState>of() : rules) {
                 if (state.matches(view) && state.tryConsume()) {
                     chosen = state;
                     break;
