@@ -120,6 +120,15 @@ class BudgetsApiTest {
                 .findFirst().orElse(null), e -> e != null);
     }
 
+    /** Every call of the team's lead: one bash call worth 300 tokens; "finish…" ends the turn. */
+    private void scriptSpendingLead(String team) {
+        model.append("{\"rules\":[{\"name\":\"done-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\","
+                + "\"lastMessage\":\"^finish\"},\"reply\":{\"text\":\"finished\",\"usage\":{\"prompt_tokens\":250,"
+                + "\"completion_tokens\":50}}},{\"name\":\"spend-" + team + "\",\"match\":{\"agent\":\"" + team
+                + "/lead\"},\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo step\"}}],"
+                + "\"usage\":{\"prompt_tokens\":250,\"completion_tokens\":50}}}]}");
+    }
+
     private static String prompt(String team, String text) {
         return given().contentType("application/json").body(Map.of("text", text))
                 .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202).extract().path("id");
@@ -129,12 +138,7 @@ class BudgetsApiTest {
     void theLeadStopsOnTheTeamsAgentBudgetWarnsOnceAndRunsAgainOnceTheBudgetIsRaised() {
         String team = newTeam("budgets-run");
         put(team, "{\"tokensPerAgent\": 1000}").statusCode(200);
-        // every call of this team's lead: one bash call worth 300 tokens
-        model.append("{\"rules\":[{\"name\":\"done-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\","
-                + "\"lastMessage\":\"^finish\"},\"reply\":{\"text\":\"finished\",\"usage\":{\"prompt_tokens\":250,"
-                + "\"completion_tokens\":50}}},{\"name\":\"spend-" + team + "\",\"match\":{\"agent\":\"" + team
-                + "/lead\"},\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo step\"}}],"
-                + "\"usage\":{\"prompt_tokens\":250,\"completion_tokens\":50}}}]}");
+        scriptSpendingLead(team);
 
         JsonNode first = awaitTurnCompleted(team, prompt(team, "spend"));
         assertThat(first.path("data").path("reason").asText()).isEqualTo("budget_exceeded");
@@ -241,12 +245,7 @@ class BudgetsApiTest {
         call(team, "ghost", midnight.minusSeconds(60), 1_000_000);
         call(team, "ghost", midnight, 700);
         put(team, "{\"tokensPerTeamPerDay\": 1000}").statusCode(200);
-        // every call of this team's lead: one bash call worth 300 tokens
-        model.append("{\"rules\":[{\"name\":\"done-" + team + "\",\"match\":{\"agent\":\"" + team + "/lead\","
-                + "\"lastMessage\":\"^finish\"},\"reply\":{\"text\":\"finished\",\"usage\":{\"prompt_tokens\":250,"
-                + "\"completion_tokens\":50}}},{\"name\":\"spend-" + team + "\",\"match\":{\"agent\":\"" + team
-                + "/lead\"},\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"echo step\"}}],"
-                + "\"usage\":{\"prompt_tokens\":250,\"completion_tokens\":50}}}]}");
+        scriptSpendingLead(team);
 
         JsonNode first = awaitTurnCompleted(team, prompt(team, "spend"));
         assertThat(first.path("data").path("reason").asText()).isEqualTo("budget_exceeded");
