@@ -2,6 +2,9 @@ package dev.cohort.lead.web;
 
 import dev.cohort.host.web.SessionCookie;
 import dev.cohort.lead.api.ApiException;
+import dev.cohort.lead.persistence.LoginCodeRepository;
+import io.quarkus.logging.Log;
+import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.CookieParam;
 import jakarta.ws.rs.DELETE;
@@ -21,9 +24,10 @@ import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The dashboard's login: {@code POST /api/v1/session {token}} checks the API token once and answers with a
- * same-site, HttpOnly {@link SessionCookie} that the bearer filter accepts in place of the header (the browser's
- * EventSource cannot send headers, and a token in a URL would land in logs). {@code DELETE} clears it,
+ * The dashboard's login: {@code POST /api/v1/session {token}} checks the API token once, or {@code {code}} redeems a
+ * one-time login code ({@link LoginCodeResource}, the link {@code cohort up} prints), and answers with a same-site,
+ * HttpOnly {@link SessionCookie} that the bearer filter accepts in place of the header (the browser's EventSource
+ * cannot send headers, and a token in a URL would land in logs). {@code DELETE} clears it,
  * {@code GET} says whether a login is needed and whether the caller has one. The path is open in the bearer filter
  * ({@code cohort.web.bearer."/api/v1/session"} maps to an unset key).
  */
@@ -38,8 +42,17 @@ public class SessionResource {
     @ConfigProperty(name = "cohort.api.token")
     Optional<String> apiToken;
 
-    /** The login body. */
-    public record Login(String token) {
+    /** Said for a code that is unknown, used or expired (the three are not told apart). */
+    static final String CODE_REFUSED = "this login link was already used or has expired — run `cohort dashboard` for a new one";
+
+    /** Codes are 43 characters; anything much longer is not one, and is not hashed. */
+    static final int MAX_CODE_LENGTH = 200;
+
+    @Inject
+    LoginCodeRepository codes;
+
+    /** The login body: the API token, or a one-time login code. */
+    public record Login(String token, String code) {
     }
 
     @GET
@@ -52,15 +65,29 @@ public class SessionResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response login(Login body) {
-        if (body == null || body.token() == null || body.token().isBlank()) {
-            throw ApiException.badRequest("body must be {\"token\": \"<the API token>\"}");
+        boolean hasToken = body != null && body.token() != null && !body.token().isBlank();
+        boolean hasCode = body != null && body.code() != null && !body.code().isBlank();
+        if (hasToken == hasCode) {
+            throw ApiException.badRequest("body must be {\"token\": \"<the API token>\"} or {\"code\": \"<a login code>\"}, "
+                    + (hasToken ? "not both" : "one of them"));
+        }
+        if (hasCode && body.code().length() > MAX_CODE_LENGTH) {
+            throw ApiException.badRequest("code is not a login code (longer than " + MAX_CODE_LENGTH + " characters)");
         }
         Optional<String> token = token();
+        if (hasCode) {
+            // one conditional UPDATE: of two requests with the same code, exactly one gets in
+            if (!codes.redeem(LoginCodes.hash(body.code().strip()))) {
+                Log.info("dashboard login refused: login code unknown, used or expired");
+                throw new ApiException(401, "Unauthorized", CODE_REFUSED);
+            }
+            Log.info("dashboard login with a one-time login code");
+        }
         if (token.isEmpty()) {
             // an open API: nothing to log in to, and no cookie to hand out
             return Response.ok(Map.of("required", false, "authenticated", true)).build();
         }
-        if (!MessageDigest.isEqual(body.token().strip().getBytes(StandardCharsets.UTF_8),
+        if (hasToken && !MessageDigest.isEqual(body.token().strip().getBytes(StandardCharsets.UTF_8),
                 token.get().getBytes(StandardCharsets.UTF_8))) {
             throw new ApiException(401, "Unauthorized", "wrong API token");
         }
