@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         description = "A distributed team of coding agents.",
         subcommands = {UpCommand.class, ChatCommand.class, SendCommand.class, TasksCommand.class, ApproveCommand.class,
             TeamCommand.class, CronCommand.class, DemoCommand.class, BenchCommand.class, BudgetCommand.class,
-            UsageCommand.class})
+            UsageCommand.class, DashboardCommand.class})
 public final class Main implements Runnable {
 
     public static void main(String[] args) {

@@ -39,7 +39,7 @@ import picocli.CommandLine.Spec;
  * optionally the scripted model → the four services as child JVMs (lead-service and teammate-service as many times
  * as {@code --lead-replicas} / {@code --teammate-replicas} say) with the current directory as the
  * {@code default} team's workspace → print where everything listens → wait until every {@code /q/health/ready}
- * is UP → supervise: a child that exits on its own is reported and restarted with backoff, or given up on
+ * is UP → print a one-time dashboard login link ({@link #dashboardLines}) → supervise: a child that exits on its own is reported and restarted with backoff, or given up on
  * ({@link Supervisor}, {@link RestartPolicy}) → run until Ctrl-C / SIGTERM, then end supervision, stop the children
  * (by PID), the broker and the database and delete every temporary directory.
  */
@@ -258,9 +258,6 @@ public final class UpCommand implements Callable<Integer> {
         System.out.printf("  %-20s %s (saved for the CLI in %s)%n", "api token", tokenSource("COHORT_API_TOKEN"), LocalRun.file());
         System.out.printf("  %-20s internal %s, tool runner %s%n", "service tokens", tokenSource("COHORT_INTERNAL_TOKEN"),
                 tokenSource("COHORT_TOOL_RUNNER_TOKEN"));
-        // the dashboard asks for the API token once; the token itself is never printed (this output often lands in logs)
-        System.out.printf("  %-20s %s%n", "dashboard", "http://127.0.0.1:" + services.get(1).port() + "/");
-        System.out.printf("  %-20s paste the api token: jq -r .apiToken %s%n", "dashboard login", LocalRun.file());
         System.out.println();
 
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(readyTimeout);
@@ -287,6 +284,7 @@ public final class UpCommand implements Callable<Integer> {
         }
         supervisor.arm();
         System.out.println(sandboxLine(http, services.get(0).port()));
+        dashboardLines("http://127.0.0.1:" + services.get(1).port(), token).forEach(System.out::println);
         double secs = (System.nanoTime() - t0) / 1e9;
         System.out.printf("cohort up: all four services ready in %.1f s%s. Ctrl-C stops everything.%n", secs,
                 replicasNote(leadReplicas, teammateReplicas));
@@ -302,6 +300,27 @@ public final class UpCommand implements Callable<Integer> {
         }
         stop.await();
         return 0;
+    }
+
+    /**
+     * Where the dashboard is: a one-time login link ({@code POST /api/v1/login-codes} with the API token, so only once
+     * lead-service is ready), and how to get another. The token itself is never printed (this output often lands in
+     * logs); the code is in the URL's fragment, which browsers do not send, and it works once.
+     */
+    static List<String> dashboardLines(String leadUrl, String token) {
+        String line = "  %-20s %s";
+        try {
+            DashboardCommand.Link link = DashboardCommand.create(ApiClient.lead(leadUrl, token), null);
+            return List.of(line.formatted("dashboard", link.url()),
+                    line.formatted("dashboard login", link.note() + "; `cohort dashboard` prints a new one"));
+        } catch (IOException e) {
+            return List.of(line.formatted("dashboard", leadUrl + "/"),
+                    line.formatted("dashboard login", "no login link (" + ApiCommand.describe(e) + "); paste the api token: jq -r .apiToken "
+                            + LocalRun.file()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return List.of(line.formatted("dashboard", leadUrl + "/"));
+        }
     }
 
     /**

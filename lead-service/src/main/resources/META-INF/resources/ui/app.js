@@ -76,6 +76,32 @@ async function login(ev) {
   }
 }
 
+// A one-time login link (`cohort up`, `cohort dashboard`): <lead>/#code=<code>[&team=<id>]. The fragment never
+// reaches the server's logs; the code is first taken out of the URL (replaceState: not in the tab's back/forward
+// history, not bookmarked), then redeemed once for the session cookie.
+function takeLoginCode() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const code = params.get('code');
+  if (code === null) return null;
+  params.delete('code');
+  const rest = params.toString();
+  history.replaceState(null, '', location.pathname + location.search + (rest ? '#' + rest : ''));
+  return code;
+}
+
+async function boot() {
+  const code = takeLoginCode();
+  if (code !== null) {
+    try {
+      await api('/api/v1/session', { method: 'POST', body: { code } });
+    } catch (e) {
+      showLogin('Login failed: ' + e.message);
+      return;
+    }
+  }
+  await start(code !== null);
+}
+
 async function logout() {
   await api('/api/v1/session', { method: 'DELETE' }).catch(() => {});
   showLogin('Logged out.');
@@ -395,5 +421,11 @@ document.addEventListener('DOMContentLoaded', () => {
   $('prompt-form').addEventListener('submit', sendPrompt);
   $('interrupt').addEventListener('click', interrupt);
   $('cron-form').addEventListener('submit', addCron);
-  start(false).catch((e) => { if (e.message !== 'unauthorized') setConn('error: ' + e.message); });
+  boot().catch((e) => { if (e.message !== 'unauthorized') setConn('error: ' + e.message); });
+  // a login link pasted into a tab that shows the page already changes only the fragment: no reload, so redeem it here
+  window.addEventListener('hashchange', () => {
+    if (new URLSearchParams(location.hash.slice(1)).has('code')) {
+      boot().catch((e) => { if (e.message !== 'unauthorized') setConn('error: ' + e.message); });
+    }
+  });
 });
