@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,8 +26,11 @@ import org.junit.jupiter.api.io.TempDir;
  * logs in (a wrong token first), plans work onto the board, watches the lead's {@code rm -r build} wait for approval,
  * approves it by clicking and sees the tool result; a teammate spawned by the lead shows up under its own name and
  * moves task_1 from "pending" to "completed"; the feed filters by agent; a plan of a teammate in plan mode is denied
- * with a reason by clicking; a cron job is added and removed through the
- * lead's proxy; interrupt with no running turn says why. Screenshots land in {@code target/dashboard-screenshots/}.
+ * with a reason by clicking, another's approved by clicking (that teammate then writes its file); a cron job is added
+ * and removed through the lead's proxy; a turn waiting for an approval is ended by the interrupt button. The one-time
+ * login link {@code cohort up} printed logs in without typing and is refused the second time; {@code cohort dashboard}'s
+ * link logs in again. Every visible text's contrast is measured (WCAG AA). Screenshots land in
+ * {@code target/dashboard-screenshots/}.
  */
 class DashboardBrowserIT {
 
@@ -47,14 +51,21 @@ class DashboardBrowserIT {
         Path ws = Files.createDirectories(tmp.resolve("ws"));
         Files.createDirectories(ws.resolve("build"));
         Files.writeString(ws.resolve("build/app.jar"), "not really a jar\n");
+        Files.createDirectories(ws.resolve("logs"));
+        Files.writeString(ws.resolve("logs/old.log"), "old\n");
         UpCommandIT.Up up = UpCommandIT.start(tmp, scenario, Map.of("COHORT_API_TOKEN", TOKEN));
         try {
             UpCommandIT.awaitReady(up);
             JsonNode run = Json.MAPPER.readTree(tmp.resolve("home").resolve("up.json").toFile());
             String lead = run.get("leadUrl").asText();
-            // `cohort up` names the dashboard, and never prints the token
-            assertThat(up.out()).anyMatch(l -> l.strip().equals("dashboard" + " ".repeat(12) + lead + "/"))
-                    .noneMatch(l -> l.contains(TOKEN));
+            // `cohort up` prints a one-time login link to the dashboard (the code in the fragment), never the token
+            String link = up.out().stream().map(String::strip).filter(l -> l.matches("dashboard +http.*")).findFirst()
+                    .orElseThrow().substring("dashboard".length()).strip();
+            assertThat(link).matches(Pattern.quote(lead) + "/#code=[A-Za-z0-9_-]{43}");
+            assertThat(up.out()).noneMatch(l -> l.contains(TOKEN))
+                    .anyMatch(l -> l.strip().matches("dashboard login {6}the link logs in once, until \\d\\d:\\d\\d:\\d\\d UTC; "
+                            + "`cohort dashboard` prints a new one"));
+            double minContrast = Double.MAX_VALUE;
 
             HttpClient http = HttpClient.newHttpClient();
             // the page and its assets are open (they hold no data); the API is not, without a token or a cookie
@@ -76,8 +87,27 @@ class DashboardBrowserIT {
                 b.click(b.find("#login-submit"));
                 await("the wrong token is refused").atMost(PATIENCE).until(() -> b.text("#login-error").contains("wrong API token"));
                 assertThat(visible(b, "#app")).isFalse();
+                minContrast = Math.min(minContrast, contrast(b, "login view with an error"));
 
-                // the right one, with the keyboard only: type, Enter
+                // the link `cohort up` printed logs in without typing (pasted into this tab: only the fragment changes);
+                // the code is taken out of the URL before it is redeemed
+                b.open(link);
+                waitVisible(b, "#app");
+                assertThat(visible(b, "#login-view")).isFalse();
+                await("the event stream is live after the link").atMost(PATIENCE).until(() -> b.text("#conn").equals("events: live"));
+                assertThat(b.script("return location.href").asText()).doesNotContain("code=").endsWith("/#team=default");
+                // logged out, the same link again, in a fresh page load: refused, with what to do
+                b.click(b.find("#logout"));
+                waitVisible(b, "#login-view");
+                b.open("about:blank");
+                b.open(link);
+                await("the used link is refused").atMost(PATIENCE).until(() -> b.text("#login-error").equals("Login failed: "
+                        + "this login link was already used or has expired — run `cohort dashboard` for a new one"));
+                assertThat(visible(b, "#app")).isFalse();
+                assertThat(b.script("return location.href").asText()).doesNotContain("code=");
+                b.screenshot(SHOTS.resolve("01b-used-link.png"));
+
+                // the token, with the keyboard only: type, Enter
                 String field = b.find("#login-token");
                 b.clear(field);
                 b.type(field, TOKEN);
@@ -163,6 +193,23 @@ class DashboardBrowserIT {
                 assertThat(plans.get(0).path("status").asText()).isEqualTo("rejected");
                 assertThat(plans.get(0).path("feedback").asText()).isEqualTo("add the error responses");
 
+                // a plan approved by clicking: carol (plan mode) may then change files, and does
+                prompt(b, "Ask carol for a changelog plan.");
+                await("carol's plan waits for review").atMost(PATIENCE).until(() -> b.text("#plans").contains("plan of carol"));
+                assertThat(b.text("#plans .approval")).contains("1. Write CHANGELOG.md for the users API");
+                assertThat(Files.exists(ws.resolve("CHANGELOG.md"))).as("nothing written before the approval").isFalse();
+                minContrast = Math.min(minContrast, contrast(b, "app with a plan waiting"));
+                b.screenshot(SHOTS.resolve("04c-plan-approval.png"));
+                b.click(b.find("#plans .approval button.approve"));
+                await("the plan panel empties").atMost(PATIENCE).until(() -> b.text("#plans").contains("No plan waits for review."));
+                await("carol writes once approved").atMost(PATIENCE).until(() -> feed(b, "carol", "tool_call_finished").stream()
+                        .anyMatch(t -> t.contains("← write_file")));
+                assertThat(Files.readString(ws.resolve("CHANGELOG.md"))).contains("- the users API");
+                JsonNode carols = Json.MAPPER.readTree(http.send(HttpRequest.newBuilder(URI.create(lead
+                        + "/api/v1/teams/default/protocols?type=plan_approval")).header("Authorization", "Bearer " + TOKEN).build(),
+                        HttpResponse.BodyHandlers.ofString()).body());
+                assertThat(carols).anyMatch(p -> p.path("sender").asText().equals("carol") && p.path("status").asText().equals("approved"));
+
                 // usage per agent: the usage endpoint's table, a row for the lead and one for the teammate
                 await("usage per agent is shown").atMost(PATIENCE).until(() -> {
                     String u = b.text("#usage");
@@ -196,13 +243,20 @@ class DashboardBrowserIT {
                 b.script("return [...document.querySelectorAll('#feed li')].map(e => Number(e.dataset.seq))").forEach(n -> seqs.add(n.asLong()));
                 assertThat(seqs).doesNotHaveDuplicates().isSorted();
 
-                // interrupt: with nothing running the page says so (alice's result may still give the lead an inbox turn,
-                // which the button then ends: both answers are the API's, shown as they are)
+                // interrupt a running turn: the lead's `rm -r logs` waits for a person; the button ends that turn, cancelled,
+                // and the command never runs
+                prompt(b, "Remove the old logs.");
+                await("the lead's turn waits for approval").atMost(PATIENCE).until(() -> feed(b, "lead", "approval_requested").stream()
+                        .anyMatch(t -> t.contains("rm -r logs")));
+                long asked = b.script("return Math.max(...[...document.querySelectorAll('#feed li[data-type=approval_requested]')]"
+                        + ".filter(e => e.textContent.includes('rm -r logs')).map(e => Number(e.dataset.seq)))").asLong();
                 b.click(b.find("#interrupt"));
-                await("interrupt answers").atMost(PATIENCE).until(() -> {
-                    String st = b.text("#prompt-status");
-                    return st.equals("interrupt sent") || st.contains("has no turn in progress");
-                });
+                await("interrupt is accepted").atMost(PATIENCE).until(() -> b.text("#prompt-status").equals("interrupt sent"));
+                await("the turn ends cancelled").atMost(PATIENCE).until(() -> b.script("return [...document.querySelectorAll("
+                        + "'#feed li[data-agent=lead][data-type=turn_completed]')].filter(e => Number(e.dataset.seq) > arguments[0])"
+                        + ".map(e => e.textContent)", asked).toString().contains("cancelled"));
+                assertThat(Files.exists(ws.resolve("logs/old.log"))).as("the interrupted command did not run").isTrue();
+                b.screenshot(SHOTS.resolve("06-interrupted.png"));
 
                 // log out: the cookie is gone, the login is back
                 b.click(b.find("#logout"));
@@ -210,11 +264,106 @@ class DashboardBrowserIT {
                 b.open(lead + "/");
                 waitVisible(b, "#login-view");
                 assertThat(visible(b, "#app")).as("logged out: no data view").isFalse();
+
+                // `cohort dashboard --team default` prints a fresh link: it logs in again, on that team
+                String fresh = dashboardLink(lead);
+                assertThat(fresh).matches(Pattern.quote(lead) + "/#team=default&code=[A-Za-z0-9_-]{43}");
+                b.open("about:blank");
+                b.open(fresh);
+                waitVisible(b, "#app");
+                await("the stream is live after the fresh link").atMost(PATIENCE).until(() -> b.text("#conn").equals("events: live"));
+                assertThat(b.script("return location.href").asText()).isEqualTo(lead + "/#team=default");
+                b.click(b.find("#logout"));
+                waitVisible(b, "#login-view");
+                System.out.printf("[contrast] minimum measured: %.2f:1%n", minContrast);
             }
         } finally {
             UpCommandIT.kill(up);
         }
     }
+
+    /** {@code cohort dashboard --team default} in this JVM (the test's token), its stdout: the link. */
+    private static String dashboardLink(String lead) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream saved = System.out;
+        int rc;
+        try (java.io.PrintStream o = new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8)) {
+            System.setOut(o);
+            rc = new picocli.CommandLine(new Main()).execute("dashboard", "--team", "default", "--url", lead, "--token", TOKEN);
+        } finally {
+            System.setOut(saved);
+        }
+        assertThat(rc).isZero();
+        return out.toString(java.nio.charset.StandardCharsets.UTF_8).strip();
+    }
+
+    /**
+     * WCAG 2.x contrast, measured in the page: every rendered element with text of its own (and every filled or
+     * placeholder-showing field) — its computed colour against its effective background (its own and its ancestors'
+     * background colours composited until an opaque one; the canvas is white). Fails below 4.5:1, or 3:1 for large
+     * text (24 px, or 18.66 px bold). Returns the minimum measured.
+     */
+    private static double contrast(WebDriver b, String view) {
+        JsonNode r = b.script(CONTRAST_JS);
+        System.out.printf("[contrast] %s: %d texts, minimum %.2f:1 at %s%n", view, r.path("checked").asInt(),
+                r.path("min").asDouble(), r.path("minAt").asText());
+        assertThat(r.path("checked").asInt()).as("texts measured in the %s", view).isGreaterThan(5);
+        assertThat(r.path("failures")).as("texts below the WCAG AA contrast in the %s", view).isEmpty();
+        return r.path("min").asDouble();
+    }
+
+    static final String CONTRAST_JS = """
+            const parse = (c) => { const m = /rgba?\\(([^)]*)\\)/.exec(c || ''); if (!m) return null;
+              const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+            const over = (t, u) => [0, 1, 2].map((i) => t[i] * t[3] + u[i] * (1 - t[3])).concat([1]);
+            const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+            const lum = (c) => 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+            const background = (el) => {
+              const layers = [];
+              for (let e = el; e; e = e.parentElement) {
+                const c = parse(getComputedStyle(e).backgroundColor);
+                if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+              }
+              let bg = [255, 255, 255, 1];
+              for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
+              return bg;
+            };
+            const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '') + (e.className && typeof e.className === 'string'
+              ? '.' + e.className.trim().split(/\\s+/).join('.') : '');
+            let min = Infinity, minAt = '', checked = 0;
+            const failures = [];
+            for (const e of document.body.querySelectorAll('*')) {
+              if (['SCRIPT', 'STYLE', 'OPTION', 'BR'].includes(e.tagName)) continue;
+              const own = [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent).join('').trim();
+              const field = (e.tagName === 'INPUT' && !['checkbox', 'radio', 'hidden'].includes(e.type))
+                || e.tagName === 'TEXTAREA' || e.tagName === 'SELECT';
+              if (!own && !field) continue;
+              if (!e.getClientRects().length || !e.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) continue;
+              const cs = getComputedStyle(e);
+              let fg = parse(cs.color);
+              let text = own;
+              if (field && !own) {
+                if (e.tagName !== 'SELECT' && !e.value) {
+                  if (!e.placeholder) continue;
+                  fg = parse(getComputedStyle(e, '::placeholder').color);
+                  text = 'placeholder ' + e.placeholder;
+                } else {
+                  text = e.tagName === 'SELECT' ? (e.selectedOptions[0] ? e.selectedOptions[0].text : '') : '(value)';
+                }
+              }
+              if (!fg) continue;
+              const bg = background(e);
+              if (fg[3] < 1) fg = over(fg, bg);
+              const l1 = lum(fg), l2 = lum(bg);
+              const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+              const size = parseFloat(cs.fontSize), bold = parseInt(cs.fontWeight, 10) >= 700;
+              const large = size >= 24 || (size >= 18.66 && bold);
+              checked++;
+              const where = name(e) + ' "' + text.slice(0, 40) + '" ' + cs.color + ' on rgb(' + bg.slice(0, 3).map(Math.round).join(', ') + ')';
+              if (ratio < min) { min = ratio; minAt = where; }
+              if (ratio < (large ? 3 : 4.5)) failures.push(where + ' = ' + ratio.toFixed(2) + ':1');
+            }
+            return { min, minAt, checked, failures };""";
 
     private static void prompt(WebDriver b, String text) {
         String box = b.find("#prompt-text");
