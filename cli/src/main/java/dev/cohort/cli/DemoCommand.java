@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
  * (free ports, a temporary workspace with a {@code build/} directory, its own {@code COHORT_HOME} so a running
  * {@code up} is not disturbed), sends four prompts — plan tasks with dependencies, do the first one, clean the build
  * (an approval, answered yes), list the workspace — shows every event as {@code cohort chat} would, prints the
- * board and stops everything ({@code --keep}: leaves the team running for the dashboard until Ctrl-C).
+ * board and stops everything ({@code --keep}: leaves the team running for the dashboard until Ctrl-C or SIGTERM, and
+ * prints a one-time login link to it).
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Run a scripted session end to end with the scripted model (no API key needed).",
@@ -111,9 +112,10 @@ public final class DemoCommand implements Callable<Integer> {
             TasksCommand.table(api.get("/api/v1/teams/default/tasks")).forEach(System.out::println);
             System.out.println();
             if (keep) {
-                // the demo team stays up for the dashboard; the token is read from up.json, never printed
-                System.out.println(style.bold("dashboard: ") + run.path("leadUrl").asText() + "/");
-                System.out.println(style.dim("log in with the api token: jq -r .apiToken " + home.resolve("up.json")));
+                // the demo team stays up for the dashboard: a one-time login link (the token itself is never printed)
+                DashboardCommand.Link link = DashboardCommand.create(api, null);
+                System.out.println(style.bold("dashboard: ") + link.url());
+                System.out.println(style.dim(link.note() + "; a new one: COHORT_HOME=" + home + " ./cohort dashboard"));
                 System.out.println(style.dim("the demo team keeps running; Ctrl-C stops it."));
                 up.waitFor();
                 return rc;
