@@ -75,6 +75,9 @@ class DashboardBrowserIT {
                     HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
             assertThat(http.send(HttpRequest.newBuilder(URI.create(lead + "/api/v1/teams")).header("Cookie",
                     "cohort_session=v1.99999999999.forged").build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
+            // login codes are the API's to give: without the token, none
+            assertThat(http.send(HttpRequest.newBuilder(URI.create(lead + "/api/v1/login-codes")).POST(HttpRequest.BodyPublishers.noBody())
+                    .build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
 
             try (WebDriver b = WebDriver.start(Files.createDirectories(tmp.resolve("chromium-profile")), tmp.resolve("chromedriver.log"))) {
                 b.open(lead + "/");
