@@ -259,6 +259,10 @@ class DashboardBrowserIT {
                         + "'#feed li[data-agent=lead][data-type=turn_completed]')].filter(e => Number(e.dataset.seq) > arguments[0])"
                         + ".map(e => e.textContent)", asked).toString().contains("cancelled"));
                 assertThat(Files.exists(ws.resolve("logs/old.log"))).as("the interrupted command did not run").isTrue();
+                // the request of the ended turn is cancelled: nobody is asked to answer it any more
+                await("the interrupted turn's approval is cancelled").atMost(PATIENCE).until(() -> feed(b, "lead", "approval_resolved")
+                        .stream().anyMatch(t -> t.contains("cancelled")));
+                await("the approvals panel empties").atMost(PATIENCE).until(() -> b.text("#approvals").contains("Nothing waits for you."));
                 b.screenshot(SHOTS.resolve("06-interrupted.png"));
 
                 // log out: the cookie is gone, the login is back

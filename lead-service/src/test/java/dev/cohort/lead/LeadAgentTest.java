@@ -3,6 +3,7 @@ package dev.cohort.lead;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.is;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.AgentMessage;
@@ -120,6 +121,18 @@ class LeadAgentTest {
         assertThat(done.get("data").get("reason").asText()).isEqualTo("cancelled");
         assertThat(build).exists();
         assertThat(asked.get("data").get("status").asText()).isEqualTo("pending");
+        // nobody waits for that answer any more: the request is cancelled, announced, and can no longer be answered
+        String approvalId = asked.get("data").get("approvalId").asText();
+        JsonNode resolved = await().atMost(Duration.ofMinutes(1)).until(() -> storedEvents(team).stream()
+                .filter(e -> e.get("type").asText().equals("approval_resolved")).findFirst().orElse(null), e -> e != null);
+        assertThat(resolved.get("data").get("approvalId").asText()).isEqualTo(approvalId);
+        assertThat(resolved.get("data").get("status").asText()).isEqualTo("cancelled");
+        assertThat(resolved.get("data").get("answer").asText()).isEqualTo("the turn ended (cancelled) before an answer");
+        given().get("/api/v1/teams/" + team + "/approvals?status=pending").then().statusCode(200).body("size()", is(0));
+        given().get("/api/v1/teams/" + team + "/approvals?status=cancelled").then().statusCode(200)
+                .body("[0].id", is(approvalId));
+        given().contentType("application/json").body("{\"approve\":true}")
+                .post("/api/v1/teams/" + team + "/approvals/" + approvalId).then().statusCode(409);
     }
 
     @Inject

@@ -31,4 +31,14 @@ public final class LeadApprovals {
     @JsonIgnoreProperties(ignoreUnknown = true)
     record Settled(java.util.List<String> settled) {
     }
+
+    /** Body of {@code cancel}: a teammate's turn that ended while parked on approvals. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    record CancelRequest(String agent, String turnId, String reason) {
+    }
+
+    /** The approvals that were cancelled. */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    record Cancelled(java.util.List<String> cancelled) {
+    }
 }

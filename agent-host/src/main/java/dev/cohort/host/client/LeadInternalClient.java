@@ -196,6 +196,17 @@ public class LeadInternalClient {
         return s == null || s.settled() == null ? java.util.Set.of() : java.util.Set.copyOf(s.settled());
     }
 
+    /**
+     * Turn {@code turnId} of teammate {@code agent} ended: the lead cancels the approvals it still waited for, so no
+     * person is asked to answer them. Idempotent (a repeat cancels nothing), so it is retried; returns the ids cancelled.
+     */
+    @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
+    @Timeout(value = 10, unit = ChronoUnit.SECONDS)
+    public List<String> cancelApprovalsOfTurn(String team, String agent, String turnId, String reason) {
+        LeadApprovals.Cancelled c = call(() -> rest().cancelApprovals(team, new LeadApprovals.CancelRequest(agent, turnId, reason)));
+        return c == null || c.cancelled() == null ? List.of() : List.copyOf(c.cancelled());
+    }
+
     /** The team's permission mode, which its teammates follow. Read-only, retried. */
     @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
     @Timeout(value = 10, unit = ChronoUnit.SECONDS)

@@ -66,6 +66,10 @@ interface LeadInternalRestClient {
     @Path("/approvals/settled")
     LeadApprovals.Settled settledApprovals(@PathParam("team") String team, LeadApprovals.SettledRequest body);
 
+    @POST
+    @Path("/approvals/cancel")
+    LeadApprovals.Cancelled cancelApprovals(@PathParam("team") String team, LeadApprovals.CancelRequest body);
+
     @GET
     LeadTeam team(@PathParam("team") String team);
 

@@ -25,7 +25,7 @@ import java.util.Set;
 @Consumes(MediaType.APPLICATION_JSON)
 public class ApprovalsResource {
 
-    private static final Set<String> STATUSES = Set.of("pending", "approved", "denied", "expired");
+    private static final Set<String> STATUSES = Set.of("pending", "approved", "denied", "expired", "cancelled");
 
     @Inject
     TeamRepository teams;
@@ -59,7 +59,7 @@ public class ApprovalsResource {
     public List<ApprovalView> list(@PathParam("team") String team, @QueryParam("status") String status) {
         requireTeam(team);
         if (status != null && !STATUSES.contains(status)) {
-            throw ApiException.badRequest("status must be one of " + STATUSES);
+            throw ApiException.badRequest("status must be one of " + STATUSES.stream().sorted().toList());
         }
         return approvals.list(team, status).stream().map(ApprovalView::of).toList();
     }

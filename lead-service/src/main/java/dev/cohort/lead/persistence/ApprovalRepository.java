@@ -18,7 +18,7 @@ import java.util.Optional;
 @ApplicationScoped
 public class ApprovalRepository {
 
-    /** A stored approval request. Status: pending → approved | denied | expired. */
+    /** A stored approval request. Status: pending → approved | denied | expired | cancelled (its turn ended first). */
     public record ApprovalRow(String id, String team, String agent, String turnId, String callId, String tool, String argsJson,
             String reason, String status, String answer, Instant createdAt, Instant expiresAt, Instant resolvedAt) {
     }
@@ -114,6 +114,34 @@ public class ApprovalRepository {
                 ps.setString(1, id);
                 return ps.executeUpdate() == 1;
             }
+        });
+    }
+
+    /**
+     * pending → cancelled for every request still waiting in turn {@code turnId} of {@code agent}: the turn ended
+     * (interrupted, failed, out of budget) while parked on them, so no answer can matter any more. One statement;
+     * returns the requests it cancelled (none when every one was answered or expired first).
+     */
+    public List<ApprovalRow> cancelPendingOfTurn(String team, String agent, String turnId, String answer) {
+        return Jdbc.inTransaction(ds, "cancel approvals of turn " + turnId, c -> {
+            List<String> ids = new ArrayList<>();
+            try (PreparedStatement ps = c.prepareStatement("UPDATE lead.approvals SET status = 'cancelled', answer = ?, "
+                    + "resolved_at = now() WHERE team = ? AND agent = ? AND turn_id = ? AND status = 'pending' RETURNING id")) {
+                ps.setString(1, answer);
+                ps.setString(2, team);
+                ps.setString(3, agent);
+                ps.setString(4, turnId);
+                try (ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        ids.add(rs.getString(1));
+                    }
+                }
+            }
+            List<ApprovalRow> out = new ArrayList<>();
+            for (String id : ids) {
+                find(c, id).ifPresent(out::add);
+            }
+            return out;
         });
     }
 

@@ -94,6 +94,32 @@ public class ApprovalService implements ApprovalGateway {
     }
 
     /**
+     * Turn {@code turnId} of {@code agent} ended (interrupted, failed, out of budget) while requests of it may still
+     * wait for a person: they are cancelled, each announced with {@code approval_resolved} (status {@code cancelled}),
+     * so the dashboard, {@code cohort chat} and {@code cohort approve} stop offering an answer nobody waits for. No
+     * wake-up: the turn that asked is over. A failure is logged, never thrown: the turn's end is already recorded, and
+     * such a request then stays pending until it expires, as before.
+     */
+    public java.util.List<String> turnEnded(String team, String agent, String turnId, String why) {
+        if (turnId == null) {
+            return java.util.List.of();
+        }
+        try {
+            java.util.List<String> ids = new java.util.ArrayList<>();
+            for (ApprovalRow row : approvals.cancelPendingOfTurn(team, agent, turnId, why)) {
+                announceResolved(row);
+                ids.add(row.id());
+                Log.infof("team=%s agent=%s turn=%s approval %s cancelled: %s", team, agent, turnId, row.id(), why);
+            }
+            return ids;
+        } catch (RuntimeException e) {
+            Log.warnf("team=%s agent=%s turn=%s pending approvals not cancelled (they stay pending until they expire): %s",
+                    team, agent, turnId, e.toString());
+            return java.util.List.of();
+        }
+    }
+
+    /**
      * The lead is not parked here: tell the replica that owns the team (a {@code control} on its inbox partition), so
      * the turn resumes now rather than at that replica's next sweep, which remains the safety net if this fails.
      */

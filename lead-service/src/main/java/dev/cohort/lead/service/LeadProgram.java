@@ -73,6 +73,10 @@ public class LeadProgram implements AgentProgram {
     @Inject
     ApprovalRepository approvals;
 
+    /** Cancels what an ended turn still waited for. */
+    @Inject
+    ApprovalService approvalService;
+
     @Inject
     dev.cohort.core.llm.LlmGateway gateway;
 
@@ -165,6 +169,10 @@ public class LeadProgram implements AgentProgram {
         }
         String status = r.reason() == StopReason.COMPLETED ? "done" : "failed";
         prompts.finishTurn(team, r.turnId(), status);
+        if (r.reason() != StopReason.COMPLETED) {
+            // a completed turn had every answer it waited for; any other end may leave requests nobody waits for
+            approvalService.turnEnded(team, Ids.LEAD, r.turnId(), "the turn ended (" + r.reason().wire() + ") before an answer");
+        }
         Log.infof("team=%s agent=lead turn=%s ended: %s", team, r.turnId(), r.reason());
     }
 
@@ -179,6 +187,7 @@ public class LeadProgram implements AgentProgram {
                     turnId == null ? null : prompts.idsOfTurn(team, turnId)));
             if (turnId != null) {
                 prompts.finishTurn(team, turnId, "failed");
+                approvalService.turnEnded(team, Ids.LEAD, turnId, "the turn failed before an answer");
             }
             // a prompt marked running before its turn's first save has no turn id yet
             prompts.failRunningWithoutTurn(team);

@@ -260,10 +260,29 @@ public class TeammateProgram implements AgentProgram {
             return;
         }
         Log.infof("team=%s agent=%s turn=%s ended: %s", key.team(), key.name(), r.turnId(), r.reason());
+        if (r.reason() != StopReason.COMPLETED) {
+            cancelApprovals(key, r);
+        }
         if (protocols.stopped(key, r)) {
             return; // ended at a step boundary for a shutdown request: answered, SHUTDOWN
         }
         ended(key, new Input.TurnEnded(r.turnId(), r.reason(), r.text(), clock.instant()));
+    }
+
+    /**
+     * A turn that did not complete (interrupted, shut down, failed, out of budget) may have ended while parked on
+     * approvals: the lead cancels them, so nobody is asked to answer for a turn that is over. Only such turns ask (a
+     * completed turn had every answer it waited for). Best effort: a lead that cannot be reached leaves them pending
+     * until they expire, as before, and the teammate's turn end is not held up by it.
+     */
+    private void cancelApprovals(AgentKey key, TurnResult r) {
+        try {
+            lead.cancelApprovalsOfTurn(key.team(), key.name(), r.turnId(), "the turn ended (" + r.reason().wire()
+                    + ") before an answer");
+        } catch (RuntimeException e) {
+            Log.warnf("team=%s agent=%s turn=%s its pending approvals not cancelled (they stay until they expire): %s",
+                    key.team(), key.name(), r.turnId(), e.toString());
+        }
     }
 
     /**

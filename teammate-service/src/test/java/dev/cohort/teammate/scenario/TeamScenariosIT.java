@@ -224,6 +224,50 @@ class TeamScenariosIT {
         }
     }
 
+    @Test
+    void interruptingATeammateParkedOnAnApprovalCancelsTheRequestSoNobodyIsAskedAnyMore() throws Exception {
+        String team = stack.createTeam("halt");
+        load("""
+                {"name":"halt-lead-spawn","match":{"agent":"halt/lead","lastRole":"user","lastMessage":"tidy"},
+                 "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"hal","role":"janitor","prompt":"Remove the logs."}}]}},
+                {"name":"halt-lead-spawned","match":{"agent":"halt/lead","lastRole":"tool"},"reply":{"text":"hal spawned"}},
+                {"name":"halt-lead-inbox","match":{"agent":"halt/lead","lastMessage":"\\\\[inbox\\\\]"},"reply":{"text":"noted"}},
+                {"name":"halt-hal-rm","match":{"agent":"halt/hal","lastRole":"user","lastMessage":"Remove the logs"},
+                 "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"rm -r logs && echo removed-logs"}}]}}
+                """);
+        try {
+            Path logs = Files.createDirectories(stack.workspaceOf(team).resolve("logs"));
+            Files.writeString(logs.resolve("old.log"), "x");
+            stack.prompt(team, "tidy");
+            JsonNode pending = await("hal's approval").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(
+                    () -> TeamStack.json(stack.get("/api/v1/teams/" + team + "/approvals?status=pending").body()),
+                    a -> a.isArray() && a.size() == 1);
+            String approvalId = pending.get(0).path("id").asText();
+            await("hal parked").atMost(PATIENCE).untilAsserted(() -> assertThat(stack.events(team))
+                    .anyMatch(e -> e.path("type").asText().equals("teammate_phase") && e.path("agent").asText().equals("hal")
+                            && e.path("data").path("phase").asText().equals("waiting_approval")));
+
+            HttpResponse<String> stop = stack.post("/api/v1/teams/" + team + "/agents/hal/interrupt", Map.of());
+            assertThat(stop.statusCode()).as(stop.body()).isEqualTo(202);
+
+            // the turn is over: its request is cancelled and announced, no longer pending, and cannot be answered
+            JsonNode resolved = await("the request cancelled").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(
+                    () -> stack.events(team).stream().filter(e -> e.path("type").asText().equals("approval_resolved"))
+                            .findFirst().orElse(null), e -> e != null);
+            assertThat(resolved.path("agent").asText()).isEqualTo("hal");
+            assertThat(resolved.path("data").path("approvalId").asText()).isEqualTo(approvalId);
+            assertThat(resolved.path("data").path("status").asText()).isEqualTo("cancelled");
+            assertThat(TeamStack.json(stack.get("/api/v1/teams/" + team + "/approvals?status=pending").body())).isEmpty();
+            assertThat(stack.post("/api/v1/teams/" + team + "/approvals/" + approvalId, Map.of("approve", true)).statusCode())
+                    .isEqualTo(409);
+            awaitLeadRequest("halt", "hal's result", r -> lastMessage(r).contains("from=\"hal\" type=\"result\""));
+            assertThat(Files.exists(logs)).as("the interrupted command never ran").isTrue();
+        } catch (Throwable t) {
+            System.out.println(stack.logs());
+            throw t;
+        }
+    }
+
     // ---- the team's permission mode applies to its teammates
 
     @Test

@@ -26,7 +26,8 @@ import java.time.Duration;
  * {@code denied} with the reason, or {@code pending} with the approval id the teammate's turn parks on. When a person
  * answers it (or it is found expired), lead-service tells the teammate's host with a {@code control}
  * {@code approval_resolved} on {@code cohort.teammate.inbox}. {@code POST …/approvals/settled} answers which of a
- * host's waited-for approvals are settled, for its sweep.
+ * host's waited-for approvals are settled, for its sweep. {@code POST …/approvals/cancel} cancels what an ended turn of
+ * a teammate still waited for.
  */
 @Path("/internal/v1/teams/{team}/approvals")
 @Produces(MediaType.APPLICATION_JSON)
@@ -75,6 +76,43 @@ public class InternalApprovalsResource {
         }
         return new SettledAnswer(stored.settled(team, body.ids().stream().filter(java.util.Objects::nonNull).distinct()
                 .toList()));
+    }
+
+    /** Body of {@code cancel}: the teammate and its turn that ended. */
+    public record CancelRequest(String agent, String turnId, String reason) {
+    }
+
+    /** The approvals it cancelled (none when each was answered or expired first). */
+    public record CancelAnswer(java.util.List<String> cancelled) {
+    }
+
+    /** Longest reason stored with a cancellation: it is a short sentence from the host, not a transcript. */
+    static final int MAX_CANCEL_REASON = 500;
+
+    /**
+     * A teammate's turn ended (interrupted, failed, out of budget, shut down) while parked on approvals: they are
+     * cancelled ({@link ApprovalService#turnEnded}), so nobody is asked to answer them any more. Idempotent: a repeat
+     * cancels nothing and answers an empty list.
+     */
+    @POST
+    @Path("/cancel")
+    public CancelAnswer cancel(@PathParam("team") String team, CancelRequest body) {
+        if (!teams.exists(team)) {
+            throw ApiException.notFound("unknown team \"" + team + "\"");
+        }
+        if (body == null) {
+            throw ApiException.badRequest("body required: {\"agent\", \"turnId\", \"reason\"?}");
+        }
+        if (!Ids.isAgent(body.agent()) || Ids.LEAD.equals(body.agent())) {
+            throw ApiException.badRequest("agent \"" + body.agent() + "\" is not a teammate name: it must match "
+                    + Ids.AGENT.pattern() + " and not be \"lead\"");
+        }
+        require("turnId", body.turnId());
+        String reason = body.reason() == null || body.reason().isBlank() ? "the turn ended before an answer" : body.reason();
+        if (reason.length() > MAX_CANCEL_REASON) {
+            throw ApiException.badRequest("reason is longer than " + MAX_CANCEL_REASON + " characters");
+        }
+        return new CancelAnswer(approvals.turnEnded(team, body.agent(), body.turnId(), reason));
     }
 
     /** Body of an ask: the engine's {@link ApprovalGateway.Request}, the timeout in seconds. */
