@@ -207,13 +207,19 @@ function renderEvent(e) {
         + (d.usage ? ' · ' + ((d.usage.inputTokens || 0) + (d.usage.outputTokens || 0)) + ' tokens' : ''); break;
     case 'turn_started': body = d.source || ''; break;
     case 'approval_requested': kind = '? approval needed'; body = (d.tool || '') + ' ' + preview(d.args); break;
-    case 'approval_resolved': body = (d.status || '') + (d.reason ? ' · ' + d.reason : ''); break;
+    case 'approval_resolved': body = (d.status || '') + (d.answer ? ' · ' + d.answer : ''); break;
     case 'task_created': case 'task_claimed': case 'task_completed':
       body = (d.id || '') + ' ' + (d.subject || '') + (d.owner ? ' · ' + d.owner : ''); break;
     case 'model_retry': body = preview(d); break;
     case 'compacted': body = (d.layer || '') + ' ' + (d.tokensBefore || '') + ' → ' + (d.tokensAfter || '') + ' tokens'; break;
     case 'error': body = d.message || preview(d); break;
-    case 'teammate_spawned': case 'teammate_phase': body = preview(d, 200); break;
+    case 'teammate_spawned':
+      body = (d.restarted ? 'restarted ' : '') + (d.name || '') + (d.role ? ' as ' + d.role : '')
+        + (d.planMode ? ' · plan mode' : '') + (d.replica ? ' · on ' + d.replica : ''); break;
+    case 'teammate_phase':
+      kind = 'phase';
+      body = (d.phase || '?') + (d.currentTask ? ' · ' + d.currentTask : '') + (d.reason ? ' · ' + d.reason : '')
+        + (d.replica ? ' · on ' + d.replica : ''); break;
     case 'message_sent': body = (d.to ? 'to ' + d.to + ': ' : '') + preview(d.content || d, 300); break;
     default: body = preview(d, 300);
   }
