@@ -1,13 +1,7 @@
 package dev.cohort.core.llm;
 
-import dev.cohort.core.engine.recovery.ProviderHttpClient;
-import dev.langchain4j.agent.tool.ToolSpecification;
-import dev.langchain4j.data.message.ChatMessage;
-import dev.langchain4j.model.chat.ChatModel;
-import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.model.chat.response.ChatResponse;
-import dev.langchain4j.model.openai.OpenAiChatModel;
-import dev.langchain4j.model.openai.OpenAiChatRequestParameters;
+import dev.cohort.core.engine.Message;
+import dev.cohort.core.engine.ModelClient;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -15,14 +9,17 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The one way Cohort talks to a model: langchain4j {@link ChatModel}s on any OpenAI-compatible endpoint, <b>one
- * client per configured model</b> (the primary and, if set, the fallback), built once here and shared by every
- * caller of this gateway (the engine through {@link dev.cohort.core.engine.GatewayModelClient}, memory extraction).
+ * The one way Cohort talks to a model: a {@link ChatCompletionsClient} on any OpenAI-compatible endpoint, <b>one client
+ * per configured model</b> (the primary and, if set, the fallback), built once here and shared by every caller of this
+ * gateway (the engine through {@link dev.cohort.core.engine.GatewayModelClient}, memory extraction).
  * <ul>
- * <li>each client is built with {@code maxRetries(0)}: retries, backoff and fallback are the engine's (seed s11,
- * gap 17: no stacked retries);</li>
- * <li>each client uses {@link ProviderHttpClient} (given explicitly: a Quarkus app may carry a second langchain4j
- * HTTP client on its classpath), so an error answer keeps its headers and recovery honours {@code Retry-After};</li>
+ * <li>each client makes one attempt per call: retries, backoff and fallback are the engine's (seed s11, gap 17: no
+ * stacked retries);</li>
+ * <li>each client keeps an error answer's headers ({@link dev.cohort.core.engine.recovery.ProviderHttpException}), so
+ * recovery honours {@code Retry-After};</li>
+ * <li>each client writes the request straight from the engine's messages and reuses a tool set's schema JSON (issue
+ * 13: langchain4j converted the whole conversation twice and serialised every schema on every round); the wire
+ * format is still langchain4j's, whose {@code ToolSpecification} is the tools' API;</li>
  * <li>every request carries the OpenAI {@code user} field set to the agent id ({@code <team>/<name>}), so provider
  * logs and the scripted test model can tell agents apart.</li>
  * </ul>
@@ -30,39 +27,27 @@ import java.util.Optional;
  */
 public final class LlmGateway {
 
-    /** Builds the client of one configured model (production: {@link #openAi}; tests observe the calls). */
+    /** Builds the client of one configured model (production: {@link ChatCompletionsClient}; tests observe calls). */
     @FunctionalInterface
     interface ClientFactory {
-        ChatModel build(LlmSettings settings, String modelName);
+        ModelClient build(LlmSettings settings, String modelName);
     }
 
     private final LlmSettings settings;
     /** Configured model name → its client; the primary first. */
-    private final Map<String, ChatModel> clients;
+    private final Map<String, ModelClient> clients;
 
     public LlmGateway(LlmSettings settings) {
-        this(settings, LlmGateway::openAi);
+        this(settings, ChatCompletionsClient::new);
     }
 
     LlmGateway(LlmSettings settings, ClientFactory factory) {
         this.settings = Objects.requireNonNull(settings, "settings");
-        Map<String, ChatModel> c = new LinkedHashMap<>();
+        Map<String, ModelClient> c = new LinkedHashMap<>();
         c.put(settings.modelId(), factory.build(settings, settings.modelId()));
         settings.fallbackModel().filter(f -> !f.equals(settings.modelId()))
                 .ifPresent(f -> c.put(f, factory.build(settings, f)));
         this.clients = java.util.Collections.unmodifiableMap(c);
-    }
-
-    /** The production client of one model: OpenAI-compatible, headers kept on errors, no retries of its own. */
-    static ChatModel openAi(LlmSettings settings, String modelName) {
-        return OpenAiChatModel.builder()
-                .httpClientBuilder(ProviderHttpClient.builder())
-                .baseUrl(settings.baseUrl())
-                .apiKey(settings.hasApiKey() ? settings.apiKey() : "not-configured")
-                .modelName(modelName)
-                .timeout(settings.timeout())
-                .maxRetries(0)
-                .build();
     }
 
     public LlmSettings settings() {
@@ -85,34 +70,25 @@ public final class LlmGateway {
     }
 
     /**
-     * Sends one request for an agent on the client of {@code modelName}.
+     * Sends one request on the client of {@code request.model()} (null: the primary); the request goes out with that
+     * model name, the agent id as the OpenAI {@code user}, and the output limit if set.
      *
-     * @param agentId {@code <team>/<name>}, sent as the OpenAI {@code user}
-     * @param modelName the model for this call (primary or fallback), null for the primary
-     * @param maxOutputTokens output limit, null for the provider's default
-     * @throws IllegalArgumentException when {@code modelName} is not one of {@link #models()}
+     * @throws IllegalArgumentException when the model is not one of {@link #models()}
      */
-    public ChatResponse chat(String agentId, List<ChatMessage> messages, List<ToolSpecification> tools, String modelName,
-            Integer maxOutputTokens) {
-        String name = modelName == null ? settings.modelId() : modelName;
-        ChatModel client = clients.get(name);
+    public ModelClient.Reply chat(ModelClient.Request request) {
+        String name = request.model() == null ? settings.modelId() : request.model();
+        ModelClient client = clients.get(name);
         if (client == null) {
             throw new IllegalArgumentException("model \"" + name + "\" is not configured on this gateway (configured: "
                     + String.join(", ", clients.keySet()) + "; set cohort.llm.model / MODEL_ID or "
                     + "cohort.llm.fallback-model / FALLBACK_MODEL)");
         }
-        OpenAiChatRequestParameters.Builder params = OpenAiChatRequestParameters.builder().modelName(name).user(agentId);
-        if (tools != null && !tools.isEmpty()) {
-            params.toolSpecifications(tools);
-        }
-        if (maxOutputTokens != null) {
-            params.maxOutputTokens(maxOutputTokens);
-        }
-        return client.chat(ChatRequest.builder().messages(messages).parameters(params.build()).build());
+        return client.chat(request.model() == null ? new ModelClient.Request(request.agentId(), request.system(),
+                request.messages(), request.tools(), name, request.maxOutputTokens()) : request);
     }
 
-    /** Sends one request for an agent with the primary model and default limits. */
-    public ChatResponse chat(String agentId, List<ChatMessage> messages) {
-        return chat(agentId, messages, List.of(), null, null);
+    /** Sends one request for an agent with the primary model, no tools and default limits. */
+    public ModelClient.Reply chat(String agentId, String system, List<Message> messages) {
+        return chat(new ModelClient.Request(agentId, system, messages, List.of(), null, null));
     }
 }

@@ -7,6 +7,7 @@ import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.engine.EngineSettings;
 import dev.cohort.core.engine.EventSink;
 import dev.cohort.core.engine.GatewayModelClient;
+import dev.cohort.core.engine.ModelClient;
 import dev.cohort.core.engine.RecoverySettings;
 import dev.cohort.core.engine.StopReason;
 import dev.cohort.core.engine.TurnResult;
@@ -17,9 +18,6 @@ import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.workspace.ToolOutcome;
 import dev.cohort.devstack.model.RecordedRequest;
 import dev.cohort.devstack.model.ScriptedModelServer;
-import dev.langchain4j.model.chat.ChatModel;
-import dev.langchain4j.model.chat.request.ChatRequest;
-import dev.langchain4j.model.chat.response.ChatResponse;
 import java.lang.reflect.Constructor;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,7 +64,7 @@ class GatewayEngineTest {
         return new LlmGateway(new LlmSettings(server.baseUrl(), "sk-test", "primary-model", fallback,
                 Duration.ofSeconds(20)), (settings, name) -> {
                     built.add(name);
-                    return new Recording(name, LlmGateway.openAi(settings, name));
+                    return new Recording(name, new ChatCompletionsClient(settings, name));
                 });
     }
 
@@ -147,18 +145,18 @@ class GatewayEngineTest {
     }
 
     /** A real client that notes which model's client served a call. */
-    private final class Recording implements ChatModel {
+    private final class Recording implements ModelClient {
         private final String builtFor;
-        private final ChatModel real;
+        private final ModelClient real;
 
-        Recording(String builtFor, ChatModel real) {
+        Recording(String builtFor, ModelClient real) {
             this.builtFor = builtFor;
             this.real = real;
         }
 
         @Override
-        public ChatResponse chat(ChatRequest request) {
-            served.add(builtFor + "<-" + request.parameters().modelName());
+        public Reply chat(Request request) {
+            served.add(builtFor + "<-" + request.model());
             return real.chat(request);
         }
     }

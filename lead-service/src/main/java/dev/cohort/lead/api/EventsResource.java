@@ -25,9 +25,11 @@ import java.util.List;
 
 /**
  * {@code GET /api/v1/teams/{team}/events}: Server-Sent Events. Replays stored events after {@code ?since=} or
- * {@code Last-Event-ID} (the SSE id is the event's seq), then streams live ones. Each stream reads only from the
- * store, in seq order, and remembers the last seq it sent: every event is delivered exactly once and in order
- * on any replica. Kafka wake-ups ({@link EventHub}) make it immediate; a poll interval is the safety net.
+ * {@code Last-Event-ID} (the SSE id is the event's seq), then streams live ones. Each stream sends events in seq
+ * order without a gap, from the store or, at the live edge, from the events this replica just committed
+ * ({@link EventHub#recentAfter}: the same events, without two store reads per event), and remembers the last seq it
+ * sent: every event is delivered exactly once and in order on any replica. Wake-ups ({@link EventHub}: local after a
+ * commit, Kafka for other replicas) make it immediate; a poll interval is the safety net.
  */
 @Path("/api/v1/teams/{team}/events")
 public class EventsResource {
@@ -57,22 +59,46 @@ public class EventsResource {
                 .start(() -> pump(team, from, emitter, sse)));
     }
 
+    /**
+     * Sends the team's events after {@code from}, in seq order, forever. Each pass serves the events that follow the
+     * last one sent from the hub's recent events when it holds the very next seq (a stream at the live edge: no store
+     * read); otherwise it reads the store when it must: on the first pass (replay), after a read that found events
+     * (more may follow), when a seq past the last one sent was announced but is not kept (another replica's event, a
+     * gap), and after a wait that timed out (a lost wake-up). Otherwise it waits for the next announce. {@code last}
+     * only advances through what was sent, one seq after the other.
+     */
     private void pump(String team, long from, MultiEmitter<? super OutboundSseEvent> emitter, Sse sse) {
         long last = from;
+        boolean poll = true;
         try {
             while (!emitter.isCancelled()) {
-                List<Event> batch = events.after(team, last, config.sseBatch());
-                for (Event e : batch) {
-                    if (emitter.isCancelled()) {
-                        return;
+                List<EventHub.Recent> kept = hub.recentAfter(team, last, config.sseBatch());
+                if (!kept.isEmpty()) {
+                    for (EventHub.Recent e : kept) {
+                        if (emitter.isCancelled()) {
+                            return;
+                        }
+                        emitter.emit(frame(sse, e.seq(), e.type(), e.json()));
+                        last = e.seq();
                     }
-                    emitter.emit(sse.newEventBuilder().id(Long.toString(e.seq())).name(e.type().wire())
-                            .mediaType(MediaType.APPLICATION_JSON_TYPE).data(Json.write(e)).build());
-                    last = e.seq();
+                    poll = false;
+                    continue;
                 }
-                if (batch.isEmpty()) {
-                    hub.await(team, last, config.ssePollInterval());
+                if (poll || hub.latest(team) > last) {
+                    List<Event> batch = events.after(team, last, config.sseBatch());
+                    for (Event e : batch) {
+                        if (emitter.isCancelled()) {
+                            return;
+                        }
+                        emitter.emit(frame(sse, e.seq(), e.type().wire(), Json.write(e)));
+                        last = e.seq();
+                    }
+                    if (!batch.isEmpty()) {
+                        poll = true;
+                        continue;
+                    }
                 }
+                poll = !hub.await(team, last, config.ssePollInterval());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -81,6 +107,11 @@ public class EventsResource {
             Log.warnf("team=%s SSE stream ended: %s", team, e.getMessage());
             emitter.fail(e);
         }
+    }
+
+    private static OutboundSseEvent frame(Sse sse, long seq, String type, String json) {
+        return sse.newEventBuilder().id(Long.toString(seq)).name(type).mediaType(MediaType.APPLICATION_JSON_TYPE)
+                .data(json).build();
     }
 
     private static long parseSeq(String s) {

@@ -19,6 +19,15 @@ public interface LeadConfig {
     @WithDefault("500")
     int sseBatch();
 
+    /**
+     * Events per team this replica keeps in memory, as written after their commit, for its SSE streams (issue 13,
+     * fix 7): a stream that follows the live edge is served from them instead of reading the store twice per event; one
+     * further behind (resume, another replica's events, a restart) reads the store. 256 covers a burst of a few turns
+     * of a busy team at ~1 KB each; 0 turns the buffer off.
+     */
+    @WithDefault("256")
+    int sseRecent();
+
     /** tool-runner-service base URL: every file and shell call of the lead goes there. */
     @WithDefault("http://127.0.0.1:8083")
     String toolRunnerUrl();

@@ -39,10 +39,15 @@ public class EventPublisher {
      * wait for it.
      */
     public CompletionStage<Boolean> publish(Event event) {
+        return publish(event, Json.write(event));
+    }
+
+    /** {@link #publish(Event)} with the event already written as JSON ({@code json}: the record's value). */
+    public CompletionStage<Boolean> publish(Event event, String json) {
         CompletableFuture<Boolean> acked = new CompletableFuture<>();
         try {
             OutgoingKafkaRecordMetadata<String> key = OutgoingKafkaRecordMetadata.<String>builder().withKey(event.team()).build();
-            emitter.send(Message.of(Json.write(event)).addMetadata(key)
+            emitter.send(Message.of(json).addMetadata(key)
                     .withAck(() -> {
                         acked.complete(true);
                         return CompletableFuture.completedFuture(null);

@@ -62,14 +62,35 @@ public class EventService {
         }
     }
 
-    private void announce(Event stored) {
-        hub.announce(stored.team(), stored.seq());
+    /**
+     * Wakes the team's local streams and publishes, with the event written as JSON once for both: the SSE streams of
+     * this replica serve it from the hub's recent events (no store read) and the Kafka record carries the same text.
+     * Its {@code ts} is first rounded to the microsecond, as PostgreSQL stores it, so a stream that reads the event
+     * from the store (resume, another replica) gets the same value.
+     */
+    private void announce(Event committed) {
+        Event stored = asStored(committed);
+        String json = dev.cohort.core.protocol.Json.write(stored);
+        hub.announce(stored.team(), new EventHub.Recent(stored.seq(), stored.type().wire(), json));
         try {
-            publisher.publish(stored);
+            publisher.publish(stored, json);
         } catch (RuntimeException e) {
             // the store has it: SSE replays from the store, so a failed publish only delays other replicas' streams
             Log.warnf("team=%s event=%s seq=%d not published on cohort.events: %s", stored.team(), stored.type().wire(),
                     stored.seq(), e.getMessage());
         }
+    }
+
+    /** The event with its {@code ts} as a {@code timestamptz} column keeps it: rounded to the microsecond, half up. */
+    static Event asStored(Event e) {
+        java.time.Instant ts = e.ts();
+        if (ts == null || ts.getNano() % 1000 == 0) {
+            return e;
+        }
+        java.time.Instant micros = ts.truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+        if (ts.getNano() % 1000 >= 500) {
+            micros = micros.plusNanos(1000);
+        }
+        return new Event(e.id(), e.team(), e.agent(), e.seq(), micros, e.type(), e.data());
     }
 }

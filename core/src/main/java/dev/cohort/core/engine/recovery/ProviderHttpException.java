@@ -8,7 +8,7 @@ import java.util.TreeMap;
 
 /**
  * An HTTP error answer from the model provider with its headers (langchain4j's {@link HttpException} keeps only the
- * status and the body; {@code Retry-After} needs the headers). Thrown by {@link ProviderHttpClient}; an in-process
+ * status and the body; {@code Retry-After} needs the headers). Thrown by {@link dev.cohort.core.llm.ChatCompletionsClient}; an in-process
  * {@link dev.cohort.core.engine.ModelClient} may throw it too.
  */
 public class ProviderHttpException extends HttpException {
