@@ -539,6 +539,15 @@ public class TaskRepository {
      * more only when the first round's candidates suited too few of the claimers (mixed roles / assignees).
      */
     public BatchClaimed claimBatch(String team, List<BatchClaimer> claimers, double leaseMs) {
+        return claimBatch(team, claimers, leaseMs, InTransaction.none());
+    }
+
+    /**
+     * {@link #claimBatch(String, List, double)}, running {@code also} with the claims (task id order) before the commit
+     * (the lead stores their {@code task_claimed} events there: one transaction, not a second one after it).
+     */
+    public BatchClaimed claimBatch(String team, List<BatchClaimer> claimers, double leaseMs,
+            InTransaction<List<Claimed>> also) {
         if (claimers.isEmpty()) {
             return new BatchClaimed(List.of(), 0);
         }
@@ -618,6 +627,7 @@ public class TaskRepository {
                 }
             }
             out.sort(java.util.Comparator.comparingLong(x -> x.task().id()));
+            also.run(c, out);
             return new BatchClaimed(out, statements);
         });
     }
