@@ -47,9 +47,16 @@ import java.util.stream.IntStream;
  * Arguments: {@code --tasks=5000 --latency=100 --mode=batch --lead-flags=test}; {@code --lead-flags=up} runs lead-service
  * with {@code cohort up}'s JVM flags ({@link #UP_FLAGS}), {@code test} with devstack's default, anything else as given;
  * {@code --warmup=N} claims N tasks of another team first, unmeasured; {@code --count-statements} counts PostgreSQL's
- * statements per claim from its log ({@code log_statement=all}, which costs CPU: not for the CPU figures).
+ * statements per claim from its log ({@code log_statement=all}, which costs CPU: not for the CPU figures). Run this JVM
+ * with {@code -XX:TieredStopAtLevel=1} ({@link #C1_ONLY}; a warning is printed otherwise).
  */
 public final class ClaimBenchmark {
+
+    /**
+     * The flag this JVM (clients, embedded broker) should run with: C1 only, so the measured run does not pay for C2
+     * compiling the broker and the clients (see {@link #main}); the lead's devstack flags do the same.
+     */
+    static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
 
     static final int TEAMMATES = 50;
     static final int REPLICAS = 3;
@@ -87,9 +94,16 @@ public final class ClaimBenchmark {
                         + " --mode=batch|single|both --lead-flags=test|up|'<flags>' --warmup=N --count-statements)");
             }
         }
-        System.out.printf("[ClaimBenchmark] lead-service JVM flags: %s; load average %.1f%n",
-                ServiceProcess.jvmFlags("lead-team-it"), java.lang.management.ManagementFactory
+        List<String> ownFlags = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+        System.out.printf("[ClaimBenchmark] lead-service JVM flags: %s; this JVM's flags: %s; load average %.1f%n",
+                ServiceProcess.jvmFlags("lead-team-it"), ownFlags, java.lang.management.ManagementFactory
                         .getOperatingSystemMXBean().getSystemLoadAverage());
+        if (!ownFlags.contains(C1_ONLY)) {
+            // measured 2026-12-02: this JVM's C2 compiler took 420–720 µs of CPU per claim during the measured run (after
+            // a warm-up), more than lead-service's request threads, on the 2 cores the system under test needs
+            System.out.printf("[ClaimBenchmark] WARNING: run this JVM with %s: its C2 compiler eats the cores the lead and"
+                    + " PostgreSQL need (the figures below include it)%n", C1_ONLY);
+        }
         if (tasks > 0 && !mode.equals("single")) {
             claimsPerSecond(tasks, true, warmup, countStatements);
         }
@@ -148,6 +162,8 @@ public final class ClaimBenchmark {
                     a.leadThreads, n));
             System.out.printf("[ClaimBenchmark]   benchmark JVM threads, µs per claim: %s%n", ThreadCpu.perClaim(b.selfThreads,
                     a.selfThreads, n));
+            System.out.printf("[ClaimBenchmark]   PostgreSQL processes, µs per claim: %s%n", ThreadCpu.perClaim(b.pgProcesses,
+                    a.pgProcesses, n));
             if (r.statements != null) {
                 long total = r.statements.values().stream().mapToLong(Long::longValue).sum();
                 System.out.printf("[ClaimBenchmark]   PostgreSQL statements per claim %.2f (%d): %s%n", total / (double) n,
@@ -363,7 +379,7 @@ public final class ClaimBenchmark {
 
     /** CPU time so far of lead-service, of PostgreSQL (postmaster and backends) and of this JVM; the DB's commits. */
     record Cost(long leadNs, long pgNs, long selfNs, long commits, Map<String, Long> leadThreads,
-            Map<String, Long> selfThreads) {
+            Map<String, Long> selfThreads, Map<String, Long> pgProcesses) {
         static Cost now(TeamStack stack) throws Exception {
             long lead = 0;
             Map<String, Long> leadThreads = Map.of();
@@ -381,11 +397,15 @@ public final class ClaimBenchmark {
                 rs.next();
                 dataDir = rs.getString(1);
             }
+            Map<String, Long> pgProcesses = new java.util.HashMap<>();
             for (ProcessHandle p : ProcessHandle.allProcesses().toList()) {
                 if (p.info().commandLine().orElse("").contains(dataDir)) {
                     pg += p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+                    pgProcesses.merge("postmaster", p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L), Long::sum);
                     for (ProcessHandle b : p.descendants().toList()) {
-                        pg += b.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+                        long ns = b.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+                        pg += ns;
+                        pgProcesses.merge(pgKind(b.pid()), ns, Long::sum);
                     }
                 }
             }
@@ -401,7 +421,23 @@ public final class ClaimBenchmark {
             } catch (java.sql.SQLException e) {
                 commits = -1;
             }
-            return new Cost(lead, pg, self, commits, leadThreads, ThreadCpu.of(ProcessHandle.current().pid()));
+            return new Cost(lead, pg, self, commits, leadThreads, ThreadCpu.of(ProcessHandle.current().pid()), pgProcesses);
+        }
+
+        /**
+         * A PostgreSQL child by its process title ({@code /proc/<pid>/cmdline}, which PostgreSQL rewrites): a client
+         * connection ({@code postgres: user db host(port) state}) is a "backend", else the title without digits
+         * (walwriter, checkpointer, autovacuum worker, …).
+         */
+        static String pgKind(long pid) {
+            try {
+                String title = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/cmdline"))
+                        .replace('\0', ' ').strip();
+                title = title.startsWith("postgres: ") ? title.substring(10) : title;
+                return title.contains("(") ? "backend" : title.replaceAll("[0-9]+", "#");
+            } catch (java.io.IOException gone) {
+                return "ended";
+            }
         }
     }
 
