@@ -47,7 +47,8 @@ import java.util.stream.IntStream;
  * Arguments: {@code --tasks=5000 --latency=100 --mode=batch --lead-flags=test}; {@code --lead-flags=up} runs lead-service
  * with {@code cohort up}'s JVM flags ({@link #UP_FLAGS}), {@code test} with devstack's default, anything else as given;
  * {@code --warmup=N} claims N tasks of another team first, unmeasured; {@code --count-statements} counts PostgreSQL's
- * statements per claim from its log ({@code log_statement=all}, which costs CPU: not for the CPU figures). Run this JVM
+ * statements per claim and their time by kind from its log ({@code log_min_duration_statement=0}, which costs CPU: not
+ * for the CPU figures). Run this JVM
  * with {@code -XX:TieredStopAtLevel=1} ({@link #C1_ONLY}; a warning is printed otherwise).
  */
 public final class ClaimBenchmark {
@@ -125,7 +126,7 @@ public final class ClaimBenchmark {
      * does), so concurrent claims of one replica go out as one {@code claim-batch}; else each teammate calls claim-next.
      * {@code warmup} > 0: a first team's {@code warmup} tasks are claimed the same way, not measured (a long-running
      * lead-service has its claim path compiled; a run of a few seconds otherwise measures the JIT compiler too).
-     * {@code countStatements}: PostgreSQL logs every statement during the measured claims ({@code log_statement=all}),
+     * {@code countStatements}: PostgreSQL logs every statement during the measured claims ({@code log_min_duration_statement=0}),
      * and the statements per claim are printed by kind (this logging costs PostgreSQL CPU: use a separate run).
      */
     static void claimsPerSecond(int tasks, boolean batched, int warmup, boolean countStatements) throws Exception {
@@ -165,10 +166,16 @@ public final class ClaimBenchmark {
             System.out.printf("[ClaimBenchmark]   PostgreSQL processes, µs per claim: %s%n", ThreadCpu.perClaim(b.pgProcesses,
                     a.pgProcesses, n));
             if (r.statements != null) {
-                long total = r.statements.values().stream().mapToLong(Long::longValue).sum();
+                long total = r.statements.counts().values().stream().mapToLong(Long::longValue).sum();
                 System.out.printf("[ClaimBenchmark]   PostgreSQL statements per claim %.2f (%d): %s%n", total / (double) n,
-                        total, r.statements.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                        total, r.statements.counts().entrySet().stream()
+                                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                                 .map(e -> "%.3f %s".formatted(e.getValue() / (double) n, e.getKey()))
+                                .collect(Collectors.joining("; ")));
+                System.out.printf("[ClaimBenchmark]   PostgreSQL time per claim by kind (parse + bind + execute, as the"
+                                + " server logs it; waits included), µs: %s%n", r.statements.micros().entrySet().stream()
+                                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                                .map(e -> "%.0f %s".formatted(e.getValue() / (double) n, e.getKey()))
                                 .collect(Collectors.joining("; ")));
             }
         }
@@ -189,7 +196,7 @@ public final class ClaimBenchmark {
 
     /** One claim run's figures: claims, seconds, requests and their durations, duplicates, cost before and after. */
     record Run(int claims, double secs, int requests, List<Long> micros, int duplicates, Cost before, Cost after,
-            Map<String, Long> statements) {
+            StatementLog.Counted statements) {
     }
 
     /** 50 teammates on 3 replicas claim until the board of {@code team} is empty. */
@@ -264,14 +271,14 @@ public final class ClaimBenchmark {
         }
         double secs = (System.nanoTime() - start) / 1e9;
         Cost after = Cost.now(stack);
-        Map<String, Long> statements = log == null ? null : log.stop();
+        StatementLog.Counted statements = log == null ? null : log.stop();
         workers.shutdown();
         clientPools.forEach(ExecutorService::shutdown); // else their threads keep the JVM alive
         return new Run(got.size(), secs, requests.get(), micros, duplicates.get(), before, after, statements);
     }
 
     /**
-     * {@code log_statement = all} on the stack's PostgreSQL (a superuser, {@code ALTER SYSTEM}) for a while, then the
+     * {@code log_min_duration_statement = 0} on the stack's PostgreSQL (a superuser, {@code ALTER SYSTEM}) for a while, then the
      * statements of its server log written meanwhile, counted by kind (the first words, literals left out).
      */
     static final class StatementLog {
@@ -292,30 +299,41 @@ public final class ClaimBenchmark {
                     rs.next();
                     file = java.nio.file.Path.of(rs.getString(1)).resolveSibling("server.log"); // devstack's pg_ctl -l
                 }
-                st.execute("ALTER SYSTEM SET log_statement = 'all'");
+                // every statement with its duration (parse, bind and execute each, for the extended protocol)
+                st.execute("ALTER SYSTEM SET log_min_duration_statement = 0");
                 st.execute("SELECT pg_reload_conf()");
             }
             Thread.sleep(200); // backends take the reload at their next command; a benchmark's pause, not a test's wait
             return new StatementLog(stack, file, java.nio.file.Files.size(file));
         }
 
-        Map<String, Long> stop() throws Exception {
+        /** Statements by kind (executions), and the server's time by kind in µs (parse, bind and execute summed). */
+        record Counted(Map<String, Long> counts, Map<String, Long> micros) {
+        }
+
+        Counted stop() throws Exception {
             try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement()) {
-                st.execute("ALTER SYSTEM RESET log_statement");
+                st.execute("ALTER SYSTEM RESET log_min_duration_statement");
                 st.execute("SELECT pg_reload_conf()");
             }
             Map<String, Long> kinds = new java.util.TreeMap<>();
+            Map<String, Long> micros = new java.util.TreeMap<>();
             try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "r")) {
                 f.seek(offset);
                 byte[] b = new byte[(int) (f.length() - offset)];
                 f.readFully(b);
                 java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                        "LOG:  (?:execute [^:]*|statement): (.*)").matcher(new String(b, java.nio.charset.StandardCharsets.UTF_8));
+                        "LOG:  duration: ([0-9.]+) ms  (?:(parse|bind|execute) [^:]*|statement): (.*)")
+                        .matcher(new String(b, java.nio.charset.StandardCharsets.UTF_8));
                 while (m.find()) {
-                    kinds.merge(kind(m.group(1)), 1L, Long::sum);
+                    String kind = kind(m.group(3));
+                    if (m.group(2) == null || m.group(2).equals("execute")) {
+                        kinds.merge(kind, 1L, Long::sum);
+                    }
+                    micros.merge(kind, Math.round(Double.parseDouble(m.group(1)) * 1000), Long::sum);
                 }
             }
-            return kinds;
+            return new Counted(kinds, micros);
         }
 
         /** A statement's kind: its verb and table, e.g. {@code INSERT lead.events}, {@code WITH … lead.tasks}. */
