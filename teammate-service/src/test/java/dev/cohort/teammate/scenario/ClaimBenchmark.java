@@ -166,6 +166,9 @@ public final class ClaimBenchmark {
             System.out.printf("[ClaimBenchmark]   PostgreSQL processes, µs per claim: %s%n", ThreadCpu.perClaim(b.pgProcesses,
                     a.pgProcesses, n));
             if (r.statements != null) {
+                explainCandidates(stack, rig, team);
+            }
+            if (r.statements != null) {
                 long total = r.statements.counts().values().stream().mapToLong(Long::longValue).sum();
                 System.out.printf("[ClaimBenchmark]   PostgreSQL statements per claim %.2f (%d): %s%n", total / (double) n,
                         total, r.statements.counts().entrySet().stream()
@@ -177,6 +180,60 @@ public final class ClaimBenchmark {
                                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                                 .map(e -> "%.0f %s".formatted(e.getValue() / (double) n, e.getKey()))
                                 .collect(Collectors.joining("; ")));
+            }
+        }
+    }
+
+    /**
+     * The plans of the batched claim's candidates statement (a copy of lead-service's {@code CLAIM_BATCH_CANDIDATES}) on
+     * the board the run left, 20 new pending tasks, 13 claimers: PostgreSQL's custom plan and its generic plan (what a
+     * prepared statement gets after five executions), with their timings. Run in a transaction that is rolled back.
+     */
+    static void explainCandidates(TeamStack stack, ClaimRig rig, String team) throws Exception {
+        createTasks(rig, team, 20);
+        String sql = """
+                EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+                WITH held AS (
+                    SELECT h.id, h.owner FROM unnest(CAST(? AS text[]), CAST(? AS text[])) AS c(agent, token)
+                    CROSS JOIN LATERAL (
+                        SELECT t.id, t.owner FROM lead.tasks t
+                        WHERE t.team = ? AND t.status = 'in_progress' AND t.owner = c.agent AND t.lease_token = c.token
+                        FOR UPDATE OF t SKIP LOCKED) AS h),
+                pend AS (
+                    SELECT t.id, t.role, t.assignee FROM lead.tasks t
+                    WHERE t.team = ? AND t.status = 'pending' AND t.owner IS NULL AND t.id > ?
+                      AND NOT EXISTS (SELECT 1 FROM lead.task_deps d JOIN lead.tasks dep ON dep.id = d.depends_on
+                                      WHERE d.task_id = t.id AND dep.status <> 'completed')
+                      AND ((t.assignee IS NULL OR t.assignee = ANY(CAST(? AS text[])))
+                           AND (t.role IS NULL OR t.role = ANY(CAST(? AS text[]))))
+                    ORDER BY t.id LIMIT ? FOR UPDATE OF t SKIP LOCKED)
+                SELECT 0 AS kind, id FROM held UNION ALL SELECT 1, id FROM pend""";
+        String[] agents = IntStream.range(0, 13).mapToObj("w%02d"::formatted).toArray(String[]::new);
+        String[] tokens = IntStream.range(0, 13).mapToObj(i -> UUID.randomUUID().toString()).toArray(String[]::new);
+        for (String mode : List.of("auto", "force_generic_plan")) {
+            try (java.sql.Connection c = stack.db()) {
+                c.setAutoCommit(false);
+                try (java.sql.Statement st = c.createStatement()) {
+                    st.execute("SET LOCAL plan_cache_mode = " + mode);
+                }
+                try (java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+                    ps.setArray(1, c.createArrayOf("text", agents));
+                    ps.setArray(2, c.createArrayOf("text", tokens));
+                    ps.setString(3, team);
+                    ps.setString(4, team);
+                    ps.setLong(5, 0);
+                    ps.setArray(6, c.createArrayOf("text", agents));
+                    ps.setArray(7, c.createArrayOf("text", new String[13]));
+                    ps.setInt(8, 13);
+                    StringBuilder plan = new StringBuilder();
+                    try (java.sql.ResultSet rs = ps.executeQuery()) {
+                        while (rs.next()) {
+                            plan.append("\n    ").append(rs.getString(1));
+                        }
+                    }
+                    System.out.printf("[ClaimBenchmark]   candidates plan (%s):%s%n", mode, plan);
+                }
+                c.rollback();
             }
         }
     }
