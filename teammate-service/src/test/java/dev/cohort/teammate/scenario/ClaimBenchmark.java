@@ -191,6 +191,13 @@ public final class ClaimBenchmark {
      */
     static void explainCandidates(TeamStack stack, ClaimRig rig, String team) throws Exception {
         createTasks(rig, team, 20);
+        for (String mode : List.of("auto", "force_generic_plan")) {
+            System.out.printf("[ClaimBenchmark]   candidates plan after the run (%s):%s%n", mode, plan(stack, team, mode));
+        }
+    }
+
+    /** {@code EXPLAIN ANALYZE} of the candidates statement for 13 claimers, in a transaction rolled back. */
+    static String plan(TeamStack stack, String team, String mode) throws Exception {
         String sql = """
                 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
                 WITH held AS (
@@ -210,30 +217,28 @@ public final class ClaimBenchmark {
                 SELECT 0 AS kind, id FROM held UNION ALL SELECT 1, id FROM pend""";
         String[] agents = IntStream.range(0, 13).mapToObj("w%02d"::formatted).toArray(String[]::new);
         String[] tokens = IntStream.range(0, 13).mapToObj(i -> UUID.randomUUID().toString()).toArray(String[]::new);
-        for (String mode : List.of("auto", "force_generic_plan")) {
-            try (java.sql.Connection c = stack.db()) {
-                c.setAutoCommit(false);
-                try (java.sql.Statement st = c.createStatement()) {
-                    st.execute("SET LOCAL plan_cache_mode = " + mode);
-                }
-                try (java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
-                    ps.setArray(1, c.createArrayOf("text", agents));
-                    ps.setArray(2, c.createArrayOf("text", tokens));
-                    ps.setString(3, team);
-                    ps.setString(4, team);
-                    ps.setLong(5, 0);
-                    ps.setArray(6, c.createArrayOf("text", agents));
-                    ps.setArray(7, c.createArrayOf("text", new String[13]));
-                    ps.setInt(8, 13);
-                    StringBuilder plan = new StringBuilder();
-                    try (java.sql.ResultSet rs = ps.executeQuery()) {
-                        while (rs.next()) {
-                            plan.append("\n    ").append(rs.getString(1));
-                        }
+        try (java.sql.Connection c = stack.db()) {
+            c.setAutoCommit(false);
+            try (java.sql.Statement st = c.createStatement()) {
+                st.execute("SET LOCAL plan_cache_mode = " + mode);
+            }
+            try (java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setArray(1, c.createArrayOf("text", agents));
+                ps.setArray(2, c.createArrayOf("text", tokens));
+                ps.setString(3, team);
+                ps.setString(4, team);
+                ps.setLong(5, 0);
+                ps.setArray(6, c.createArrayOf("text", agents));
+                ps.setArray(7, c.createArrayOf("text", new String[13]));
+                ps.setInt(8, 13);
+                StringBuilder plan = new StringBuilder();
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        plan.append("\n    ").append(rs.getString(1));
                     }
-                    System.out.printf("[ClaimBenchmark]   candidates plan (%s):%s%n", mode, plan);
                 }
                 c.rollback();
+                return plan.toString();
             }
         }
     }
@@ -287,6 +292,8 @@ public final class ClaimBenchmark {
         AtomicInteger duplicates = new AtomicInteger();
         ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
         StatementLog log = countStatements ? StatementLog.start(stack) : null;
+        // with --count-statements: the candidates statement's plan once, mid-run (while batches hold their locks)
+        java.util.concurrent.atomic.AtomicBoolean planned = new java.util.concurrent.atomic.AtomicBoolean(!countStatements);
         Cost before = Cost.now(stack);
         long start = System.nanoTime();
         List<Future<?>> ws = new ArrayList<>();
@@ -319,6 +326,10 @@ public final class ClaimBenchmark {
                     }
                     if (got.putIfAbsent(id, agent) != null) {
                         duplicates.incrementAndGet();
+                    }
+                    if (got.size() >= 1000 && planned.compareAndSet(false, true)) {
+                        System.out.printf("[ClaimBenchmark]   candidates plan during the run (%d claimed):%s%n", got.size(),
+                                plan(stack, team, "auto"));
                     }
                 }
             }));
