@@ -60,6 +60,12 @@ public final class ClaimBenchmark {
     static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
 
     static final int TEAMMATES = 50;
+
+    /**
+     * {@code --analyze-at=N} (0: never): an {@code ANALYZE lead.tasks} once N tasks of the measured run are claimed, to
+     * see what fresh planner statistics change (a diagnostic: autoanalyze would do it later on its own).
+     */
+    static int analyzeAt;
     static final int REPLICAS = 3;
 
     private ClaimBenchmark() {
@@ -78,6 +84,8 @@ public final class ClaimBenchmark {
                 latency = Integer.parseInt(a.substring(10));
             } else if (a.startsWith("--warmup=")) {
                 warmup = Integer.parseInt(a.substring(9));
+            } else if (a.startsWith("--analyze-at=")) {
+                analyzeAt = Integer.parseInt(a.substring(13));
             } else if (a.equals("--count-statements")) {
                 countStatements = true;
             } else if (a.startsWith("--mode=") && List.of("batch", "single", "both").contains(a.substring(7))) {
@@ -92,7 +100,7 @@ public final class ClaimBenchmark {
                 });
             } else {
                 throw new IllegalArgumentException("unknown argument " + a + " (known: --tasks=N --latency=N"
-                        + " --mode=batch|single|both --lead-flags=test|up|'<flags>' --warmup=N --count-statements)");
+                        + " --mode=batch|single|both --lead-flags=test|up|'<flags>' --warmup=N --count-statements --analyze-at=N)");
             }
         }
         List<String> ownFlags = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
@@ -294,6 +302,7 @@ public final class ClaimBenchmark {
         StatementLog log = countStatements ? StatementLog.start(stack) : null;
         // with --count-statements: the candidates statement's plan once, mid-run (while batches hold their locks)
         java.util.concurrent.atomic.AtomicBoolean planned = new java.util.concurrent.atomic.AtomicBoolean(!countStatements);
+        java.util.concurrent.atomic.AtomicBoolean analyzed = new java.util.concurrent.atomic.AtomicBoolean(team.startsWith("warm"));
         Cost before = Cost.now(stack);
         long start = System.nanoTime();
         List<Future<?>> ws = new ArrayList<>();
@@ -326,6 +335,12 @@ public final class ClaimBenchmark {
                     }
                     if (got.putIfAbsent(id, agent) != null) {
                         duplicates.incrementAndGet();
+                    }
+                    if (analyzeAt > 0 && got.size() >= analyzeAt && analyzed.compareAndSet(false, true)) {
+                        try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement()) {
+                            st.execute("ANALYZE lead.tasks");
+                        }
+                        System.out.printf("[ClaimBenchmark]   ANALYZE lead.tasks at %d claimed%n", got.size());
                     }
                     if (got.size() >= 1000 && planned.compareAndSet(false, true)) {
                         System.out.printf("[ClaimBenchmark]   candidates plan during the run (%d claimed):%s%n", got.size(),
