@@ -65,6 +65,59 @@ class EventLogTest {
     }
 
     @Test
+    void aBatchStoredAsOneStatementKeepsEveryFieldOfEachEvent() {
+        String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
+        // a timestamp with microseconds, a null agent, data with quotes, a backslash and a non-ASCII text
+        Event a = new Event(UUID.randomUUID().toString(), team, null, 0, java.time.Instant.parse("2026-12-02T10:11:12.345678Z"),
+                EventType.ASSISTANT_MESSAGE, Json.MAPPER.createObjectNode().put("text", "say \"hi\" \\ ünïcode {NULL}"));
+        Event b = new Event(UUID.randomUUID().toString(), team, "w1", 0, java.time.Instant.parse("2026-12-02T10:11:13Z"),
+                EventType.TASK_CLAIMED, Json.MAPPER.createObjectNode().put("id", "task_1").put("owner", "w1"));
+
+        events.appendBatch(List.of(a, b));
+
+        assertThat(events.after(team, 0, 10)).containsExactly(a.withSeq(1), b.withSeq(2));
+    }
+
+    @Test
+    void aBatchProjectsTheRosterInItsOrderTheLastClaimOfAnOwnerWinsAndACompletionAfterItClears() throws Exception {
+        String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
+        try (java.sql.Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO lead.roster (team, name, phase) VALUES (?, ?, 'idle')")) {
+            for (String name : List.of("x", "y", "z")) {
+                ps.setString(1, team);
+                ps.setString(2, name);
+                ps.executeUpdate();
+            }
+        }
+        events.appendBatch(List.of(claimed(team, "x", "task_1"), claimed(team, "y", "task_2"), claimed(team, "x", "task_3"),
+                claimed(team, "z", "task_4"),
+                Event.of(team, "z", EventType.TASK_COMPLETED, Json.MAPPER.createObjectNode().put("id", "task_4")
+                        .put("owner", "z")),
+                claimed(team, "y", "task_5")));
+
+        java.util.Map<String, String> current = new java.util.HashMap<>();
+        try (java.sql.Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
+                "SELECT name, current_task FROM lead.roster WHERE team = ?")) {
+            ps.setString(1, team);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    current.put(rs.getString(1), rs.getString(2));
+                }
+            }
+        }
+        java.util.Map<String, String> expected = new java.util.HashMap<>();
+        expected.put("x", "task_3"); // its second claim of the run
+        expected.put("y", "task_5"); // its claim after the completion of z's task, in the next run
+        expected.put("z", null); // its task completed after its claim
+        assertThat(current).isEqualTo(expected);
+    }
+
+    private static Event claimed(String team, String owner, String task) {
+        return Event.of(team, owner, EventType.TASK_CLAIMED, Json.MAPPER.createObjectNode().put("id", task)
+                .put("owner", owner).put("via", "claim-next"));
+    }
+
+    @Test
     void aBatchHoldingAStoredEventStoresNothingSoEachIsWrittenAloneAndTheDuplicateTakesNoNumber() {
         String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
         Event first = events.append(event(team, "one"));

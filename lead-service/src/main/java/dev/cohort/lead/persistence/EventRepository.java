@@ -164,8 +164,8 @@ public class EventRepository {
     }
 
     /**
-     * Several new events of one team in one transaction: the counter bumped by their number, their rows inserted, the
-     * roster projected, one commit. Returns null (and stores nothing) if one of them is already stored or two share an
+     * Several new events of one team in one transaction: the counter bumped by their number, their rows inserted (one
+     * statement), the roster projected (one statement for a run of {@code task_claimed}), one commit. Returns null (and stores nothing) if one of them is already stored or two share an
      * id: the caller then writes them one at a time, which answers duplicates with the stored form.
      */
     public List<Event> appendBatch(List<Event> batch) {
@@ -184,25 +184,14 @@ public class EventRepository {
                         last = rs.getLong(1);
                     }
                 }
-                long seq = last - batch.size();
-                List<Event> out = new ArrayList<>(batch.size());
-                try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
-                    for (Event e : batch) {
-                        if (!e.team().equals(team)) {
-                            throw new IllegalArgumentException("a batch holds the events of one team");
-                        }
-                        bind(ps, e, ++seq);
-                        // one statement each (not a JDBC batch: its counts may not say which row conflicted)
-                        if (ps.executeUpdate() == 0) {
-                            c.rollback(); // a duplicate: nothing of this batch stays, the counter included
-                            return null;
-                        }
-                        out.add(e.withSeq(seq));
-                    }
+                List<Event> out = sequenced(batch, team, last - batch.size());
+                if (insertAll(c, team, out) < out.size()) {
+                    c.rollback(); // a duplicate: nothing of this batch stays, the counter included
+                    return null;
                 }
+                dev.cohort.lead.teammates.persistence.RosterRepository.projectAll(c, out);
                 List<dev.cohort.lead.usage.UsageRow> usage = new ArrayList<>();
                 for (Event e : out) {
-                    dev.cohort.lead.teammates.persistence.RosterRepository.project(c, e);
                     dev.cohort.lead.usage.UsageRepository.record(c, e).ifPresent(usage::add);
                 }
                 c.commit();
@@ -240,26 +229,79 @@ public class EventRepository {
                 last = rs.getLong(1);
             }
         }
-        long seq = last - events.size();
-        List<Event> out = new ArrayList<>(events.size());
-        try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
-            for (Event e : events) {
-                if (!e.team().equals(team)) {
-                    throw new IllegalArgumentException("the events of one save are of one team");
-                }
-                bind(ps, e, ++seq);
-                if (ps.executeUpdate() == 0) {
-                    throw new IllegalStateException("event " + e.id() + " of team " + team + " is already stored");
-                }
-                out.add(e.withSeq(seq));
-            }
+        List<Event> out = sequenced(events, team, last - events.size());
+        if (insertAll(c, team, out) < out.size()) {
+            throw new IllegalStateException(out.size() + " events of team " + team + " hold an id already stored");
         }
+        dev.cohort.lead.teammates.persistence.RosterRepository.projectAll(c, out);
         for (Event e : out) {
-            dev.cohort.lead.teammates.persistence.RosterRepository.project(c, e);
             dev.cohort.lead.usage.UsageRepository.record(c, e); // counted by EventService.committed after the commit
         }
         return out;
     }
+
+    /** {@code events} numbered {@code before + 1, before + 2, …}; each must be of {@code team}. */
+    private static List<Event> sequenced(List<Event> events, String team, long before) {
+        List<Event> out = new ArrayList<>(events.size());
+        long seq = before;
+        for (Event e : events) {
+            if (!e.team().equals(team)) {
+                throw new IllegalArgumentException("the events stored together are of one team");
+            }
+            out.add(e.withSeq(++seq));
+        }
+        return out;
+    }
+
+    /**
+     * The rows of several events, in their order, in one statement (issue 15 item 7: one INSERT per event was a round
+     * trip, a parse and an executor call each, the largest share of a batched claim's statements). Returns how many rows
+     * were inserted: fewer than {@code events} means one of them (or two with one id) is already stored, and the caller
+     * rolls back. A single event keeps the one-row statement (no arrays to build for the common case).
+     */
+    private static int insertAll(Connection c, String team, List<Event> events) throws SQLException {
+        if (events.size() == 1) {
+            try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
+                bind(ps, events.getFirst(), events.getFirst().seq());
+                return ps.executeUpdate();
+            }
+        }
+        int n = events.size();
+        Long[] seqs = new Long[n];
+        String[] ids = new String[n];
+        String[] agents = new String[n];
+        String[] ts = new String[n];
+        String[] types = new String[n];
+        String[] data = new String[n];
+        for (int i = 0; i < n; i++) {
+            Event e = events.get(i);
+            seqs[i] = e.seq();
+            ids[i] = e.id();
+            agents[i] = e.agent();
+            ts[i] = e.ts().toString(); // ISO-8601 with 'Z': PostgreSQL reads it as the same instant (timestamptz)
+            types[i] = e.type().wire();
+            data[i] = Json.write(e.data());
+        }
+        try (PreparedStatement ps = c.prepareStatement(INSERT_EVENTS)) {
+            ps.setString(1, team);
+            ps.setArray(2, c.createArrayOf("bigint", seqs));
+            ps.setArray(3, c.createArrayOf("text", ids));
+            ps.setArray(4, c.createArrayOf("text", agents));
+            ps.setArray(5, c.createArrayOf("text", ts));
+            ps.setArray(6, c.createArrayOf("text", types));
+            ps.setArray(7, c.createArrayOf("text", data));
+            return ps.executeUpdate();
+        }
+    }
+
+    /**
+     * Many events' rows as one INSERT over parallel arrays. {@code ON CONFLICT DO NOTHING} skips a stored id (and the
+     * second of two rows with one id), so the row count tells the caller whether every event is new.
+     */
+    private static final String INSERT_EVENTS = "INSERT INTO lead.events (team, seq, id, agent, ts, type, data) "
+            + "SELECT ?, u.seq, u.id, u.agent, u.ts::timestamptz, u.type, u.data::jsonb "
+            + "FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) "
+            + "AS u(seq, id, agent, ts, type, data) ON CONFLICT (id) DO NOTHING";
 
     private static final String INSERT_EVENT = "INSERT INTO lead.events (team, seq, id, agent, ts, type, data) "
             + "VALUES (?, ?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT (id) DO NOTHING";

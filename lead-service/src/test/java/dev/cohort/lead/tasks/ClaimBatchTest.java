@@ -180,6 +180,51 @@ class ClaimBatchTest {
     }
 
     @Test
+    void aBatchShowsEachClaimOnItsClaimersRosterRowAndNumbersItsEventsTogether() throws Exception {
+        String a = create("a", "");
+        String b = create("b", "");
+        String c = create("c", "");
+        try (java.sql.Connection conn = ds.getConnection(); java.sql.PreparedStatement ps = conn.prepareStatement(
+                "INSERT INTO lead.roster (team, name, phase) VALUES (?, ?, 'idle')")) {
+            for (String name : List.of("r1", "r2", "r3")) {
+                ps.setString(1, team);
+                ps.setString(2, name);
+                ps.executeUpdate();
+            }
+        }
+
+        Map<String, String> got = batch("-1", "r1", null, "r2", null, "r3", null);
+
+        assertThat(got).containsOnly(Map.entry("r1", a), Map.entry("r2", b), Map.entry("r3", c));
+        Map<String, String> current = new HashMap<>();
+        List<Long> seqs = new ArrayList<>();
+        try (java.sql.Connection conn = ds.getConnection()) {
+            try (java.sql.PreparedStatement ps = conn.prepareStatement(
+                    "SELECT name, current_task FROM lead.roster WHERE team = ?")) {
+                ps.setString(1, team);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        current.put(rs.getString(1), rs.getString(2));
+                    }
+                }
+            }
+            try (java.sql.PreparedStatement ps = conn.prepareStatement(
+                    "SELECT seq FROM lead.events WHERE team = ? AND type = 'task_claimed' ORDER BY seq")) {
+                ps.setString(1, team);
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        seqs.add(rs.getLong(1));
+                    }
+                }
+            }
+        }
+        assertThat(current).isEqualTo(got);
+        // the three task_claimed events are numbered together (one counter bump, in the claims' transaction)
+        assertThat(seqs).hasSize(3);
+        assertThat(seqs).containsExactly(seqs.getFirst(), seqs.getFirst() + 1, seqs.getFirst() + 2);
+    }
+
+    @Test
     void aBadBatchIsRefusedWithAClearError() {
         assertThat(post("/claim-batch", "{\"claimers\":[]}").statusCode(400).extract().jsonPath().getString("detail"))
                 .isEqualTo("claimers must list 1..200 {agent, leaseToken, role?}");

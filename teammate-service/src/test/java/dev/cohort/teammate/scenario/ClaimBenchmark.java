@@ -47,11 +47,25 @@ import java.util.stream.IntStream;
  * Arguments: {@code --tasks=5000 --latency=100 --mode=batch --lead-flags=test}; {@code --lead-flags=up} runs lead-service
  * with {@code cohort up}'s JVM flags ({@link #UP_FLAGS}), {@code test} with devstack's default, anything else as given;
  * {@code --warmup=N} claims N tasks of another team first, unmeasured; {@code --count-statements} counts PostgreSQL's
- * statements per claim from its log ({@code log_statement=all}, which costs CPU: not for the CPU figures).
+ * statements per claim and their time by kind from its log ({@code log_min_duration_statement=0}, which costs CPU: not
+ * for the CPU figures). Run this JVM
+ * with {@code -XX:TieredStopAtLevel=1} ({@link #C1_ONLY}; a warning is printed otherwise).
  */
 public final class ClaimBenchmark {
 
+    /**
+     * The flag this JVM (clients, embedded broker) should run with: C1 only, so the measured run does not pay for C2
+     * compiling the broker and the clients (see {@link #main}); the lead's devstack flags do the same.
+     */
+    static final String C1_ONLY = "-XX:TieredStopAtLevel=1";
+
     static final int TEAMMATES = 50;
+
+    /**
+     * {@code --analyze-at=N} (0: never): an {@code ANALYZE lead.tasks} once N tasks of the measured run are claimed, to
+     * see what fresh planner statistics change (a diagnostic: autoanalyze would do it later on its own).
+     */
+    static int analyzeAt;
     static final int REPLICAS = 3;
 
     private ClaimBenchmark() {
@@ -70,6 +84,8 @@ public final class ClaimBenchmark {
                 latency = Integer.parseInt(a.substring(10));
             } else if (a.startsWith("--warmup=")) {
                 warmup = Integer.parseInt(a.substring(9));
+            } else if (a.startsWith("--analyze-at=")) {
+                analyzeAt = Integer.parseInt(a.substring(13));
             } else if (a.equals("--count-statements")) {
                 countStatements = true;
             } else if (a.startsWith("--mode=") && List.of("batch", "single", "both").contains(a.substring(7))) {
@@ -84,12 +100,19 @@ public final class ClaimBenchmark {
                 });
             } else {
                 throw new IllegalArgumentException("unknown argument " + a + " (known: --tasks=N --latency=N"
-                        + " --mode=batch|single|both --lead-flags=test|up|'<flags>' --warmup=N --count-statements)");
+                        + " --mode=batch|single|both --lead-flags=test|up|'<flags>' --warmup=N --count-statements --analyze-at=N)");
             }
         }
-        System.out.printf("[ClaimBenchmark] lead-service JVM flags: %s; load average %.1f%n",
-                ServiceProcess.jvmFlags("lead-team-it"), java.lang.management.ManagementFactory
+        List<String> ownFlags = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+        System.out.printf("[ClaimBenchmark] lead-service JVM flags: %s; this JVM's flags: %s; load average %.1f%n",
+                ServiceProcess.jvmFlags("lead-team-it"), ownFlags, java.lang.management.ManagementFactory
                         .getOperatingSystemMXBean().getSystemLoadAverage());
+        if (!ownFlags.contains(C1_ONLY)) {
+            // measured 2026-12-02: this JVM's C2 compiler took 420–720 µs of CPU per claim during the measured run (after
+            // a warm-up), more than lead-service's request threads, on the 2 cores the system under test needs
+            System.out.printf("[ClaimBenchmark] WARNING: run this JVM with %s: its C2 compiler eats the cores the lead and"
+                    + " PostgreSQL need (the figures below include it)%n", C1_ONLY);
+        }
         if (tasks > 0 && !mode.equals("single")) {
             claimsPerSecond(tasks, true, warmup, countStatements);
         }
@@ -111,7 +134,7 @@ public final class ClaimBenchmark {
      * does), so concurrent claims of one replica go out as one {@code claim-batch}; else each teammate calls claim-next.
      * {@code warmup} > 0: a first team's {@code warmup} tasks are claimed the same way, not measured (a long-running
      * lead-service has its claim path compiled; a run of a few seconds otherwise measures the JIT compiler too).
-     * {@code countStatements}: PostgreSQL logs every statement during the measured claims ({@code log_statement=all}),
+     * {@code countStatements}: PostgreSQL logs every statement during the measured claims ({@code log_min_duration_statement=0}),
      * and the statements per claim are printed by kind (this logging costs PostgreSQL CPU: use a separate run).
      */
     static void claimsPerSecond(int tasks, boolean batched, int warmup, boolean countStatements) throws Exception {
@@ -148,12 +171,82 @@ public final class ClaimBenchmark {
                     a.leadThreads, n));
             System.out.printf("[ClaimBenchmark]   benchmark JVM threads, µs per claim: %s%n", ThreadCpu.perClaim(b.selfThreads,
                     a.selfThreads, n));
+            System.out.printf("[ClaimBenchmark]   PostgreSQL processes, µs per claim: %s%n", ThreadCpu.perClaim(b.pgProcesses,
+                    a.pgProcesses, n));
             if (r.statements != null) {
-                long total = r.statements.values().stream().mapToLong(Long::longValue).sum();
+                explainCandidates(stack, rig, team);
+            }
+            if (r.statements != null) {
+                long total = r.statements.counts().values().stream().mapToLong(Long::longValue).sum();
                 System.out.printf("[ClaimBenchmark]   PostgreSQL statements per claim %.2f (%d): %s%n", total / (double) n,
-                        total, r.statements.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                        total, r.statements.counts().entrySet().stream()
+                                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                                 .map(e -> "%.3f %s".formatted(e.getValue() / (double) n, e.getKey()))
                                 .collect(Collectors.joining("; ")));
+                System.out.printf("[ClaimBenchmark]   PostgreSQL time per claim by kind (parse + bind + execute, as the"
+                                + " server logs it; waits included), µs: %s%n", r.statements.micros().entrySet().stream()
+                                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                                .map(e -> "%.0f %s".formatted(e.getValue() / (double) n, e.getKey()))
+                                .collect(Collectors.joining("; ")));
+            }
+        }
+    }
+
+    /**
+     * The plans of the batched claim's candidates statement (a copy of lead-service's {@code CLAIM_BATCH_CANDIDATES}) on
+     * the board the run left, 20 new pending tasks, 13 claimers: PostgreSQL's custom plan and its generic plan (what a
+     * prepared statement gets after five executions), with their timings. Run in a transaction that is rolled back.
+     */
+    static void explainCandidates(TeamStack stack, ClaimRig rig, String team) throws Exception {
+        createTasks(rig, team, 20);
+        for (String mode : List.of("auto", "force_generic_plan")) {
+            System.out.printf("[ClaimBenchmark]   candidates plan after the run (%s):%s%n", mode, plan(stack, team, mode));
+        }
+    }
+
+    /** {@code EXPLAIN ANALYZE} of the candidates statement for 13 claimers, in a transaction rolled back. */
+    static String plan(TeamStack stack, String team, String mode) throws Exception {
+        String sql = """
+                EXPLAIN (ANALYZE, BUFFERS, COSTS OFF)
+                WITH held AS (
+                    SELECT h.id, h.owner FROM unnest(CAST(? AS text[]), CAST(? AS text[])) AS c(agent, token)
+                    CROSS JOIN LATERAL (
+                        SELECT t.id, t.owner FROM lead.tasks t
+                        WHERE t.team = ? AND t.status = 'in_progress' AND t.owner = c.agent AND t.lease_token = c.token
+                        FOR UPDATE OF t SKIP LOCKED) AS h),
+                pend AS (
+                    SELECT t.id, t.role, t.assignee FROM lead.tasks t
+                    WHERE t.team = ? AND t.status = 'pending' AND t.owner IS NULL AND t.id > ?
+                      AND NOT EXISTS (SELECT 1 FROM lead.task_deps d JOIN lead.tasks dep ON dep.id = d.depends_on
+                                      WHERE d.task_id = t.id AND dep.status <> 'completed')
+                      AND ((t.assignee IS NULL OR t.assignee = ANY(CAST(? AS text[])))
+                           AND (t.role IS NULL OR t.role = ANY(CAST(? AS text[]))))
+                    ORDER BY t.id LIMIT ? FOR UPDATE OF t SKIP LOCKED)
+                SELECT 0 AS kind, id FROM held UNION ALL SELECT 1, id FROM pend""";
+        String[] agents = IntStream.range(0, 13).mapToObj("w%02d"::formatted).toArray(String[]::new);
+        String[] tokens = IntStream.range(0, 13).mapToObj(i -> UUID.randomUUID().toString()).toArray(String[]::new);
+        try (java.sql.Connection c = stack.db()) {
+            c.setAutoCommit(false);
+            try (java.sql.Statement st = c.createStatement()) {
+                st.execute("SET LOCAL plan_cache_mode = " + mode);
+            }
+            try (java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+                ps.setArray(1, c.createArrayOf("text", agents));
+                ps.setArray(2, c.createArrayOf("text", tokens));
+                ps.setString(3, team);
+                ps.setString(4, team);
+                ps.setLong(5, 0);
+                ps.setArray(6, c.createArrayOf("text", agents));
+                ps.setArray(7, c.createArrayOf("text", new String[13]));
+                ps.setInt(8, 13);
+                StringBuilder plan = new StringBuilder();
+                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                    while (rs.next()) {
+                        plan.append("\n    ").append(rs.getString(1));
+                    }
+                }
+                c.rollback();
+                return plan.toString();
             }
         }
     }
@@ -173,7 +266,7 @@ public final class ClaimBenchmark {
 
     /** One claim run's figures: claims, seconds, requests and their durations, duplicates, cost before and after. */
     record Run(int claims, double secs, int requests, List<Long> micros, int duplicates, Cost before, Cost after,
-            Map<String, Long> statements) {
+            StatementLog.Counted statements) {
     }
 
     /** 50 teammates on 3 replicas claim until the board of {@code team} is empty. */
@@ -207,6 +300,9 @@ public final class ClaimBenchmark {
         AtomicInteger duplicates = new AtomicInteger();
         ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
         StatementLog log = countStatements ? StatementLog.start(stack) : null;
+        // with --count-statements: the candidates statement's plan once, mid-run (while batches hold their locks)
+        java.util.concurrent.atomic.AtomicBoolean planned = new java.util.concurrent.atomic.AtomicBoolean(!countStatements);
+        java.util.concurrent.atomic.AtomicBoolean analyzed = new java.util.concurrent.atomic.AtomicBoolean(team.startsWith("warm"));
         Cost before = Cost.now(stack);
         long start = System.nanoTime();
         List<Future<?>> ws = new ArrayList<>();
@@ -240,6 +336,16 @@ public final class ClaimBenchmark {
                     if (got.putIfAbsent(id, agent) != null) {
                         duplicates.incrementAndGet();
                     }
+                    if (analyzeAt > 0 && got.size() >= analyzeAt && analyzed.compareAndSet(false, true)) {
+                        try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement()) {
+                            st.execute("ANALYZE lead.tasks");
+                        }
+                        System.out.printf("[ClaimBenchmark]   ANALYZE lead.tasks at %d claimed%n", got.size());
+                    }
+                    if (got.size() >= 1000 && planned.compareAndSet(false, true)) {
+                        System.out.printf("[ClaimBenchmark]   candidates plan during the run (%d claimed):%s%n", got.size(),
+                                plan(stack, team, "auto"));
+                    }
                 }
             }));
         }
@@ -248,14 +354,14 @@ public final class ClaimBenchmark {
         }
         double secs = (System.nanoTime() - start) / 1e9;
         Cost after = Cost.now(stack);
-        Map<String, Long> statements = log == null ? null : log.stop();
+        StatementLog.Counted statements = log == null ? null : log.stop();
         workers.shutdown();
         clientPools.forEach(ExecutorService::shutdown); // else their threads keep the JVM alive
         return new Run(got.size(), secs, requests.get(), micros, duplicates.get(), before, after, statements);
     }
 
     /**
-     * {@code log_statement = all} on the stack's PostgreSQL (a superuser, {@code ALTER SYSTEM}) for a while, then the
+     * {@code log_min_duration_statement = 0} on the stack's PostgreSQL (a superuser, {@code ALTER SYSTEM}) for a while, then the
      * statements of its server log written meanwhile, counted by kind (the first words, literals left out).
      */
     static final class StatementLog {
@@ -276,30 +382,41 @@ public final class ClaimBenchmark {
                     rs.next();
                     file = java.nio.file.Path.of(rs.getString(1)).resolveSibling("server.log"); // devstack's pg_ctl -l
                 }
-                st.execute("ALTER SYSTEM SET log_statement = 'all'");
+                // every statement with its duration (parse, bind and execute each, for the extended protocol)
+                st.execute("ALTER SYSTEM SET log_min_duration_statement = 0");
                 st.execute("SELECT pg_reload_conf()");
             }
             Thread.sleep(200); // backends take the reload at their next command; a benchmark's pause, not a test's wait
             return new StatementLog(stack, file, java.nio.file.Files.size(file));
         }
 
-        Map<String, Long> stop() throws Exception {
+        /** Statements by kind (executions), and the server's time by kind in µs (parse, bind and execute summed). */
+        record Counted(Map<String, Long> counts, Map<String, Long> micros) {
+        }
+
+        Counted stop() throws Exception {
             try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement()) {
-                st.execute("ALTER SYSTEM RESET log_statement");
+                st.execute("ALTER SYSTEM RESET log_min_duration_statement");
                 st.execute("SELECT pg_reload_conf()");
             }
             Map<String, Long> kinds = new java.util.TreeMap<>();
+            Map<String, Long> micros = new java.util.TreeMap<>();
             try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "r")) {
                 f.seek(offset);
                 byte[] b = new byte[(int) (f.length() - offset)];
                 f.readFully(b);
                 java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                        "LOG:  (?:execute [^:]*|statement): (.*)").matcher(new String(b, java.nio.charset.StandardCharsets.UTF_8));
+                        "LOG:  duration: ([0-9.]+) ms  (?:(parse|bind|execute) [^:]*|statement): (.*)")
+                        .matcher(new String(b, java.nio.charset.StandardCharsets.UTF_8));
                 while (m.find()) {
-                    kinds.merge(kind(m.group(1)), 1L, Long::sum);
+                    String kind = kind(m.group(3));
+                    if (m.group(2) == null || m.group(2).equals("execute")) {
+                        kinds.merge(kind, 1L, Long::sum);
+                    }
+                    micros.merge(kind, Math.round(Double.parseDouble(m.group(1)) * 1000), Long::sum);
                 }
             }
-            return kinds;
+            return new Counted(kinds, micros);
         }
 
         /** A statement's kind: its verb and table, e.g. {@code INSERT lead.events}, {@code WITH … lead.tasks}. */
@@ -363,7 +480,7 @@ public final class ClaimBenchmark {
 
     /** CPU time so far of lead-service, of PostgreSQL (postmaster and backends) and of this JVM; the DB's commits. */
     record Cost(long leadNs, long pgNs, long selfNs, long commits, Map<String, Long> leadThreads,
-            Map<String, Long> selfThreads) {
+            Map<String, Long> selfThreads, Map<String, Long> pgProcesses) {
         static Cost now(TeamStack stack) throws Exception {
             long lead = 0;
             Map<String, Long> leadThreads = Map.of();
@@ -381,11 +498,15 @@ public final class ClaimBenchmark {
                 rs.next();
                 dataDir = rs.getString(1);
             }
+            Map<String, Long> pgProcesses = new java.util.HashMap<>();
             for (ProcessHandle p : ProcessHandle.allProcesses().toList()) {
                 if (p.info().commandLine().orElse("").contains(dataDir)) {
                     pg += p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+                    pgProcesses.merge("postmaster", p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L), Long::sum);
                     for (ProcessHandle b : p.descendants().toList()) {
-                        pg += b.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+                        long ns = b.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
+                        pg += ns;
+                        pgProcesses.merge(pgKind(b.pid()), ns, Long::sum);
                     }
                 }
             }
@@ -401,7 +522,23 @@ public final class ClaimBenchmark {
             } catch (java.sql.SQLException e) {
                 commits = -1;
             }
-            return new Cost(lead, pg, self, commits, leadThreads, ThreadCpu.of(ProcessHandle.current().pid()));
+            return new Cost(lead, pg, self, commits, leadThreads, ThreadCpu.of(ProcessHandle.current().pid()), pgProcesses);
+        }
+
+        /**
+         * A PostgreSQL child by its process title ({@code /proc/<pid>/cmdline}, which PostgreSQL rewrites): a client
+         * connection ({@code postgres: user db host(port) state}) is a "backend", else the title without digits
+         * (walwriter, checkpointer, autovacuum worker, …).
+         */
+        static String pgKind(long pid) {
+            try {
+                String title = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/cmdline"))
+                        .replace('\0', ' ').strip();
+                title = title.startsWith("postgres: ") ? title.substring(10) : title;
+                return title.contains("(") ? "backend" : title.replaceAll("[0-9]+", "#");
+            } catch (java.io.IOException gone) {
+                return "ended";
+            }
         }
     }
 

@@ -483,14 +483,18 @@ public class TaskRepository {
      * One round of a batched claim: the tasks the claimers already hold with their tokens (a retried batch gets the
      * same tasks back), then up to {@code :limit} pending unblocked tasks after {@code :after} that at least one claimer
      * may take, then (only if those are too few) as many whose lease expired; each walks its index in id order and
-     * locks its rows with SKIP LOCKED, so two replicas' batches each take different rows without waiting.
+     * locks its rows with SKIP LOCKED, so two replicas' batches each take different rows without waiting. The held
+     * tasks are looked up per claimer (a LATERAL probe of {@code tasks_holders} on team, owner and token): written as
+     * {@code (owner, lease_token) IN (SELECT … unnest …)}, PostgreSQL walked every in-progress task of the team and
+     * joined it with the claimers (27 ms per batch on a board of 3,000 claimed tasks, 2026-12-02).
      */
     private static final NamedSql CLAIM_BATCH_CANDIDATES = NamedSql.of("""
             WITH held AS (
-                SELECT t.id, t.owner FROM lead.tasks t
-                WHERE t.team = :team AND t.status = 'in_progress'
-                  AND (t.owner, t.lease_token) IN (SELECT * FROM unnest(CAST(:agents AS text[]), CAST(:tokens AS text[])))
-                FOR UPDATE OF t SKIP LOCKED),
+                SELECT h.id, h.owner FROM unnest(CAST(:agents AS text[]), CAST(:tokens AS text[])) AS c(agent, token)
+                CROSS JOIN LATERAL (
+                    SELECT t.id, t.owner FROM lead.tasks t
+                    WHERE t.team = :team AND t.status = 'in_progress' AND t.owner = c.agent AND t.lease_token = c.token
+                    FOR UPDATE OF t SKIP LOCKED) AS h),
             pend AS (
                 SELECT t.id, t.role, t.assignee FROM lead.tasks t
                 WHERE t.team = :team AND t.status = 'pending' AND t.owner IS NULL AND t.id > :after AND %1$s AND %2$s
@@ -539,6 +543,15 @@ public class TaskRepository {
      * more only when the first round's candidates suited too few of the claimers (mixed roles / assignees).
      */
     public BatchClaimed claimBatch(String team, List<BatchClaimer> claimers, double leaseMs) {
+        return claimBatch(team, claimers, leaseMs, InTransaction.none());
+    }
+
+    /**
+     * {@link #claimBatch(String, List, double)}, running {@code also} with the claims (task id order) before the commit
+     * (the lead stores their {@code task_claimed} events there: one transaction, not a second one after it).
+     */
+    public BatchClaimed claimBatch(String team, List<BatchClaimer> claimers, double leaseMs,
+            InTransaction<List<Claimed>> also) {
         if (claimers.isEmpty()) {
             return new BatchClaimed(List.of(), 0);
         }
@@ -618,6 +631,7 @@ public class TaskRepository {
                 }
             }
             out.sort(java.util.Comparator.comparingLong(x -> x.task().id()));
+            also.run(c, out);
             return new BatchClaimed(out, statements);
         });
     }

@@ -219,7 +219,7 @@ public class TaskService {
      * Claims for many teammates of one team at once (issue 15 item 7: a teammate replica's idle teammates, coalesced):
      * one transaction gives each claimer its held task again (same token) or a free unblocked task it may take, the
      * oldest first (role / assignee respected, the pairing a maximum matching), and every fresh claim is recorded as
-     * its own {@code task_claimed} event (via {@code claim-next}), in task id order, in one group of the event log.
+     * its own {@code task_claimed} event (via {@code claim-next}), in task id order, stored in that same transaction.
      */
     public BatchClaim claimBatch(String team, List<TaskRepository.BatchClaimer> claimers, double leaseMs) {
         requireTeam(team);
@@ -236,73 +236,28 @@ public class TaskService {
                 throw TaskRefusal.invalid("agent " + b.agent() + " is named twice; a batch claims one task per agent");
             }
         }
-        TaskRepository.BatchClaimed got = repo.claimBatch(team, claimers, leaseMs);
-        List<dev.cohort.core.protocol.Event> fresh = new java.util.ArrayList<>();
-        for (TaskRepository.Claimed c : got.claims()) {
-            TaskRow task = c.task();
-            if (c.fresh()) {
-                fresh.add(Event.of(team, task.owner(), new TaskClaimed(TaskIds.format(task.id()), task.subject(),
-                        task.status(), task.owner(), "claim-next", task.leaseUntil())));
+        // the fresh claims' task_claimed events are stored in the claims' own transaction (EventService.storeIn: one
+        // counter bump, one INSERT, one roster UPDATE), so a batch is one commit and a claim never lacks its event
+        List<dev.cohort.core.protocol.Event> stored = new java.util.ArrayList<>();
+        TaskRepository.BatchClaimed got = repo.claimBatch(team, claimers, leaseMs, (c, claims) -> {
+            List<dev.cohort.core.protocol.Event> fresh = new java.util.ArrayList<>();
+            for (TaskRepository.Claimed cl : claims) {
+                TaskRow task = cl.task();
+                if (cl.fresh()) {
+                    fresh.add(Event.of(team, task.owner(), new TaskClaimed(TaskIds.format(task.id()), task.subject(),
+                            task.status(), task.owner(), "claim-next", task.leaseUntil())));
+                }
             }
-        }
-        if (!fresh.isEmpty()) { // one line per batch: owner=task pairs
+            stored.addAll(events.storeIn(c, fresh));
+        });
+        if (!stored.isEmpty()) { // one line per batch: owner=task pairs
             Log.infof("team=%s claimed via=claim-batch claimers=%d tasks=%s", team, claimers.size(),
                     got.claims().stream().filter(TaskRepository.Claimed::fresh)
                             .map(c -> c.task().owner() + "=" + TaskIds.format(c.task().id())).toList());
         }
-        emitAll(team, fresh);
+        events.committed(stored); // announced and published after the commit, as every event
         return new BatchClaim(got.claims().stream().map(c -> new Claim(c.task(), c.task().leaseToken(), c.fresh())).toList(),
                 got.statements());
-    }
-
-    @Inject
-    dev.cohort.lead.persistence.EventRepository eventStore;
-
-    @Inject
-    dev.cohort.lead.service.EventHub eventHub;
-
-    @Inject
-    dev.cohort.lead.messaging.EventPublisher eventPublisher;
-
-    /**
-     * Records the events of one batch in order, in one transaction of the event log ({@code EventRepository.appendBatch}:
-     * one counter bump, their inserts, the roster's projection, one commit), then announces and publishes each as
-     * {@link EventService#record} does; if the batch cannot be stored as one (a duplicate id), each is recorded alone.
-     */
-    private void emitAll(String team, List<dev.cohort.core.protocol.Event> batch) {
-        if (batch.size() < 2) {
-            batch.forEach(e -> emit(team, e.agent(), e));
-            return;
-        }
-        List<dev.cohort.core.protocol.Event> stored;
-        try {
-            stored = eventStore.appendBatch(batch);
-        } catch (RuntimeException e) {
-            Log.warnf("team=%s %d task_claimed events not stored together (%s); recording each", team, batch.size(),
-                    e.getMessage());
-            stored = null;
-        }
-        if (stored == null) {
-            batch.forEach(e -> emit(team, e.agent(), e));
-            return;
-        }
-        for (dev.cohort.core.protocol.Event e : stored) {
-            eventHub.announce(team, e.seq());
-            try {
-                eventPublisher.publish(e);
-            } catch (RuntimeException ex) {
-                Log.warnf("team=%s event=%s seq=%d not published on cohort.events: %s", team, e.type().wire(), e.seq(),
-                        ex.getMessage());
-            }
-        }
-    }
-
-    private void emit(String team, String agent, dev.cohort.core.protocol.Event event) {
-        try {
-            events.record(event);
-        } catch (RuntimeException e) {
-            Log.warnf("team=%s agent=%s event=%s not recorded: %s", team, agent, event.type().wire(), e.getMessage());
-        }
     }
 
     /** Completes a task the holder holds; only the holder can (gap 13), and a repeat by the same holder is harmless. */
