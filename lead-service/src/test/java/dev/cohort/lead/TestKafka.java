@@ -36,6 +36,19 @@ public final class TestKafka {
         }
     }
 
+    /** Sends one record with headers (name → UTF-8 value) and waits for the acknowledgement. */
+    public static void send(String topic, String key, String value, Map<String, String> headers) {
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
+                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
+            ProducerRecord<String, String> r = new ProducerRecord<>(topic, key, value);
+            headers.forEach((k, v) -> r.headers().add(k, v.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            p.send(r).get();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Reads the topic from the beginning until a record matches or the timeout passes. */
     public static List<ConsumerRecord<String, String>> readUntil(String topic, Predicate<ConsumerRecord<String, String>> done,
             Duration timeout) {

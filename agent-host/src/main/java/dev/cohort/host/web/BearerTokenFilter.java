@@ -30,39 +30,88 @@ public class BearerTokenFilter {
     @Inject
     Instance<WebConfig> config;
 
+    /**
+     * The prefixes with their tokens, longest prefix first, and the refusal's problem type: resolved on the first
+     * request (issue 13: looking up the config mapping and every token on each request cost ~6 % of the tool runner's
+     * CPU per call). Configuration does not change while a service runs, so once is exact.
+     */
+    private volatile Rules rules;
+
+    /** One protected prefix: its token's config key and the token ({@code null}: unset or blank, so open). */
+    record Rule(String prefix, String key, String token) {
+
+        /** The token as the constant-time comparison takes it. */
+        byte[] tokenBytes() {
+            return token.getBytes(StandardCharsets.UTF_8);
+        }
+    }
+
+    /** Every rule, longest prefix first, and the problem type of a refusal. */
+    record Rules(java.util.List<Rule> byLength, String unauthorizedType) {
+
+        /** {@code prefixes} (prefix → token's config key) with each key's token by {@code token}, longest first. */
+        static Rules of(Map<String, String> prefixes, java.util.function.Function<String, String> token,
+                String unauthorizedType) {
+            return new Rules(prefixes.entrySet().stream()
+                    .sorted(java.util.Comparator.comparingInt((Map.Entry<String, String> e) -> e.getKey().length())
+                            .reversed())
+                    .map(e -> new Rule(e.getKey(), e.getValue(), token.apply(e.getValue())))
+                    .toList(), unauthorizedType);
+        }
+
+        /** The rule of the longest prefix {@code path} starts with ({@link #tokenKeyFor}'s choice). */
+        Rule forPath(String path) {
+            for (Rule r : byLength) {
+                if (path.startsWith(r.prefix())) {
+                    return r;
+                }
+            }
+            return null;
+        }
+    }
+
+    private Rules rules() {
+        Rules r = rules;
+        if (r == null) {
+            WebConfig c = config.get();
+            r = Rules.of(c.bearer(), key -> ConfigProvider.getConfig().getOptionalValue(key, String.class)
+                    .filter(t -> !t.isBlank()).orElse(null), c.problemType("unauthorized"));
+            rules = r;
+        }
+        return r;
+    }
+
     @ServerRequestFilter(preMatching = true)
     public Optional<Response> check(ContainerRequestContext ctx) {
         String path = ctx.getUriInfo().getPath();
-        Optional<String> key = tokenKeyFor(config.get().bearer(), path);
-        Optional<String> expected = key.flatMap(k -> ConfigProvider.getConfig().getOptionalValue(k, String.class))
-                .filter(t -> !t.isBlank());
-        if (expected.isEmpty()) {
+        Rules all = rules();
+        Rule rule = all.forPath(path);
+        if (rule == null || rule.token() == null) {
             return Optional.empty();
         }
+        String expected = rule.token();
         String header = ctx.getHeaderString(HttpHeaders.AUTHORIZATION);
         String given = header != null && header.regionMatches(true, 0, "Bearer ", 0, 7) ? header.substring(7).strip() : null;
         if (given != null && MessageDigest.isEqual(given.getBytes(StandardCharsets.UTF_8),
-                expected.get().getBytes(StandardCharsets.UTF_8))) {
+                rule.tokenBytes())) {
             return Optional.empty();
         }
         // the dashboard's login cookie (EventSource cannot send headers); SameSite=Strict keeps other sites out
         jakarta.ws.rs.core.Cookie session = ctx.getCookies().get(SessionCookie.NAME);
-        if (given == null && session != null && SessionCookie.valid(session.getValue(), expected.get(), java.time.Instant.now())) {
+        if (given == null && session != null && SessionCookie.valid(session.getValue(), expected, java.time.Instant.now())) {
             return Optional.empty();
         }
         String detail = given == null
-                ? "missing bearer token (Authorization: Bearer <token>; " + key.get() + " is set)"
+                ? "missing bearer token (Authorization: Bearer <token>; " + rule.key() + " is set)"
                 : "invalid bearer token";
-        Problem p = Problem.of(401, "Unauthorized", detail).withType(config.get().problemType("unauthorized"))
+        Problem p = Problem.of(401, "Unauthorized", detail).withType(all.unauthorizedType())
                 .withInstance(path);
         return Optional.of(Response.fromResponse(p.toResponse()).header(HttpHeaders.WWW_AUTHENTICATE, "Bearer").build());
     }
 
     /** The config key of the longest prefix of {@code rules} that {@code path} starts with. Pure. */
     static Optional<String> tokenKeyFor(Map<String, String> rules, String path) {
-        return rules.entrySet().stream().filter(r -> path.startsWith(r.getKey()))
-                .max(java.util.Comparator.comparingInt(r -> r.getKey().length()))
-                .map(Map.Entry::getValue);
+        return Optional.ofNullable(Rules.of(rules, key -> null, Problem.ABOUT_BLANK).forPath(path)).map(Rule::key);
     }
 
     /** Says at start which prefixes are protected by which key (never the tokens), and which key is unset. */

@@ -14,7 +14,7 @@ public record Event(String id, String team, String agent, long seq, Instant ts, 
 
     /** An unsequenced event with a fresh id, stamped now. */
     public static Event of(String team, String agent, EventType type, JsonNode data) {
-        return new Event(Ids.newId(), team, agent, 0, Instant.now(), type, data == null ? Json.MAPPER.createObjectNode() : data);
+        return new Event(Ids.newEventId(), team, agent, 0, Instant.now(), type, data == null ? Json.MAPPER.createObjectNode() : data);
     }
 
     /** An unsequenced event with a fresh id, stamped now, whose type and data are those of a typed payload. */

@@ -25,6 +25,16 @@ public final class Topics {
     public static final String DLQ_HEADER_REASON = "dead-letter-reason";
     public static final String DLQ_HEADER_TOPIC = "dead-letter-topic";
 
+    /**
+     * Header on {@link #EVENTS} records of sequenced events (set by the lead replica that stored them): the event's seq
+     * in its team, in decimal. A consumer that only needs "team T is stored up to seq N" (the record's key is the team)
+     * reads it instead of parsing the event's JSON; a record without it (an unsequenced event of another service) is
+     * parsed.
+     */
+    public static final String EVENTS_HEADER_SEQ = "cohort-seq";
+    /** Header on sequenced {@link #EVENTS} records: the lead replica that stored and published them (an opaque id). */
+    public static final String EVENTS_HEADER_ORIGIN = "cohort-origin";
+
     private Topics() {
     }
 }

@@ -28,6 +28,15 @@ public interface LeadConfig {
     @WithDefault("256")
     int sseRecent();
 
+    /**
+     * How long the lead serves a team's budget overrides from memory (issue 13: they are checked twice per model call).
+     * A change through this replica's API applies at once; one made through another replica (or by hand) applies
+     * within this bound. 2 s is a handful of model calls of a busy turn, far below the time a budget change takes to
+     * matter, and one primary-key read per 2 s per team costs nothing; 0 reads the table at every check.
+     */
+    @WithDefault("2s")
+    Duration budgetCacheTtl();
+
     /** tool-runner-service base URL: every file and shell call of the lead goes there. */
     @WithDefault("http://127.0.0.1:8083")
     String toolRunnerUrl();

@@ -10,9 +10,12 @@ import java.sql.SQLException;
 import java.sql.Types;
 
 /**
- * A team's own budgets ({@code lead.team_budgets}, V15; the per-day ones V16) over the {@code cohort.engine.budgets.*} defaults. Read
- * without a cache: the lead reads them at every step (one primary-key lookup) and a teammate host every few seconds,
- * so a budget raised through the API counts from the next step on every replica.
+ * A team's own budgets ({@code lead.team_budgets}, V15; the per-day ones V16) over the {@code cohort.engine.budgets.*}
+ * defaults. Every write of the table goes through this class. The lead checks them twice per model call, so it reads
+ * them through {@link #cached} (issue 13: two statements per model call, 42 per 20-round turn, ~6 % of the agent
+ * thread): a write through this repository applies at once on this replica, one made elsewhere (another replica, by
+ * hand) within {@code cohort.lead.budget-cache-ttl}. {@link #find} (the budgets API, the internal team API that
+ * teammate hosts poll) always reads the table.
  */
 @ApplicationScoped
 public class BudgetRepository {
@@ -20,8 +23,73 @@ public class BudgetRepository {
     @Inject
     AgroalDataSource ds;
 
-    /** The team's overrides, {@link Budgets.Overrides#NONE} when it set none. */
+    /** How long a cached read is served ({@code cohort.lead.budget-cache-ttl}); set once before the bean is used. */
+    private volatile long ttlNanos = java.time.Duration.ofSeconds(2).toNanos();
+
+    /** Where the cache's time comes from; a test sets another ({@link #useTicker}). */
+    private volatile java.util.function.LongSupplier ticker = System::nanoTime;
+
+    /** A team's overrides as read at {@code readAt} ({@link #ticker}'s time). */
+    private record Entry(Budgets.Overrides overrides, long readAt) {
+    }
+
+    /** Overrides as last read here, per team; a write through this class removes the team's entry. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Entry> entries =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Bumped by every write: a read that overlapped a write does not fill the cache (it may hold the old values). */
+    private final java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
+
+    @Inject
+    void configure(dev.cohort.lead.config.LeadConfig config) {
+        java.time.Duration ttl = config.budgetCacheTtl();
+        if (ttl.isNegative()) {
+            throw new IllegalArgumentException("cohort.lead.budget-cache-ttl must not be negative, got " + ttl);
+        }
+        ttlNanos = ttl.toNanos();
+    }
+
+    /** Measures the cache's age with {@code t} ({@code null}: {@link System#nanoTime} again); for tests. */
+    public void useTicker(java.util.function.LongSupplier t) {
+        ticker = t == null ? System::nanoTime : t;
+    }
+
+    /**
+     * The team's overrides without a query when they were read here less than {@code cohort.lead.budget-cache-ttl}
+     * ago and not written through this repository since; otherwise {@link #find}.
+     */
+    public Budgets.Overrides cached(String team) {
+        Entry e = entries.get(team);
+        if (e != null && ticker.getAsLong() - e.readAt() < ttlNanos) {
+            return e.overrides();
+        }
+        return find(team);
+    }
+
+    /**
+     * The team's overrides as stored now (one query), {@link Budgets.Overrides#NONE} when it set none; refreshes
+     * {@link #cached}.
+     */
     public Budgets.Overrides find(String team) {
+        long w = writes.get();
+        long readAt = ticker.getAsLong();
+        Budgets.Overrides found = query(team);
+        synchronized (entries) {
+            if (writes.get() == w) {
+                entries.put(team, new Entry(found, readAt));
+            }
+        }
+        return found;
+    }
+
+    private void written(String team) {
+        synchronized (entries) {
+            writes.incrementAndGet();
+            entries.remove(team);
+        }
+    }
+
+    private Budgets.Overrides query(String team) {
         return Jdbc.inTransaction(ds, "budgets of team " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT tokens_per_turn, tokens_per_agent, tokens_per_team, "
                     + "cost_per_turn_usd, cost_per_agent_usd, cost_per_team_usd, tokens_per_team_per_day, "
@@ -41,6 +109,14 @@ public class BudgetRepository {
 
     /** Replaces the team's overrides by {@code o} (a {@code null} value: the default again). */
     public void save(String team, Budgets.Overrides o) {
+        try {
+            store(team, o);
+        } finally {
+            written(team);
+        }
+    }
+
+    private void store(String team, Budgets.Overrides o) {
         Jdbc.inTransaction(ds, "set budgets of team " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.team_budgets (team, tokens_per_turn, "
                     + "tokens_per_agent, tokens_per_team, cost_per_turn_usd, cost_per_agent_usd, cost_per_team_usd, "

@@ -12,6 +12,7 @@ import java.time.ZoneOffset;
  * The budgets a team's agents work under: the engine's {@code cohort.engine.budgets.*} defaults with the team's own
  * overrides ({@code PUT /api/v1/teams/{team}/budgets}) over them. The lead reads the overrides at every step, teammate
  * hosts over the internal API.
+ * The day's usage ({@link #usageToday}) is read by the engine only while a per-day team budget is in force.
  */
 @ApplicationScoped
 public class TeamBudgets {
@@ -38,9 +39,12 @@ public class TeamBudgets {
         return engine.engine().settings().budgets();
     }
 
-    /** The team's overrides ({@link Budgets.Overrides#NONE} when none). */
+    /**
+     * The team's overrides ({@link Budgets.Overrides#NONE} when none), from {@link BudgetRepository#cached}: read at
+     * every step, so no query per step; another replica's change applies within {@code cohort.lead.budget-cache-ttl}.
+     */
     public Budgets.Overrides overrides(String team) {
-        return repository.find(team);
+        return repository.cached(team);
     }
 
     /**
