@@ -55,6 +55,13 @@ public class TeammateTasks {
      */
     private final Map<AgentKey, Optional<String>> cwds = new ConcurrentHashMap<>();
 
+    /**
+     * Most teammates whose cwd is kept: entries of teammates that moved to another replica are never dropped one by
+     * one (nothing tells this replica), so past this many the whole map is dropped and refilled by reads. 10,000 is
+     * ten times the 1,000 idle teammates a replica is sized for, and a refill costs one read per teammate.
+     */
+    static final int MAX_KEPT_CWDS = 10_000;
+
     public ClaimConfig config() {
         return config;
     }
@@ -142,6 +149,9 @@ public class TeammateTasks {
 
     /** The host-chosen cwd of the teammate's next tool call: {@code wt:<name>} of its held task's worktree, else none. */
     public String cwd(AgentKey key) {
+        if (cwds.size() > MAX_KEPT_CWDS) {
+            cwds.clear();
+        }
         return cwds.computeIfAbsent(key, k -> held.find(k.team(), k.name()).map(Held::worktree).map(w -> "wt:" + w))
                 .orElse(null);
     }
