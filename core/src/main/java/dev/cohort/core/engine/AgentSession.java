@@ -292,11 +292,14 @@ public final class AgentSession implements ModelCaller.Signals {
     private TurnLoop mainLoop(TurnEvents events) {
         Set<String> allowed = new LinkedHashSet<>(agent.allowlist());
         allowed.retainAll(engine.tools.names());
-        hooks = turnHooks(events);
+        // the cwd is asked for once per turn start (a teammate's is its held task's worktree, a database read), not
+        // once for the hook settings and again for the skills
+        WorkspaceToolExecutor.Target target = new WorkspaceToolExecutor.Target(agent.team(), agent.agent(),
+                agent.cwd().get());
+        hooks = turnHooks(events, target);
         if (allowed.contains(Toolsets.LOAD_SKILL)) {
             try {
-                skills.refresh(agent.workspace(), new WorkspaceToolExecutor.Target(agent.team(), agent.agent(),
-                        agent.cwd().get()));
+                skills.refresh(agent.workspace(), target);
             } catch (RuntimeException e) {
                 LOG.warnf(e, "cannot read workspace skills; bundled ones only. team=%s agent=%s", agent.team(),
                         agent.agent());
@@ -321,7 +324,7 @@ public final class AgentSession implements ModelCaller.Signals {
      * workspace settings file. A source that cannot be read is an {@code error} event and the turn runs without its
      * hooks (the workspace file's fails closed for mutating tools when it was broken after being good).
      */
-    private Hooks turnHooks(TurnEvents events) {
+    private Hooks turnHooks(TurnEvents events, WorkspaceToolExecutor.Target target) {
         Hooks base = engine.hooks.with(agent.hooks());
         List<CommandHook> commands = new ArrayList<>();
         try {
@@ -332,8 +335,7 @@ public final class AgentSession implements ModelCaller.Signals {
                     null);
         }
         if (workspaceHooks != null) {
-            WorkspaceHookSettings.Result r = workspaceHooks.read(agent.workspace(),
-                    new WorkspaceToolExecutor.Target(agent.team(), agent.agent(), agent.cwd().get()));
+            WorkspaceHookSettings.Result r = workspaceHooks.read(agent.workspace(), target);
             if (r.problem() != null) {
                 LOG.warnf("%s. team=%s agent=%s", r.problem(), agent.team(), agent.agent());
                 events.settingsProblem(r.problem(), workspaceHooks.path());

@@ -234,4 +234,14 @@ class ClaimBatchTest {
                 + "\"leaseToken\":\"2\"}]}").statusCode(400).extract().jsonPath().getString("detail"))
                 .isEqualTo("agent a is named twice; a batch claims one task per agent");
     }
+
+    @Test
+    void aBatchForAnUnknownTeamIsNotFoundAndAnEmptyBoardAnswersNoClaims() {
+        // the team is checked inside the claim (only when nothing was claimed), not in a round trip before it
+        assertThat(TaskBoardApiTest.internalCall().contentType("application/json")
+                .body("{\"claimers\":[{\"agent\":\"a\",\"leaseToken\":\"t1\"}]}")
+                .post("/internal/v1/teams/no-such-team/tasks/claim-batch").then().statusCode(404).extract().jsonPath()
+                .getString("detail")).isEqualTo("unknown team \"no-such-team\"");
+        assertThat(batch("-empty", "a", null)).isEmpty();
+    }
 }

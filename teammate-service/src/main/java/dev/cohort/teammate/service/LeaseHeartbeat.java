@@ -1,5 +1,6 @@
 package dev.cohort.teammate.service;
 
+import dev.cohort.core.host.AgentKey;
 import dev.cohort.host.client.LeadInternalClient;
 import dev.cohort.host.client.LeadTasks;
 import dev.cohort.teammate.config.ClaimConfig;
@@ -33,6 +34,9 @@ public class LeaseHeartbeat {
 
     @Inject
     HeldTaskRepository held;
+
+    @Inject
+    TeammateTasks tasks;
 
     @Inject
     LeadInternalClient lead;
@@ -80,7 +84,7 @@ public class LeaseHeartbeat {
                         TeammateTasks.seconds(config.lease()));
                 Set<String> gone = new HashSet<>(r.lost() == null ? List.of() : r.lost());
                 for (Held h : e.getValue()) {
-                    if (gone.contains(h.taskId()) && held.clear(team, h.name(), h.taskId())) {
+                    if (gone.contains(h.taskId()) && tasks.clear(new AgentKey(team, h.name()), h.taskId())) {
                         lost++;
                         Log.infof("team=%s agent=%s task=%s lease lost (expired or retaken): binding cleared", team,
                                 h.name(), h.taskId());

@@ -154,6 +154,7 @@ public class TeammateProgram implements AgentProgram {
      */
     @Override
     public void adopted(AgentKey key, AgentRecord record, AgentSession session) {
+        tasks.forget(key); // its held task may have changed while another replica hosted it
         if (record.state().turn() != null) {
             return; // resumed: its end sends the result
         }

@@ -13,7 +13,9 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -43,6 +45,22 @@ public class TeammateTasks {
     TeammateClock clock;
 
     private volatile ClaimCoalescer coalescer;
+
+    /**
+     * The cwd of each hosted teammate's tool calls, as last read (issue 14 item 10: it was a database read at every
+     * turn start and tool call). Only this replica writes a teammate's held task while it hosts it, and every such
+     * write goes through {@link #bind} / {@link #clear}, which drop the entry; an adoption drops it too
+     * ({@link #forget}), as the previous host may have changed it. A read runs inside {@code computeIfAbsent}, so a
+     * drop that races with it waits for it and removes what it read.
+     */
+    private final Map<AgentKey, Optional<String>> cwds = new ConcurrentHashMap<>();
+
+    /**
+     * Most teammates whose cwd is kept: entries of teammates that moved to another replica are never dropped one by
+     * one (nothing tells this replica), so past this many the whole map is dropped and refilled by reads. 10,000 is
+     * ten times the 1,000 idle teammates a replica is sized for, and a refill costs one read per teammate.
+     */
+    static final int MAX_KEPT_CWDS = 10_000;
 
     public ClaimConfig config() {
         return config;
@@ -107,6 +125,7 @@ public class TeammateTasks {
     /** Records a claim the lead granted (auto-claim or claim_task): the next tool call runs in its worktree. */
     public void bind(AgentKey key, LeadTasks.Claim c) {
         held.bind(key.team(), key.name(), c.task().id(), c.leaseToken(), c.task().worktree());
+        cwds.remove(key);
     }
 
     /** The task the teammate holds, if any. */
@@ -116,12 +135,25 @@ public class TeammateTasks {
 
     /** The teammate no longer holds {@code taskId} (completed, lease lost): its tool calls run in the workspace again. */
     public boolean clear(AgentKey key, String taskId) {
-        return held.clear(key.team(), key.name(), taskId);
+        try {
+            return held.clear(key.team(), key.name(), taskId);
+        } finally {
+            cwds.remove(key);
+        }
+    }
+
+    /** Drops what is known of the teammate's held task (adopted here: another replica may have changed it). */
+    public void forget(AgentKey key) {
+        cwds.remove(key);
     }
 
     /** The host-chosen cwd of the teammate's next tool call: {@code wt:<name>} of its held task's worktree, else none. */
     public String cwd(AgentKey key) {
-        return held.find(key.team(), key.name()).map(Held::worktree).map(w -> "wt:" + w).orElse(null);
+        if (cwds.size() > MAX_KEPT_CWDS) {
+            cwds.clear();
+        }
+        return cwds.computeIfAbsent(key, k -> held.find(k.team(), k.name()).map(Held::worktree).map(w -> "wt:" + w))
+                .orElse(null);
     }
 
     /**

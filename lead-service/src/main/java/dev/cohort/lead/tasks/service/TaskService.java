@@ -222,7 +222,9 @@ public class TaskService {
      * its own {@code task_claimed} event (via {@code claim-next}), in task id order, stored in that same transaction.
      */
     public BatchClaim claimBatch(String team, List<TaskRepository.BatchClaimer> claimers, double leaseMs) {
-        requireTeam(team);
+        if (team == null) {
+            throw TaskRefusal.notFound("unknown team \"" + TaskIds.abbreviate(team) + "\"");
+        }
         if (claimers == null || claimers.isEmpty() || claimers.size() > MAX_CLAIM_BATCH) {
             throw TaskRefusal.invalid("claimers must list 1.." + MAX_CLAIM_BATCH + " {agent, leaseToken, role?}");
         }
@@ -256,6 +258,11 @@ public class TaskService {
                             .map(c -> c.task().owner() + "=" + TaskIds.format(c.task().id())).toList());
         }
         events.committed(stored); // announced and published after the commit, as every event
+        if (got.claims().isEmpty()) {
+            // the team is checked only here, not in a round trip of its own before every batch: a claim implies its
+            // team exists (tasks reference lead.teams), so only an empty answer can hide an unknown team (404)
+            requireTeam(team);
+        }
         return new BatchClaim(got.claims().stream().map(c -> new Claim(c.task(), c.task().leaseToken(), c.fresh())).toList(),
                 got.statements());
     }
