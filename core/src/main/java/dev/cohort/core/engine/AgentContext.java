@@ -40,7 +40,8 @@ import java.util.function.Supplier;
  * @param effects       told of every effect of a successful tool call after the engine applied it (e.g.
  *                      {@link ToolEffect.TaskClaimed}: bind the cwd to the task's worktree)
  * @param budgets       the team's own budgets over the engine's ({@code cohort.engine.budgets.*}), read at every step
- *                      (so a raised budget counts from the next step); a {@code null} result = none
+ *                      (so a raised budget counts from the next step); a {@code null} result = none; a
+ *                      {@link BudgetSource} that caches them is asked to read them again before a turn stops on them
  * @param teamUsageToday the team's usage since 00:00 UTC (for the per-day team budget), read only while one is in
  *                      force; a {@code null} result = not tracked
  */

@@ -138,6 +138,9 @@ final class TurnLoop {
                     + ctx.maxCalls() + " model calls.");
         }
         Optional<Budgets.Breach> over = budgetExceeded();
+        if (over.isPresent() && session.agent().budgets() instanceof BudgetSource cached && cached.reread()) {
+            over = budgetExceeded(); // a cached budget: confirmed at its source before the turn stops on it
+        }
         if (over.isEmpty()) {
             return null;
         }

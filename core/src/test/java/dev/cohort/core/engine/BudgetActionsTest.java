@@ -41,6 +41,62 @@ class BudgetActionsTest extends ScriptedModelTestBase {
     }
 
     @Test
+    void aCachedBudgetIsReadAgainAtItsSourceBeforeTheTurnStopsOnIt() {
+        // the host's cache still says $0.001 per agent; the source (the API) was raised to $0.002 meanwhile
+        EngineSettings settings = EngineSettings.defaults()
+                .withPrices(Map.of("scripted", new EngineSettings.ModelPrice(1.0, 1.0)));
+        AtomicReference<Budgets.Overrides> cached = new AtomicReference<>(new Budgets.Overrides(null, null, null, null, 0.001, null));
+        AtomicReference<Budgets.Overrides> source = new AtomicReference<>(cached.get());
+        java.util.concurrent.atomic.AtomicInteger rereads = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicReference<Boolean> reachable = new AtomicReference<>(true);
+        BudgetSource budgets = new BudgetSource() {
+            @Override
+            public Budgets.Overrides get() {
+                return cached.get();
+            }
+
+            @Override
+            public boolean reread() {
+                rereads.incrementAndGet();
+                if (!reachable.get()) {
+                    return false;
+                }
+                cached.set(source.get());
+                return true;
+            }
+        };
+        EngineHarness.Events events = new EngineHarness.Events();
+        model.load(LOOP_300);
+        AgentSession s = open(settings, events, lead().withBudgets(budgets), null);
+
+        // within budget: the cache is enough, the source is never asked
+        // 0.0003, 0.0006, 0.0009, 0.0012 (reached: asked once, still $0.001 there, so the turn stops)
+        TurnResult first = s.run("work");
+        assertThat(first.reason()).isEqualTo(StopReason.BUDGET_EXCEEDED);
+        assertThat(model.requests()).hasSize(4);
+        assertThat(rereads.get()).isEqualTo(1);
+
+        // raised at the source only: the next turn's first step finds the cache over budget, asks, and runs
+        source.set(new Budgets.Overrides(null, null, null, null, 0.002, null));
+        model.reset();
+        model.load("""
+                {"rules":[{"reply":{"text":"done","usage":{"prompt_tokens":250,"completion_tokens":50}}}]}""");
+        TurnResult second = s.run("finish");
+        assertThat(second.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(rereads.get()).isEqualTo(2);
+        assertThat(cached.get().costPerAgentUsd()).isEqualTo(0.002);
+
+        // the source cannot be reached: the cached values stand (0.0015 + 0.0003 ... stops at the $0.002 budget)
+        reachable.set(false);
+        source.set(new Budgets.Overrides(null, null, null, null, 1.0, null));
+        model.reset();
+        model.load(LOOP_300);
+        TurnResult third = s.run("more");
+        assertThat(third.reason()).isEqualTo(StopReason.BUDGET_EXCEEDED);
+        assertThat(third.text()).isEqualTo("Stopped: agent t1/lead cost $0.0021, its budget is $0.002.");
+    }
+
+    @Test
     void eightyPercentWarnsOnceThenTheAgentStopsAtItsNextStepWithABudgetExceededEvent() {
         model.load(LOOP_300);
         EngineHarness.Events events = new EngineHarness.Events();

@@ -15,8 +15,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * read-only, {@code deny-asks} denies every ask, … for the lead and the teammates alike). The team is lead-service's
  * data, read over its internal API ({@code GET /internal/v1/teams/{team}}) and trusted for
  * {@code cohort.teammate.mode-refresh} (2 s): the engine asks at every tool call, the lead at most once per team per
- * interval. With them comes the team's usage in the current UTC day (the lead's usage ledger, for the per-day team
- * budget), trusted as long: it is at most {@code mode-refresh} plus the lead's event-log lag behind (a teammate's call
+ * interval. An older value (up to {@link #MAX_STALE}, 30 s) is still answered while it is read again in the
+ * background, so an agent's step never waits for lead-service then (issue 14: that read at every turn start was on the
+ * path from a message to the teammate's model request); older than that, the step waits for the read. Before a turn
+ * stops on a budget the engine asks for a fresh read ({@link #reread}, through {@link dev.cohort.core.engine.BudgetSource}),
+ * so a budget raised through the API lets the teammate's next message run. With them comes the team's usage in the current UTC day (the lead's usage ledger, for the per-day team
+ * budget), trusted as long: it is at most {@code mode-refresh} (while read in the background: plus one read) plus the lead's event-log lag behind (a teammate's call
  * counts once its {@code assistant_message} is stored by the lead), and a value of yesterday counts nothing after
  * 00:00 UTC ({@link Budgets.DayUsage#on}). When the lead cannot be read the last mode read is kept; a team never read yet is {@code default} (its
  * asks then go to the lead, which cannot be reached either, so they are denied), with a warning.
@@ -43,6 +47,15 @@ public class TeamModes {
 
     private final ConcurrentHashMap<String, Known> known = new ConcurrentHashMap<>();
 
+    /** Teams being read in the background now. */
+    private final java.util.Set<String> reading = ConcurrentHashMap.newKeySet();
+
+    /**
+     * A value older than the refresh interval but younger than this is used while it is read again in the background;
+     * older, the step waits for the read.
+     */
+    static final java.time.Duration MAX_STALE = java.time.Duration.ofSeconds(30);
+
     /** The team's mode now. */
     public PermissionMode of(String team) {
         return known(team).mode();
@@ -67,20 +80,62 @@ public class TeamModes {
     }
 
     /**
-     * Makes the next read of the team ask lead-service again (the last values stay the fallback): a teammate's turn
-     * starts on a fresh mode and fresh budgets, so a budget raised through the API lets its next message run.
+     * Reads the team from lead-service now, past the cache (the engine, before it stops a turn on a budget: a budget
+     * raised through the API lets the step run).
+     *
+     * @return {@code true} when lead-service answered, {@code false} when the last values had to be kept
      */
-    public void refresh(String team) {
-        known.computeIfPresent(team, (t, k) -> new Known(k.mode(), k.budgets(), k.today(),
-                System.nanoTime() - config.modeRefresh().toNanos() - 1));
+    public boolean reread(String team) {
+        return read(team, known.get(team)) != null;
     }
 
+    /** The values to use now: fresh, or stale and being read again in the background, or read here. */
     private Known known(String team) {
         Known k = known.get(team);
-        long now = System.nanoTime();
-        if (k != null && now - k.readAt() < config.modeRefresh().toNanos()) {
-            return k;
+        if (k != null) {
+            long age = System.nanoTime() - k.readAt();
+            if (age < config.modeRefresh().toNanos()) {
+                return k;
+            }
+            if (age < maxStaleNanos()) {
+                readInBackground(team);
+                return k;
+            }
         }
+        Known fresh = read(team, k);
+        return fresh != null ? fresh : known.get(team);
+    }
+
+    /** How long a value read before is served while a newer one is read: {@link #MAX_STALE}, at least the refresh. */
+    private long maxStaleNanos() {
+        return Math.max(MAX_STALE.toNanos(), config.modeRefresh().toNanos());
+    }
+
+    /** One background read per team at a time (a virtual thread; the agent's step does not wait for it). */
+    private void readInBackground(String team) {
+        if (!reading.add(team)) {
+            return;
+        }
+        try {
+            Thread.ofVirtual().name("team-modes-" + team).start(() -> {
+                try {
+                    read(team, known.get(team));
+                } finally {
+                    reading.remove(team);
+                }
+            });
+        } catch (RuntimeException e) {
+            reading.remove(team);
+            throw e;
+        }
+    }
+
+    /**
+     * Asks lead-service; stores and returns what it answered, or {@code null} when it could not be read (the last
+     * values {@code k} are then kept, and asked again only after the refresh interval, not at every call).
+     */
+    private Known read(String team, Known k) {
+        long now = System.nanoTime();
         try {
             LeadTeam t = lead.team(team);
             PermissionMode mode = PermissionMode.of(t == null || t.permissionMode() == null ? "default" : t.permissionMode());
@@ -90,10 +145,10 @@ public class TeamModes {
         } catch (RuntimeException e) {
             PermissionMode fallback = k != null ? k.mode() : PermissionMode.DEFAULT;
             Known kept = new Known(fallback, k != null ? k.budgets() : null, k != null ? k.today() : null, now);
-            known.put(team, kept); // asked again after the refresh interval, not at every call
+            known.put(team, kept);
             Log.warnf("team=%s cannot read the team's permission mode and budgets from lead-service (%s); using %s",
                     team, e.toString(), fallback.wire());
-            return kept;
+            return null;
         }
     }
 }

@@ -135,8 +135,18 @@ public class TeammateProgram implements AgentProgram {
                 .withHooks(List.of(protocols.planGate()))
                 .withWorkspaceText(workspaceText(key.team()))
                 // the team's own budgets (lead-service's data, PUT /api/v1/teams/{team}/budgets), read at every step
-                // through the same short cache as the mode
-                .withBudgets(() -> modes.budgets(key.team()))
+                // through the same short cache as the mode, confirmed with lead-service before a turn stops on one
+                .withBudgets(new dev.cohort.core.engine.BudgetSource() {
+                    @Override
+                    public dev.cohort.core.engine.Budgets.Overrides get() {
+                        return modes.budgets(key.team());
+                    }
+
+                    @Override
+                    public boolean reread() {
+                        return modes.reread(key.team());
+                    }
+                })
                 // the team's usage is one SUM over its teammates' rows; the engine reads it only when a team budget
                 // (configured or the team's own) is in force
                 .withTeamUsage(() -> teammates.teamUsage(key.team()))
@@ -224,9 +234,6 @@ public class TeammateProgram implements AgentProgram {
         Decision d = lifecycle.next(row.active() ? Phase.IDLE : Phase.SHUTDOWN,
                 new Input.Check(!pending.isEmpty() || claimed != null, row.idleDeadline(), clock.instant()));
         Next next = Next.idle();
-        if (d.actions().stream().anyMatch(a -> a instanceof Action.RunTurn)) {
-            modes.refresh(key.team()); // the turn starts on the team's current mode and budgets
-        }
         for (Action a : d.actions()) {
             if (a instanceof Action.RunTurn && claimed != null) {
                 next = Next.turn(claimed, "auto-claim", false, List.of());
