@@ -3,39 +3,35 @@ package dev.cohort.host.messaging;
 import dev.cohort.core.engine.EventSink;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.core.protocol.Topics;
 import io.quarkus.logging.Log;
-import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import java.util.Objects;
-import java.util.concurrent.CompletableFuture;
-import org.eclipse.microprofile.reactive.messaging.Emitter;
-import org.eclipse.microprofile.reactive.messaging.Message;
 
 /**
  * Fire-and-forget events on {@code cohort.events}, keyed by team, for services that do not own the event log (tool
  * runner, teammates): events are sent as they are, normally with {@code seq = 0}; the lead's {@code EventSequencer}
- * consumes them, gives them the team's next seq and stores them. {@link #emit} never blocks and never throws: events
- * are for observers, so a lost one is logged (team, event type, id), never fatal.
+ * consumes them, gives them the team's next seq and stores them. {@link #emit} never blocks on the broker and never
+ * throws: events are for observers, so a lost one is logged (team, event type, id), never fatal.
  *
- * <p>Not a bean by itself, for the reason given on {@link AgentMessagePublisher}: the service declares an outgoing
- * channel to {@code cohort.events} with String serializers and produces the sink over it (agent-host README,
- * "Messaging"; tool-runner-service's {@code messaging/Publishers} is an example).
+ * <p>Not a bean by itself: the service produces it over its {@link RecordSender} ({@link KafkaRecordSender}; agent-host
+ * README, "Messaging").
  */
 public class KafkaEventSink implements EventSink {
 
-    private final Emitter<String> channel;
+    private final RecordSender sender;
 
-    public KafkaEventSink(Emitter<String> channel) {
-        this.channel = Objects.requireNonNull(channel, "channel");
+    public KafkaEventSink(RecordSender sender) {
+        this.sender = Objects.requireNonNull(sender, "sender");
     }
 
     @Override
     public void emit(Event e) {
         try {
-            OutgoingKafkaRecordMetadata<String> meta = OutgoingKafkaRecordMetadata.<String>builder().withKey(e.team()).build();
-            channel.send(Message.of(Json.write(e)).addMetadata(meta).withNack(t -> {
-                lost(e, t);
-                return CompletableFuture.completedFuture(null);
-            }));
+            sender.send(Topics.EVENTS, e.team(), Json.write(e), null).whenComplete((v, t) -> {
+                if (t != null) {
+                    lost(e, t);
+                }
+            });
         } catch (RuntimeException ex) {
             lost(e, ex);
         }

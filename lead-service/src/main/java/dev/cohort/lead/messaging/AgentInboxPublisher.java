@@ -2,6 +2,7 @@ package dev.cohort.lead.messaging;
 
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.host.messaging.AgentMessagePublisher;
+import dev.cohort.host.messaging.RecordSender;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -9,12 +10,10 @@ import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.eclipse.microprofile.reactive.messaging.Channel;
-import org.eclipse.microprofile.reactive.messaging.Emitter;
 
 /**
- * Sends agent messages to their recipient's inbox with agent-host's {@link AgentMessagePublisher} over the
- * {@code agent-inbox-out} channel: {@code cohort.lead.inbox} keyed by team for the lead (a {@code control} for the
+ * Sends agent messages to their recipient's inbox with agent-host's {@link AgentMessagePublisher} over the service's
+ * plain producer ({@link RecordSender}): {@code cohort.lead.inbox} keyed by team for the lead (a {@code control} for the
  * replica that owns the team, a message from {@code user}), {@code cohort.teammate.inbox} keyed by
  * {@code <team>/<name>} for a teammate (spawns, messages, controls). Waits for the broker's acknowledgement, so the
  * caller can say the message is durably on the topic.
@@ -26,8 +25,7 @@ public class AgentInboxPublisher {
     private static final Duration ACK_TIMEOUT = Duration.ofSeconds(10);
 
     @Inject
-    @Channel("agent-inbox-out")
-    Emitter<String> channel;
+    RecordSender sender;
 
     @Inject
     dev.cohort.core.trace.Tracing tracing;
@@ -36,7 +34,7 @@ public class AgentInboxPublisher {
 
     @PostConstruct
     void init() {
-        publisher = new AgentMessagePublisher(channel, tracing);
+        publisher = new AgentMessagePublisher(sender, tracing);
     }
 
     /**

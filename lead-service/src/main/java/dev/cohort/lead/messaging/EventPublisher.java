@@ -3,16 +3,14 @@ package dev.cohort.lead.messaging;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.host.messaging.RecordSender;
 import io.quarkus.logging.Log;
-import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import org.eclipse.microprofile.reactive.messaging.Channel;
-import org.eclipse.microprofile.reactive.messaging.Emitter;
-import org.eclipse.microprofile.reactive.messaging.Message;
+import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
  * Publishes sequenced events on {@code cohort.events}, keyed by team (so one team's events stay in order), without
@@ -27,8 +25,7 @@ import org.eclipse.microprofile.reactive.messaging.Message;
 public class EventPublisher {
 
     @Inject
-    @Channel("events-out")
-    Emitter<String> emitter;
+    RecordSender sender;
 
     /** This replica's id on the records it publishes: new at every start (one process, one in-memory event buffer). */
     private final String origin = java.util.UUID.randomUUID().toString();
@@ -38,9 +35,16 @@ public class EventPublisher {
     EventPublisher() {
     }
 
-    /** Over another channel (tests). */
-    EventPublisher(Emitter<String> emitter) {
-        this.emitter = emitter;
+    /** Warms the service's producer (metadata of the topics the lead sends to), so the first event does not wait. */
+    void onStart(@jakarta.enterprise.event.Observes io.quarkus.runtime.StartupEvent ev) {
+        if (sender instanceof dev.cohort.host.messaging.KafkaRecordSender k) {
+            k.warm(java.util.List.of(Topics.EVENTS, Topics.LEAD_INBOX, Topics.TEAMMATE_INBOX));
+        }
+    }
+
+    /** Over another sender (tests). */
+    EventPublisher(RecordSender sender) {
+        this.sender = sender;
     }
 
     /**
@@ -54,33 +58,24 @@ public class EventPublisher {
 
     /** {@link #publish(Event)} with the event already written as JSON ({@code json}: the record's value). */
     public CompletionStage<Boolean> publish(Event event, String json) {
-        CompletableFuture<Boolean> acked = new CompletableFuture<>();
         try {
-            var metadata = OutgoingKafkaRecordMetadata.<String>builder().withKey(event.team());
+            RecordHeaders headers = null;
             if (event.seq() > 0) {
-                org.apache.kafka.common.header.internals.RecordHeaders headers =
-                        new org.apache.kafka.common.header.internals.RecordHeaders();
+                headers = new RecordHeaders();
                 headers.add(Topics.EVENTS_HEADER_SEQ, Long.toString(event.seq()).getBytes(StandardCharsets.US_ASCII));
                 headers.add(Topics.EVENTS_HEADER_ORIGIN, originBytes);
-                metadata.withHeaders(headers);
             }
-            OutgoingKafkaRecordMetadata<String> key = metadata.build();
-            emitter.send(Message.of(json).addMetadata(key)
-                    .withAck(() -> {
-                        acked.complete(true);
-                        return CompletableFuture.completedFuture(null);
-                    })
-                    .withNack(t -> {
-                        refused(event, t);
-                        acked.complete(false);
-                        return CompletableFuture.completedFuture(null);
-                    }));
+            return sender.send(Topics.EVENTS, event.team(), json, headers).handle((v, t) -> {
+                if (t != null) {
+                    refused(event, t);
+                    return false;
+                }
+                return true;
+            });
         } catch (RuntimeException e) {
-            // the emitter's buffer is full or the channel is down: same outcome as a nack
             refused(event, e);
-            acked.complete(false);
+            return CompletableFuture.completedFuture(false);
         }
-        return acked;
     }
 
     /** The id this replica puts on the records it publishes ({@link Topics#EVENTS_HEADER_ORIGIN}). */

@@ -4,56 +4,40 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
-import io.smallrye.reactive.messaging.kafka.api.OutgoingKafkaRecordMetadata;
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.host.messaging.RecordSender;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import org.eclipse.microprofile.reactive.messaging.Emitter;
-import org.eclipse.microprofile.reactive.messaging.Message;
+import org.apache.kafka.common.header.Headers;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link EventPublisher} does not wait for the broker (issue #12 item 4: events are published without blocking the
- * loop). The channel here holds every message and acknowledges nothing until the test says so — the state of a
- * broker that is down or slow — so "publish returned while unacknowledged" is a fact, not a race.
+ * loop). The sender here holds every record and acknowledges nothing until the test says so — the state of a broker
+ * that is down or slow — so "publish returned while unacknowledged" is a fact, not a race.
  */
 class EventPublisherTest {
 
-    /** An outgoing channel whose broker never answers by itself: messages wait here for {@code ack}/{@code nack}. */
-    static final class SilentChannel implements Emitter<String> {
-        final List<Message<? extends String>> held = new ArrayList<>();
+    /** A record handed to the sender, with the stage the broker would complete. */
+    record Held(String topic, String key, String value, Headers headers, CompletableFuture<Void> ack) {
+    }
+
+    /** A sender whose broker never answers by itself: records wait here for the test to complete them. */
+    static final class SilentSender implements RecordSender {
+        final List<Held> held = new ArrayList<>();
         RuntimeException refuse;
 
         @Override
-        public CompletionStage<Void> send(String payload) {
-            throw new UnsupportedOperationException("EventPublisher sends messages, with their key");
-        }
-
-        @Override
-        public <M extends Message<? extends String>> void send(M msg) {
+        public CompletableFuture<Void> send(String topic, String key, String value, Headers headers) {
             if (refuse != null) {
                 throw refuse;
             }
-            held.add(msg);
-        }
-
-        @Override
-        public void complete() {
-        }
-
-        @Override
-        public void error(Exception e) {
-        }
-
-        @Override
-        public boolean isCancelled() {
-            return false;
-        }
-
-        @Override
-        public boolean hasRequests() {
-            return true;
+            Held h = new Held(topic, key, value, headers, new CompletableFuture<>());
+            held.add(h);
+            return h.ack();
         }
     }
 
@@ -63,60 +47,57 @@ class EventPublisherTest {
 
     @Test
     void publishReturnsWhileTheBrokerHasNotAcknowledgedAndReportsTheAckLater() {
-        SilentChannel channel = new SilentChannel();
-        EventPublisher publisher = new EventPublisher(channel);
+        SilentSender sender = new SilentSender();
+        EventPublisher publisher = new EventPublisher(sender);
         Event e = event("quiet", 7);
 
         CompletionStage<Boolean> acked = publisher.publish(e);
 
         // the call is back, the record is handed to the producer, and nobody has acknowledged it
         assertThat(acked.toCompletableFuture()).isNotDone();
-        assertThat(channel.held).hasSize(1);
-        Message<? extends String> sent = channel.held.get(0);
-        assertThat(Event.parse(sent.getPayload())).isEqualTo(e);
-        assertThat(sent.getMetadata(OutgoingKafkaRecordMetadata.class)).hasValueSatisfying(m -> assertThat(m.getKey())
-                .as("keyed by team, so one team's events stay in order").isEqualTo("quiet"));
+        assertThat(sender.held).hasSize(1);
+        Held sent = sender.held.get(0);
+        assertThat(Event.parse(sent.value())).isEqualTo(e);
+        assertThat(sent.topic()).isEqualTo(Topics.EVENTS);
+        assertThat(sent.key()).as("keyed by team, so one team's events stay in order").isEqualTo("quiet");
+        assertThat(new String(sent.headers().lastHeader(Topics.EVENTS_HEADER_SEQ).value(), StandardCharsets.US_ASCII))
+                .isEqualTo("7");
+        assertThat(new String(sent.headers().lastHeader(Topics.EVENTS_HEADER_ORIGIN).value(), StandardCharsets.UTF_8))
+                .isEqualTo(publisher.origin());
 
         // a second event of the same turn does not wait for the first one either
         assertThat(publisher.publish(event("quiet", 8)).toCompletableFuture()).isNotDone();
-        assertThat(channel.held).hasSize(2);
+        assertThat(sender.held).hasSize(2);
 
-        sent.ack().toCompletableFuture().join();
+        sent.ack().complete(null);
         assertThat(acked.toCompletableFuture()).isCompletedWithValue(true);
     }
 
     @Test
-    void aNackIsReportedAsFalseAndNeverReachesTheCaller() {
-        SilentChannel channel = new SilentChannel();
-        CompletionStage<Boolean> acked = new EventPublisher(channel).publish(event("down", 3));
+    void aRefusalByTheBrokerIsReportedAsFalseAndNeverReachesTheCaller() {
+        SilentSender sender = new SilentSender();
+        CompletionStage<Boolean> acked = new EventPublisher(sender).publish(event("down", 3));
 
-        channel.held.get(0).nack(new IllegalStateException("broker unreachable")).toCompletableFuture().join();
+        sender.held.get(0).ack().completeExceptionally(new IllegalStateException("broker unreachable"));
 
         assertThat(acked.toCompletableFuture()).isCompletedWithValue(false);
     }
 
     @Test
-    void aChannelThatRefusesTheSendDoesNotThrowIntoTheLoop() {
-        SilentChannel channel = new SilentChannel();
-        channel.refuse = new IllegalStateException("SRMSG00034: Insufficient downstream requests to emit item");
+    void aSenderThatRefusesTheHandOffDoesNotThrowIntoTheLoop() {
+        SilentSender sender = new SilentSender();
+        sender.refuse = new IllegalStateException("producer closed");
 
-        CompletionStage<Boolean> acked = new EventPublisher(channel).publish(event("full", 9));
+        CompletionStage<Boolean> acked = new EventPublisher(sender).publish(event("full", 9));
 
         assertThat(acked.toCompletableFuture()).isCompletedWithValue(false);
-        assertThat(channel.held).isEmpty();
+        assertThat(sender.held).isEmpty();
     }
 
     @Test
-    void theSilentChannelReallyHoldsTheAck() {
-        // guards the two tests above: a channel that acknowledged on send would make "not done" impossible to see
-        SilentChannel channel = new SilentChannel();
-        CompletableFuture<Void> seen = new CompletableFuture<>();
-        channel.send(Message.of("x").withAck(() -> {
-            seen.complete(null);
-            return CompletableFuture.completedFuture(null);
-        }));
-        assertThat(seen).isNotDone();
-        channel.held.get(0).ack();
-        assertThat(seen).isDone();
+    void anUnsequencedEventCarriesNoHeaders() {
+        SilentSender sender = new SilentSender();
+        new EventPublisher(sender).publish(Event.of("t", "lead", EventType.TURN_STARTED, null));
+        assertThat(sender.held.get(0).headers()).isNull();
     }
 }

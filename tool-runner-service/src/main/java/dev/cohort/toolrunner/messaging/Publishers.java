@@ -2,41 +2,40 @@ package dev.cohort.toolrunner.messaging;
 
 import dev.cohort.host.messaging.AgentMessagePublisher;
 import dev.cohort.host.messaging.KafkaEventSink;
+import dev.cohort.host.messaging.KafkaRecordSender;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
-import org.eclipse.microprofile.reactive.messaging.Channel;
-import org.eclipse.microprofile.reactive.messaging.Emitter;
 
 /**
- * The runner's Kafka publishers, agent-host's, over the channels of {@code application.properties}: {@code inbox-out}
- * (background_done to the owning agent's inbox; topic per record) and {@code events-out} ({@code cohort.events},
- * {@code seq = 0}).
+ * The runner's Kafka publishers, agent-host's, over the service's one plain producer ({@link KafkaRecordSender}):
+ * {@code background_done} to the owning agent's inbox (topic per record) and events on {@code cohort.events}
+ * ({@code seq = 0}).
  */
 @ApplicationScoped
 public class Publishers {
 
     @Inject
-    @Channel("inbox-out")
-    Emitter<String> inbox;
-
-    @Inject
-    @Channel("events-out")
-    Emitter<String> events;
+    KafkaRecordSender sender;
 
     @Inject
     dev.cohort.core.trace.Tracing tracing;
 
+    void onStart(@jakarta.enterprise.event.Observes io.quarkus.runtime.StartupEvent ev) {
+        sender.warm(java.util.List.of(dev.cohort.core.protocol.Topics.EVENTS, dev.cohort.core.protocol.Topics.LEAD_INBOX,
+                dev.cohort.core.protocol.Topics.TEAMMATE_INBOX));
+    }
+
     @Produces
     @Singleton
     AgentMessagePublisher agentMessages() {
-        return new AgentMessagePublisher(inbox, tracing);
+        return new AgentMessagePublisher(sender, tracing);
     }
 
     @Produces
     @Singleton
     KafkaEventSink eventSink() {
-        return new KafkaEventSink(events);
+        return new KafkaEventSink(sender);
     }
 }
