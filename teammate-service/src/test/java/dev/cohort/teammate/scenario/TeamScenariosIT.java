@@ -352,14 +352,16 @@ class TeamScenariosIT {
         assertThat(put("/api/v1/teams/" + team + "/budgets", "{\"tokensPerTeamPerDay\": 1000}").statusCode())
                 .isEqualTo(200);
         // each of dan's steps: 600 tokens and a tool call of half a second (so its host rereads the day's usage,
-        // cached for cohort.teammate.mode-refresh, within a few steps of the ledger holding its calls)
+        // cached for cohort.teammate.mode-refresh, within a few steps of the ledger holding its calls); the call prints
+        // the time, so its result changes and the stuck guard (5 identical calls with identical results) never ends the
+        // turn first, however late the reading comes on a loaded machine
         load("""
                 {"name":"daily-lead-spawn","match":{"agent":"daily/lead","lastRole":"user","lastMessage":"spend today"},
                  "reply":{"toolCalls":[{"name":"spawn_teammate","arguments":{"name":"dan","role":"counter","prompt":"Count all day."}}],"usage":{"prompt_tokens":10,"completion_tokens":5}}},
                 {"name":"daily-lead-spawned","match":{"agent":"daily/lead","lastRole":"tool"},"reply":{"text":"dan spawned","usage":{"prompt_tokens":10,"completion_tokens":5}}},
                 {"name":"daily-lead-inbox","match":{"agent":"daily/lead","lastMessage":"\\\\[inbox\\\\]"},"reply":{"text":"noted","usage":{"prompt_tokens":10,"completion_tokens":5}}},
                 {"name":"daily-dan-count","match":{"agent":"daily/dan"},
-                 "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo counting; sleep 0.5"}}],"usage":{"prompt_tokens":500,"completion_tokens":100}}}
+                 "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"date +counting-%s%N; sleep 0.5"}}],"usage":{"prompt_tokens":500,"completion_tokens":100}}}
                 """);
         try {
             stack.prompt(team, "spend today");
