@@ -3,7 +3,8 @@ package dev.cohort.lead.messaging;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.lead.service.EventService;
-import io.smallrye.common.annotation.Blocking;
+import io.smallrye.mutiny.Uni;
+import io.smallrye.mutiny.infrastructure.Infrastructure;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -22,12 +23,24 @@ public class EventSequencer {
     @Inject
     EventService events;
 
+    /**
+     * Not {@code @Blocking}: a sequenced record (nearly every record: the lead's own) is skipped right on the consumer's
+     * event loop, without a hand-off to a worker thread per record; only an unsequenced one is stored, on a worker. The
+     * channel handles one record at a time, so the order per partition is kept, and a failed store is a nack (the
+     * channel's dead-letter queue).
+     */
     @Incoming("events-sequencer")
-    @Blocking
-    public void onEvent(ConsumerRecord<String, String> record) {
+    public Uni<Void> onEvent(ConsumerRecord<String, String> record) {
         if (record.headers().lastHeader(Topics.EVENTS_HEADER_SEQ) != null) {
-            return; // sequenced, so stored by the lead replica that published it
+            return Uni.createFrom().voidItem(); // sequenced, so stored by the lead replica that published it
         }
+        return Uni.createFrom().<Void>item(() -> {
+            store(record);
+            return null;
+        }).runSubscriptionOn(Infrastructure.getDefaultWorkerPool());
+    }
+
+    private void store(ConsumerRecord<String, String> record) {
         Event e = Event.parse(record.value());
         if (e.seq() == 0) {
             // the database briefly away is not a bad record: retried in place (the event's id keeps it stored once)

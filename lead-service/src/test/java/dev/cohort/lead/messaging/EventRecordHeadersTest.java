@@ -98,4 +98,20 @@ class EventRecordHeadersTest {
         TestKafka.send(Topics.EVENTS, team, Json.write(older));
         await().atMost(Duration.ofSeconds(60)).until(() -> hub.latest(team) == 9);
     }
+
+    @Test
+    void aPoisonEventGoesToTheDlqWithItsReasonAndTheNextEventIsStillSequenced() {
+        String team = newTeam();
+        String poison = "{\"team\":\"" + team + "\",\"type\": " + UUID.randomUUID();
+        TestKafka.send(Topics.EVENTS, team, poison);
+        Event after = Event.of(team, "scheduler", EventType.CRON_FIRED, null);
+        TestKafka.send(Topics.EVENTS, team, Json.write(after));
+
+        var dlq = TestKafka.readUntil(Topics.DLQ, r -> poison.equals(r.value()), Duration.ofSeconds(60));
+        ConsumerRecord<String, String> dead = dlq.stream().filter(r -> poison.equals(r.value())).findFirst().orElseThrow();
+        assertThat(dead.key()).isEqualTo(team);
+        assertThat(header(dead, Topics.DLQ_HEADER_REASON)).isNotBlank();
+        await().atMost(Duration.ofSeconds(60)).until(() -> !store.after(team, 0, 10).isEmpty());
+        assertThat(store.after(team, 0, 10)).extracting(Event::id).containsExactly(after.id());
+    }
 }
