@@ -41,7 +41,7 @@ public final class PgInbox {
 
     /** Stores a message for its recipient ({@code to}); false when its id was stored before. */
     public boolean insertIfNew(AgentMessage m) {
-        return tx("store inbox message " + m.id(), c -> {
+        return Sql.single(ds, "store inbox message " + m.id() + " in " + table, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (team, agent, id, sender, type, "
                     + "content, metadata) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT DO NOTHING")) {
                 ps.setString(1, m.team());
@@ -59,7 +59,7 @@ public final class PgInbox {
     /** The agent's messages not yet injected or routed, oldest first. */
     @SuppressWarnings("unchecked")
     public List<Row> pending(AgentKey key, int limit) {
-        return tx("read inbox of " + key, c -> {
+        return Sql.single(ds, "read inbox of " + key + " in " + table, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT id, sender, type, content, metadata::text FROM " + table
                     + " WHERE team = ? AND agent = ? AND status = 'received' ORDER BY seq LIMIT ?")) {
                 ps.setString(1, key.team());

@@ -49,4 +49,32 @@ public final class Sql {
             throw new IllegalStateException("cannot " + what + ": " + e.getMessage(), e);
         }
     }
+
+    /**
+     * Runs {@code work} — one statement, atomic by itself — on a connection in auto-commit mode: one round trip to
+     * PostgreSQL instead of the statement plus a {@code COMMIT} of {@link #inTransaction} (issue 14: the teammate
+     * host's reads and inbox insert on the way from a message to the model request). A connection the pool hands out
+     * without auto-commit gets a transaction, as before.
+     */
+    public static <T> T single(DataSource ds, String what, Work<T> work) {
+        try (Connection c = ds.getConnection()) {
+            if (!c.getAutoCommit()) {
+                return inTransaction(c, work);
+            }
+            return work.run(c);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static <T> T inTransaction(Connection c, Work<T> work) throws SQLException {
+        try {
+            T out = work.run(c);
+            c.commit();
+            return out;
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        }
+    }
 }

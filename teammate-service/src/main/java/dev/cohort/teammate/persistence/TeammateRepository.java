@@ -45,7 +45,7 @@ public class TeammateRepository {
     AgroalDataSource ds;
 
     public Optional<TeammateRow> find(String team, String name) {
-        return Sql.inTransaction(ds, "read teammate " + team + "/" + name, c -> {
+        return Sql.single(ds, "read teammate " + team + "/" + name, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM teammate.teammates WHERE team = ? AND name = ?")) {
                 ps.setString(1, team);
                 ps.setString(2, name);
