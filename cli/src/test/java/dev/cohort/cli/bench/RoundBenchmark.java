@@ -63,7 +63,9 @@ import java.util.stream.Stream;
  * round, and one more untimed turn with {@code log_statement = all}: every statement per round), {@code statements}
  * (true; false skips that turn), {@code sandbox} (COHORT_SANDBOX, default {@code auto} like {@code cohort up}),
  * {@code home} (the repository, default the current directory), {@code keep-logs} (keep the run directory with the
- * service logs). It also prints the CPU time per round of each process (idle rate subtracted), the runner's own bash
+ * service logs), {@code peers} ({@code none}; {@code claude,codex} runs the same bench on Claude Code and Codex CLI
+ * after Cohort's services are stopped, {@link PeerHarnesses}, and prints them side by side with Cohort's p50 as a
+ * ratio of each). It also prints the CPU time per round of each process (idle rate subtracted), the runner's own bash
  * timer, a direct call of the same bash on the runner, one awaited Kafka send, and the lead's TCP connections to the
  * runner and the model. Everything started is stopped by PID at the end.
  *
@@ -97,6 +99,8 @@ public final class RoundBenchmark {
     private Process runner;
     private int runnerPort;
     private long callIds;
+    /** The measured turns' round gaps (ms), for the side-by-side table with the peers. */
+    private double[] cohortGaps;
     /** Client ports seen on connections to the tool runner / the model (their count shows connection reuse). */
     private final java.util.Set<String> runnerClients = new java.util.TreeSet<>();
     private final java.util.Set<String> modelClients = new java.util.TreeSet<>();
@@ -132,6 +136,10 @@ public final class RoundBenchmark {
         } finally {
             b.stop();
             Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        if (!opts.getOrDefault("peers", "none").equals("none")) {
+            // after Cohort's services are stopped, so they do not compete for the cores with the peers' turns
+            PeerHarnesses.printTable(b.cohortGaps, new PeerHarnesses(opts).run());
         }
         System.exit(0); // the embedded broker's non-daemon threads
     }
@@ -424,6 +432,7 @@ public final class RoundBenchmark {
             firstCall[k++] = t.events().isEmpty() ? 0 : ms(ts(t.events().getFirst()), t.calls().getFirst().time());
         }
         double[] g = gaps.stream().mapToDouble(Double::doubleValue).toArray();
+        cohortGaps = g;
         System.out.printf("[round-bench] ROUND GAP over %d turns x %d rounds: p50 %.1f ms  p90 %.1f ms  p99 %.1f ms  max %.1f ms  mean %.1f ms%n",
                 measured.size(), rounds, pct(g, 50), pct(g, 90), pct(g, 99), pct(g, 100), Arrays.stream(g).average().orElse(0));
         String[] names = {"reply: request -> assistant_message (reply, parse, state save)",
