@@ -180,6 +180,8 @@ public final class PeerHarnesses {
         System.out.printf("[peers] %s: %s (%s)%n", peer.label, version, binary(peer));
         List<double[]> measured = new ArrayList<>();
         Map<String, Integer> side = new TreeMap<>();
+        List<Double> cpu = new ArrayList<>();
+        List<Double> startup = new ArrayList<>();
         for (int t = -warmup + 1; t <= turns; t++) {
             String label = t <= 0 ? "warm-up " + (t + warmup) : "measured " + t;
             PeerModelServer.Turn turn = turn(peer, model, home, cwd, label);
@@ -190,15 +192,22 @@ public final class PeerHarnesses {
             }
             if (t > 0) {
                 measured.add(gaps);
+                cpu.add((double) turn.cpuMs());
+                startup.add(turn.startupMs());
                 turn.side().forEach(a -> side.merge(a.what(), 1, Integer::sum));
             }
             System.out.printf("[peers] %s %s turn: round gap p50 %.1f ms p90 %.1f ms; process start -> first request %.0f ms, "
-                    + "last request -> exit %.0f ms; %d other request(s)%s (load %s)%n", peer.label, label,
-                    RoundBenchmark.pct(gaps, 50), RoundBenchmark.pct(gaps, 90), turn.startupMs(), turn.exitMs(),
+                    + "last request -> exit %.0f ms; CPU %d ms; %d other request(s)%s (load %s)%n", peer.label, label,
+                    RoundBenchmark.pct(gaps, 50), RoundBenchmark.pct(gaps, 90), turn.startupMs(), turn.exitMs(), turn.cpuMs(),
                     turn.side().size(), turn.side().isEmpty() ? "" : " " + turn.side().stream().map(PeerModelServer.Arrival::what).toList(),
                     RoundBenchmark.load());
         }
         double[] all = measured.stream().flatMapToDouble(Arrays::stream).toArray();
+        System.out.printf("[peers] %s over %d measured turns: round gap p50 %.1f ms p90 %.1f ms p99 %.1f ms mean %.1f ms; "
+                + "process start -> first request p50 %.0f ms; CPU per turn (process tree, start-up included) mean %.0f ms%n",
+                peer.label, measured.size(), RoundBenchmark.pct(all, 50), RoundBenchmark.pct(all, 90), RoundBenchmark.pct(all, 99),
+                Arrays.stream(all).average().orElse(0), RoundBenchmark.pct(startup.stream().mapToDouble(d -> d).toArray(), 50),
+                cpu.stream().mapToDouble(d -> d).average().orElse(0));
         return new Result(peer.label, all, side, null);
     }
 
@@ -240,6 +249,7 @@ public final class PeerHarnesses {
         pb.environment().clear();
         pb.environment().putAll(env);
         int from = model.arrivals().size();
+        long cpu0 = reapedChildrenTicks();
         long start = System.nanoTime();
         Process p = pb.start();
         try {
@@ -254,11 +264,12 @@ public final class PeerHarnesses {
             }
         }
         long end = System.nanoTime();
+        long cpuMs = (reapedChildrenTicks() - cpu0) * 10; // ticks of 1/100 s
         if (p.exitValue() != 0) {
             throw new IllegalStateException(peer.label + " " + label + " exited " + p.exitValue() + ":\n" + tail(log));
         }
         List<PeerModelServer.Arrival> arrivals = model.arrivals().subList(from, model.arrivals().size());
-        PeerModelServer.Turn turn = new PeerModelServer.Turn(List.copyOf(arrivals), start, end);
+        PeerModelServer.Turn turn = new PeerModelServer.Turn(List.copyOf(arrivals), start, end, cpuMs);
         turn.check(rounds, peer.label + " " + label, log);
         return turn;
     }
@@ -326,6 +337,20 @@ public final class PeerHarnesses {
         }
         List<String> still = peers.stream().filter(p -> !installed(p)).map(p -> p.pkg + "@" + p.version).toList();
         return still.isEmpty() ? null : "npm finished but " + still + " is not installed in " + dir;
+    }
+
+    /**
+     * CPU ticks of this JVM's reaped children ({@code cutime + cstime} of {@code /proc/self/stat}): a child's whole tree
+     * once it is waited for (its own reaped descendants included); 0 where there is no /proc.
+     */
+    private static long reapedChildrenTicks() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[13]) + Long.parseLong(f[14]);
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
     }
 
     private static String exec(List<String> cmd, Path cwd) throws IOException, InterruptedException {
@@ -422,8 +447,11 @@ public final class PeerHarnesses {
         record Arrival(long nanos, boolean round, int results, String lastResult, String what) {
         }
 
-        /** One turn's requests and its process's start and end (nanoTime). */
-        record Turn(List<Arrival> arrivals, long start, long end) {
+        /**
+         * One turn's requests, its process's start and end (nanoTime) and the CPU time of the whole process tree
+         * (start-up included), in ms.
+         */
+        record Turn(List<Arrival> arrivals, long start, long end, long cpuMs) {
 
             List<Arrival> rounds() {
                 return arrivals.stream().filter(Arrival::round).sorted(Comparator.comparingLong(Arrival::nanos)).toList();
