@@ -46,7 +46,9 @@ import java.util.zip.GZIPInputStream;
  * <p>Options ({@code --name=value}): {@code peers} ({@code claude,codex}), {@code peer-turns} (else {@code turns},
  * 5), {@code peer-warmup} (1), {@code rounds} (20), {@code peer-dir} (the npm prefix,
  * {@code ~/.cache/cohort-bench/peers}), {@code codex-sandbox} ({@code danger-full-access}, no approval prompts;
- * {@code workspace-write} runs Codex's bundled bubblewrap), {@code turn-timeout} (120 s), {@code keep-logs}.
+ * {@code workspace-write} runs Codex's bundled bubblewrap), {@code turn-timeout} (120 s), {@code keep-logs}. With
+ * {@code --rounds=0} (the model answers {@code DONE} at once) a turn's CPU is its fixed cost, so the CPU of one round
+ * is the difference to a 20-round turn divided by 20.
  */
 public final class PeerHarnesses {
 
@@ -111,8 +113,9 @@ public final class PeerHarnesses {
         this.codexSandbox = opts.getOrDefault("codex-sandbox", "danger-full-access");
         this.turnTimeoutSeconds = Long.parseLong(opts.getOrDefault("turn-timeout", "120"));
         this.keepLogs = Boolean.parseBoolean(opts.getOrDefault("keep-logs", "false"));
-        if (turns < 1 || rounds < 1 || warmup < 0) {
-            throw new IllegalArgumentException("peer turns and rounds must be 1 or more, peer warm-up 0 or more");
+        // rounds = 0 (only DONE) measures a turn's fixed cost: CPU per round = (CPU at 20 rounds - CPU at 0) / 20
+        if (turns < 1 || rounds < 0 || warmup < 0) {
+            throw new IllegalArgumentException("peer turns must be 1 or more, rounds and peer warm-up 0 or more");
         }
     }
 
@@ -186,7 +189,7 @@ public final class PeerHarnesses {
             String label = t <= 0 ? "warm-up " + (t + warmup) : "measured " + t;
             PeerModelServer.Turn turn = turn(peer, model, home, cwd, label);
             double[] gaps = turn.gaps();
-            if (t == 1) {
+            if (t == 1 && rounds > 0) {
                 System.out.printf("[peers] %s: the tool result of `true %d` as the model got it: %s%n", peer.label, rounds,
                         JSON.writeValueAsString(turn.rounds().getLast().lastResult()));
             }
