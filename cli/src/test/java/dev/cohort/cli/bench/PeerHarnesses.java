@@ -36,11 +36,12 @@ import java.util.zip.GZIPInputStream;
  * <p>The sequence: install the two CLIs with npm into a cache directory outside the repository (only when the
  * pinned version is missing; skipped with a message when npm or the install fails); start one zero-latency model
  * endpoint ({@link PeerModelServer}) speaking both wire formats the tools use, Anthropic Messages for Claude Code and
- * the OpenAI Responses API for Codex's custom provider; then, per tool, run warm-up and measured turns, each a fresh
- * non-interactive process in one git-initialised working directory (as a user runs them), whose model answers 20
- * distinct shell calls ({@code true N}) and then {@code DONE}. The gap between two consecutive model-turn requests,
- * as the endpoint records their arrival ({@link System#nanoTime()} after the body is read), is the harness's cost of
- * one round; the first request of a turn (process start-up) is not a round. Requests that are not model turns (no
+ * the OpenAI Responses API for Codex's custom provider; then run warm-up and measured turns, the tools taking turns
+ * (so a change of load hits both alike), each turn a fresh non-interactive process in one git-initialised working
+ * directory (as a user runs them), whose model answers 20 distinct shell calls ({@code true N}) and then
+ * {@code DONE}. The gap between two consecutive model-turn requests, as the endpoint records their arrival
+ * ({@link System#nanoTime()} after the body is read), is the harness's cost of one round; the first request of a turn
+ * (process start-up) is not a round. Requests that are not model turns (no
  * shell tool in the request: titles, summaries, token counting) are answered and kept out of the gaps, and counted.
  *
  * <p>Options ({@code --name=value}): {@code peers} ({@code claude,codex}), {@code peer-turns} (else {@code turns},
@@ -154,16 +155,19 @@ public final class PeerHarnesses {
         }
         Path runDir = Files.createDirectories(dir.getParent().resolve("runs")).resolve("run-" + System.currentTimeMillis());
         Files.createDirectories(runDir);
-        List<Result> results = new ArrayList<>();
+        List<PeerRun> runs = new ArrayList<>();
         try (PeerModelServer model = new PeerModelServer(rounds)) {
             System.out.printf("[peers] zero-latency model endpoint on %s (Anthropic Messages + OpenAI Responses), run dir %s%n",
                     model.baseUrl(), runDir);
             for (Peer p : peers) {
-                try {
-                    results.add(runPeer(p, model, Files.createDirectories(runDir.resolve(p.key))));
-                } catch (Exception e) {
-                    System.out.printf("[peers] %s failed: %s%n", p.label, e.getMessage());
-                    results.add(Result.failed(p.label, e.getMessage()));
+                runs.add(new PeerRun(p, Files.createDirectories(runDir.resolve(p.key))));
+            }
+            // turn by turn, the peers in turns (claude, codex, claude, …): a change of load hits both alike
+            for (int t = -warmup + 1; t <= turns; t++) {
+                for (PeerRun r : runs) {
+                    if (r.failure == null) {
+                        r.turn(t, model);
+                    }
                 }
             }
         } finally {
@@ -173,45 +177,77 @@ public final class PeerHarnesses {
                 delete(runDir);
             }
         }
-        return results;
+        return runs.stream().map(PeerRun::result).toList();
     }
 
-    private Result runPeer(Peer peer, PeerModelServer model, Path home) throws Exception {
-        Path cwd = Files.createDirectories(home.resolve("project"));
-        exec(List.of("git", "init", "-q", cwd.toString()), cwd);
-        String version = exec(List.of(binary(peer).toString(), "--version"), cwd).trim();
-        System.out.printf("[peers] %s: %s (%s)%n", peer.label, version, binary(peer));
-        List<double[]> measured = new ArrayList<>();
-        Map<String, Integer> side = new TreeMap<>();
-        List<Double> cpu = new ArrayList<>();
-        List<Double> startup = new ArrayList<>();
-        for (int t = -warmup + 1; t <= turns; t++) {
-            String label = t <= 0 ? "warm-up " + (t + warmup) : "measured " + t;
-            PeerModelServer.Turn turn = turn(peer, model, home, cwd, label);
-            double[] gaps = turn.gaps();
-            if (t == 1 && rounds > 0) {
-                System.out.printf("[peers] %s: the tool result of `true %d` as the model got it: %s%n", peer.label, rounds,
-                        JSON.writeValueAsString(turn.rounds().getLast().lastResult()));
+    /** One peer's run: its directories and the figures of its measured turns; a failure ends its turns, not the others'. */
+    private final class PeerRun {
+        final Peer peer;
+        final Path home;
+        final Path cwd;
+        final List<double[]> measured = new ArrayList<>();
+        final Map<String, Integer> side = new TreeMap<>();
+        final List<Double> cpu = new ArrayList<>();
+        final List<Double> startup = new ArrayList<>();
+        String failure;
+
+        PeerRun(Peer peer, Path home) {
+            this.peer = peer;
+            this.home = home;
+            this.cwd = home.resolve("project");
+            try {
+                Files.createDirectories(cwd);
+                exec(List.of("git", "init", "-q", cwd.toString()), cwd);
+                String version = exec(List.of(binary(peer).toString(), "--version"), cwd).trim();
+                System.out.printf("[peers] %s: %s (%s)%n", peer.label, version, binary(peer));
+            } catch (Exception e) {
+                fail(e);
             }
-            if (t > 0) {
-                measured.add(gaps);
-                cpu.add((double) turn.cpuMs());
-                startup.add(turn.startupMs());
-                turn.side().forEach(a -> side.merge(a.what(), 1, Integer::sum));
-            }
-            System.out.printf("[peers] %s %s turn: round gap p50 %.1f ms p90 %.1f ms; process start -> first request %.0f ms, "
-                    + "last request -> exit %.0f ms; CPU %d ms; %d other request(s)%s (load %s)%n", peer.label, label,
-                    RoundBenchmark.pct(gaps, 50), RoundBenchmark.pct(gaps, 90), turn.startupMs(), turn.exitMs(), turn.cpuMs(),
-                    turn.side().size(), turn.side().isEmpty() ? "" : " " + turn.side().stream().map(PeerModelServer.Arrival::what).toList(),
-                    RoundBenchmark.load());
         }
-        double[] all = measured.stream().flatMapToDouble(Arrays::stream).toArray();
-        System.out.printf("[peers] %s over %d measured turns: round gap p50 %.1f ms p90 %.1f ms p99 %.1f ms mean %.1f ms; "
-                + "process start -> first request p50 %.0f ms; CPU per turn (process tree, start-up included) mean %.0f ms%n",
-                peer.label, measured.size(), RoundBenchmark.pct(all, 50), RoundBenchmark.pct(all, 90), RoundBenchmark.pct(all, 99),
-                Arrays.stream(all).average().orElse(0), RoundBenchmark.pct(startup.stream().mapToDouble(d -> d).toArray(), 50),
-                cpu.stream().mapToDouble(d -> d).average().orElse(0));
-        return new Result(peer.label, all, side, null);
+
+        /** Turn t (warm-up when t <= 0); a failure is kept and reported. */
+        void turn(int t, PeerModelServer model) {
+            String label = t <= 0 ? "warm-up " + (t + warmup) : "measured " + t;
+            try {
+                PeerModelServer.Turn turn = PeerHarnesses.this.turn(peer, model, home, cwd, label);
+                double[] gaps = turn.gaps();
+                if (t == 1 && rounds > 0) {
+                    System.out.printf("[peers] %s: the tool result of `true %d` as the model got it: %s%n", peer.label, rounds,
+                            JSON.writeValueAsString(turn.rounds().getLast().lastResult()));
+                }
+                if (t > 0) {
+                    measured.add(gaps);
+                    cpu.add((double) turn.cpuMs());
+                    startup.add(turn.startupMs());
+                    turn.side().forEach(a -> side.merge(a.what(), 1, Integer::sum));
+                }
+                System.out.printf("[peers] %s %s turn: round gap p50 %.1f ms p90 %.1f ms; process start -> first request %.0f ms, "
+                        + "last request -> exit %.0f ms; CPU %d ms; %d other request(s)%s (load %s)%n", peer.label, label,
+                        RoundBenchmark.pct(gaps, 50), RoundBenchmark.pct(gaps, 90), turn.startupMs(), turn.exitMs(), turn.cpuMs(),
+                        turn.side().size(), turn.side().isEmpty() ? "" : " " + turn.side().stream().map(PeerModelServer.Arrival::what).toList(),
+                        RoundBenchmark.load());
+            } catch (Exception e) {
+                fail(e);
+            }
+        }
+
+        private void fail(Exception e) {
+            failure = e.getMessage() == null ? e.toString() : e.getMessage();
+            System.out.printf("[peers] %s failed: %s%n", peer.label, failure);
+        }
+
+        Result result() {
+            if (failure != null) {
+                return Result.failed(peer.label, failure);
+            }
+            double[] all = measured.stream().flatMapToDouble(Arrays::stream).toArray();
+            System.out.printf("[peers] %s over %d measured turns: round gap p50 %.1f ms p90 %.1f ms p99 %.1f ms mean %.1f ms; "
+                    + "process start -> first request p50 %.0f ms; CPU per turn (process tree, start-up included) mean %.0f ms%n",
+                    peer.label, measured.size(), RoundBenchmark.pct(all, 50), RoundBenchmark.pct(all, 90), RoundBenchmark.pct(all, 99),
+                    Arrays.stream(all).average().orElse(0), RoundBenchmark.pct(startup.stream().mapToDouble(d -> d).toArray(), 50),
+                    cpu.stream().mapToDouble(d -> d).average().orElse(0));
+            return new Result(peer.label, all, side, null);
+        }
     }
 
     /** One turn: a fresh process, {@code rounds} shell calls and DONE; its model-turn requests in arrival order. */
