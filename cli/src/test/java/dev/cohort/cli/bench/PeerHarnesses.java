@@ -142,8 +142,23 @@ public final class PeerHarnesses {
 
     /** Installs what is missing, then runs each peer's turns; a peer that cannot run gets a failed result. */
     List<Result> run() throws Exception {
+        try (Session session = open()) {
+            session.warmUp();
+            for (int t = 1; t <= turns; t++) {
+                session.turn(t);
+            }
+            return session.results();
+        }
+    }
+
+    /**
+     * Installs what is missing, starts the model endpoint and prepares each peer's directories; the turns are then run
+     * by the caller ({@link #run()}, or {@link RoundBenchmark} between its own turns). A session whose install failed
+     * runs no turns and reports why.
+     */
+    Session open() throws IOException, InterruptedException {
         if (peers.isEmpty()) {
-            return List.of();
+            return new Session(null, null, List.of());
         }
         System.out.printf("[peers] %s, %d cores, load average %s; %s; %d warm-up + %d measured turns x %d rounds each%n",
                 Instant.now(), Runtime.getRuntime().availableProcessors(), RoundBenchmark.load(),
@@ -151,33 +166,67 @@ public final class PeerHarnesses {
         String missing = install();
         if (missing != null) {
             System.out.println("[peers] skipped: " + missing);
-            return peers.stream().map(p -> Result.failed(p.label, missing)).toList();
+            List<PeerRun> failed = new ArrayList<>();
+            for (Peer p : peers) {
+                failed.add(new PeerRun(p, missing));
+            }
+            return new Session(null, null, failed);
         }
         Path runDir = Files.createDirectories(dir.getParent().resolve("runs")).resolve("run-" + System.currentTimeMillis());
         Files.createDirectories(runDir);
+        PeerModelServer model = new PeerModelServer(rounds);
+        System.out.printf("[peers] zero-latency model endpoint on %s (Anthropic Messages + OpenAI Responses), run dir %s%n",
+                model.baseUrl(), runDir);
         List<PeerRun> runs = new ArrayList<>();
-        try (PeerModelServer model = new PeerModelServer(rounds)) {
-            System.out.printf("[peers] zero-latency model endpoint on %s (Anthropic Messages + OpenAI Responses), run dir %s%n",
-                    model.baseUrl(), runDir);
-            for (Peer p : peers) {
-                runs.add(new PeerRun(p, Files.createDirectories(runDir.resolve(p.key))));
+        for (Peer p : peers) {
+            runs.add(new PeerRun(p, Files.createDirectories(runDir.resolve(p.key))));
+        }
+        return new Session(model, runDir, runs);
+    }
+
+    /** The peers' endpoint and runs; each turn runs every peer once, in turns (a change of load hits them alike). */
+    final class Session implements AutoCloseable {
+        private final PeerModelServer model;
+        private final Path runDir;
+        private final List<PeerRun> runs;
+
+        private Session(PeerModelServer model, Path runDir, List<PeerRun> runs) {
+            this.model = model;
+            this.runDir = runDir;
+            this.runs = runs;
+        }
+
+        /** The warm-up turns ({@code peer-warmup}). */
+        void warmUp() {
+            for (int t = -warmup + 1; t <= 0; t++) {
+                turn(t);
             }
-            // turn by turn, the peers in turns (claude, codex, claude, …): a change of load hits both alike
-            for (int t = -warmup + 1; t <= turns; t++) {
-                for (PeerRun r : runs) {
-                    if (r.failure == null) {
-                        r.turn(t, model);
-                    }
+        }
+
+        /** Measured turn t (1-based): one fresh process of each peer still running. */
+        void turn(int t) {
+            for (PeerRun r : runs) {
+                if (r.failure == null) {
+                    r.turn(t, model);
                 }
             }
-        } finally {
-            if (keepLogs) {
+        }
+
+        List<Result> results() {
+            return runs.stream().map(PeerRun::result).toList();
+        }
+
+        @Override
+        public void close() {
+            if (model != null) {
+                model.close();
+            }
+            if (runDir != null && keepLogs) {
                 System.out.println("[peers] logs kept in " + runDir);
-            } else {
+            } else if (runDir != null) {
                 delete(runDir);
             }
         }
-        return runs.stream().map(PeerRun::result).toList();
     }
 
     /** One peer's run: its directories and the figures of its measured turns; a failure ends its turns, not the others'. */
@@ -190,6 +239,14 @@ public final class PeerHarnesses {
         final List<Double> cpu = new ArrayList<>();
         final List<Double> startup = new ArrayList<>();
         String failure;
+
+        /** A peer that cannot run (its install failed). */
+        PeerRun(Peer peer, String failure) {
+            this.peer = peer;
+            this.home = null;
+            this.cwd = null;
+            this.failure = failure;
+        }
 
         PeerRun(Peer peer, Path home) {
             this.peer = peer;
