@@ -109,7 +109,8 @@ public final class PeerHarnesses {
         this.turns = Integer.parseInt(opts.getOrDefault("peer-turns", opts.getOrDefault("turns", "5")));
         this.warmup = Integer.parseInt(opts.getOrDefault("peer-warmup", "1"));
         this.rounds = Integer.parseInt(opts.getOrDefault("rounds", "20"));
-        this.dir = Path.of(opts.getOrDefault("peer-dir", System.getProperty("user.home") + "/.cache/cohort-bench/peers"))
+        String peerDir = opts.getOrDefault("peer-dir", "~/.cache/cohort-bench/peers");
+        this.dir = Path.of(peerDir.startsWith("~/") ? System.getProperty("user.home") + peerDir.substring(1) : peerDir)
                 .toAbsolutePath().normalize();
         this.codexSandbox = opts.getOrDefault("codex-sandbox", "danger-full-access");
         this.turnTimeoutSeconds = Long.parseLong(opts.getOrDefault("turn-timeout", "120"));

@@ -66,9 +66,10 @@ import java.util.stream.Stream;
  * service logs), {@code peers} ({@code none}; {@code claude,codex} runs the same bench on Claude Code and Codex CLI,
  * {@link PeerHarnesses}, and prints them side by side with Cohort's p50 as a ratio of each), {@code peers-order}
  * ({@code interleaved}: after each measured turn of Cohort one turn of each peer, while Cohort's services idle, so a
- * change of load hits all alike; {@code after}: the peers' turns after Cohort's services are stopped). It also prints the CPU time per round of each process (idle rate subtracted), the runner's own bash
- * timer, a direct call of the same bash on the runner, one awaited Kafka send, and the lead's TCP connections to the
- * runner and the model. Everything started is stopped by PID at the end.
+ * change of load hits all alike; {@code after}: the peers' turns after Cohort's services are stopped). It also
+ * prints the CPU time per round of each process (idle rate subtracted), the runner's own bash timer, a direct call
+ * of the same bash on the runner, one awaited Kafka send, and the lead's TCP connections to the runner and the model.
+ * Everything started is stopped by PID at the end.
  *
  * <p>The model server records a request's arrival after reading and parsing its body (well under a millisecond for
  * these bodies, the same for every request), so the gaps are not skewed by it.
@@ -120,6 +121,9 @@ public final class RoundBenchmark {
         this.dbStats = Boolean.parseBoolean(opts.getOrDefault("db-stats", "true"));
         if (turns < 1 || rounds < 1 || warmup < 0) {
             throw new IllegalArgumentException("turns and rounds must be 1 or more, warmup 0 or more");
+        }
+        if (!List.of("interleaved", "after").contains(opts.getOrDefault("peers-order", "interleaved"))) {
+            throw new IllegalArgumentException("peers-order is interleaved or after");
         }
     }
 
