@@ -63,9 +63,13 @@ import java.util.stream.Stream;
  * round, and one more untimed turn with {@code log_statement = all}: every statement per round), {@code statements}
  * (true; false skips that turn), {@code sandbox} (COHORT_SANDBOX, default {@code auto} like {@code cohort up}),
  * {@code home} (the repository, default the current directory), {@code keep-logs} (keep the run directory with the
- * service logs). It also prints the CPU time per round of each process (idle rate subtracted), the runner's own bash
- * timer, a direct call of the same bash on the runner, one awaited Kafka send, and the lead's TCP connections to the
- * runner and the model. Everything started is stopped by PID at the end.
+ * service logs), {@code peers} ({@code none}; {@code claude,codex} runs the same bench on Claude Code and Codex CLI,
+ * {@link PeerHarnesses}, and prints them side by side with Cohort's p50 as a ratio of each), {@code peers-order}
+ * ({@code interleaved}: after each measured turn of Cohort one turn of each peer, while Cohort's services idle, so a
+ * change of load hits all alike; {@code after}: the peers' turns after Cohort's services are stopped). It also
+ * prints the CPU time per round of each process (idle rate subtracted), the runner's own bash timer, a direct call
+ * of the same bash on the runner, one awaited Kafka send, and the lead's TCP connections to the runner and the model.
+ * Everything started is stopped by PID at the end.
  *
  * <p>The model server records a request's arrival after reading and parsing its body (well under a millisecond for
  * these bodies, the same for every request), so the gaps are not skewed by it.
@@ -97,6 +101,11 @@ public final class RoundBenchmark {
     private Process runner;
     private int runnerPort;
     private long callIds;
+    /** The measured turns' round gaps (ms), for the side-by-side table with the peers. */
+    private double[] cohortGaps;
+    /** The peers run between Cohort's measured turns ({@code peers-order=interleaved}), and their figures. */
+    private PeerHarnesses.Session peers;
+    private List<PeerHarnesses.Result> peerResults;
     /** Client ports seen on connections to the tool runner / the model (their count shows connection reuse). */
     private final java.util.Set<String> runnerClients = new java.util.TreeSet<>();
     private final java.util.Set<String> modelClients = new java.util.TreeSet<>();
@@ -112,6 +121,9 @@ public final class RoundBenchmark {
         this.dbStats = Boolean.parseBoolean(opts.getOrDefault("db-stats", "true"));
         if (turns < 1 || rounds < 1 || warmup < 0) {
             throw new IllegalArgumentException("turns and rounds must be 1 or more, warmup 0 or more");
+        }
+        if (!List.of("interleaved", "after").contains(opts.getOrDefault("peers-order", "interleaved"))) {
+            throw new IllegalArgumentException("peers-order is interleaved or after");
         }
     }
 
@@ -132,6 +144,12 @@ public final class RoundBenchmark {
         } finally {
             b.stop();
             Runtime.getRuntime().removeShutdownHook(hook);
+        }
+        if (b.peerResults != null) {
+            PeerHarnesses.printTable(b.cohortGaps, b.peerResults);
+        } else if (!opts.getOrDefault("peers", "none").equals("none")) {
+            // peers-order=after: once Cohort's services are stopped, so they do not compete with the peers' turns
+            PeerHarnesses.printTable(b.cohortGaps, new PeerHarnesses(opts).run());
         }
         System.exit(0); // the embedded broker's non-daemon threads
     }
@@ -187,6 +205,11 @@ public final class RoundBenchmark {
             Turn t = turn("warm-up " + w);
             System.out.printf("[round-bench] warm-up turn %d: round gap p50 %.1f ms%n", w, pct(t.gaps(), 50));
         }
+        if (!opts.getOrDefault("peers", "none").equals("none")
+                && opts.getOrDefault("peers-order", "interleaved").equals("interleaved")) {
+            peers = new PeerHarnesses(opts).open();
+            peers.warmUp();
+        }
         DbCounters before = dbStats ? settledCounters() : null;
         double idleRate = dbStats ? idleTransactionRate(before) : 0;
         before = dbStats ? settledCounters() : null;
@@ -217,6 +240,14 @@ public final class RoundBenchmark {
             connections();
             System.out.printf("[round-bench] turn %d: round gap p50 %.1f ms p90 %.1f ms (load %s)%n", i, pct(t.gaps(), 50),
                     pct(t.gaps(), 90), load());
+            if (peers != null) {
+                // Cohort idles meanwhile: its idle CPU and transactions are subtracted over the whole wall time as before;
+                // the bench JVM's CPU then includes the peers' model endpoint
+                peers.turn(i);
+            }
+        }
+        if (peers != null) {
+            peerResults = peers.results();
         }
         double elapsed = (System.nanoTime() - t0) / 1e9;
         long xid1 = dbStats ? currentXid() : 0;
@@ -424,6 +455,7 @@ public final class RoundBenchmark {
             firstCall[k++] = t.events().isEmpty() ? 0 : ms(ts(t.events().getFirst()), t.calls().getFirst().time());
         }
         double[] g = gaps.stream().mapToDouble(Double::doubleValue).toArray();
+        cohortGaps = g;
         System.out.printf("[round-bench] ROUND GAP over %d turns x %d rounds: p50 %.1f ms  p90 %.1f ms  p99 %.1f ms  max %.1f ms  mean %.1f ms%n",
                 measured.size(), rounds, pct(g, 50), pct(g, 90), pct(g, 99), pct(g, 100), Arrays.stream(g).average().orElse(0));
         String[] names = {"reply: request -> assistant_message (reply, parse, state save)",
@@ -842,6 +874,10 @@ public final class RoundBenchmark {
 
     /** Stops the children by PID (SIGTERM, then SIGKILL after 15 s), then the devstack; deletes the run directory. */
     synchronized void stop() {
+        if (peers != null) {
+            peers.close();
+            peers = null;
+        }
         for (Process p : children) {
             p.destroy();
         }
