@@ -1,7 +1,9 @@
 package dev.cohort.host.store;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.Message;
@@ -359,12 +361,24 @@ public final class PgAgentStore implements AgentStore {
     private record Saved(long version, WeakReference<Message>[] messages) {
     }
 
-    /** The state row's JSON: the state without its messages, and how many there are. */
+    /** The state row's JSON: the state without its messages (every other field, present or added later), and their count. */
     static String rowJson(AgentState state) {
-        ObjectNode node = Json.MAPPER.valueToTree(state.withMessages(List.of()));
-        node.remove("messages");
-        node.put(MESSAGE_COUNT, state.messages().size());
-        return node.toString();
+        String rest;
+        try {
+            rest = WITHOUT_MESSAGES.writeValueAsString(state);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialise the state of an agent: " + e.getOriginalMessage(), e);
+        }
+        // an AgentState is a JSON object with at least its version: the count goes in front of its first field
+        return "{\"" + MESSAGE_COUNT + "\":" + state.messages().size() + "," + rest.substring(1);
+    }
+
+    /** The protocol's mapping, less the state's messages (written to their own table), in one pass. */
+    private static final ObjectWriter WITHOUT_MESSAGES = Json.MAPPER.copy()
+            .addMixIn(AgentState.class, WithoutMessages.class).writerFor(AgentState.class);
+
+    @JsonIgnoreProperties("messages")
+    private abstract static class WithoutMessages {
     }
 
     private long fenced(PreparedStatement ps, AgentKey key, long expectedVersion) throws SQLException {
