@@ -1,53 +1,121 @@
 package dev.cohort.host.store;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.engine.Message;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.host.AgentRecord;
 import dev.cohort.core.host.AgentStore;
 import dev.cohort.core.host.OwnershipLostException;
 import dev.cohort.core.host.Park;
 import dev.cohort.core.host.Phase;
+import dev.cohort.core.protocol.Event;
+import dev.cohort.core.protocol.Json;
+import java.lang.ref.WeakReference;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
 /**
- * The {@link AgentStore} over {@code <schema>.agents} in PostgreSQL: one row per agent with its engine state
- * (JSONB), {@code version} (the fence), {@code status} (the {@link Phase}), {@code turn_id}, {@code waiting_for},
- * {@code deadline}, {@code owner} and {@code updated_at}.
+ * The {@link AgentStore} over {@code <schema>.agents} and {@code <schema>.agent_messages} in PostgreSQL: one row per
+ * agent with its engine state without the conversation (JSONB, plus {@code messageCount}), {@code version} (the
+ * fence), {@code status} (the {@link Phase}), {@code turn_id}, {@code waiting_for}, {@code deadline}, {@code owner}
+ * and {@code updated_at}; one row per message of the conversation, {@code (team, name, idx)}.
  *
- * <p>Each call is one transaction of one fenced statement: {@code adopt} is an upsert that bumps the version and
- * records the owner; {@code save} and {@code park} are {@code UPDATE … WHERE version = :mine RETURNING version}, and a
- * save runs the service's {@link InputLedger} in the same transaction (which also stores the step's events there when
- * the ledger keeps them: {@link InputLedger#storesEvents()}). A write that matches no row throws
- * {@link OwnershipLostException}.
+ * <p>Each call is one transaction: {@code adopt} is an upsert that bumps the version and records the owner, then reads
+ * the conversation in order; {@code park} is one fenced {@code UPDATE … WHERE version = :mine RETURNING version}; a
+ * save is that fenced {@code UPDATE} of the state row <em>first</em> (so a lost fence throws
+ * {@link OwnershipLostException} before anything else is written, and the transaction is rolled back), then the
+ * messages, then the service's {@link InputLedger} (which also stores the step's events there when the ledger keeps
+ * them: {@link InputLedger#storesEvents()}).
+ *
+ * <p><b>Delta saves</b> (issue 13, fix 5). The store remembers, per agent, what it last wrote or adopted: the version
+ * that write produced and the messages it held (by identity, through weak references, so the memo keeps no
+ * conversation alive; at most {@link #MEMO_KEYS} agents). A save whose {@code expectedVersion} is that version and
+ * whose messages begin with exactly those messages inserts only the new ones (one statement); anything else — the
+ * list was replaced or rewritten (compaction, repair), the memo has no entry, or another version — deletes the
+ * agent's messages and inserts them all, in the same transaction. Trusting the memo only at its own version is what
+ * makes it sound: the version is bumped by every write, so the row still holds that version only if nobody wrote it
+ * since, and then the message rows are the ones the memo describes.
  */
 public final class PgAgentStore implements AgentStore {
 
+    /**
+     * Agents whose last save the store remembers (least recently saved dropped first): a replica hosting many
+     * teammates must not grow the memo without limit; a forgotten agent's next save rewrites its messages once.
+     */
+    static final int MEMO_KEYS = 10_000;
+
+    /** The key of the state JSON that says how many messages {@code agent_messages} holds for the agent. */
+    static final String MESSAGE_COUNT = "messageCount";
+
     private final DataSource ds;
     private final String table;
+    private final String messagesTable;
     private final InputLedger ledger;
     private final String adoptSql;
+    private final String messagesSql;
     private final String saveSql;
     private final String parkSql;
+    private final String deleteMessagesSql;
+    private final String insertMessagesSql;
+    private final Map<AgentKey, Saved> memo;
 
     public PgAgentStore(DataSource ds, String schema, InputLedger ledger) {
+        this(ds, schema, ledger, MEMO_KEYS);
+    }
+
+    /** A store whose memo of last saves holds at most {@code memoKeys} agents (tests). */
+    PgAgentStore(DataSource ds, String schema, InputLedger ledger, int memoKeys) {
+        this.memo = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<AgentKey, Saved> eldest) {
+                return size() > memoKeys;
+            }
+        };
         this.ds = Objects.requireNonNull(ds, "ds");
         Sql.schema(schema, "agent store");
         this.table = schema + ".agents";
+        this.messagesTable = schema + ".agent_messages";
         this.ledger = ledger == null ? InputLedger.NONE : ledger;
         this.adoptSql = "INSERT INTO " + table + " AS a (team, name, state, owner) VALUES (?, ?, ?::jsonb, ?) "
                 + "ON CONFLICT (team, name) DO UPDATE SET version = a.version + 1, owner = EXCLUDED.owner "
                 + "RETURNING state::text, version, status, waiting_for, deadline";
+        this.messagesSql = "SELECT idx, message::text FROM " + messagesTable + " WHERE team = ? AND name = ? ORDER BY idx";
         this.saveSql = "UPDATE " + table + " SET state = ?::jsonb, status = ?, turn_id = ?, waiting_for = ?, deadline = NULL, "
                 + "version = version + 1, updated_at = now() WHERE team = ? AND name = ? AND version = ? RETURNING version";
         this.parkSql = "UPDATE " + table + " SET status = ?, waiting_for = ?, deadline = ?, version = version + 1, "
                 + "updated_at = now() WHERE team = ? AND name = ? AND version = ? RETURNING version";
+        this.deleteMessagesSql = "DELETE FROM " + messagesTable + " WHERE team = ? AND name = ?";
+        this.insertMessagesSql = "INSERT INTO " + messagesTable + " (team, name, idx, message) "
+                + "SELECT ?, ?, (? + t.ord - 1)::int, t.m::jsonb FROM unnest(?::text[]) WITH ORDINALITY AS t(m, ord)";
+    }
+
+    /**
+     * The one query for an agent's whole conversation, for every reader outside the store (APIs, tools, tests): one
+     * row for an existing agent (parameters: team, name) whose only column is the conversation as a JSON array text,
+     * in order, {@code []} when empty; no row for an unknown agent. A row an older build wrote (its messages still in
+     * the state) is read from the state.
+     */
+    public static String conversationSql(String schema) {
+        Sql.schema(schema, "agent conversation");
+        return "SELECT CASE WHEN a.state->'" + MESSAGE_COUNT + "' IS NOT NULL THEN COALESCE((SELECT jsonb_agg(m.message ORDER BY m.idx) "
+                + "FROM " + schema + ".agent_messages m WHERE m.team = a.team AND m.name = a.name), '[]'::jsonb) "
+                + "ELSE COALESCE(a.state->'messages', '[]'::jsonb) END::text FROM " + schema + ".agents a "
+                + "WHERE a.team = ? AND a.name = ?";
     }
 
     @Override
@@ -55,22 +123,78 @@ public final class PgAgentStore implements AgentStore {
         if (instance == null || instance.isBlank()) {
             throw new IllegalArgumentException("adopting agent " + key + " needs the adopting instance's id");
         }
-        return tx("adopt agent " + key, c -> {
-            try (PreparedStatement ps = c.prepareStatement(adoptSql)) {
-                ps.setString(1, key.team());
-                ps.setString(2, key.name());
-                ps.setString(3, AgentState.empty().toJson());
-                ps.setString(4, instance);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    Phase phase = phase(rs.getString(3));
-                    Timestamp deadline = rs.getTimestamp(5);
-                    Park park = phase == Phase.WORKING ? null
-                            : new Park(phase, rs.getString(4), deadline == null ? null : deadline.toInstant());
-                    return new AgentRecord(key, AgentState.fromJson(rs.getString(1)), park, rs.getLong(2));
+        try {
+            Adopted adopted = tx("adopt agent " + key, c -> {
+                String stateJson;
+                long version;
+                Park park;
+                try (PreparedStatement ps = c.prepareStatement(adoptSql)) {
+                    ps.setString(1, key.team());
+                    ps.setString(2, key.name());
+                    ps.setString(3, rowJson(AgentState.empty()));
+                    ps.setString(4, instance);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        Phase phase = phase(rs.getString(3));
+                        Timestamp deadline = rs.getTimestamp(5);
+                        park = phase == Phase.WORKING ? null
+                                : new Park(phase, rs.getString(4), deadline == null ? null : deadline.toInstant());
+                        stateJson = rs.getString(1);
+                        version = rs.getLong(2);
+                    }
+                }
+                return state(c, key, stateJson, version, park);
+            });
+            remember(key, adopted.record().version(), adopted.record().state().messages(), adopted.legacy());
+            return adopted.record();
+        } catch (RuntimeException e) {
+            forget(key);
+            throw e;
+        }
+    }
+
+    /**
+     * An adopted agent; {@code legacy} when its row still held the messages in the state (written by a build before
+     * delta saves, or by hand): the table is not known to match, so the next save rewrites them all.
+     */
+    private record Adopted(AgentRecord record, boolean legacy) {
+    }
+
+    /** The state row as adopted plus its messages, read in the adopt's transaction (the row is locked by the upsert). */
+    private Adopted state(Connection c, AgentKey key, String stateJson, long version, Park park) throws SQLException {
+        ObjectNode node;
+        try {
+            node = (ObjectNode) Json.MAPPER.readTree(stateJson);
+        } catch (JsonProcessingException | ClassCastException e) {
+            throw new IllegalStateException("agent " + key + " in " + table + " has a state that is not a JSON object", e);
+        }
+        JsonNode count = node.remove(MESSAGE_COUNT);
+        if (count == null) {
+            // written by a build before delta saves (or by hand): the conversation is still in the state itself
+            return new Adopted(new AgentRecord(key, AgentState.fromJson(node.toString()), park, version), true);
+        }
+        node.remove("messages");
+        List<Message> messages = new ArrayList<>(count.asInt());
+        try (PreparedStatement ps = c.prepareStatement(messagesSql)) {
+            ps.setString(1, key.team());
+            ps.setString(2, key.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    if (rs.getInt(1) != messages.size()) {
+                        throw new IllegalStateException("agent " + key + ": " + messagesTable + " has no message "
+                                + messages.size() + " (next stored index " + rs.getInt(1) + ")");
+                    }
+                    messages.add(Json.read(rs.getString(2), Message.class));
                 }
             }
-        });
+        }
+        if (messages.size() != count.asInt()) {
+            // never resume an agent with part of its conversation: that would read as a silently shorter history
+            throw new IllegalStateException("agent " + key + ": its state says " + count.asInt() + " messages but "
+                    + messagesTable + " holds " + messages.size());
+        }
+        return new Adopted(new AgentRecord(key, AgentState.fromJson(node.toString()).withMessages(messages), park, version),
+                false);
     }
 
     @Override
@@ -84,33 +208,62 @@ public final class PgAgentStore implements AgentStore {
     }
 
     @Override
-    public long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds,
-            List<dev.cohort.core.protocol.Event> events) {
+    public long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds, List<Event> events) {
         if (!events.isEmpty() && !ledger.storesEvents()) {
             throw new UnsupportedOperationException("the input ledger of " + table + " does not store events");
         }
-        String json = state.toJson();
-        java.util.concurrent.atomic.AtomicReference<List<dev.cohort.core.protocol.Event>> stored =
-                new java.util.concurrent.atomic.AtomicReference<>(List.of());
-        long version = tx("save agent " + key, c -> {
-            String turnId = state.turn() == null ? null : state.turn().turnId();
-            long v;
-            try (PreparedStatement ps = c.prepareStatement(saveSql)) {
-                ps.setString(1, json);
-                ps.setString(2, AgentStore.phaseOf(state).wire());
-                ps.setString(3, turnId);
-                ps.setString(4, state.turn() == null || state.turn().waiting() == null ? null : state.turn().waiting().id());
-                ps.setString(5, key.team());
-                ps.setString(6, key.name());
-                ps.setLong(7, expectedVersion);
-                v = fenced(ps, key, expectedVersion);
-            }
-            ledger.saved(c, key, state, injectedIds);
-            if (!events.isEmpty()) {
-                stored.set(ledger.storeEvents(c, key, events));
-            }
-            return v;
-        });
+        List<Message> messages = state.messages();
+        int from = savedPrefix(key, messages, expectedVersion);
+        boolean rewrite = from < 0;
+        int first = rewrite ? 0 : from;
+        String json = rowJson(state);
+        String[] added = new String[messages.size() - first];
+        for (int i = first; i < messages.size(); i++) {
+            added[i - first] = Json.write(messages.get(i));
+        }
+        AtomicReference<List<Event>> stored = new AtomicReference<>(List.of());
+        long version;
+        try {
+            version = tx("save agent " + key, c -> {
+                String turnId = state.turn() == null ? null : state.turn().turnId();
+                long v;
+                try (PreparedStatement ps = c.prepareStatement(saveSql)) {
+                    ps.setString(1, json);
+                    ps.setString(2, AgentStore.phaseOf(state).wire());
+                    ps.setString(3, turnId);
+                    ps.setString(4, state.turn() == null || state.turn().waiting() == null ? null : state.turn().waiting().id());
+                    ps.setString(5, key.team());
+                    ps.setString(6, key.name());
+                    ps.setLong(7, expectedVersion);
+                    v = fenced(ps, key, expectedVersion);
+                }
+                if (rewrite) {
+                    try (PreparedStatement ps = c.prepareStatement(deleteMessagesSql)) {
+                        ps.setString(1, key.team());
+                        ps.setString(2, key.name());
+                        ps.executeUpdate();
+                    }
+                }
+                if (added.length > 0) {
+                    try (PreparedStatement ps = c.prepareStatement(insertMessagesSql)) {
+                        ps.setString(1, key.team());
+                        ps.setString(2, key.name());
+                        ps.setInt(3, first);
+                        ps.setArray(4, c.createArrayOf("text", added));
+                        ps.executeUpdate();
+                    }
+                }
+                ledger.saved(c, key, state, injectedIds);
+                if (!events.isEmpty()) {
+                    stored.set(ledger.storeEvents(c, key, events));
+                }
+                return v;
+            });
+        } catch (RuntimeException e) {
+            forget(key);
+            throw e;
+        }
+        remember(key, version, messages, false);
         if (!events.isEmpty()) {
             ledger.eventsCommitted(key, stored.get());
         }
@@ -119,17 +272,113 @@ public final class PgAgentStore implements AgentStore {
 
     @Override
     public long park(AgentKey key, Park park, long expectedVersion) {
-        return tx("park agent " + key, c -> {
-            try (PreparedStatement ps = c.prepareStatement(parkSql)) {
-                ps.setString(1, park.phase().wire());
-                ps.setString(2, park.waitingFor());
-                ps.setTimestamp(3, park.deadline() == null ? null : Timestamp.from(park.deadline()));
-                ps.setString(4, key.team());
-                ps.setString(5, key.name());
-                ps.setLong(6, expectedVersion);
-                return fenced(ps, key, expectedVersion);
+        long version;
+        try {
+            version = tx("park agent " + key, c -> {
+                try (PreparedStatement ps = c.prepareStatement(parkSql)) {
+                    ps.setString(1, park.phase().wire());
+                    ps.setString(2, park.waitingFor());
+                    ps.setTimestamp(3, park.deadline() == null ? null : Timestamp.from(park.deadline()));
+                    ps.setString(4, key.team());
+                    ps.setString(5, key.name());
+                    ps.setLong(6, expectedVersion);
+                    return fenced(ps, key, expectedVersion);
+                }
+            });
+        } catch (RuntimeException e) {
+            forget(key);
+            throw e;
+        }
+        // a park leaves the messages as they were: what the memo knew at the expected version holds at the new one
+        synchronized (memo) {
+            Saved s = memo.get(key);
+            if (s != null && s.version == expectedVersion) {
+                memo.put(key, new Saved(version, s.messages));
             }
-        });
+        }
+        return version;
+    }
+
+    /** How many messages of the agent the store last wrote as {@code messages}' first ones, -1 when unknown. */
+    int savedPrefix(AgentKey key, List<Message> messages, long expectedVersion) {
+        Saved s;
+        synchronized (memo) {
+            s = memo.get(key);
+        }
+        if (s == null || s.version != expectedVersion || s.messages.length > messages.size()) {
+            return -1;
+        }
+        for (int i = 0; i < s.messages.length; i++) {
+            Message saved = s.messages[i].get();
+            Message now = messages.get(i);
+            if (saved != now && (saved == null || !saved.equals(now))) {
+                return -1;
+            }
+        }
+        return s.messages.length;
+    }
+
+    private void remember(AgentKey key, long version, List<Message> messages, boolean unknown) {
+        synchronized (memo) {
+            if (unknown) {
+                memo.remove(key);
+                return;
+            }
+            Saved before = memo.get(key);
+            @SuppressWarnings("unchecked")
+            WeakReference<Message>[] refs = new WeakReference[messages.size()];
+            int i = 0;
+            if (before != null) {
+                // reuse the references of the unchanged prefix (the common case: one or two messages appended)
+                for (; i < Math.min(before.messages.length, refs.length) && before.messages[i].get() == messages.get(i); i++) {
+                    refs[i] = before.messages[i];
+                }
+            }
+            for (; i < refs.length; i++) {
+                refs[i] = new WeakReference<>(messages.get(i));
+            }
+            memo.put(key, new Saved(version, refs));
+        }
+    }
+
+    private void forget(AgentKey key) {
+        synchronized (memo) {
+            memo.remove(key);
+        }
+    }
+
+    /** Agents the memo holds (tests). */
+    int memoSize() {
+        synchronized (memo) {
+            return memo.size();
+        }
+    }
+
+    /**
+     * What the store last wrote or adopted for an agent: the version that write produced and its messages, weakly (a
+     * message the agent's session no longer holds reads as changed, which only costs a full rewrite).
+     */
+    private record Saved(long version, WeakReference<Message>[] messages) {
+    }
+
+    /** The state row's JSON: the state without its messages (every other field, present or added later), and their count. */
+    static String rowJson(AgentState state) {
+        String rest;
+        try {
+            rest = WITHOUT_MESSAGES.writeValueAsString(state);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot serialise the state of an agent: " + e.getOriginalMessage(), e);
+        }
+        // an AgentState is a JSON object with at least its version: the count goes in front of its first field
+        return "{\"" + MESSAGE_COUNT + "\":" + state.messages().size() + "," + rest.substring(1);
+    }
+
+    /** The protocol's mapping, less the state's messages (written to their own table), in one pass. */
+    private static final ObjectWriter WITHOUT_MESSAGES = Json.MAPPER.copy()
+            .addMixIn(AgentState.class, WithoutMessages.class).writerFor(AgentState.class);
+
+    @JsonIgnoreProperties("messages")
+    private abstract static class WithoutMessages {
     }
 
     private long fenced(PreparedStatement ps, AgentKey key, long expectedVersion) throws SQLException {

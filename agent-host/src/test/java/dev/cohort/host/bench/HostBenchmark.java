@@ -188,6 +188,9 @@ public final class HostBenchmark {
             s.execute("CREATE TABLE IF NOT EXISTS hb.agents (team TEXT NOT NULL, name TEXT NOT NULL, state JSONB NOT NULL, "
                     + "version BIGINT NOT NULL DEFAULT 0, status TEXT NOT NULL DEFAULT 'idle', turn_id TEXT, waiting_for TEXT, "
                     + "deadline TIMESTAMPTZ, owner TEXT, updated_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (team, name))");
+            s.execute("CREATE TABLE IF NOT EXISTS hb.agent_messages (team TEXT NOT NULL, name TEXT NOT NULL, idx INTEGER NOT NULL, "
+                    + "message JSONB NOT NULL, PRIMARY KEY (team, name, idx), "
+                    + "FOREIGN KEY (team, name) REFERENCES hb.agents (team, name) ON DELETE CASCADE)");
             // the lead's event log: a per-team sequence row, locked per event, and the event row
             s.execute("CREATE TABLE IF NOT EXISTS hb.event_seq (team TEXT PRIMARY KEY, seq BIGINT NOT NULL)");
             s.execute("CREATE TABLE IF NOT EXISTS hb.events (team TEXT NOT NULL, seq BIGINT NOT NULL, id TEXT NOT NULL, "

@@ -3,22 +3,29 @@ package dev.cohort.host.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.engine.Message;
+import dev.cohort.core.engine.ModelToolCall;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.host.AgentRecord;
 import dev.cohort.core.host.OwnershipLostException;
 import dev.cohort.core.host.Park;
 import dev.cohort.core.host.Phase;
 import dev.cohort.core.protocol.AgentMessage;
+import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.MessageType;
 import dev.cohort.devstack.pg.LocalPostgres;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -28,10 +35,11 @@ import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * The shared stores against a real PostgreSQL (devstack's), in a schema created from the module's own migration
- * ({@code db/agent-host/V100__agent_host_tables.sql}, the Flyway placeholder filled in as Flyway would): the inbox
- * dedupes and reads per agent, a save marks exactly the inputs its state contains in the same transaction, and a save
- * refused by the fence marks nothing.
+ * The shared stores against a real PostgreSQL (devstack's), in a schema created from the module's own migrations
+ * ({@code db/agent-host/V100__agent_host_tables.sql}, {@code V101__agent_messages.sql}, the Flyway placeholder filled
+ * in as Flyway would): the inbox dedupes and reads per agent, a save marks exactly the inputs its state contains in
+ * the same transaction, a save refused by the fence marks and writes nothing, and a save writes only the messages
+ * that are new since the store's own last write of that version (delta saves).
  */
 class PgStoresTest {
     private static final String SCHEMA = "tm";
@@ -45,13 +53,17 @@ class PgStoresTest {
         ds.setURL(pg.jdbcUrl());
         ds.setUser(pg.username());
         ds.setPassword(pg.password());
-        String ddl;
-        try (InputStream in = PgStoresTest.class.getResourceAsStream("/db/agent-host/V100__agent_host_tables.sql")) {
-            ddl = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${flyway:defaultSchema}", SCHEMA);
-        }
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA IF NOT EXISTS " + SCHEMA);
-            s.execute(ddl);
+            s.execute(migration("V100__agent_host_tables.sql", SCHEMA));
+            s.execute(migration("V101__agent_messages.sql", SCHEMA));
+        }
+    }
+
+    /** One of the module's migrations with Flyway's schema placeholder filled in as Flyway would. */
+    private static String migration(String file, String schema) throws IOException {
+        try (InputStream in = PgStoresTest.class.getResourceAsStream("/db/agent-host/" + file)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${flyway:defaultSchema}", schema);
         }
     }
 
@@ -214,5 +226,308 @@ class PgStoresTest {
         AgentRecord d = store.adopt(alice, "host-e");
         store.park(alice, new Park(Phase.WAITING_REPLY, "req-7", null), d.version());
         assertThat(store.adopt(alice, "host-f").park()).isEqualTo(new Park(Phase.WAITING_REPLY, "req-7", null));
+    }
+    // ---- delta saves (issue 13, fix 5) -------------------------------------------------------------------------
+
+    private static Message user(String text) {
+        return Message.user(text);
+    }
+
+    private static AgentState conversation(List<Message> messages) {
+        return working("turn-1").withMessages(messages);
+    }
+
+    private static List<Message> plus(List<Message> messages, Message... more) {
+        List<Message> out = new ArrayList<>(messages);
+        out.addAll(List.of(more));
+        return List.copyOf(out);
+    }
+
+    /** A stored message row: its index, the message, and the transaction that wrote it (xmin). */
+    private record Row(int idx, Message message, String writtenBy) {
+    }
+
+    private static List<Row> rows(String schema, AgentKey key) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT idx, message::text, xmin::text "
+                + "FROM " + schema + ".agent_messages WHERE team = ? AND name = ? ORDER BY idx")) {
+            ps.setString(1, key.team());
+            ps.setString(2, key.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                List<Row> out = new ArrayList<>();
+                while (rs.next()) {
+                    out.add(new Row(rs.getInt(1), Json.read(rs.getString(2), Message.class), rs.getString(3)));
+                }
+                return out;
+            }
+        }
+    }
+
+    private static JsonNode stateJson(String schema, AgentKey key) throws SQLException {
+        return Json.read(stateRow(schema, key), JsonNode.class);
+    }
+
+    private static String stateRow(String schema, AgentKey key) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT state::text FROM " + schema + ".agents WHERE team = ? AND name = ?")) {
+            ps.setString(1, key.team());
+            ps.setString(2, key.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getString(1);
+            }
+        }
+    }
+
+    private static List<Message> messagesOf(List<Row> rows) {
+        return rows.stream().map(Row::message).toList();
+    }
+
+    private static List<String> writers(List<Row> rows) {
+        return rows.stream().map(Row::writtenBy).toList();
+    }
+
+    @Test
+    void aSaveThatExtendsTheLastSavedConversationInsertsOnlyTheNewMessagesAndLeavesTheOthersUntouched() throws SQLException {
+        PgAgentStore store = new PgAgentStore(ds, SCHEMA, null);
+        AgentKey alice = agent();
+        AgentRecord adopted = store.adopt(alice, "host-a");
+        List<Message> two = List.of(user("do it"), Message.assistant(null, List.of(new ModelToolCall("c1", "bash", "{\"command\":\"true\"}"))));
+        long v1 = store.save(alice, conversation(two), adopted.version(), List.of());
+        List<Row> first = rows(SCHEMA, alice);
+        assertThat(messagesOf(first)).isEqualTo(two);
+
+        List<Message> three = plus(two, Message.tool("c1", "bash", "ok", false));
+        long v2 = store.save(alice, conversation(three), v1, List.of());
+        List<Row> second = rows(SCHEMA, alice);
+        assertThat(messagesOf(second)).isEqualTo(three);
+        assertThat(writers(second).subList(0, 2)).as("the messages saved before were not rewritten").isEqualTo(writers(first));
+        assertThat(second.get(2).writtenBy()).isNotEqualTo(first.get(0).writtenBy());
+
+        // a save that adds no message writes no message row
+        store.save(alice, conversation(three), v2, List.of());
+        assertThat(rows(SCHEMA, alice)).isEqualTo(second);
+
+        JsonNode state = stateJson(SCHEMA, alice);
+        assertThat(state.has("messages")).as("the state row no longer carries the conversation").isFalse();
+        assertThat(state.path("messageCount").asInt()).isEqualTo(3);
+        assertThat(state.path("turn").path("turnId").asText()).isEqualTo("turn-1");
+        assertThat(store.adopt(alice, "host-b").state()).isEqualTo(conversation(three));
+    }
+
+    @Test
+    void aReplacedConversationIsRewrittenWhole() throws SQLException {
+        PgAgentStore store = new PgAgentStore(ds, SCHEMA, null);
+        AgentKey alice = agent();
+        List<Message> four = List.of(user("one"), user("two"), user("three"), user("four"));
+        long v = store.save(alice, conversation(four), store.adopt(alice, "host-a").version(), List.of());
+        List<Row> before = rows(SCHEMA, alice);
+
+        // compaction: a summary instead of the first three, the fourth kept (the same object)
+        List<Message> compacted = List.of(user("summary of one to three"), four.get(3));
+        v = store.save(alice, conversation(compacted), v, List.of());
+        assertThat(messagesOf(rows(SCHEMA, alice))).isEqualTo(compacted);
+        assertThat(store.adopt(alice, "host-b").state().messages()).isEqualTo(compacted);
+
+        // one earlier message replaced in place while the list grows: still a whole rewrite, never an append
+        AgentRecord again = store.adopt(alice, "host-c");
+        List<Message> grown = plus(again.state().messages(), user("five"));
+        v = store.save(alice, conversation(grown), again.version(), List.of());
+        List<Message> edited = List.of(user("summary, edited"), grown.get(1), grown.get(2), user("six"));
+        store.save(alice, conversation(edited), v, List.of());
+        List<Row> after = rows(SCHEMA, alice);
+        assertThat(messagesOf(after)).isEqualTo(edited);
+        assertThat(writers(after)).as("every row written by the last save").containsOnly(after.get(0).writtenBy())
+                .doesNotContainAnyElementsOf(writers(before));
+        assertThat(stateJson(SCHEMA, alice).path("messageCount").asInt()).isEqualTo(4);
+    }
+
+    @Test
+    void aSaveRefusedByTheFenceWritesNoMessageAndNoStateEvenWhenItsMemoSaysAppend() throws SQLException {
+        PgAgentStore replicaA = new PgAgentStore(ds, SCHEMA, null);
+        PgAgentStore replicaB = new PgAgentStore(ds, SCHEMA, null);
+        AgentKey alice = agent();
+        List<Message> one = List.of(user("one"));
+        long va = replicaA.save(alice, conversation(one), replicaA.adopt(alice, "host-a").version(), List.of());
+
+        // replica B takes the agent over and rewrites its conversation
+        AgentRecord b = replicaB.adopt(alice, "host-b");
+        List<Message> theirs = List.of(user("theirs"), user("theirs too"));
+        replicaB.save(alice, conversation(theirs), b.version(), List.of());
+        List<Row> stored = rows(SCHEMA, alice);
+        String state = stateRow(SCHEMA, alice);
+
+        // A's memo still says "one message at va": its append is refused by the fence and rolled back
+        assertThatThrownBy(() -> replicaA.save(alice, conversation(plus(one, user("mine"))), va, List.of()))
+                .isInstanceOf(OwnershipLostException.class);
+        assertThat(rows(SCHEMA, alice)).isEqualTo(stored);
+        assertThat(stateRow(SCHEMA, alice)).isEqualTo(state);
+
+        // and a refused whole rewrite (an old version the memo does not know) deletes nothing either
+        assertThatThrownBy(() -> replicaA.save(alice, conversation(List.of(user("other"))), b.version() - 1, List.of()))
+                .isInstanceOf(OwnershipLostException.class);
+        assertThat(rows(SCHEMA, alice)).isEqualTo(stored);
+        assertThat(replicaA.adopt(alice, "host-a").state().messages()).isEqualTo(theirs);
+    }
+
+    @Test
+    void anAgentAdoptedBackAfterAnotherOwnersSavesIsReadWholeAndItsNextSaveAppendsToThat() throws SQLException {
+        PgAgentStore replicaA = new PgAgentStore(ds, SCHEMA, null);
+        PgAgentStore replicaB = new PgAgentStore(ds, SCHEMA, null);
+        AgentKey alice = agent();
+        List<Message> one = List.of(user("one"), user("two"));
+        replicaA.save(alice, conversation(one), replicaA.adopt(alice, "host-a").version(), List.of());
+
+        AgentRecord b = replicaB.adopt(alice, "host-b");
+        List<Message> theirs = List.of(user("summary"), user("three"), user("four"));
+        long vb = replicaB.save(alice, conversation(theirs), b.version(), List.of());
+        vb = replicaB.park(alice, Park.IDLE, vb);
+
+        AgentRecord back = replicaA.adopt(alice, "host-a");
+        assertThat(back.state().messages()).as("A reads what B wrote, not what A last saved").isEqualTo(theirs);
+        List<Row> before = rows(SCHEMA, alice);
+        List<Message> next = plus(back.state().messages(), user("five"));
+        replicaA.save(alice, conversation(next), back.version(), List.of());
+        List<Row> after = rows(SCHEMA, alice);
+        assertThat(messagesOf(after)).isEqualTo(next);
+        assertThat(writers(after).subList(0, 3)).as("appended to the adopted conversation").isEqualTo(writers(before));
+        assertThat(vb).isLessThan(back.version());
+    }
+
+    @Test
+    void aParkKeepsTheMemoSoTheNextSaveStillAppends() throws SQLException {
+        PgAgentStore store = new PgAgentStore(ds, SCHEMA, null);
+        AgentKey alice = agent();
+        List<Message> one = List.of(user("one"));
+        long v = store.save(alice, conversation(one), store.adopt(alice, "host-a").version(), List.of());
+        v = store.park(alice, Park.idleUntil(Instant.parse("2031-01-01T00:00:00Z")), v);
+        List<Row> before = rows(SCHEMA, alice);
+        store.save(alice, conversation(plus(one, user("two"))), v, List.of());
+        assertThat(writers(rows(SCHEMA, alice)).get(0)).isEqualTo(before.get(0).writtenBy());
+    }
+
+    @Test
+    void theMemoIsBoundedAndAForgottenAgentsNextSaveRewritesItsConversation() throws SQLException {
+        PgAgentStore store = new PgAgentStore(ds, SCHEMA, null, 2);
+        AgentKey a = agent();
+        AgentKey b = agent();
+        AgentKey c = agent();
+        List<Message> one = List.of(user("one"));
+        long va = store.save(a, conversation(one), store.adopt(a, "h").version(), List.of());
+        store.save(b, conversation(one), store.adopt(b, "h").version(), List.of());
+        store.save(c, conversation(one), store.adopt(c, "h").version(), List.of());
+        assertThat(store.memoSize()).isEqualTo(2);
+
+        List<Row> before = rows(SCHEMA, a);
+        List<Message> two = plus(one, user("two"));
+        store.save(a, conversation(two), va, List.of());
+        List<Row> after = rows(SCHEMA, a);
+        assertThat(messagesOf(after)).isEqualTo(two);
+        assertThat(after.get(0).writtenBy()).as("a forgotten agent's messages are rewritten").isNotEqualTo(before.get(0).writtenBy());
+        assertThat(store.memoSize()).isEqualTo(2);
+    }
+
+    @Test
+    void theMigrationMovesAnOldRowsConversationIntoTheTableAndTheAgentResumesWithAllOfIt() throws IOException, SQLException {
+        String schema = "mig_" + UUID.randomUUID().toString().substring(0, 8).replace('-', '_');
+        AgentKey old = new AgentKey("t-old", "lead");
+        AgentKey empty = new AgentKey("t-old", "bob");
+        List<Message> conversation = List.of(user("hello"),
+                Message.assistant("on it", List.of(new ModelToolCall("c1", "bash", "{\"command\":\"ls\"}"))),
+                Message.tool("c1", "bash", "a\nb", false), Message.assistant("done", List.of()));
+        AgentState oldState = conversation(conversation);
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE SCHEMA " + schema);
+            s.execute(migration("V100__agent_host_tables.sql", schema));
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + schema + ".agents (team, name, state, status, turn_id) "
+                    + "VALUES (?, ?, ?::jsonb, 'working', 'turn-1')")) {
+                ps.setString(1, old.team());
+                ps.setString(2, old.name());
+                ps.setString(3, oldState.toJson()); // the format every build before delta saves wrote
+                ps.executeUpdate();
+                ps.setString(2, empty.name());
+                ps.setString(3, AgentState.empty().toJson());
+                ps.executeUpdate();
+            }
+            s.execute(migration("V101__agent_messages.sql", schema));
+        }
+        assertThat(messagesOf(rows(schema, old))).isEqualTo(conversation);
+        assertThat(rows(schema, old)).extracting(Row::idx).containsExactly(0, 1, 2, 3);
+        JsonNode state = stateJson(schema, old);
+        assertThat(state.has("messages")).isFalse();
+        assertThat(state.path("messageCount").asInt()).isEqualTo(4);
+        assertThat(stateJson(schema, empty).path("messageCount").asInt()).isZero();
+
+        PgAgentStore store = new PgAgentStore(ds, schema, null);
+        AgentRecord resumed = store.adopt(old, "host-new");
+        assertThat(resumed.state()).isEqualTo(oldState);
+        assertThat(resumed.park()).as("its turn resumes").isNull();
+        assertThat(store.adopt(empty, "host-new").state().messages()).isEmpty();
+        List<Message> next = plus(conversation, user("and then"));
+        store.save(old, resumed.state().withMessages(next), resumed.version(), List.of());
+        assertThat(messagesOf(rows(schema, old))).isEqualTo(next);
+        assertThat(conversationOf(schema, old)).isEqualTo(next);
+    }
+
+    @Test
+    void aRowStillHoldingItsMessagesInTheStateIsReadFromTheStateAndRewrittenIntoTheTableAtItsNextSave() throws SQLException {
+        PgAgentStore store = new PgAgentStore(ds, SCHEMA, null);
+        AgentKey alice = agent();
+        long v = store.save(alice, conversation(List.of(user("stale"))), store.adopt(alice, "h").version(), List.of());
+        // a build before delta saves wrote the row since (a rolling upgrade), its conversation in the state
+        List<Message> written = List.of(user("one"), user("two"));
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "UPDATE " + SCHEMA + ".agents SET state = ?::jsonb, version = version + 1 WHERE team = ? AND name = ?")) {
+            ps.setString(1, conversation(written).toJson());
+            ps.setString(2, alice.team());
+            ps.setString(3, alice.name());
+            ps.executeUpdate();
+        }
+        assertThat(conversationOf(SCHEMA, alice)).as("the shared query reads it too").isEqualTo(written);
+        AgentRecord adopted = store.adopt(alice, "h2");
+        assertThat(adopted.state().messages()).isEqualTo(written);
+        List<Message> next = plus(adopted.state().messages(), user("three"));
+        store.save(alice, conversation(next), adopted.version(), List.of());
+        assertThat(messagesOf(rows(SCHEMA, alice))).isEqualTo(next);
+        assertThat(v).isPositive();
+    }
+
+    @Test
+    void anAgentWhoseMessageRowsDoNotMatchItsCountIsNotResumedWithAShorterConversation() throws SQLException {
+        PgAgentStore store = new PgAgentStore(ds, SCHEMA, null);
+        AgentKey alice = agent();
+        store.save(alice, conversation(List.of(user("one"), user("two"))), store.adopt(alice, "h").version(), List.of());
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "DELETE FROM " + SCHEMA + ".agent_messages WHERE team = ? AND name = ? AND idx = 1")) {
+            ps.setString(1, alice.team());
+            ps.setString(2, alice.name());
+            ps.executeUpdate();
+        }
+        assertThatThrownBy(() -> store.adopt(alice, "h2")).hasMessageContaining("its state says 2 messages");
+    }
+
+    @Test
+    void theSharedConversationQueryReadsTheMessagesInOrderAndNoRowForAnUnknownAgent() throws SQLException {
+        PgAgentStore store = new PgAgentStore(ds, SCHEMA, null);
+        AgentKey alice = agent();
+        assertThat(conversationOf(SCHEMA, alice)).isNull();
+        store.adopt(alice, "h");
+        assertThat(conversationOf(SCHEMA, alice)).isEmpty();
+        List<Message> twelve = java.util.stream.IntStream.range(0, 12).mapToObj(i -> user("m" + i)).toList();
+        store.save(alice, conversation(twelve), store.adopt(alice, "h").version(), List.of());
+        assertThat(conversationOf(SCHEMA, alice)).isEqualTo(twelve);
+    }
+
+    /** {@link PgAgentStore#conversationSql}'s answer, null for no row. */
+    private static List<Message> conversationOf(String schema, AgentKey key) throws SQLException {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(PgAgentStore.conversationSql(schema))) {
+            ps.setString(1, key.team());
+            ps.setString(2, key.name());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                return List.of(Json.read(rs.getString(1), Message[].class));
+            }
+        }
     }
 }

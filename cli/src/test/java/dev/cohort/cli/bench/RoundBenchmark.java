@@ -569,11 +569,21 @@ public final class RoundBenchmark {
 
     private String stateSize() {
         try (Connection c = db(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT length(state::text), pg_column_size(state) FROM lead.agents WHERE team = 'default' AND name = 'lead'")) {
-            return rs.next() ? rs.getLong(1) + " chars of JSON (" + rs.getLong(2) + " bytes stored), rewritten by every save"
-                    : "no row";
+                "SELECT length(a.state::text), pg_column_size(a.state), count(m.idx), COALESCE(sum(length(m.message::text)), 0) "
+                        + "FROM lead.agents a LEFT JOIN lead.agent_messages m ON m.team = a.team AND m.name = a.name "
+                        + "WHERE a.team = 'default' AND a.name = 'lead' GROUP BY a.state")) {
+            return rs.next() ? rs.getLong(1) + " chars of JSON (" + rs.getLong(2) + " bytes stored), rewritten by every save; "
+                    + rs.getLong(3) + " messages (" + rs.getLong(4) + " chars of JSON) in lead.agent_messages, a save inserts "
+                    + "only its new ones" : "no row";
         } catch (SQLException e) {
-            return "unknown (" + e.getMessage() + ")";
+            // services built before fix 5 (delta saves) keep the conversation in the state row
+            try (Connection c = db(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+                    "SELECT length(state::text), pg_column_size(state) FROM lead.agents WHERE team = 'default' AND name = 'lead'")) {
+                return rs.next() ? rs.getLong(1) + " chars of JSON (" + rs.getLong(2) + " bytes stored), the whole state "
+                        + "with its conversation rewritten by every save (a build before delta saves)" : "no row";
+            } catch (SQLException again) {
+                return "unknown (" + e.getMessage() + "; " + again.getMessage() + ")";
+            }
         }
     }
 

@@ -42,6 +42,11 @@ public record AgentState(int version, List<Message> messages, List<TodoItem> tod
         return new AgentState(VERSION, List.of(), List.of(), 0, List.of(), Usage.ZERO, null);
     }
 
+    /** The same state with {@code next} as its conversation (a store that keeps the messages apart rebuilds it so). */
+    public AgentState withMessages(List<Message> next) {
+        return new AgentState(version, next, todos, roundsSinceTodo, loadedSkills, usage, turn, context);
+    }
+
     public String toJson() {
         return Json.write(this);
     }

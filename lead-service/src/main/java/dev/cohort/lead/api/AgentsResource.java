@@ -154,7 +154,7 @@ public class AgentsResource {
     @Path("/{name}/messages")
     public JsonNode messages(@PathParam("team") String team, @PathParam("name") String name) {
         requireTeam(team);
-        return agents.find(team, name).<JsonNode>map(r -> Json.MAPPER.valueToTree(AgentState.fromJson(r.stateJson()).messages()))
+        return agents.conversation(team, name).<JsonNode>map(AgentsResource::conversation)
                 .orElseGet(() -> {
                     if (Ids.LEAD.equals(name)) {
                         return Json.MAPPER.createArrayNode();
@@ -189,6 +189,17 @@ public class AgentsResource {
     private void requireTeam(String team) {
         if (!teams.exists(team)) {
             throw TeamsResource.notFound(team);
+        }
+    }
+
+    /** The stored conversation read back as the engine's messages, so the API shows them as the engine writes them. */
+    private static JsonNode conversation(String json) {
+        try {
+            List<dev.cohort.core.engine.Message> messages = Json.MAPPER.readValue(json,
+                    Json.MAPPER.getTypeFactory().constructCollectionType(List.class, dev.cohort.core.engine.Message.class));
+            return Json.MAPPER.valueToTree(messages);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException("a stored conversation that does not read as messages: " + e.getOriginalMessage(), e);
         }
     }
 

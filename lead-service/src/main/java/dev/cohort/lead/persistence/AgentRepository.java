@@ -14,8 +14,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Reads of {@code lead.agents} (the API's agent views, the team's usage). The rows are written only by the shared
- * host's fenced store ({@code dev.cohort.host.store.PgAgentStore}), which adopts, saves and parks them.
+ * Reads of {@code lead.agents} (the API's agent views, the team's usage) and of the conversations in
+ * {@code lead.agent_messages}. The rows are written only by the shared host's fenced store
+ * ({@code dev.cohort.host.store.PgAgentStore}), which adopts, saves and parks them; {@link AgentRow#stateJson} is the
+ * state without its messages (read them with {@link #conversation}).
  */
 @ApplicationScoped
 public class AgentRepository {
@@ -25,6 +27,9 @@ public class AgentRepository {
             Instant updatedAt, String owner) {
     }
 
+    /** The store's one query for an agent's whole conversation (see {@code PgAgentStore.conversationSql}). */
+    private static final String CONVERSATION = dev.cohort.host.store.PgAgentStore.conversationSql("lead");
+
     /** The columns {@link #row} reads, in its order. */
     private static final String COLUMNS = "team, name, state::text, version, status, turn_id, updated_at, owner";
 
@@ -33,6 +38,19 @@ public class AgentRepository {
 
     public Optional<AgentRow> find(String team, String name) {
         return Jdbc.inTransaction(ds, "read agent " + team + "/" + name, c -> find(c, team, name));
+    }
+
+    /** The agent's whole conversation as a JSON array text, in order; empty for an unknown agent. */
+    public Optional<String> conversation(String team, String name) {
+        return Jdbc.inTransaction(ds, "read the conversation of " + team + "/" + name, c -> {
+            try (PreparedStatement ps = c.prepareStatement(CONVERSATION)) {
+                ps.setString(1, team);
+                ps.setString(2, name);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+                }
+            }
+        });
     }
 
     public List<AgentRow> list(String team) {

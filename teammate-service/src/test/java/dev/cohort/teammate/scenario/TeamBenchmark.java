@@ -389,8 +389,8 @@ public final class TeamBenchmark {
 
     private static int idleCount(TeamStack stack) {
         try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
-                "SELECT count(*) FROM teammate.agents WHERE team = 'idle' AND status = 'idle'"
-                        + " AND state::text LIKE '%pong%'")) {
+                "SELECT count(*) FROM teammate.agents a WHERE team = 'idle' AND status = 'idle' AND EXISTS (SELECT 1 FROM "
+                        + "teammate.agent_messages m WHERE m.team = a.team AND m.name = a.name AND m.message::text LIKE '%pong%')")) {
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getInt(1);
