@@ -136,10 +136,16 @@ class ProcessRunnerTest {
                 .containsExactly(false, true, true, true, true, false, false);
         assertThat(sinceCommand.contains(32100, 32200)).isTrue();
         assertThat(sinceCommand.contains(32300, 32200)).isFalse();
-        assertThat(plain.size(5000)).isEqualTo(201);
-        assertThat(sinceCommand.size(32200)).isEqualTo(201);
+        assertThat(plain.size(5000, 32768)).isEqualTo(201);
+        assertThat(sinceCommand.size(32200, 32768)).isEqualTo(201);
         List<Long> each = new java.util.ArrayList<>();
-        sinceCommand.forEach(32003, each::add);
+        sinceCommand.forEach(32003, 32768, each::add);
         assertThat(each).containsExactly(32000L, 32001L, 32002L, 32003L);
+        // across the wrap: 32766, 32767, then from 1 (pid_max 32768 is never handed out)
+        ProcessRunner.PidWindow wrapped = new ProcessRunner.PidWindow(32766, 0);
+        assertThat(wrapped.size(2, 32768)).isEqualTo(4);
+        List<Long> across = new java.util.ArrayList<>();
+        wrapped.forEach(2, 32768, across::add);
+        assertThat(across).containsExactly(32766L, 32767L, 1L, 2L);
     }
 }
