@@ -41,7 +41,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  */
 @EnabledIfSystemProperty(named = "cohort.bench", matches = "true")
 class ToolRunnerBenchmarkIT {
-    private static final int WARMUP = 300;
+    /** Calls before measuring ({@code -Dcohort.bench.warmup}): C2 still compiles the call path after 300. */
+    private static final int WARMUP = Integer.getInteger("cohort.bench.warmup", 300);
     private static final int SAMPLES = Integer.getInteger("cohort.bench.samples", 1000);
     private static final Duration THROUGHPUT_WINDOW = Duration.ofSeconds(Integer.getInteger("cohort.bench.seconds", 8));
     private static final int CALLERS = 32;
@@ -66,7 +67,8 @@ class ToolRunnerBenchmarkIT {
 
     @Test
     void measuresLatencyAndThroughput() throws Exception {
-        Path jar = Path.of("target", "quarkus-app", "quarkus-run.jar").toAbsolutePath();
+        // -Dcohort.bench.jar=<a copy of another build's quarkus-app>/quarkus-run.jar: before/after back to back
+        Path jar = Path.of(System.getProperty("cohort.bench.jar", "target/quarkus-app/quarkus-run.jar")).toAbsolutePath();
         assertThat(jar).as("package the module first (verify does)").exists();
         StringBuilder all = new StringBuilder();
         try (Devstack stack = Devstack.start(0, Topics.ALL, 1, 0, -1)) {
@@ -120,7 +122,14 @@ class ToolRunnerBenchmarkIT {
                     e.getValue().apply(i);
                     pause();
                 }
+                // the runner's CPU while idle (Kafka producers, metrics, timers): part of "CPU per call" when paced
+                long[] idle0 = cpu(runner.pid());
+                Thread.sleep(2000);
+                long[] idle1 = cpu(runner.pid());
+                report.append(String.format("%-15s runner JVM CPU while idle: %.2f ms per second%n", e.getKey(),
+                        (idle1[0] - idle0[0]) * 10.0 / 2));
                 Map<String, double[]> phases0 = phases(runner.url());
+                Map<String, Long> threads0 = threadCpu(runner.pid());
                 long[] cpu0 = cpu(runner.pid());
                 long[] ns = new long[SAMPLES];
                 for (int i = 0; i < SAMPLES; i++) {
@@ -131,6 +140,7 @@ class ToolRunnerBenchmarkIT {
                     pause();
                 }
                 long[] cpu1 = cpu(runner.pid());
+                Map<String, Long> threads1 = threadCpu(runner.pid());
                 Map<String, double[]> phases1 = phases(runner.url());
                 Arrays.sort(ns);
                 report.append(String.format("%-15s sequential n=%d  p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms%n",
@@ -139,6 +149,14 @@ class ToolRunnerBenchmarkIT {
                 report.append(String.format("%-15s CPU per call: runner JVM %.2f ms, its reaped children (sandbox, shell,"
                         + " command) %.2f ms%n", e.getKey(), (cpu1[0] - cpu0[0]) * 10.0 / SAMPLES,
                         (cpu1[1] - cpu0[1]) * 10.0 / SAMPLES));
+                // where the JVM's CPU goes: per thread (names with their numbers folded), the largest first
+                report.append(String.format("%-15s CPU per call by runner thread (ms):", e.getKey()));
+                threads1.entrySet().stream()
+                        .map(t -> Map.entry(t.getKey(), t.getValue() - threads0.getOrDefault(t.getKey(), 0L)))
+                        .filter(t -> t.getValue() > 0).sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                        .limit(12).forEach(t -> report.append(String.format(" %s %.2f;", t.getKey(),
+                                t.getValue() * 10.0 / SAMPLES)));
+                report.append('\n');
                 for (var ph : phases1.entrySet()) {
                     double[] before = phases0.getOrDefault(ph.getKey(), new double[2]);
                     double n = ph.getValue()[0] - before[0];
@@ -182,6 +200,30 @@ class ToolRunnerBenchmarkIT {
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         // after the name: state(0) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(11) stime cutime cstime
         return new long[] {Long.parseLong(f[11]) + Long.parseLong(f[12]), Long.parseLong(f[13]) + Long.parseLong(f[14])};
+    }
+
+    /**
+     * utime+stime in clock ticks of each of {@code pid}'s threads ({@code /proc/<pid>/task/<tid>/stat}), summed by thread
+     * name with digits folded to {@code N} ({@code executor-thread-N}, {@code ForkJoinPool-N-worker-N}). Threads that
+     * ended in between are missing from the second reading, so a name's difference can undercount.
+     */
+    private static Map<String, Long> threadCpu(long pid) {
+        Map<String, Long> out = new java.util.HashMap<>();
+        String[] tids = new java.io.File("/proc/" + pid + "/task").list();
+        if (tids == null) {
+            return out;
+        }
+        for (String tid : tids) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "task", tid, "stat"));
+                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "N");
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                out.merge(name, Long.parseLong(f[11]) + Long.parseLong(f[12]), Long::sum);
+            } catch (java.io.IOException | RuntimeException e) {
+                // the thread ended while reading
+            }
+        }
+        return out;
     }
 
     /** The runner's per-phase timers of {@code bash} ({@code cohort_toolrunner_bash_phase_seconds}): count and sum. */

@@ -5,6 +5,7 @@ import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallRequest;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.host.web.Problem;
+import dev.cohort.toolrunner.service.AfterResponse;
 import dev.cohort.toolrunner.service.BackgroundJobs;
 import dev.cohort.toolrunner.service.ToolService;
 import jakarta.inject.Inject;
@@ -17,6 +18,7 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -40,10 +42,23 @@ public class ToolResource {
         if (request == null) {
             return tools.call(name, null, RequestArrival.of(rc));
         }
-        // the log fields of everything this call logs (JSON logs: mdc.team, mdc.agent, mdc.call)
+        // work the call defers (a warm sandbox's replacement start) runs once the response is written, so it does
+        // not take the CPU from this call's own answer
+        AfterResponse.open();
         try (LogContext.Scope agent = LogContext.agent(request.team(), request.agent());
                 LogContext.Scope call = LogContext.put(LogContext.CALL, request.callId())) {
+            // the log fields of everything this call logs (JSON logs: mdc.team, mdc.agent, mdc.call)
             return tools.call(name, request, RequestArrival.of(rc));
+        } finally {
+            List<Runnable> deferred = AfterResponse.close();
+            if (!deferred.isEmpty()) {
+                if (rc == null) {
+                    AfterResponse.runAll(deferred);
+                } else {
+                    // called when the response has been written, or the connection failed: either way, once
+                    rc.addEndHandler(done -> AfterResponse.runAll(deferred));
+                }
+            }
         }
     }
 

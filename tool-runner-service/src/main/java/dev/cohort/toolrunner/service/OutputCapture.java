@@ -23,7 +23,8 @@ public final class OutputCapture {
     private final Path spillFile;
     private final boolean alwaysSpill;
     private final StringBuilder first;
-    private final char[] ring;
+    /** The tail ring, allocated at the first overflow (most outputs fit: no 50 KB array per call). */
+    private char[] ring;
     private int ringPos;
     private boolean ringFull;
     private long total;
@@ -41,7 +42,6 @@ public final class OutputCapture {
         this.spillFile = spillFile;
         this.alwaysSpill = alwaysSpill;
         this.first = new StringBuilder(Math.min(this.cap, 8192));
-        this.ring = new char[tailCap];
         if (alwaysSpill) {
             openSpill();
         }
@@ -96,6 +96,9 @@ public final class OutputCapture {
     }
 
     private void pushRing(char[] buf, int off, int len) {
+        if (ring == null) {
+            ring = new char[tailCap];
+        }
         if (len >= tailCap) {
             System.arraycopy(buf, off + len - tailCap, ring, 0, tailCap);
             ringPos = 0;
@@ -134,11 +137,12 @@ public final class OutputCapture {
 
     /**
      * Characters this capture holds in memory (head buffer capacity + tail ring), whatever the output's length: at
-     * most {@code 2 * cap + 2} while the output fits (the builder grows by doubling) and exactly {@code cap +
+     * most {@code 2 * cap + 2} while the output fits (the builder grows by doubling; the tail ring is allocated at the
+     * first overflow) and exactly {@code cap +
      * (cap - cap / 2)} once it has overflowed. The spill file's writer adds its fixed 8 KB buffer.
      */
     public synchronized long retainedChars() {
-        return (long) first.capacity() + ring.length;
+        return (long) first.capacity() + (ring == null ? 0 : ring.length);
     }
 
     /** Characters seen so far. */

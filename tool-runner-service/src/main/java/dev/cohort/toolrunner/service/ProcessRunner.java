@@ -114,14 +114,14 @@ public final class ProcessRunner {
             onStart.accept(handle);
         }
         IOException[] readError = new IOException[1];
-        Thread reader = Thread.ofVirtual().name("output-" + p.pid()).start(() -> {
+        PipeReader reader = PipeReader.start(() -> {
             try {
                 capture.consume(p.getInputStream());
             } catch (IOException e) {
                 readError[0] = e;
             }
         });
-        Thread errReader = stderr == null ? null : Thread.ofVirtual().name("stderr-" + p.pid()).start(() -> {
+        PipeReader errReader = stderr == null ? null : PipeReader.start(() -> {
             try {
                 stderr.consume(p.getErrorStream());
             } catch (IOException e) {
@@ -146,6 +146,8 @@ public final class ProcessRunner {
         }
         Process p = w.process();
         long start = System.nanoTime();
+        // the command's processes get pids from here on: with the sandbox's own, all the leftover check has to read
+        long lastBeforeCommand = lastPid();
         try {
             w.send(spec.shell(), spec.cwd(), spec.env(), spec.command());
         } catch (IOException e) {
@@ -155,7 +157,7 @@ public final class ProcessRunner {
         CallPhases.mark(CallPhases.STARTED);
         AtomicBoolean went = new AtomicBoolean();
         IOException[] readError = new IOException[1];
-        Thread reader = Thread.ofVirtual().name("output-" + p.pid()).start(() -> {
+        PipeReader reader = PipeReader.start(() -> {
             try {
                 java.io.InputStream in = p.getInputStream();
                 if (in.read() != WarmSandboxes.GO) {
@@ -174,15 +176,19 @@ public final class ProcessRunner {
             w.kill();
             return null;
         }
-        return drain(p, handle, reader, null, readError, capture, null, start, timedOut);
+        PidWindow startup = w.startupPids();
+        return drain(p, handle, reader, null, readError, capture, null, start,
+                startup == null || lastBeforeCommand <= 0 ? null : List.of(startup, new PidWindow(lastBeforeCommand, 0)),
+                timedOut);
     }
 
     /** Waits for the shell (killing the group on timeout), drains the output, kills leftovers. */
-    private static Outcome finish(Spec spec, Process p, Handle handle, Thread reader, Thread errReader,
+    private static Outcome finish(Spec spec, Process p, Handle handle, PipeReader reader, PipeReader errReader,
             IOException[] readError, OutputCapture capture, OutputCapture stderr, long start)
             throws IOException, InterruptedException {
         boolean timedOut = waitForExit(spec, p);
-        return drain(p, handle, reader, errReader, readError, capture, stderr, start, timedOut);
+        return drain(p, handle, reader, errReader, readError, capture, stderr, start,
+                List.of(new PidWindow(p.pid(), 0)), timedOut);
     }
 
     /** Waits for the shell; on timeout kills its group and returns {@code true}. */
@@ -205,8 +211,8 @@ public final class ProcessRunner {
     }
 
     /** After the shell's exit: drains the output, kills leftovers, builds the outcome. */
-    private static Outcome drain(Process p, Handle handle, Thread reader, Thread errReader, IOException[] readError,
-            OutputCapture capture, OutputCapture stderr, long start, boolean timedOut)
+    private static Outcome drain(Process p, Handle handle, PipeReader reader, PipeReader errReader, IOException[] readError,
+            OutputCapture capture, OutputCapture stderr, long start, List<PidWindow> pids, boolean timedOut)
             throws IOException, InterruptedException {
         // the shell is gone; anything it left in its group is killed so no child outlives the call
         if (!reader.join(Duration.ofMillis(DRAIN_MILLIS)) || (errReader != null && !errReader.join(Duration.ofMillis(DRAIN_MILLIS)))) {
@@ -220,7 +226,9 @@ public final class ProcessRunner {
                 errReader.join(Duration.ofSeconds(1));
             }
         } else {
-            killGroupAsync(p.pid());
+            // pids handed out since the command started cover its processes unless the pid counter could have
+            // wrapped twice since (a second is far too short for that): then every pid is read
+            killGroupAsync(p.pid(), System.nanoTime() - start < RECENT_NANOS ? pids : null);
         }
         capture.close();
         if (stderr != null) {
@@ -250,57 +258,263 @@ public final class ProcessRunner {
     }
 
     /**
-     * Kills leftovers off the latency path. The common case is that nothing is left, so instead of forking
-     * {@code kill} for every call, {@code /proc} is scanned for members of the group (cheap, no exec), and only
-     * when some are found is the atomic group kill used.
+     * Kills leftovers off the latency path. The common case is that nothing is left (or only the sandbox's own init,
+     * about to exit), so instead of forking {@code kill} for every call (a process start: ~2 ms of CPU in the JVM and
+     * the child), {@code /proc} is scanned for members of the group and each one found is sent SIGKILL directly (see
+     * {@link #killLeftovers}); the rounds run on one scheduler thread (platform: reads of {@code /proc} on a virtual
+     * thread would pin its carrier), rescheduled instead of sleeping.
      */
-    private static void killGroupAsync(long pgid) {
-        Thread.ofVirtual().name("reap-" + pgid).start(() -> {
-            if (hasGroupMembers(pgid)) {
-                killGroup(pgid);
-            }
-        });
+    private static void killGroupAsync(long pgid, List<PidWindow> pids) {
+        leftoverRound(pgid, pids, 0);
     }
 
-    private static boolean newer(String pidName, long pgid) {
-        try {
-            return Long.parseLong(pidName) >= pgid;
-        } catch (NumberFormatException e) {
-            return true;
+    /** A command that ran shorter than this: the pid counter cannot have wrapped twice meanwhile. */
+    private static final long RECENT_NANOS = 1_000_000_000L;
+
+    /**
+     * Pids handed out from {@code from} to {@code to} (inclusive; {@code to} = 0: up to the last pid handed out when
+     * looked at), across at most one wrap of the pid counter.
+     */
+    record PidWindow(long from, long to) {
+        boolean contains(long pid, long lastNow) {
+            long end = to > 0 ? to : lastNow;
+            return from <= end ? pid >= from && pid <= end : pid >= from || pid <= end;
+        }
+
+        /** How many pids it spans, the counter wrapping after {@code pidMax - 1} ({@code /proc/sys/kernel/pid_max}). */
+        long size(long lastNow, long pidMax) {
+            long end = to > 0 ? to : lastNow;
+            return from <= end ? end - from + 1 : Math.max(0, pidMax - from) + end; // pid 0 is never handed out
+        }
+
+        /** Each pid of the window, the counter wrapping after {@code pidMax - 1}. */
+        void forEach(long lastNow, long pidMax, java.util.function.LongConsumer each) {
+            long end = to > 0 ? to : lastNow;
+            if (from <= end) {
+                for (long pid = from; pid <= end; pid++) {
+                    each.accept(pid);
+                }
+                return;
+            }
+            for (long pid = from; pid < pidMax; pid++) {
+                each.accept(pid);
+            }
+            for (long pid = 1; pid <= end; pid++) {
+                each.accept(pid);
+            }
         }
     }
 
-    /** The last pid the kernel handed out; {@code Long.MAX_VALUE} (= "assume no wrap") would be unsafe, so 0 on error. */
-    private static long lastPid() {
-        try {
-            return Long.parseLong(java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/ns_last_pid")).strip());
+    /**
+     * Up to this many pids are probed one by one (a {@code stat} of {@code /proc/<pid>}, ~1-2 us for one that is gone)
+     * rather than by listing {@code /proc} (~0.2-0.3 ms with a thousand processes).
+     */
+    private static final long DIRECT_PROBE_MAX = 256;
+
+    /** The pid counter wraps after {@code pid_max - 1}; {@link Long#MAX_VALUE} when unknown (a wrapped window is then too big to probe). */
+    private static final long PID_MAX = pidMax();
+
+    private static long pidMax() {
+        long max = procNumber("/proc/sys/kernel/pid_max");
+        return max >= 301 ? max : Long.MAX_VALUE / 4; // the kernel's minimum is 301: anything less is a misread
+    }
+
+    /** A number in a {@code /proc/sys} file, read with a plain {@code read} (see {@link #lastPid()}); 0 when unreadable. */
+    private static long procNumber(String file) {
+        try (java.io.FileInputStream in = new java.io.FileInputStream(file)) {
+            return Long.parseLong(new String(in.readNBytes(32), java.nio.charset.StandardCharsets.US_ASCII).strip());
         } catch (IOException | RuntimeException e) {
             return 0;
         }
     }
 
-    /** {@code true} when some process's process group is {@code pgid} (read from /proc/<pid>/stat). */
-    static boolean hasGroupMembers(long pgid) {
-        // Members of the group were created after its leader, so they have larger pids — unless the pid counter
-        // wrapped since, which ns_last_pid reveals (then everything is read). Reading only newer processes keeps
-        // this check from costing milliseconds of CPU per call on a busy host.
-        boolean wrapped = lastPid() < pgid;
-        java.io.File[] procs = new java.io.File("/proc").listFiles((d, name) -> !name.isEmpty()
-                && Character.isDigit(name.charAt(0)) && (wrapped || newer(name, pgid)));
-        if (procs == null) {
-            return true; // no /proc: assume the worst and kill
-        }
-        for (java.io.File f : procs) {
+    private static final java.util.concurrent.ScheduledExecutorService LEFTOVERS =
+            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "leftover-kill");
+                t.setDaemon(true);
+                return t;
+            });
+
+    private static void leftoverRound(long pgid, List<PidWindow> pids, int round) {
+        LEFTOVERS.schedule(() -> {
             try {
-                String stat = java.nio.file.Files.readString(f.toPath().resolve("stat"));
-                String[] rest = stat.substring(stat.lastIndexOf(')') + 2).split(" ", 4);
-                if (Long.parseLong(rest[2]) == pgid) {
-                    return true;
+                List<Long> members = groupMembers(pgid, pids);
+                if (members != null && members.isEmpty()) {
+                    return;
                 }
-            } catch (IOException | RuntimeException e) {
-                // the process ended while scanning
+                if (members != null && round + 1 < LEFTOVER_PAUSES_MS.length) {
+                    signal(members, pgid);
+                    leftoverRound(pgid, pids, round + 1);
+                    return;
+                }
+                // no /proc, or still populated after every round: the atomic group kill (a process: not on this thread)
+                Thread.ofVirtual().name("kill-" + pgid).start(() -> killGroup(pgid));
+            } catch (RuntimeException e) {
+                Thread.ofVirtual().name("kill-" + pgid).start(() -> killGroup(pgid));
+            }
+        }, LEFTOVER_PAUSES_MS[round], TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Pauses before each scan for leftovers, in ms: the sandbox's own processes (bubblewrap's init, ending with the
+     * command) are usually gone a moment after the shell's exit, so a first look after 5 ms mostly finds nothing and
+     * the scan runs once; later rounds look again after what was signalled had time to die. After the last round a
+     * group still populated (it keeps forking) gets the atomic {@code kill -- -pgid}.
+     */
+    private static final long[] LEFTOVER_PAUSES_MS = {5, 20, 100, 500};
+
+    /**
+     * Kills every live member of group {@code pgid} and waits until none is left (the synchronous form of what
+     * follows every command): each member found in {@code /proc} gets SIGKILL through its {@link ProcessHandle}
+     * (which checks the process's start time, so a pid reused since the scan is never hit), and the scan repeats, so
+     * a member that forked meanwhile is caught by the next round; a group still populated after the last round gets
+     * the atomic {@code kill -- -pgid}. Zombies are skipped: they are dead and only wait for their parent. Returns
+     * how many processes were signalled (the group kill counts one).
+     */
+    static int killLeftovers(long pgid) {
+        int signalled = 0;
+        for (long pause : LEFTOVER_PAUSES_MS) {
+            java.util.concurrent.locks.LockSupport.parkNanos(pause * 1_000_000);
+            List<Long> members = groupMembers(pgid, null);
+            if (members == null) {
+                killGroup(pgid); // no /proc: assume the worst
+                return signalled + 1;
+            }
+            if (members.isEmpty()) {
+                return signalled;
+            }
+            signalled += signal(members, pgid);
+        }
+        killGroup(pgid);
+        return signalled + 1;
+    }
+
+    /** SIGKILL to each of {@code members} that is still in group {@code pgid}; how many were signalled. */
+    private static int signal(List<Long> members, long pgid) {
+        int n = 0;
+        for (long pid : members) {
+            var h = ProcessHandle.of(pid);
+            // re-checked after taking the handle (which pins the start time): still a member, so still ours
+            if (h.isPresent() && isMember(pid, pgid)) {
+                h.get().destroyForcibly();
+                n++;
             }
         }
-        return false;
+        return n;
+    }
+
+    /**
+     * The last pid the kernel handed out in this PID namespace; 0 when unknown (then every pid is read).
+     * {@code Files.readString} must not be used here: on this kernel it reads {@code 2} from this file whatever the
+     * counter (a {@code FileInputStream} and {@code cat} read the real value), which made every earlier leftover check
+     * take the pid counter for wrapped and read every process.
+     */
+    static long lastPid() {
+        return procNumber("/proc/sys/kernel/ns_last_pid");
+    }
+
+    /** {@code true} when some live process's process group is {@code pgid} (read from /proc/<pid>/stat). */
+    static boolean hasGroupMembers(long pgid) {
+        List<Long> m = groupMembers(pgid, null);
+        return m == null || !m.isEmpty();
+    }
+
+    /**
+     * The live (not zombie) members of group {@code pgid}, from {@code /proc/<pid>/stat}; {@code null} when
+     * {@code /proc} cannot be read. Only the pids in {@code pids} are read ({@code null}: every pid): a member was
+     * created by the group's leader's start-up or by the command, so its pid was handed out then; reading every
+     * process's {@code stat} costs ~10 us each, over a millisecond per call on a machine with a hundred processes.
+     */
+    static List<Long> groupMembers(long pgid, List<PidWindow> pids) {
+        long last = pids == null ? 0 : lastPid();
+        if (last > 0 && PID_MAX < Long.MAX_VALUE / 4 && last < PID_MAX) {
+            // a few pids (the usual case: a short command): each one's stat is opened directly, listing /proc (a
+            // thousand entries on a busy machine) would cost more than the reads
+            long span = 0;
+            for (PidWindow w : pids) {
+                span += w.size(last, PID_MAX);
+            }
+            if (span <= DIRECT_PROBE_MAX) {
+                List<Long> out = new ArrayList<>(2);
+                for (PidWindow w : pids) {
+                    w.forEach(last, PID_MAX, pid -> {
+                        // most pids of the window belong to processes that already ended: a stat, not a failed open
+                        // (whose exception costs more than the check)
+                        if (new java.io.File("/proc/" + pid).exists() && isMember(pid, pgid)) {
+                            out.add(pid);
+                        }
+                    });
+                }
+                return out.stream().distinct().toList();
+            }
+        }
+        String[] names = new java.io.File("/proc").list((d, name) -> {
+            if (name.isEmpty() || !Character.isDigit(name.charAt(0))) {
+                return false;
+            }
+            if (pids == null || last <= 0 || last >= PID_MAX) {
+                return true;
+            }
+            long pid = pidOf(name);
+            for (PidWindow w : pids) {
+                if (w.contains(pid, last)) {
+                    return true;
+                }
+            }
+            return false;
+        });
+        if (names == null) {
+            return null;
+        }
+        List<Long> out = new ArrayList<>(2);
+        for (String name : names) {
+            long pid = pidOf(name);
+            if (pid > 0 && isMember(pid, pgid)) {
+                out.add(pid);
+            }
+        }
+        return out;
+    }
+
+    /** The pid a {@code /proc} entry names, or -1. */
+    private static long pidOf(String name) {
+        try {
+            return Long.parseLong(name);
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+
+    /** {@code true} when {@code pid} is alive (not a zombie) and in group {@code pgid}. */
+    private static boolean isMember(long pid, long pgid) {
+        // /proc/<pid>/stat: "pid (comm) state ppid pgrp ...", comm may hold spaces and parentheses (hence the last ')');
+        // read as bytes into a small buffer: this runs for every newer process after every call
+        byte[] b = new byte[256]; // enough for the fields up to the process group (the name is at most 64 bytes)
+        int n;
+        try (java.io.FileInputStream in = new java.io.FileInputStream("/proc/" + pid + "/stat")) {
+            n = in.readNBytes(b, 0, b.length);
+        } catch (IOException | RuntimeException e) {
+            return false; // it ended while scanning
+        }
+        int close = -1;
+        for (int i = n - 1; i >= 0; i--) {
+            if (b[i] == ')') {
+                close = i;
+                break;
+            }
+        }
+        if (close < 0 || close + 4 >= n) {
+            return false;
+        }
+        byte state = b[close + 2];
+        int i = close + 4; // after "state "
+        while (i < n && b[i] != ' ') {
+            i++; // ppid
+        }
+        long pgrp = 0;
+        for (i++; i < n && b[i] >= '0' && b[i] <= '9'; i++) {
+            pgrp = pgrp * 10 + (b[i] - '0');
+        }
+        return pgrp == pgid && state != 'Z' && state != 'X';
     }
 }

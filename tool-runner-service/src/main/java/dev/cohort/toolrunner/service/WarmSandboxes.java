@@ -42,7 +42,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Pools are keyed by the sandbox's whole command line (team, containment root, binds, network) and started
  * lazily: the first call of a key starts its own (as a cold call would) and a replacement is started off the latency
- * path, on a starter thread, each time one is taken. A pool unused for {@code warm-sandbox.idle-timeout} is evicted
+ * path, on a starter thread, each time one is taken: once the call has been answered ({@link AfterResponse}) when
+ * another ready sandbox is left for the next call, else at once. A pool unused for {@code warm-sandbox.idle-timeout} is evicted
  * (its processes killed), and at most {@code warm-sandbox.max-pools} pools are kept (the least recently used goes).
  * A warm sandbox that died, or whose bound directories were replaced since it started (a different inode at the
  * workspace, home or {@code .git} path), is discarded and the call starts cold, exactly as without warm sandboxes.
@@ -148,12 +149,17 @@ public class WarmSandboxes {
     /** One pre-started sandbox, used for one call. */
     public static final class Warm {
         private final Process process;
+        private final long startedNanos;
+        /** The last pid handed out when it said ready (0: unknown), and when that was. */
+        private volatile long readyLastPid;
+        private volatile long readyNanos;
         private final List<Object> fileKeys;
         private final List<Path> binds;
         private final CompletableFuture<Boolean> ready = new CompletableFuture<>();
         private volatile String failure;
 
         private Warm(Process process, List<Path> binds, List<Object> fileKeys) {
+            this.startedNanos = System.nanoTime();
             this.process = process;
             this.binds = binds;
             this.fileKeys = fileKeys;
@@ -161,6 +167,16 @@ public class WarmSandboxes {
 
         public Process process() {
             return process;
+        }
+
+        /**
+         * The pids its processes got until it was ready: from its own pid to the last pid handed out then (across at
+         * most one wrap of the pid counter, since it was ready within a second), or {@code null} when unknown.
+         */
+        ProcessRunner.PidWindow startupPids() {
+            long last = readyLastPid;
+            return last <= 0 || readyNanos - startedNanos > 1_000_000_000L ? null
+                    : new ProcessRunner.PidWindow(process.pid(), last);
         }
 
         /** Ready, alive, and every bound directory is still the one it bound. */
@@ -265,7 +281,18 @@ public class WarmSandboxes {
             discard(key, w);
             discarded = true;
         }
-        refill(pool);
+        boolean anotherReady;
+        synchronized (pool) {
+            anotherReady = pool.warm.stream().anyMatch(o -> o.ready.getNow(false));
+        }
+        if (w != null && anotherReady) {
+            // the next call has a sandbox already: the replacement starts once this call is answered, so its start
+            // (the JVM's spawn, bubblewrap's namespace set-up) does not compete with this call for the CPU
+            Pool p = pool;
+            AfterResponse.defer(() -> refill(p));
+        } else {
+            refill(pool);
+        }
         boolean fresh = w == null;
         if (fresh) {
             if (discarded) {
@@ -342,7 +369,7 @@ public class WarmSandboxes {
         return w;
     }
 
-    /** Starts one warm sandbox of {@code key}; its readiness is read on a virtual thread. */
+    /** Starts one warm sandbox of {@code key}; its readiness is read on a pooled thread ({@link PipeReader}). */
     Warm start(Key key) throws IOException {
         List<Object> keys = fileKeys(key.binds());
         List<String> cmd = new ArrayList<>(key.command().size() + 4);
@@ -358,11 +385,14 @@ public class WarmSandboxes {
     }
 
     private static void awaitReadyByte(Process p, Warm w) {
-        Thread.ofVirtual().name("warm-ready-" + p.pid()).start(() -> {
+        PipeReader.start(() -> {
             InputStream in = p.getInputStream();
             try {
                 int b = in.read();
                 if (b == READY) {
+                    // every process of the sandbox so far (bwrap's init, the stub) has a pid up to this one
+                    w.readyLastPid = ProcessRunner.lastPid();
+                    w.readyNanos = System.nanoTime();
                     w.ready.complete(true);
                     return;
                 }

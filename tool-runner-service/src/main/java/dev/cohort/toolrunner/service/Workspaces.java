@@ -74,9 +74,21 @@ public class Workspaces {
         return s;
     }
 
-    /** The team's HOME for commands: in the state directory, never in the workspace. */
+    /**
+     * The team's HOME for commands: in the state directory, never in the workspace. Recreated when missing (a command
+     * may remove its own HOME); an existing one costs one {@code toRealPath}, not a failed {@code mkdir} per call.
+     */
     public Path home(String team) {
-        return realDir(stateDir().resolve("teams").resolve(team).resolve("home"));
+        Path h = stateDir().resolve("teams").resolve(team).resolve("home");
+        try {
+            Path real = h.toRealPath();
+            if (Files.isDirectory(real)) {
+                return real;
+            }
+        } catch (IOException e) {
+            // missing: created below
+        }
+        return realDir(h);
     }
 
     /** Directory of the team's stored outputs and background logs. */

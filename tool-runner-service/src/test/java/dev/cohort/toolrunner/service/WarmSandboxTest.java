@@ -92,7 +92,9 @@ class WarmSandboxTest {
         bash(team, "mkdir -p a/b");
         awaitWarm(team);
         // environment, cwd, $0, shell level, processes visible, capabilities, mounts, user: compared byte for byte
-        String probe = "env | sort; pwd; echo \"$0 $SHLVL $$\"; ls /proc | grep -c '^[0-9]'; grep ^Cap /proc/self/status;"
+        // processes visible: counted by the shell's own glob, not `ls /proc | grep`, whose count depended on whether
+        // grep was forked yet when ls read /proc (a race that failed this test once)
+        String probe = "env | sort; pwd; echo \"$0 $SHLVL $$\"; p=(/proc/[0-9]*); echo ${#p[@]}; grep ^Cap /proc/self/status;"
                 + " cat /proc/self/mountinfo | awk '{print $5, $6}' | sort; id; umask; ulimit -n; ls -A /tmp";
         ToolContext ctx = ctx(team, "a/b");
         ProcessRunner.Spec warmSpec = launcher.warmSpec(ctx, probe, Duration.ofSeconds(60));
