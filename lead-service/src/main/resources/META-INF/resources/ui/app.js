@@ -315,12 +315,28 @@ async function loadUsage() {
   }
 }
 
+// Loads overlap (every event may start one): an answer older than one already shown is dropped, so a late answer
+// read before a plan arrived cannot take the plan (and the reason being typed into it) off the page.
+let approvalsLoads = 0;
+let approvalsShown = 0;
+let plansShown = 0;
+
 async function loadApprovals() {
+  const mine = ++approvalsLoads;
   const list = await api(teamPath('/approvals?status=pending')).catch(() => null);
-  if (list) keyed($('approvals'), list, renderApproval, 'approvalId', 'Nothing waits for you.');
+  if (list && mine > approvalsShown) {
+    approvalsShown = mine;
+    keyed($('approvals'), list, renderApproval, 'approvalId', 'Nothing waits for you.');
+  }
   const plans = await api(teamPath('/protocols?status=pending')).catch(() => null);
-  if (plans) keyed($('plans'), plans.filter((p) => p.type === 'plan_approval'), renderPlan, 'protocolId', 'No plan waits for review.');
+  if (plans && mine > plansShown) {
+    plansShown = mine;
+    keyed($('plans'), plans.filter((p) => p.type === 'plan_approval'), renderPlan, 'protocolId', 'No plan waits for review.');
+  }
 }
+
+// The reasons being typed, by approval or plan id: a box drawn again (a reload, another team's view and back) keeps it.
+const drafts = new Map();
 
 // Keeps the items still pending as they are (a reason being typed survives a reload), adds new ones, drops the rest.
 function keyed(list, items, render, key, empty) {
@@ -334,14 +350,18 @@ function decisionBox(id, what, send) {
   const status = el('p', { role: 'status' });
   const decide = (approve) => async () => {
     try {
-      await send(approve, $(reasonId).value || undefined);
+      await send(approve, $(reasonId).value || drafts.get(id) || undefined);
+      drafts.delete(id);
       status.textContent = approve ? 'approved' : 'denied';
       loadApprovals();
     } catch (e) {
       status.textContent = 'failed: ' + e.message;
     }
   };
-  return [el('label', { for: reasonId, text: 'Reason (optional)' }), el('input', { id: reasonId }),
+  const reason = el('input', { id: reasonId });
+  reason.value = drafts.get(id) || '';
+  reason.addEventListener('input', () => drafts.set(id, reason.value));
+  return [el('label', { for: reasonId, text: 'Reason (optional)' }), reason,
     el('div', { class: 'row' },
       el('button', { type: 'button', class: 'approve', 'data-id': id, 'aria-label': 'Approve ' + what, onclick: decide(true), text: 'Approve' }),
       el('button', { type: 'button', class: 'deny danger', 'data-id': id, 'aria-label': 'Deny ' + what, onclick: decide(false), text: 'Deny' })),
