@@ -361,11 +361,14 @@ public class WarmSandboxes {
 
     /**
      * A process that speaks the stub's protocol, adopted as a warm sandbox (tests: a stub that misbehaves). Its
-     * readiness is read like a started one's.
+     * readiness is read like a started one's, and waited for, as {@link #take(Key)} waits for a pooled one's: the call's
+     * reader must not start while the ready byte is still unread (it would take the ready byte for the output's first
+     * byte).
      */
     static Warm adopt(Process p) {
         Warm w = new Warm(p, List.of(), List.of());
         awaitReadyByte(p, w);
+        w.awaitReady(READY_WAIT_MS);
         return w;
     }
 
