@@ -47,9 +47,7 @@ public final class ChatCompletionsWire {
      */
     public static byte[] request(String model, String user, String system, List<Message> messages, String toolsJson,
             Integer maxOutputTokens) {
-        // ~1 KB per message is the usual size; the buffer grows by doubling if not
-        ByteArrayOutputStream out = new ByteArrayOutputStream(8192 + messages.size() * 1024
-                + (toolsJson == null ? 0 : toolsJson.length()));
+        ByteArrayOutputStream out = new ByteArrayOutputStream(sizeHint(system, messages, toolsJson));
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             g.writeStartObject();
             g.writeStringField("model", model);
@@ -80,6 +78,23 @@ public final class ChatCompletionsWire {
             throw new UncheckedIOException(e); // a byte array does not fail; a broken generator would
         }
         return out.toByteArray();
+    }
+
+    /**
+     * About the body's size: the texts, the calls' arguments and the tools, plus room for the JSON around them (the
+     * buffer grows by doubling if escapes or multi-byte characters make it longer). A fixed guess per message sized
+     * a conversation of many short messages at several times its body, which was most of the lead's allocations.
+     */
+    static int sizeHint(String system, List<Message> messages, String toolsJson) {
+        long n = 1024 + (system == null ? 0 : system.length()) + (toolsJson == null ? 0 : toolsJson.length());
+        for (Message m : messages) {
+            n += 48 + (m.content() == null ? 0 : m.content().length())
+                    + (m.toolCallId() == null ? 0 : m.toolCallId().length());
+            for (var c : m.toolCalls()) {
+                n += 96 + (c.arguments() == null ? 0 : c.arguments().length()) + (c.id() == null ? 0 : c.id().length());
+            }
+        }
+        return (int) Math.min(n + n / 16, Integer.MAX_VALUE - 16);
     }
 
     /** One message as langchain4j wrote it: text contents as strings, a null text as "" except beside tool calls. */

@@ -168,7 +168,18 @@ public final class ScriptedModelServer implements AutoCloseable {
         }
     }
 
-    /** Every chat-completions request received since the last reset, in arrival order. */
+    /**
+     * Forgets the requests received so far, keeping the rules and the call counters: a long benchmark takes what it
+     * needs of each step and clears the log, so the server does not hold every body it was sent (a heap of hundreds
+     * of MB whose collections paused the broker and the model in this JVM).
+     */
+    public void clearLog() {
+        synchronized (lock) {
+            log.clear();
+        }
+    }
+
+    /** Every chat-completions request received since the last reset (or {@link #clearLog}), in arrival order. */
     public List<RecordedRequest> requests() {
         synchronized (lock) {
             return List.copyOf(log);

@@ -135,6 +135,10 @@ public class LeadHost {
     }
 
     /** True while the team's lead has a thread here, for tests. */
+    boolean keeps(String team) {
+        return host().keeps(lead(team));
+    }
+
     boolean hosting(String team) {
         return host().hosting(lead(team));
     }

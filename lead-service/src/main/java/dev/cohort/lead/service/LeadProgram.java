@@ -93,6 +93,20 @@ public class LeadProgram implements AgentProgram {
         unread.computeIfAbsent(team, t -> new java.util.concurrent.atomic.AtomicBoolean()).set(true);
     }
 
+    /**
+     * Kept (issue 13): a lead's next turn starts from the session it ended with, without adopting the row again and
+     * reading its whole conversation back (that read grew with the conversation and was a quarter of the lead's
+     * allocations in the teammate benchmark). Safe because the context reads nothing at open that changes while the
+     * lead is idle: the permission mode and the workspace are fixed when the team is created, hooks, budgets, usage
+     * and the inbox are read through suppliers, and every input reaches the lead through {@link dev.cohort.lead.messaging.LeadInputConsumer}
+     * (which raises the drain flag). A takeover by another replica goes through adopt/detach, which drop the kept
+     * session, and every save is still fenced by the kept version.
+     */
+    @Override
+    public boolean keepIdleSession(AgentKey key) {
+        return true;
+    }
+
     @Override
     public boolean exists(AgentKey key) {
         return teams.cached(key.team()).isPresent(); // teams are never deleted

@@ -174,6 +174,32 @@ class LeadHandoverTest {
     }
 
     @Test
+    void anIdleLeadKeepsItsSessionSoItsNextTurnContinuesTheConversationWithoutReadingItBack() {
+        String team = newTeam("kept");
+        model.append("{\"rules\":[" + textRule(team, "first " + team, "one") + ","
+                + textRule(team, "second " + team, "two") + "]}");
+        String first = prompt(team, "first " + team);
+        assertThat(awaitTurnCompleted(team, first).path("data").path("status").asText()).isEqualTo("completed");
+        // the session the turn ended with is kept while the lead idles
+        await().atMost(Duration.ofMinutes(3)).until(() -> host.keeps(team) && !host.hosting(team));
+
+        String second = prompt(team, "second " + team);
+        assertThat(awaitTurnCompleted(team, second).path("data").path("status").asText()).isEqualTo("completed");
+        // the second turn's request carries the first turn (the kept conversation), in order
+        JsonNode request = model.requests().stream().filter(r -> (team + "/lead").equals(r.path("agent").asText()))
+                .filter(r -> r.path("body").toString().contains("second " + team)).findFirst().orElseThrow();
+        List<String> texts = new java.util.ArrayList<>();
+        request.path("body").path("messages").forEach(m -> texts.add(m.path("content").asText()));
+        assertThat(texts).containsSubsequence("first " + team, "one", "second " + team);
+        await().atMost(Duration.ofMinutes(3)).until(() -> host.keeps(team));
+        // and what is stored is the same conversation: a new owner reads back what the kept session saved
+        AgentRecord stored = store().adopt(new AgentKey(team, Ids.LEAD), "host-check");
+        assertThat(stored.state().messages()).extracting(dev.cohort.core.engine.Message::content)
+                .containsSubsequence("first " + team, "one", "second " + team, "two");
+        assertThat(stored.state().turn()).isNull();
+    }
+
+    @Test
     void aRevokeDetachesARunningTurnAtTheNextStepWaitsForItAndTheTurnCompletesOnceAdoptedAgain() throws Exception {
         String team = newTeam("handover");
         Path dir = Files.createDirectories(Path.of(workspace, "teams", team));

@@ -38,7 +38,9 @@ import java.util.regex.Pattern;
  * The failover time for 50 teammates is printed by {@code TeamFailoverIT}.
  *
  * <p>Options ({@code --name=value}): {@code messages} (200), {@code spawns} (20, at least 1: the messages go to the
- * first), {@code idle} (1000; 0 skips the idle fleet).
+ * first), {@code idle} (1000; 0 skips the idle fleet), {@code warmup} (0: messages sent first and not counted, so the
+ * services' JIT compilers have settled; run with {@code -Dcohort.devstack.jvm-flags="-Xmx384m -XX:+UseSerialGC"} for
+ * {@code cohort up}'s flags).
  */
 public final class TeamBenchmark {
 
@@ -55,6 +57,7 @@ public final class TeamBenchmark {
         int messages = Integer.parseInt(opts.getOrDefault("messages", "200"));
         int spawns = Integer.parseInt(opts.getOrDefault("spawns", "20"));
         int idle = Integer.parseInt(opts.getOrDefault("idle", "1000"));
+        int warmup = Integer.parseInt(opts.getOrDefault("warmup", "0"));
         Map<String, String> env = new HashMap<>();
         env.put("COHORT_TEAMMATE_MAX_PER_TEAM", String.valueOf(spawns + 10));
         env.put("COHORT_TEAMMATE_MAX_LIVE_PER_TEAM", String.valueOf(spawns + 10));
@@ -62,10 +65,11 @@ public final class TeamBenchmark {
             try {
                 stack.createTeam(TEAM);
                 stack.createTeam("idle");
-                stack.loadRules(rules(messages, spawns));
+                stack.loadRules(rules(warmup + messages, spawns));
                 System.out.printf("load average at start: %s%n", loadAverage());
                 spawnLatency(stack, spawns);
-                messageLatency(stack, messages);
+                System.out.printf("services' JVM flags: %s%n", System.getProperty("cohort.devstack.jvm-flags", "devstack's"));
+                messageLatency(stack, warmup, messages);
                 if (idle > 0) {
                     idleFleet(stack, idle);
                 }
@@ -116,10 +120,14 @@ public final class TeamBenchmark {
     }
 
     /** lead request answered with send_message → the teammate's next request. */
-    private static void messageLatency(TeamStack stack, int messages) {
-        Work before = Work.of(stack);
+    private static void messageLatency(TeamStack stack, int warmup, int messages) {
+        Work before = null;
         List<Double> gaps = new ArrayList<>();
-        for (int i = 1; i <= messages; i++) {
+        Map<String, Instant[]> arrivals = new HashMap<>();
+        for (int i = 1; i <= warmup + messages; i++) {
+            if (i == warmup + 1) {
+                before = Work.of(stack);
+            }
             String text = "ping " + i;
             stack.prompt(TEAM, text);
             Pattern p = Pattern.compile(">\\n" + Pattern.quote(text) + "\\n</message>");
@@ -129,13 +137,22 @@ public final class TeamBenchmark {
                     && TeamScenariosIT.lastMessage(r).equals(text)).findFirst().orElseThrow();
             RecordedRequest mate = stack.model().requests().stream().filter(r -> "bench/s1".equals(r.agent())
                     && p.matcher(TeamScenariosIT.lastMessage(r)).find()).findFirst().orElseThrow();
-            gaps.add(ms(lead.time(), mate.time()));
+            if (i > warmup) {
+                gaps.add(ms(lead.time(), mate.time()));
+            }
+            arrivals.put(text, new Instant[] {lead.time(), mate.time()});
             waitIdle(stack, "s1");
             waitLeadSettled(stack, "s1", i + 1);
+            // the model server would otherwise keep every body it was sent: its heap, and the broker's pauses in this
+            // JVM with it, would grow with the run
+            stack.model().clearLog();
+        }
+        if (warmup > 0) {
+            System.out.printf("(after %d warm-up messages, not counted)%n", warmup);
         }
         print("lead send_message → teammate's next model request", gaps);
         Work.of(stack).minus(before).print(messages);
-        breakdown(stack, messages);
+        breakdown(stack, warmup, messages, arrivals);
     }
 
     /**
@@ -224,7 +241,8 @@ public final class TeamBenchmark {
      * open, the inbox read); and from there to its model request (skills and hook settings through the tool runner,
      * the first save, prompt assembly).
      */
-    private static void breakdown(TeamStack stack, int messages) {
+    private static void breakdown(TeamStack stack, int warmup, int counted, Map<String, Instant[]> arrivals) {
+        int messages = warmup + counted;
         List<Double> reply = new ArrayList<>();
         List<Double> call = new ArrayList<>();
         List<Double> wake = new ArrayList<>();
@@ -233,7 +251,6 @@ public final class TeamBenchmark {
         List<Double> announced = new ArrayList<>();
         List<Double> start = new ArrayList<>();
         Map<String, Instant> receivedAt = new HashMap<>();
-        List<RecordedRequest> requests = stack.model().requests();
         List<String[]> ev = new ArrayList<>();
         try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
                 "SELECT type, agent, ts, data->>'tool', data->>'phase' FROM lead.events WHERE team = ? ORDER BY seq");
@@ -279,19 +296,15 @@ public final class TeamBenchmark {
         int offset = mateTurn.size() - messages;
         for (int i = 1; i <= messages && i <= sendStart.size() && i <= sendEnd.size() && offset + i - 1 < mateTurn.size(); i++) {
             String text = "ping " + i;
-            Pattern p = Pattern.compile(">\\n" + Pattern.quote(text) + "\\n</message>");
-            RecordedRequest lead = requests.stream().filter(r -> "bench/lead".equals(r.agent())
-                    && TeamScenariosIT.lastMessage(r).equals(text)).findFirst().orElse(null);
-            RecordedRequest mate = requests.stream().filter(r -> "bench/s1".equals(r.agent())
-                    && p.matcher(TeamScenariosIT.lastMessage(r)).find()).findFirst().orElse(null);
-            if (lead == null || mate == null || offset < 0) {
+            Instant[] at = arrivals.get(text); // the lead's request, the teammate's request
+            if (at == null || offset < 0 || i <= warmup) {
                 continue;
             }
             Instant turn = mateTurn.get(offset + i - 1);
-            reply.add(ms(lead.time(), sendStart.get(i - 1)));
+            reply.add(ms(at[0], sendStart.get(i - 1)));
             call.add(ms(sendStart.get(i - 1), sendEnd.get(i - 1)));
             wake.add(ms(sendStart.get(i - 1), turn));
-            start.add(ms(turn, mate.time()));
+            start.add(ms(turn, at[1]));
             int workingOffset = mateWorking.size() - messages;
             Instant received = receivedAt.get(text);
             if (received != null && workingOffset >= 0) {
