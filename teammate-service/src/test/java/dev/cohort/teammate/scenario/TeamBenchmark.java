@@ -124,6 +124,10 @@ public final class TeamBenchmark {
         Work before = null;
         List<Double> gaps = new ArrayList<>();
         Map<String, Instant[]> arrivals = new HashMap<>();
+        // a plain consumer in this JVM (the broker's) beside the teammate's: the Kafka hop alone, for comparison
+        Map<String, Instant> plainAt = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread plain = Thread.ofPlatform().name("bench-plain-consumer").start(() -> plainConsumer(stack, plainAt, stop));
         for (int i = 1; i <= warmup + messages; i++) {
             if (i == warmup + 1) {
                 before = Work.of(stack);
@@ -147,12 +151,18 @@ public final class TeamBenchmark {
             // JVM with it, would grow with the run
             stack.model().clearLog();
         }
+        stop.set(true);
+        try {
+            plain.join(5000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         if (warmup > 0) {
             System.out.printf("(after %d warm-up messages, not counted)%n", warmup);
         }
         print("lead send_message → teammate's next model request", gaps);
         Work.of(stack).minus(before).print(messages);
-        breakdown(stack, warmup, messages, arrivals);
+        breakdown(stack, warmup, messages, arrivals, plainAt);
     }
 
     /**
@@ -241,7 +251,9 @@ public final class TeamBenchmark {
      * open, the inbox read); and from there to its model request (skills and hook settings through the tool runner,
      * the first save, prompt assembly).
      */
-    private static void breakdown(TeamStack stack, int warmup, int counted, Map<String, Instant[]> arrivals) {
+    private static void breakdown(TeamStack stack, int warmup, int counted, Map<String, Instant[]> arrivals,
+            Map<String, Instant> plainAt) {
+        List<Double> plainHop = new ArrayList<>();
         int messages = warmup + counted;
         List<Double> reply = new ArrayList<>();
         List<Double> call = new ArrayList<>();
@@ -250,6 +262,7 @@ public final class TeamBenchmark {
         List<Double> woken = new ArrayList<>();
         List<Double> announced = new ArrayList<>();
         List<Double> start = new ArrayList<>();
+        List<double[]> slowest = new ArrayList<>();
         Map<String, Instant> receivedAt = new HashMap<>();
         List<String[]> ev = new ArrayList<>();
         try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
@@ -314,11 +327,25 @@ public final class TeamBenchmark {
                 if (producedAt != null) {
                     created.add(ms(sendStart.get(i - 1), producedAt));
                     delivered.add(ms(producedAt, received));
+                    if (plainAt.get(text) != null) {
+                        plainHop.add(ms(producedAt, plainAt.get(text)));
+                    }
                 }
                 woken.add(ms(received, working));
                 announced.add(ms(working, turn));
+                if (producedAt != null) {
+                    slowest.add(new double[] {ms(at[0], at[1]), ms(at[0], sendStart.get(i - 1)),
+                        ms(sendStart.get(i - 1), producedAt), ms(producedAt, received), ms(received, working),
+                        ms(working, turn), ms(turn, at[1])});
+                }
             }
         }
+        // the slowest messages, phase by phase: which phase makes the tail
+        slowest.sort((a, b) -> Double.compare(b[0], a[0]));
+        System.out.println("  slowest 8 (gap = lead reply + to record + record → row + row → working + → turn_started"
+                + " + → request, ms):");
+        slowest.stream().limit(8).forEach(r -> System.out.printf("    %.1f = %.1f + %.1f + %.1f + %.1f + %.1f + %.1f%n",
+                r[0], r[1], r[2], r[3], r[4], r[5], r[6]));
         if (reply.isEmpty()) {
             System.out.println("no breakdown: events and requests did not line up");
             return;
@@ -332,6 +359,10 @@ public final class TeamBenchmark {
                 print("      send_message started → the record's timestamp (roster read, the producer's send; ms)", created);
                 print("      the record's timestamp → the inbox row stored (broker, consumer fetch, teammate read, insert)",
                         delivered);
+                if (!plainHop.isEmpty()) {
+                    print("      the record's timestamp → a plain consumer in the broker's JVM polled it (the Kafka hop alone)",
+                            plainHop);
+                }
             }
             print("    inbox row stored → teammate_phase working (wake, adopt, session open, inbox read)", woken);
             print("    teammate_phase working → turn_started", announced);
@@ -374,6 +405,36 @@ public final class TeamBenchmark {
             System.out.println("no record times: " + e);
         }
         return out;
+    }
+
+    /** Polls {@code cohort.teammate.inbox} from its end, noting when each message's record arrived, until stopped. */
+    private static void plainConsumer(TeamStack stack, Map<String, Instant> at, java.util.concurrent.atomic.AtomicBoolean stop) {
+        java.util.Properties p = new java.util.Properties();
+        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+        try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(p,
+                new org.apache.kafka.common.serialization.StringDeserializer(),
+                new org.apache.kafka.common.serialization.StringDeserializer())) {
+            List<org.apache.kafka.common.TopicPartition> parts = c.partitionsFor(Topics.TEAMMATE_INBOX).stream()
+                    .map(i -> new org.apache.kafka.common.TopicPartition(i.topic(), i.partition())).toList();
+            c.assign(parts);
+            c.seekToEnd(parts);
+            parts.forEach(c::position);
+            while (!stop.get()) {
+                for (var r : c.poll(Duration.ofMillis(200))) {
+                    Instant now = Instant.now();
+                    try {
+                        var m = Json.MAPPER.readTree(r.value());
+                        if ("message".equals(m.path("type").asText())) {
+                            at.putIfAbsent(m.path("content").asText(), now);
+                        }
+                    } catch (Exception e) {
+                        // not a message of the benchmark's
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            System.out.println("no plain consumer: " + e);
+        }
     }
 
     private static void idleFleet(TeamStack stack, int n) throws Exception {
