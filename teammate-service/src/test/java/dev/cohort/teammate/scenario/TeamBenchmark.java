@@ -376,14 +376,8 @@ public final class TeamBenchmark {
      */
     private static Map<String, Instant> recordTimes(TeamStack stack, String key) {
         Map<String, Instant> out = new HashMap<>();
-        java.util.Properties p = new java.util.Properties();
-        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-        try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(p,
-                new org.apache.kafka.common.serialization.StringDeserializer(),
-                new org.apache.kafka.common.serialization.StringDeserializer())) {
-            List<org.apache.kafka.common.TopicPartition> parts = c.partitionsFor(Topics.TEAMMATE_INBOX).stream()
-                    .map(i -> new org.apache.kafka.common.TopicPartition(i.topic(), i.partition())).toList();
-            c.assign(parts);
+        try (var c = inboxConsumer(stack)) {
+            List<org.apache.kafka.common.TopicPartition> parts = List.copyOf(c.assignment());
             c.seekToBeginning(parts);
             Map<org.apache.kafka.common.TopicPartition, Long> end = c.endOffsets(parts);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -407,16 +401,22 @@ public final class TeamBenchmark {
         return out;
     }
 
-    /** Polls {@code cohort.teammate.inbox} from its end, noting when each message's record arrived, until stopped. */
-    private static void plainConsumer(TeamStack stack, Map<String, Instant> at, java.util.concurrent.atomic.AtomicBoolean stop) {
+    /** A consumer of every partition of {@code cohort.teammate.inbox}, outside any group. */
+    private static org.apache.kafka.clients.consumer.KafkaConsumer<String, String> inboxConsumer(TeamStack stack) {
         java.util.Properties p = new java.util.Properties();
         p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
-        try (var c = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(p,
+        var c = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(p,
                 new org.apache.kafka.common.serialization.StringDeserializer(),
-                new org.apache.kafka.common.serialization.StringDeserializer())) {
-            List<org.apache.kafka.common.TopicPartition> parts = c.partitionsFor(Topics.TEAMMATE_INBOX).stream()
-                    .map(i -> new org.apache.kafka.common.TopicPartition(i.topic(), i.partition())).toList();
-            c.assign(parts);
+                new org.apache.kafka.common.serialization.StringDeserializer());
+        c.assign(c.partitionsFor(Topics.TEAMMATE_INBOX).stream()
+                .map(i -> new org.apache.kafka.common.TopicPartition(i.topic(), i.partition())).toList());
+        return c;
+    }
+
+    /** Polls {@code cohort.teammate.inbox} from its end, noting when each message's record arrived, until stopped. */
+    private static void plainConsumer(TeamStack stack, Map<String, Instant> at, java.util.concurrent.atomic.AtomicBoolean stop) {
+        try (var c = inboxConsumer(stack)) {
+            List<org.apache.kafka.common.TopicPartition> parts = List.copyOf(c.assignment());
             c.seekToEnd(parts);
             parts.forEach(c::position);
             while (!stop.get()) {
