@@ -30,6 +30,9 @@ class EventLogTest {
     @Inject
     io.agroal.api.AgroalDataSource ds;
 
+    @Inject
+    dev.cohort.lead.service.EventService service;
+
     private static Event event(String team, String text) {
         return Event.of(team, "lead", EventType.ASSISTANT_MESSAGE, Json.MAPPER.createObjectNode().put("text", text));
     }
@@ -190,5 +193,50 @@ class EventLogTest {
         assertThat(events.append(event(team, "after")).seq()).as("later appends follow").isEqualTo(4);
         assertThat(events.after(team, 0, 10)).extracting(e -> e.data().path("text").asText())
                 .containsExactly("zero", "reply", "result", "after");
+    }
+
+    @Test
+    void anEventStoredAheadComesBeforeTheTeamsNextEventAndBeforeAStepSavesEvents() throws Exception {
+        String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
+        for (int i = 0; i < 30; i++) {
+            // the lead's tool_call_started, stored while the call runs; then the next event, or the step save's
+            service.recordAhead(event(team, "started " + i));
+            if (i % 2 == 0) {
+                service.record(event(team, "finished " + i));
+            } else {
+                service.awaitAhead(team); // what the save does before it opens its transaction
+                try (java.sql.Connection c = ds.getConnection()) {
+                    c.setAutoCommit(false);
+                    service.storeIn(c, List.of(event(team, "finished " + i)));
+                    c.commit();
+                }
+            }
+        }
+        List<String> texts = events.after(team, 0, 100).stream().map(e -> e.data().path("text").asText()).toList();
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 30; i++) {
+            expected.add("started " + i);
+            expected.add("finished " + i);
+        }
+        assertThat(texts).containsExactlyElementsOf(expected);
+        assertThat(events.after(team, 0, 100)).extracting(Event::seq)
+                .containsExactlyElementsOf(LongStream.rangeClosed(1, 60).boxed().toList());
+    }
+
+    @Test
+    void anEventStoredAheadAgainIsStoredOnceAndWaitingWithNothingAheadReturnsAtOnce() {
+        String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
+        Event started = event(team, "started");
+        service.recordAhead(started);
+        service.awaitAhead(team);
+        service.record(event(team, "finished"));
+        service.awaitAhead(team); // nothing left ahead: returns at once
+        assertThat(events.after(team, 0, 10)).extracting(e -> e.data().path("text").asText())
+                .containsExactly("started", "finished");
+        // the same id stored ahead again (a resumed turn's redelivery) is stored once
+        service.recordAhead(started);
+        service.record(event(team, "later"));
+        assertThat(events.after(team, 0, 10)).extracting(e -> e.data().path("text").asText())
+                .containsExactly("started", "finished", "later");
     }
 }

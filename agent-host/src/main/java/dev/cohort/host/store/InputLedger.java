@@ -23,6 +23,13 @@ public interface InputLedger {
      */
     void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) throws SQLException;
 
+    /**
+     * Called before a save that stores events opens its transaction (e.g. to wait for an event of the agent's team
+     * still being stored on another thread, so the step's events come after it). Default: nothing.
+     */
+    default void beforeSave(AgentKey key) {
+    }
+
     /** {@code true} when this ledger stores the step's events in the save's transaction ({@link #storeEvents}). */
     default boolean storesEvents() {
         return false;

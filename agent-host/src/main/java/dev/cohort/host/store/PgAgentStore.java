@@ -222,6 +222,9 @@ public final class PgAgentStore implements AgentStore {
             added[i - first] = Json.write(messages.get(i));
         }
         AtomicReference<List<Event>> stored = new AtomicReference<>(List.of());
+        if (!events.isEmpty()) {
+            ledger.beforeSave(key);
+        }
         long version;
         try {
             version = tx("save agent " + key, c -> {

@@ -24,6 +24,10 @@ public final class LeadInputLedger implements InputLedger {
                 throws SQLException;
 
         void committed(List<dev.cohort.core.protocol.Event> stored);
+
+        /** Before a save that stores events opens its transaction: the team's event stored ahead is in first. */
+        default void beforeStore(String team) {
+        }
     }
 
     private final EventLog events;
@@ -46,6 +50,13 @@ public final class LeadInputLedger implements InputLedger {
     public List<dev.cohort.core.protocol.Event> storeEvents(Connection c, AgentKey key,
             List<dev.cohort.core.protocol.Event> stepEvents) throws SQLException {
         return events.storeIn(c, stepEvents);
+    }
+
+    @Override
+    public void beforeSave(AgentKey key) {
+        if (events != null) {
+            events.beforeStore(key.team());
+        }
     }
 
     @Override

@@ -40,9 +40,78 @@ public class EventService {
 
     /** Stores (idempotently, by id), publishes and announces an event produced elsewhere or here. */
     public Event record(Event event) {
+        awaitAhead(event.team());
+        return store(event);
+    }
+
+    private Event store(Event event) {
         Event stored = repository.append(event);
         announce(stored);
         return stored;
+    }
+
+    /** Per team: the event being stored off the caller's thread ({@link #recordAhead}), until the team's next store. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Ahead> ahead = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** An event stored ahead; {@code stored} once it is in the store (by its own thread or by a waiter's retry). */
+    private static final class Ahead {
+        final Event event;
+        final java.util.concurrent.CompletableFuture<Event> done = new java.util.concurrent.CompletableFuture<>();
+        boolean stored;
+
+        Ahead(Event event) {
+            this.event = event;
+        }
+    }
+
+    /**
+     * Stores, publishes and announces the event on another thread and returns at once (issue 13: the lead's
+     * {@code tool_call_started}, so the call goes to the tool runner without waiting for that transaction). The order
+     * of the team's events is kept: the team's next {@link #record}, and the step save that stores the call's
+     * {@code tool_call_finished} before it opens its transaction, first wait for it, and stores it itself if its own store failed (by id, so
+     * never twice), failing as a synchronous store would have if that fails too. Nothing is lost by a crash meanwhile:
+     * a call whose result was not saved is sent again when the turn resumes, with a {@code tool_call_started} of its
+     * own (the runner answers the same call id from its journal, without running it again).
+     */
+    public void recordAhead(Event event) {
+        awaitAhead(event.team()); // one at a time per team
+        Ahead a = new Ahead(event);
+        ahead.put(event.team(), a);
+        Thread.ofVirtual().name("event-ahead-" + event.team()).start(() -> {
+            try {
+                a.done.complete(store(event));
+            } catch (Throwable t) {
+                a.done.completeExceptionally(t);
+            }
+        });
+    }
+
+    /**
+     * Waits for the team's event stored ahead, if any; stores it here when its own store failed. Called outside any
+     * transaction: by {@link #record}, and by the lead's step save before it opens its own (whose
+     * {@link #storeIn} then numbers the call's {@code tool_call_finished} after its {@code tool_call_started}).
+     */
+    public void awaitAhead(String team) {
+        Ahead a = ahead.get(team);
+        if (a == null) {
+            return;
+        }
+        try {
+            a.done.join();
+            synchronized (a) {
+                a.stored = true;
+            }
+        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+            synchronized (a) {
+                if (!a.stored) {
+                    Log.warnf("team=%s event=%s stored ahead failed (%s): storing it now", team, a.event.id(),
+                            e.getCause() == null ? e : e.getCause());
+                    store(a.event); // throws as a synchronous store would have
+                    a.stored = true;
+                }
+            }
+        }
+        ahead.remove(team, a); // only once it is stored: a concurrent waiter still finds it until then
     }
 
     /**

@@ -73,7 +73,12 @@ public class LeadEngine {
     }
 
     private void record(dev.cohort.core.protocol.Event e) {
-        events.record(label(e));
+        if (e.type() == dev.cohort.core.protocol.EventType.TOOL_CALL_STARTED) {
+            // stored while the call runs: the team's next event or step save waits for it (EventService#recordAhead)
+            events.recordAhead(label(e));
+        } else {
+            events.record(label(e));
+        }
     }
 
     /** The lead's fields on an event of its engine (the prompt it answers; a turn end's status and prompts). */

@@ -71,6 +71,11 @@ public class LeadHost {
                         public void committed(List<dev.cohort.core.protocol.Event> stored) {
                             events.committed(stored);
                         }
+
+                        @Override
+                        public void beforeStore(String team) {
+                            events.awaitAhead(team);
+                        }
                     };
                     h = new AgentHost(engine.engine(), new PgAgentStore(ds, "lead", new LeadInputLedger(log)), program,
                             config.toSettings(HostConfig.newInstanceId()));
