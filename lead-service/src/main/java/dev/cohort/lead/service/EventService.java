@@ -51,13 +51,14 @@ public class EventService {
     }
 
     /** Per team: the event being stored off the caller's thread ({@link #recordAhead}), until the team's next store. */
-    private final java.util.concurrent.ConcurrentHashMap<String, Ahead> ahead = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.concurrent.ConcurrentHashMap<String, Ahead> ahead =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** An event stored ahead; {@code stored} once it is in the store (by its own thread or by a waiter's retry). */
+    /** An event stored ahead; {@code retried} once a waiter stored it after its own store failed. */
     private static final class Ahead {
         final Event event;
         final java.util.concurrent.CompletableFuture<Event> done = new java.util.concurrent.CompletableFuture<>();
-        boolean stored;
+        boolean retried;
 
         Ahead(Event event) {
             this.event = event;
@@ -68,10 +69,10 @@ public class EventService {
      * Stores, publishes and announces the event on another thread and returns at once (issue 13: the lead's
      * {@code tool_call_started}, so the call goes to the tool runner without waiting for that transaction). The order
      * of the team's events is kept: the team's next {@link #record}, and the step save that stores the call's
-     * {@code tool_call_finished} before it opens its transaction, first wait for it, and stores it itself if its own store failed (by id, so
-     * never twice), failing as a synchronous store would have if that fails too. Nothing is lost by a crash meanwhile:
-     * a call whose result was not saved is sent again when the turn resumes, with a {@code tool_call_started} of its
-     * own (the runner answers the same call id from its journal, without running it again).
+     * {@code tool_call_finished} (before it opens its transaction), first wait for it ({@link #awaitAhead}). Nothing
+     * is lost by a crash meanwhile: a call whose result was not saved is sent again when the turn resumes, with a
+     * {@code tool_call_started} of its own (the runner answers the same call id from its journal, without running it
+     * again).
      */
     public void recordAhead(Event event) {
         awaitAhead(event.team()); // one at a time per team
@@ -87,8 +88,9 @@ public class EventService {
     }
 
     /**
-     * Waits for the team's event stored ahead, if any; stores it here when its own store failed. Called outside any
-     * transaction: by {@link #record}, and by the lead's step save before it opens its own (whose
+     * Waits for the team's event stored ahead, if any, and stores it here when its own store failed (so it is never
+     * lost: while that fails, every next store of the team fails with it, as the event's own would have). Called
+     * outside any transaction: by {@link #record}, and by the lead's step save before it opens its own (whose
      * {@link #storeIn} then numbers the call's {@code tool_call_finished} after its {@code tool_call_started}).
      */
     public void awaitAhead(String team) {
@@ -98,16 +100,13 @@ public class EventService {
         }
         try {
             a.done.join();
-            synchronized (a) {
-                a.stored = true;
-            }
-        } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-            synchronized (a) {
-                if (!a.stored) {
+        } catch (java.util.concurrent.CompletionException e) {
+            synchronized (a) { // several waiters: one stores it (by id, so never twice), the others find it done
+                if (!a.retried) {
                     Log.warnf("team=%s event=%s stored ahead failed (%s): storing it now", team, a.event.id(),
                             e.getCause() == null ? e : e.getCause());
-                    store(a.event); // throws as a synchronous store would have
-                    a.stored = true;
+                    store(a.event); // throws as a synchronous store would have; the next waiter tries again
+                    a.retried = true;
                 }
             }
         }

@@ -139,10 +139,12 @@ public class LeadHost {
         return config.handoverTimeout();
     }
 
-    /** True while the team's lead has a thread here, for tests. */
+    /** True when the team's lead keeps its idle session here (its next turn does not read it back), for tests. */
     boolean keeps(String team) {
         return host().keeps(lead(team));
     }
+
+    /** True while the team's lead has a thread here, for tests. */
 
     boolean hosting(String team) {
         return host().hosting(lead(team));
