@@ -58,6 +58,9 @@ import java.util.stream.Stream;
  * An event's ts is taken when the event is created, before it is stored and published.
  *
  * <p>Options ({@code --name=value}): {@code turns} (5), {@code rounds} (20), {@code warmup} (1 turn),
+ * {@code settle} (0: off; N: after the warm-up turns, more warm-up turns until the three JVMs' JIT compiler threads use
+ * at most N ms of CPU per second over the last 10 turns, the steady state of a long-running service; at most
+ * {@code settle-max}, 1500, more turns),
  * {@code jvm-flags} (space-separated), {@code jfr=DIR} (a JFR recording, {@code settings=profile}, of both service JVMs
  * over the measured turns only, via {@code jcmd}), {@code db-stats} (true: PostgreSQL transactions and row writes per
  * round, and one more untimed turn with {@code log_statement = all}: every statement per round), {@code statements}
@@ -88,6 +91,9 @@ public final class RoundBenchmark {
     private final int turns;
     private final int rounds;
     private final int warmup;
+    /** Warm-up continues until the JVMs' JIT compiler threads use at most this many ms per second (0: off). */
+    private final double settle;
+    private final int settleMax;
     private final List<String> jvmFlags;
     private final Path jfrDir;
     private final boolean dbStats;
@@ -115,11 +121,13 @@ public final class RoundBenchmark {
         this.turns = Integer.parseInt(opts.getOrDefault("turns", "5"));
         this.rounds = Integer.parseInt(opts.getOrDefault("rounds", "20"));
         this.warmup = Integer.parseInt(opts.getOrDefault("warmup", "1"));
+        this.settle = Double.parseDouble(opts.getOrDefault("settle", "0"));
+        this.settleMax = Integer.parseInt(opts.getOrDefault("settle-max", "1500"));
         String flags = opts.get("jvm-flags");
         this.jvmFlags = flags == null ? UP_FLAGS : Arrays.stream(flags.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
         this.jfrDir = opts.containsKey("jfr") ? Path.of(opts.get("jfr")).toAbsolutePath() : null;
         this.dbStats = Boolean.parseBoolean(opts.getOrDefault("db-stats", "true"));
-        if (turns < 1 || rounds < 1 || warmup < 0) {
+        if (turns < 1 || rounds < 1 || warmup < 0 || settle < 0 || settleMax < 0) {
             throw new IllegalArgumentException("turns and rounds must be 1 or more, warmup 0 or more");
         }
         if (!List.of("interleaved", "after").contains(opts.getOrDefault("peers-order", "interleaved"))) {
@@ -205,6 +213,9 @@ public final class RoundBenchmark {
             Turn t = turn("warm-up " + w);
             System.out.printf("[round-bench] warm-up turn %d: round gap p50 %.1f ms%n", w, pct(t.gaps(), 50));
         }
+        if (settle > 0) {
+            settleJit();
+        }
         if (!opts.getOrDefault("peers", "none").equals("none")
                 && opts.getOrDefault("peers-order", "interleaved").equals("interleaved")) {
             peers = new PeerHarnesses(opts).open();
@@ -230,6 +241,7 @@ public final class RoundBenchmark {
         Map<String, Long> idle1 = cpu();
         double idleSeconds = (System.nanoTime() - idleT0) / 1e9;
         double[] runner0 = runnerCalls();
+        Map<String, Long> jit0 = jit();
         Map<String, Long> cpu0 = cpu();
         long xid0 = dbStats ? currentXid() : 0;
         long t0 = System.nanoTime();
@@ -253,6 +265,7 @@ public final class RoundBenchmark {
         long xid1 = dbStats ? currentXid() : 0;
         double[] runner1 = runnerCalls();
         Map<String, Long> cpu1 = cpu();
+        Map<String, Long> jit1 = jit();
         if (jfrDir != null) {
             jcmd(lead, "JFR.stop", "name=round-bench");
             jcmd(runner, "JFR.stop", "name=round-bench");
@@ -266,6 +279,9 @@ public final class RoundBenchmark {
                     double used = (e.getValue() - cpu0.getOrDefault(e.getKey(), 0L)) * 10.0 - idleMsPerSec * elapsed;
                     return String.format("%s %.1f ms (idle %.1f ms/s)", e.getKey(), used / measuredRounds, idleMsPerSec);
                 }).toList());
+        System.out.println("[round-bench] of which JIT compiler threads, per round (not idle-subtracted; a settled service"
+                + " compiles almost nothing, see --settle): " + jit1.entrySet().stream().map(e -> String.format("%s %.1f ms",
+                        e.getKey(), (e.getValue() - jit0.getOrDefault(e.getKey(), 0L)) * 10.0 / measuredRounds)).toList());
         if (runner0 != null && runner1 != null && runner1[0] > runner0[0]) {
             System.out.printf("[round-bench] tool runner's own bash execution (cohort.toolrunner.calls, after the journal insert): "
                     + "mean %.1f ms over %.0f calls%n", (runner1[1] - runner0[1]) * 1000 / (runner1[0] - runner0[0]),
@@ -777,6 +793,70 @@ public final class RoundBenchmark {
         }
         m.put("PostgreSQL", pg);
         return m;
+    }
+
+    /**
+     * Warm-up turns until the JIT compiler threads of the lead, the runner and this JVM together use at most
+     * {@code settle} ms of CPU per second over the last 10 turns (at most {@code settle-max} turns): a long-running
+     * service's steady state. With C2 on two cores, compilation goes on for minutes of turns and takes a core's worth
+     * of CPU from the round at first (measured 2026-12-03: 25-55 % of the lead's and the runner's CPU after 80 turns).
+     */
+    private void settleJit() throws Exception {
+        java.util.ArrayDeque<double[]> window = new java.util.ArrayDeque<>(); // {jit ticks, wall ns} per turn
+        long start = System.nanoTime();
+        for (int n = 1; n <= settleMax; n++) {
+            long j0 = jit().values().stream().mapToLong(Long::longValue).sum();
+            long t0 = System.nanoTime();
+            Turn t = turn("settle " + n);
+            window.addLast(new double[] {jit().values().stream().mapToLong(Long::longValue).sum() - j0,
+                System.nanoTime() - t0});
+            if (window.size() > 10) {
+                window.removeFirst();
+            }
+            double msPerSecond = window.stream().mapToDouble(w -> w[0]).sum() * 10.0
+                    / (window.stream().mapToDouble(w -> w[1]).sum() / 1e9);
+            if (n % 10 == 0 || (window.size() == 10 && msPerSecond <= settle)) {
+                System.out.printf("[round-bench] settle turn %d: round gap p50 %.1f ms, JIT %.0f ms/s over the last %d turns%n",
+                        n, pct(t.gaps(), 50), msPerSecond, window.size());
+            }
+            if (window.size() == 10 && msPerSecond <= settle) {
+                System.out.printf("[round-bench] JIT settled (<= %.0f ms/s) after %d more warm-up turns, %.0f s%n", settle, n,
+                        (System.nanoTime() - start) / 1e9);
+                return;
+            }
+        }
+        System.out.printf("[round-bench] JIT not settled (> %.0f ms/s) after %d more warm-up turns; measuring anyway%n",
+                settle, settleMax);
+    }
+
+    /** CPU ticks of each JVM's JIT compiler threads ({@code C1/C2 CompilerThread*}). */
+    private Map<String, Long> jit() {
+        Map<String, Long> m = new LinkedHashMap<>();
+        m.put("lead-service", jitTicks(lead.pid()));
+        m.put("tool-runner-service", jitTicks(runner.pid()));
+        m.put("bench JVM", jitTicks(ProcessHandle.current().pid()));
+        return m;
+    }
+
+    private static long jitTicks(long pid) {
+        long sum = 0;
+        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            for (Path task : tasks.toList()) {
+                try {
+                    String stat = Files.readString(task.resolve("stat"));
+                    String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                    if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        sum += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                    }
+                } catch (IOException | RuntimeException e) {
+                    // a thread that ended meanwhile
+                }
+            }
+        } catch (IOException e) {
+            return 0;
+        }
+        return sum;
     }
 
     private static long ticks(long pid, boolean children) {
