@@ -40,7 +40,9 @@ import java.util.regex.Pattern;
  * <p>Options ({@code --name=value}): {@code messages} (200), {@code spawns} (20, at least 1: the messages go to the
  * first), {@code idle} (1000; 0 skips the idle fleet), {@code warmup} (0: messages sent first and not counted, so the
  * services' JIT compilers have settled; run with {@code -Dcohort.devstack.jvm-flags="-Xmx384m -XX:+UseSerialGC"} for
- * {@code cohort up}'s flags).
+ * {@code cohort up}'s flags), {@code settle} (0: off; N: the warm-up ends early, at most {@code warmup} messages, once
+ * the JIT compiler threads of the services and of this JVM together use at most N ms of CPU per second over the last
+ * 50 messages: the steady state of long-running services; the JIT's CPU in the measured messages is printed too).
  */
 public final class TeamBenchmark {
 
@@ -58,6 +60,7 @@ public final class TeamBenchmark {
         int spawns = Integer.parseInt(opts.getOrDefault("spawns", "20"));
         int idle = Integer.parseInt(opts.getOrDefault("idle", "1000"));
         int warmup = Integer.parseInt(opts.getOrDefault("warmup", "0"));
+        double settle = Double.parseDouble(opts.getOrDefault("settle", "0"));
         Map<String, String> env = new HashMap<>();
         env.put("COHORT_TEAMMATE_MAX_PER_TEAM", String.valueOf(spawns + 10));
         env.put("COHORT_TEAMMATE_MAX_LIVE_PER_TEAM", String.valueOf(spawns + 10));
@@ -69,7 +72,7 @@ public final class TeamBenchmark {
                 System.out.printf("load average at start: %s%n", loadAverage());
                 spawnLatency(stack, spawns);
                 System.out.printf("services' JVM flags: %s%n", System.getProperty("cohort.devstack.jvm-flags", "devstack's"));
-                messageLatency(stack, warmup, messages);
+                messageLatency(stack, warmup, messages, settle);
                 if (idle > 0) {
                     idleFleet(stack, idle);
                 }
@@ -120,7 +123,7 @@ public final class TeamBenchmark {
     }
 
     /** lead request answered with send_message → the teammate's next request. */
-    private static void messageLatency(TeamStack stack, int warmup, int messages) {
+    private static void messageLatency(TeamStack stack, int maxWarmup, int messages, double settle) {
         Work before = null;
         List<Double> gaps = new ArrayList<>();
         Map<String, Instant[]> arrivals = new HashMap<>();
@@ -128,10 +131,16 @@ public final class TeamBenchmark {
         Map<String, Instant> plainAt = new java.util.concurrent.ConcurrentHashMap<>();
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         Thread plain = Thread.ofPlatform().name("bench-plain-consumer").start(() -> plainConsumer(stack, plainAt, stop));
+        int warmup = maxWarmup; // the messages not counted: fewer when the JIT settles first (--settle)
+        java.util.ArrayDeque<double[]> window = new java.util.ArrayDeque<>(); // {JIT ms, wall ms} per warm-up message
+        long jit0 = 0;
         for (int i = 1; i <= warmup + messages; i++) {
             if (i == warmup + 1) {
                 before = Work.of(stack);
+                jit0 = jitMs(stack);
             }
+            long j = i <= warmup && settle > 0 ? jitMs(stack) : 0;
+            long t = System.nanoTime();
             String text = "ping " + i;
             stack.prompt(TEAM, text);
             Pattern p = Pattern.compile(">\\n" + Pattern.quote(text) + "\\n</message>");
@@ -150,6 +159,21 @@ public final class TeamBenchmark {
             // the model server would otherwise keep every body it was sent: its heap, and the broker's pauses in this
             // JVM with it, would grow with the run
             stack.model().clearLog();
+            if (i <= warmup && settle > 0) {
+                window.addLast(new double[] {jitMs(stack) - j, (System.nanoTime() - t) / 1e6});
+                if (window.size() > 50) {
+                    window.removeFirst();
+                }
+                double rate = window.stream().mapToDouble(w -> w[0]).sum() * 1000
+                        / window.stream().mapToDouble(w -> w[1]).sum();
+                if (i % 50 == 0) {
+                    System.out.printf("warm-up message %d: JIT %.0f ms/s over the last %d%n", i, rate, window.size());
+                }
+                if (window.size() == 50 && rate <= settle) {
+                    System.out.printf("JIT settled (<= %.0f ms/s) after %d warm-up messages%n", settle, i);
+                    warmup = i;
+                }
+            }
         }
         stop.set(true);
         try {
@@ -158,11 +182,43 @@ public final class TeamBenchmark {
             Thread.currentThread().interrupt();
         }
         if (warmup > 0) {
-            System.out.printf("(after %d warm-up messages, not counted)%n", warmup);
+            System.out.printf("(after %d warm-up messages, not counted%s)%n", warmup,
+                    settle > 0 && warmup == maxWarmup ? "; the JIT had not settled" : "");
         }
         print("lead send_message → teammate's next model request", gaps);
         Work.of(stack).minus(before).print(messages);
+        System.out.printf("  of which the JIT compiler threads of the services and this JVM: %.1f ms per message%n",
+                (jitMs(stack) - jit0) / (double) messages);
         breakdown(stack, warmup, messages, arrivals, plainAt);
+    }
+
+    /** CPU ms of the JIT compiler threads ({@code C1/C2 CompilerThread*}) of the services and of this JVM. */
+    private static long jitMs(TeamStack stack) {
+        List<Long> pids = new ArrayList<>();
+        stack.services().forEach(s -> pids.add(s.pid()));
+        stack.teammates().forEach(s -> pids.add(s.pid()));
+        pids.add(ProcessHandle.current().pid());
+        long ticks = 0;
+        for (long pid : pids) {
+            try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(
+                    java.nio.file.Path.of("/proc", Long.toString(pid), "task"))) {
+                for (java.nio.file.Path task : tasks.toList()) {
+                    try {
+                        String stat = java.nio.file.Files.readString(task.resolve("stat"));
+                        String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
+                            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                        }
+                    } catch (java.io.IOException | RuntimeException e) {
+                        // a thread that ended meanwhile
+                    }
+                }
+            } catch (java.io.IOException e) {
+                // a process that ended
+            }
+        }
+        return ticks * 10; // USER_HZ = 100
     }
 
     /**
