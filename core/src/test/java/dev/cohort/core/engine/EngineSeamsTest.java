@@ -341,6 +341,87 @@ class EngineSeamsTest {
         assertThat(ids.stream().flatMap(List::stream).toList()).containsExactly("m1");
     }
 
+    // ---- the step before a model request is saved beside it -----------------------------------------------------
+
+    /** Whether {@code s} ends with a tool result (the step after a call). */
+    private static boolean endsWithResult(AgentState s) {
+        return !s.messages().isEmpty() && s.messages().getLast().role() == Message.Role.TOOL;
+    }
+
+    @Test
+    void theStepBeforeAModelRequestIsSavedWhileTheRequestIsUnderWayAndJoinedBeforeTheReplyIsUsed() throws Exception {
+        TestTool look = plain("look", false);
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean inProgress = new java.util.concurrent.atomic.AtomicBoolean();
+        List<AgentState> saved = Collections.synchronizedList(new ArrayList<>());
+        StateStore slow = (state, ids) -> {
+            if (endsWithResult(state)) {
+                inProgress.set(true);
+                started.countDown();
+                try {
+                    release.await(10, java.util.concurrent.TimeUnit.SECONDS); // a synchronous save would wait here
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                inProgress.set(false);
+            }
+            saved.add(state);
+        };
+        AtomicReference<Boolean> savingDuringRequest = new AtomicReference<>();
+        Script model = new Script().calls("look").then(r -> {
+            try {
+                started.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            savingDuringRequest.set(inProgress.get());
+            release.countDown();
+            return ModelClient.Reply.text("done");
+        });
+        TurnResult r = engine(model, look).open(agent(look).withStore(slow), null).run("go");
+
+        assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(savingDuringRequest.get()).as("the result's save ran while the next request was under way").isTrue();
+        // the saves in order: the result's step before the reply's, and nothing lost
+        int result = -1;
+        int reply = -1;
+        for (int i = 0; i < saved.size(); i++) {
+            AgentState st = saved.get(i);
+            if (result < 0 && endsWithResult(st)) {
+                result = i;
+            }
+            if (reply < 0 && st.messages().stream().anyMatch(m -> "done".equals(m.content()))) {
+                reply = i;
+            }
+        }
+        assertThat(result).isNotNegative().isLessThan(reply);
+        assertThat(saved.getLast().messages()).extracting(Message::role).containsExactly(Message.Role.USER,
+                Message.Role.ASSISTANT, Message.Role.TOOL, Message.Role.ASSISTANT);
+        // and the step's tool_call_finished went out after its save, before the reply's assistant_message
+        List<String> types = List.copyOf(events.all).stream().map(e -> e.type().wire()).toList();
+        assertThat(types.indexOf("tool_call_finished")).isLessThan(types.lastIndexOf("assistant_message"));
+    }
+
+    @Test
+    void aSaveThatFailsBesideTheRequestEndsTheTurnWithItsErrorAndTheReplyIsNotKept() {
+        TestTool look = plain("look", false);
+        List<AgentState> saved = Collections.synchronizedList(new ArrayList<>());
+        StateStore failing = (state, ids) -> {
+            if (endsWithResult(state)) {
+                throw new IllegalStateException("fenced: another replica owns the agent");
+            }
+            saved.add(state);
+        };
+        Script model = new Script().calls("look").answers("done");
+        AgentSession s = engine(model, look).open(agent(look).withStore(failing), null);
+
+        assertThatThrownBy(() -> s.run("go")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("fenced");
+        assertThat(saved).noneMatch(st -> st.messages().stream().anyMatch(m -> "done".equals(m.content())));
+        assertThat(s.snapshot().messages()).noneMatch(m -> "done".equals(m.content()));
+    }
+
     // ---- detach versus cancel ------------------------------------------------------------------------------------
 
     @Test
