@@ -242,8 +242,13 @@ public final class AgentSession implements ModelCaller.Signals {
         return u;
     }
 
+    /**
+     * The inbox items to inject, without those this session holds already and has not saved yet (the turn's own input
+     * until its save beside the first model request, or the items of a save that failed): a store lists an item as
+     * pending until the save that contains it marks it taken, and an item is injected once.
+     */
     List<InboxItem> drainInbox() {
-        return agent.inbox().drain();
+        return agent.inbox().drain(List.copyOf(unsavedInjected));
     }
 
     void injected(String id) {
