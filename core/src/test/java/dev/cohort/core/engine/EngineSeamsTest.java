@@ -404,6 +404,23 @@ class EngineSeamsTest {
     }
 
     @Test
+    void aTurnsInputStillListedAsPendingUntilItsSaveIsNotInjectedASecondTime() {
+        // a store's inbox: an item stays pending until a save carrying its id marks it taken
+        Map<String, InboxItem> pending = new java.util.LinkedHashMap<>();
+        pending.put("inbox:m1", new InboxItem("inbox:m1", "<message from=\"bob\">build is green</message>"));
+        InboxSource inbox = () -> List.copyOf(pending.values());
+        StateStore taking = (state, ids) -> ids.forEach(pending::remove);
+        Script model = new Script().answers("noted");
+        TestTool look = plain("look", false);
+        engine(model, look).open(agent(look).withInbox(inbox).withStore(taking), null)
+                .run("<message from=\"bob\">build is green</message>", "inbox", true, List.of("inbox:m1"));
+
+        assertThat(model.seen).hasSize(1);
+        assertThat(model.seen.getFirst().messages()).filteredOn(m -> m.role() == Message.Role.USER).hasSize(1);
+        assertThat(pending).isEmpty();
+    }
+
+    @Test
     void aSaveThatFailsBesideTheRequestEndsTheTurnWithItsErrorAndTheReplyIsNotKept() {
         TestTool look = plain("look", false);
         List<AgentState> saved = Collections.synchronizedList(new ArrayList<>());
