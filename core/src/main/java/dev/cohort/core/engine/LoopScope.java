@@ -13,9 +13,7 @@ import dev.cohort.core.engine.hooks.Hooks;
  * @param events its event emitters
  * @param hooks  the hooks of this turn
  * @param step   saves the state after a step (persistent loops)
- * @param stepBeforeModel after a step whose next action is a model request: the state is saved beside that request
- *               (persistent loops); any save, tool call or event before it saves it first ({@link AgentSession#deferSave})
  */
 record LoopScope(AgentEngine engine, TurnContext ctx, TurnState turn, LiveConversation conv, TurnEvents events,
-        Hooks hooks, Runnable step, Runnable stepBeforeModel) {
+        Hooks hooks, Runnable step) {
 }

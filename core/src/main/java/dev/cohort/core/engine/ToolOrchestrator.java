@@ -68,7 +68,6 @@ final class ToolOrchestrator {
     private final Supplier<PermissionMode> mode;
     private final ModelCaller.Signals signals;
     private final Runnable step;
-    private final Runnable stepBeforeModel;
     private final Consumer<ToolEffect> effects;
     private final Runnable afterCall;
 
@@ -81,7 +80,6 @@ final class ToolOrchestrator {
         this.events = scope.events();
         this.hooks = scope.hooks();
         this.step = scope.step();
-        this.stepBeforeModel = scope.stepBeforeModel();
         this.policy = policy;
         this.mode = mode;
         this.signals = signals;
@@ -134,11 +132,7 @@ final class ToolOrchestrator {
                     result.error() ? result.content() : null, result.content());
             StuckGuard.Verdict v = StuckGuard.verdict(turn.stuck, engine.settings.stuckNoticeAt(),
                     engine.settings.stuckEndAt());
-            if (i == pending.size() - 1 && v == StuckGuard.Verdict.OK) {
-                stepBeforeModel.run(); // the last result: a model request comes next (or a save that ends the turn)
-            } else {
-                step.run();
-            }
+            step.run();
             if (v == StuckGuard.Verdict.END) {
                 skipRest(pending, i + 1, "not run: the turn ended because the agent was repeating itself");
                 return new Stop(StopReason.STUCK, StuckGuard.endText(turn.stuck));

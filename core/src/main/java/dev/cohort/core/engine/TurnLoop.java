@@ -16,9 +16,7 @@ import org.jboss.logging.Logger;
  * ({@link LoopPolicy#EPHEMERAL}). It only holds the sequence; its parts do the work: {@link ToolOrchestrator} (the
  * gates and the tools), {@link ModelCaller} (retries, fallback, truncation), {@link ContextManager} (prompt,
  * compaction, repair), {@link TurnEvents} (what watchers see). Every step ends with a save (persistent loops), so
- * a host that restores the state resumes from the last step. A step whose next action is a model request (the turn's
- * input, the last result of a reply's calls) is saved beside that request and joined before its reply is used
- * ({@link AgentSession#saveBehind}); any other step is saved before the loop goes on:
+ * a host that restores the state resumes from the last step:
  *
  * <pre>
  * while (true) {
@@ -53,7 +51,7 @@ final class TurnLoop {
         this.conv = conv;
         this.events = events;
         this.hooks = hooks;
-        LoopScope scope = new LoopScope(engine, ctx, turn, conv, events, hooks, this::step, this::stepBeforeModel);
+        LoopScope scope = new LoopScope(engine, ctx, turn, conv, events, hooks, this::step);
         this.model = new ModelCaller(scope, session);
         ContextManager.SessionView view = new ContextManager.SessionView(
                 () -> session.todos().items().stream().map(t -> "- [" + t.status() + "] " + t.content())
@@ -238,18 +236,8 @@ final class TurnLoop {
             try {
                 List<Message> sent = context.prepare();
                 String system = context.systemPrompt();
-                boolean saves = ctx.policy().saves();
-                if (saves) {
-                    session.saveBehind(); // the step before this request is saved while the request is under way
-                }
-                try {
-                    reply = model.call(m -> new ModelClient.Request(ctx.modelUser(), system, sent, ctx.specs(), m,
-                            model.maxOutputTokens()));
-                } finally {
-                    if (saves) {
-                        session.awaitSave(); // before the reply is looked at: a failed save ends the turn as it did
-                    }
-                }
+                reply = model.call(m -> new ModelClient.Request(ctx.modelUser(), system, sent, ctx.specs(), m,
+                        model.maxOutputTokens()));
                 context.observed(reply.inputTokens(), sent.size());
             } catch (ModelCaller.ContextTooLong e) {
                 if (turn.recovery.reactiveCompacted()) {
@@ -353,13 +341,6 @@ final class TurnLoop {
     private void step() {
         if (ctx.policy().saves()) {
             session.save();
-        }
-    }
-
-    /** A step whose next action is a model request: saved beside that request ({@link AgentSession#deferSave}). */
-    private void stepBeforeModel() {
-        if (ctx.policy().saves()) {
-            session.deferSave();
         }
     }
 
