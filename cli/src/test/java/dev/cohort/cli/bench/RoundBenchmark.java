@@ -281,7 +281,7 @@ public final class RoundBenchmark {
                 }).toList());
         System.out.println("[round-bench] of which JIT compiler threads, per round (not idle-subtracted; a settled service"
                 + " compiles almost nothing, see --settle): " + jit1.entrySet().stream().map(e -> String.format("%s %.1f ms",
-                        e.getKey(), (e.getValue() - jit0.getOrDefault(e.getKey(), 0L)) * 10.0 / measuredRounds)).toList());
+                        e.getKey(), (e.getValue() - jit0.getOrDefault(e.getKey(), 0L)) / (double) measuredRounds)).toList());
         if (runner0 != null && runner1 != null && runner1[0] > runner0[0]) {
             System.out.printf("[round-bench] tool runner's own bash execution (cohort.toolrunner.calls, after the journal insert): "
                     + "mean %.1f ms over %.0f calls%n", (runner1[1] - runner0[1]) * 1000 / (runner1[0] - runner0[0]),
@@ -802,7 +802,7 @@ public final class RoundBenchmark {
      * of CPU from the round at first (measured 2026-12-03: 25-55 % of the lead's and the runner's CPU after 80 turns).
      */
     private void settleJit() throws Exception {
-        java.util.ArrayDeque<double[]> window = new java.util.ArrayDeque<>(); // {jit ticks, wall ns} per turn
+        java.util.ArrayDeque<double[]> window = new java.util.ArrayDeque<>(); // {jit ms, wall ns} per turn
         long start = System.nanoTime();
         for (int n = 1; n <= settleMax; n++) {
             long j0 = jit().values().stream().mapToLong(Long::longValue).sum();
@@ -813,7 +813,7 @@ public final class RoundBenchmark {
             if (window.size() > 10) {
                 window.removeFirst();
             }
-            double msPerSecond = window.stream().mapToDouble(w -> w[0]).sum() * 10.0
+            double msPerSecond = window.stream().mapToDouble(w -> w[0]).sum()
                     / (window.stream().mapToDouble(w -> w[1]).sum() / 1e9);
             if (n % 10 == 0 || (window.size() == 10 && msPerSecond <= settle)) {
                 System.out.printf("[round-bench] settle turn %d: round gap p50 %.1f ms, JIT %.0f ms/s over the last %d turns%n",
@@ -829,34 +829,13 @@ public final class RoundBenchmark {
                 settle, settleMax);
     }
 
-    /** CPU ticks of each JVM's JIT compiler threads ({@code C1/C2 CompilerThread*}). */
+    /** CPU ms of each JVM's JIT compiler threads ({@link dev.cohort.devstack.JitCpu}). */
     private Map<String, Long> jit() {
         Map<String, Long> m = new LinkedHashMap<>();
-        m.put("lead-service", jitTicks(lead.pid()));
-        m.put("tool-runner-service", jitTicks(runner.pid()));
-        m.put("bench JVM", jitTicks(ProcessHandle.current().pid()));
+        m.put("lead-service", dev.cohort.devstack.JitCpu.ms(lead.pid()));
+        m.put("tool-runner-service", dev.cohort.devstack.JitCpu.ms(runner.pid()));
+        m.put("bench JVM", dev.cohort.devstack.JitCpu.ms(ProcessHandle.current().pid()));
         return m;
-    }
-
-    private static long jitTicks(long pid) {
-        long sum = 0;
-        try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
-            for (Path task : tasks.toList()) {
-                try {
-                    String stat = Files.readString(task.resolve("stat"));
-                    String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                    if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
-                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                        sum += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                    }
-                } catch (IOException | RuntimeException e) {
-                    // a thread that ended meanwhile
-                }
-            }
-        } catch (IOException e) {
-            return 0;
-        }
-        return sum;
     }
 
     private static long ticks(long pid, boolean children) {

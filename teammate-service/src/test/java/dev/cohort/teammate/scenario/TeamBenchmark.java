@@ -192,33 +192,16 @@ public final class TeamBenchmark {
         breakdown(stack, warmup, messages, arrivals, plainAt);
     }
 
-    /** CPU ms of the JIT compiler threads ({@code C1/C2 CompilerThread*}) of the services and of this JVM. */
+    /** CPU ms of the JIT compiler threads of the services and of this JVM ({@link dev.cohort.devstack.JitCpu}). */
     private static long jitMs(TeamStack stack) {
-        List<Long> pids = new ArrayList<>();
-        stack.services().forEach(s -> pids.add(s.pid()));
-        stack.teammates().forEach(s -> pids.add(s.pid()));
-        pids.add(ProcessHandle.current().pid());
-        long ticks = 0;
-        for (long pid : pids) {
-            try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(
-                    java.nio.file.Path.of("/proc", Long.toString(pid), "task"))) {
-                for (java.nio.file.Path task : tasks.toList()) {
-                    try {
-                        String stat = java.nio.file.Files.readString(task.resolve("stat"));
-                        String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-                        if (comm.startsWith("C1 CompilerThre") || comm.startsWith("C2 CompilerThre")) {
-                            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                            ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                        }
-                    } catch (java.io.IOException | RuntimeException e) {
-                        // a thread that ended meanwhile
-                    }
-                }
-            } catch (java.io.IOException e) {
-                // a process that ended
-            }
+        long ms = dev.cohort.devstack.JitCpu.ms(ProcessHandle.current().pid());
+        for (var s : stack.services()) {
+            ms += dev.cohort.devstack.JitCpu.ms(s.pid());
         }
-        return ticks * 10; // USER_HZ = 100
+        for (var s : stack.teammates()) {
+            ms += dev.cohort.devstack.JitCpu.ms(s.pid());
+        }
+        return ms;
     }
 
     /**
