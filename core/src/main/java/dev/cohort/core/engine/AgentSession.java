@@ -20,6 +20,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import org.jboss.logging.Logger;
 
 /**
@@ -60,6 +61,15 @@ public final class AgentSession implements ModelCaller.Signals {
     private volatile boolean detachRequested;
     /** Usage of subagents run by the current call, added to the turn's usage once the call is recorded. */
     private Usage subagentUsage = Usage.ZERO;
+    /** Saves run beside a model request ({@link #saveBehind}): one virtual thread each. */
+    private static final java.util.concurrent.ExecutorService SAVERS = java.util.concurrent.Executors
+            .newThreadPerTaskExecutor(Thread.ofVirtual().name("agent-save-", 0).factory());
+    /** A step's state not saved yet: saved beside the next model request or by the next save. */
+    private boolean saveDeferred;
+    /** The save under way beside a model request, its inbox ids and how many step events it carries. */
+    private CompletableFuture<Void> saving;
+    private List<String> savingIds = List.of();
+    private int savingEvents;
     /** Inbox items appended since the last successful save: their ids go with the next save. */
     private final List<String> unsavedInjected = new ArrayList<>();
     /**
@@ -155,7 +165,7 @@ public final class AgentSession implements ModelCaller.Signals {
         turn.request = input;
         conv.add(Message.user(input));
         unsavedInjected.addAll(inputIds);
-        save();
+        deferSave(); // saved beside the turn's first model request (or before anything else that needs it)
         return loop.run();
     }
 
@@ -232,8 +242,13 @@ public final class AgentSession implements ModelCaller.Signals {
         return u;
     }
 
+    /**
+     * The inbox items to inject, without those this session holds already and has not saved yet (the turn's own input
+     * until its save beside the first model request, or the items of a save that failed): a store lists an item as
+     * pending until the save that contains it marks it taken, and an item is injected once.
+     */
     List<InboxItem> drainInbox() {
-        return agent.inbox().drain();
+        return agent.inbox().drain(List.copyOf(unsavedInjected));
     }
 
     void injected(String id) {
@@ -252,6 +267,8 @@ public final class AgentSession implements ModelCaller.Signals {
      * throws keeps both for the next save.
      */
     void save() {
+        awaitSave();
+        saveDeferred = false;
         StateStore store = agent.store();
         if (store == StateStore.NONE) {
             unsavedInjected.clear();
@@ -270,8 +287,90 @@ public final class AgentSession implements ModelCaller.Signals {
         unsavedInjected.removeAll(ids);
     }
 
+    /**
+     * The turn's input step: it is saved beside the turn's first model request ({@link #saveBehind}), or by the next
+     * {@link #save} if something else comes first (a tool call, the turn's end, a park). Only the input is: an input
+     * lost with a crash is still pending in its source (its ids are not marked taken) and the next session takes it
+     * again, whereas a tool result is saved before the next request leaves, so a call whose result the model saw is never
+     * run or reported again.
+     */
+    void deferSave() {
+        saveDeferred = true;
+    }
+
+    /**
+     * Starts the deferred save on another thread, so the model request does not wait for it: the state as it is now
+     * (an immutable snapshot), the ids of the inbox items it contains, the step events. {@link #awaitSave} joins it
+     * before the reply is used, and so does every save, tool call and event before that: the saves stay in order, a
+     * result is durable before the next step, and watchers see the events in the order they happened. A save that
+     * fails is thrown by the join, as the save itself would have thrown it, and keeps its ids and events for the
+     * next one.
+     */
+    void saveBehind() {
+        awaitSave();
+        if (!saveDeferred) {
+            return;
+        }
+        StateStore store = agent.store();
+        if (store == StateStore.NONE) {
+            save();
+            return;
+        }
+        saveDeferred = false;
+        AgentState state = snapshot();
+        List<String> ids = List.copyOf(unsavedInjected);
+        List<dev.cohort.core.protocol.Event> events = List.copyOf(unsavedEvents);
+        boolean inTransaction = !events.isEmpty() && store.storesEvents();
+        // the save's logs carry the turn's team, agent and turn
+        java.util.Map<String, Object> mdc = new java.util.HashMap<>(org.jboss.logging.MDC.getMap());
+        Runnable task = () -> {
+            mdc.forEach(org.jboss.logging.MDC::put);
+            try {
+                if (inTransaction) {
+                    store.save(state, ids, events);
+                } else {
+                    store.save(state, ids);
+                    events.forEach(e -> TurnEvents.emit(engine.events, e));
+                }
+            } finally {
+                org.jboss.logging.MDC.clear();
+            }
+        };
+        saving = CompletableFuture.runAsync(io.opentelemetry.context.Context.current().wrap(task), SAVERS);
+        savingIds = ids;
+        savingEvents = events.size();
+    }
+
+    /** Joins the save {@link #saveBehind} started, if any: see there. */
+    void awaitSave() {
+        CompletableFuture<Void> f = saving;
+        if (f == null) {
+            return;
+        }
+        saving = null;
+        try {
+            f.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            saveDeferred = true; // the state is still unsaved: the next save (the turn's end, a park) tries again
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            if (e.getCause() instanceof Error err) {
+                throw err;
+            }
+            throw e;
+        }
+        unsavedInjected.removeAll(savingIds);
+        unsavedEvents.subList(0, savingEvents).clear();
+    }
+
     /** Emits the events still waiting for a save (an event that must not wait is next, or there is no store). */
     private void flushEvents() {
+        awaitSave(); // the events of a save under way go first
+        if (saveDeferred) {
+            save(); // a deferred step's events go with its save, as they would have without the deferral
+            return;
+        }
         while (!unsavedEvents.isEmpty()) {
             TurnEvents.emit(engine.events, unsavedEvents.removeFirst());
         }

@@ -13,4 +13,17 @@ public interface InboxSource {
 
     /** Takes the pending items the host has not handed out yet (empty when none). */
     List<InboxItem> drain();
+
+    /**
+     * {@link #drain()} without what the agent already holds: {@code held} are the ids of items (its turn's input, items
+     * injected before) that are in its conversation but not saved yet, so a store still lists them as pending. A
+     * source whose ids group several messages (one id per batch) overrides this to leave out every held message.
+     */
+    default List<InboxItem> drain(java.util.Collection<String> held) {
+        List<InboxItem> items = drain();
+        if (held.isEmpty() || items.isEmpty()) {
+            return items;
+        }
+        return items.stream().filter(i -> i.id() == null || !held.contains(i.id())).toList();
+    }
 }

@@ -16,7 +16,10 @@ import org.jboss.logging.Logger;
  * ({@link LoopPolicy#EPHEMERAL}). It only holds the sequence; its parts do the work: {@link ToolOrchestrator} (the
  * gates and the tools), {@link ModelCaller} (retries, fallback, truncation), {@link ContextManager} (prompt,
  * compaction, repair), {@link TurnEvents} (what watchers see). Every step ends with a save (persistent loops), so
- * a host that restores the state resumes from the last step:
+ * a host that restores the state resumes from the last step. The turn's first step (its input) is saved beside its
+ * first model request and joined before the reply is used ({@link AgentSession#saveBehind}): an input lost with it is
+ * still pending in its source and is taken again. Any other step, a tool result above all, is saved before the loop
+ * goes on:
  *
  * <pre>
  * while (true) {
@@ -236,8 +239,18 @@ final class TurnLoop {
             try {
                 List<Message> sent = context.prepare();
                 String system = context.systemPrompt();
-                reply = model.call(m -> new ModelClient.Request(ctx.modelUser(), system, sent, ctx.specs(), m,
-                        model.maxOutputTokens()));
+                boolean saves = ctx.policy().saves();
+                if (saves) {
+                    session.saveBehind(); // the step before this request is saved while the request is under way
+                }
+                try {
+                    reply = model.call(m -> new ModelClient.Request(ctx.modelUser(), system, sent, ctx.specs(), m,
+                            model.maxOutputTokens()));
+                } finally {
+                    if (saves) {
+                        session.awaitSave(); // before the reply is looked at: a failed save ends the turn as it did
+                    }
+                }
                 context.observed(reply.inputTokens(), sent.size());
             } catch (ModelCaller.ContextTooLong e) {
                 if (turn.recovery.reactiveCompacted()) {

@@ -341,6 +341,110 @@ class EngineSeamsTest {
         assertThat(ids.stream().flatMap(List::stream).toList()).containsExactly("m1");
     }
 
+    // ---- the turn's input is saved beside its first model request ------------------------------------------------
+
+    /** Whether {@code s} is a turn's input step: its last message is the user's. */
+    private static boolean isInputStep(AgentState s) {
+        return !s.messages().isEmpty() && s.messages().getLast().role() == Message.Role.USER;
+    }
+
+    /** Whether {@code s} ends with a tool result (the step after a call). */
+    private static boolean endsWithResult(AgentState s) {
+        return !s.messages().isEmpty() && s.messages().getLast().role() == Message.Role.TOOL;
+    }
+
+    @Test
+    void theTurnsInputIsSavedWhileItsFirstRequestIsUnderWayAndJoinedBeforeTheReplyIsUsed() throws Exception {
+        TestTool look = plain("look", false);
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean inProgress = new java.util.concurrent.atomic.AtomicBoolean();
+        List<AgentState> saved = Collections.synchronizedList(new ArrayList<>());
+        StateStore slow = (state, ids) -> {
+            if (isInputStep(state)) {
+                inProgress.set(true);
+                started.countDown();
+                try {
+                    release.await(10, java.util.concurrent.TimeUnit.SECONDS); // a synchronous save would wait here
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                inProgress.set(false);
+            }
+            saved.add(state);
+        };
+        AtomicReference<Boolean> savingDuringRequest = new AtomicReference<>();
+        Script model = new Script().then(r -> {
+            try {
+                started.await(10, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            savingDuringRequest.set(inProgress.get());
+            release.countDown();
+            return ModelClient.Reply.calls(null, List.of(new ModelToolCall("c1", "look", "{}")));
+        }).answers("done");
+        TurnResult r = engine(model, look).open(agent(look).withStore(slow), null).run("go");
+
+        assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(savingDuringRequest.get()).as("the input's save ran while the first request was under way").isTrue();
+        // the saves in order, the input's first, and nothing lost
+        assertThat(isInputStep(saved.getFirst())).isTrue();
+        assertThat(saved.getLast().messages()).extracting(Message::role).containsExactly(Message.Role.USER,
+                Message.Role.ASSISTANT, Message.Role.TOOL, Message.Role.ASSISTANT);
+    }
+
+    @Test
+    void aToolResultIsSavedBeforeTheNextRequestLeaves() {
+        TestTool look = plain("look", false);
+        List<AgentState> saved = Collections.synchronizedList(new ArrayList<>());
+        StateStore store = (state, ids) -> saved.add(state);
+        AtomicReference<Boolean> resultSaved = new AtomicReference<>();
+        Script model = new Script().calls("look").then(r -> {
+            resultSaved.set(saved.stream().anyMatch(EngineSeamsTest::endsWithResult));
+            return ModelClient.Reply.text("done");
+        });
+        engine(model, look).open(agent(look).withStore(store), null).run("go");
+
+        assertThat(resultSaved.get()).as("the result was durable before the model saw it").isTrue();
+    }
+
+    @Test
+    void aTurnsInputStillListedAsPendingUntilItsSaveIsNotInjectedASecondTime() {
+        // a store's inbox: an item stays pending until a save carrying its id marks it taken
+        Map<String, InboxItem> pending = new java.util.LinkedHashMap<>();
+        pending.put("inbox:m1", new InboxItem("inbox:m1", "<message from=\"bob\">build is green</message>"));
+        InboxSource inbox = () -> List.copyOf(pending.values());
+        StateStore taking = (state, ids) -> ids.forEach(pending::remove);
+        Script model = new Script().answers("noted");
+        TestTool look = plain("look", false);
+        engine(model, look).open(agent(look).withInbox(inbox).withStore(taking), null)
+                .run("<message from=\"bob\">build is green</message>", "inbox", true, List.of("inbox:m1"));
+
+        assertThat(model.seen).hasSize(1);
+        assertThat(model.seen.getFirst().messages()).filteredOn(m -> m.role() == Message.Role.USER).hasSize(1);
+        assertThat(pending).isEmpty();
+    }
+
+    @Test
+    void anInputSaveThatFailsBesideTheRequestEndsTheTurnWithItsErrorAndTheReplyIsNotKept() {
+        TestTool look = plain("look", false);
+        List<AgentState> saved = Collections.synchronizedList(new ArrayList<>());
+        StateStore failing = (state, ids) -> {
+            if (isInputStep(state)) {
+                throw new IllegalStateException("fenced: another replica owns the agent");
+            }
+            saved.add(state);
+        };
+        Script model = new Script().answers("done");
+        AgentSession s = engine(model, look).open(agent(look).withStore(failing), null);
+
+        assertThatThrownBy(() -> s.run("go")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("fenced");
+        assertThat(saved).noneMatch(st -> st.messages().stream().anyMatch(m -> "done".equals(m.content())));
+        assertThat(s.snapshot().messages()).noneMatch(m -> "done".equals(m.content()));
+    }
+
     // ---- detach versus cancel ------------------------------------------------------------------------------------
 
     @Test

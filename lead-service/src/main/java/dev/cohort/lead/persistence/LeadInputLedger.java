@@ -75,6 +75,31 @@ public final class LeadInputLedger implements InputLedger {
         return messageIds.size() == 1 ? INBOX + messageIds.get(0) : INBOX_BATCH + dev.cohort.core.protocol.Json.write(messageIds);
     }
 
+    /** The prompt ids among input ids ({@link #PROMPT}id). */
+    public static List<String> promptIds(java.util.Collection<String> inputIds) {
+        List<String> out = new ArrayList<>();
+        for (String id : inputIds) {
+            if (id.startsWith(PROMPT)) {
+                out.add(id.substring(PROMPT.length()));
+            }
+        }
+        return out;
+    }
+
+    /** The inbox message ids among input ids: {@link #INBOX}id, and every id of an {@link #INBOX_BATCH}. */
+    public static List<String> inboxMessageIds(java.util.Collection<String> inputIds) {
+        List<String> out = new ArrayList<>();
+        for (String id : inputIds) {
+            if (id.startsWith(INBOX)) {
+                out.add(id.substring(INBOX.length()));
+            } else if (id.startsWith(INBOX_BATCH)) {
+                out.addAll(java.util.Arrays.asList(dev.cohort.core.protocol.Json.read(id.substring(INBOX_BATCH.length()),
+                        String[].class)));
+            }
+        }
+        return out;
+    }
+
     @Override
     public void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) throws SQLException {
         String team = key.team();
@@ -92,18 +117,8 @@ public final class LeadInputLedger implements InputLedger {
         if (injectedIds.isEmpty()) {
             return;
         }
-        List<String> prompts = new ArrayList<>();
-        List<String> inbox = new ArrayList<>();
-        for (String id : injectedIds) {
-            if (id.startsWith(PROMPT)) {
-                prompts.add(id.substring(PROMPT.length()));
-            } else if (id.startsWith(INBOX)) {
-                inbox.add(id.substring(INBOX.length()));
-            } else if (id.startsWith(INBOX_BATCH)) {
-                inbox.addAll(java.util.Arrays.asList(dev.cohort.core.protocol.Json.read(id.substring(INBOX_BATCH.length()),
-                        String[].class)));
-            }
-        }
+        List<String> prompts = promptIds(injectedIds);
+        List<String> inbox = inboxMessageIds(injectedIds);
         mark(c, "UPDATE lead.prompts SET status = 'injected', turn_id = ? WHERE team = ? AND id = ? AND status = 'received'",
                 turnId, team, prompts);
         mark(c, "UPDATE lead.inbox SET status = 'injected' WHERE status = 'received' AND ? IS NOT NULL AND team = ? AND id = ?",

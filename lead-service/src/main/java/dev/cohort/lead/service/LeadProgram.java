@@ -118,7 +118,17 @@ public class LeadProgram implements AgentProgram {
         String mode = mode(team);
         inputStored(team); // a new session reads whatever is stored
         return AgentContext.of(team, Ids.LEAD, AgentRole.LEAD, engine.workspace())
-                .withInbox(() -> drain(team))
+                .withInbox(new dev.cohort.core.engine.InboxSource() {
+                    @Override
+                    public List<InboxItem> drain() {
+                        return LeadProgram.this.drain(team, List.of());
+                    }
+
+                    @Override
+                    public List<InboxItem> drain(java.util.Collection<String> held) {
+                        return LeadProgram.this.drain(team, held);
+                    }
+                })
                 .withTeamContext(() -> "Team: " + team + ". Permission mode: " + mode + ".")
                 .withWorkspaceText(workspaceText(team))
                 .withMode(() -> PermissionMode.of(mode(team)))
@@ -228,7 +238,7 @@ public class LeadProgram implements AgentProgram {
      * Prompts and messages that arrived during the turn, injected at the next step. The engine hands each id back with
      * the save of the state that contains it, so nothing is remembered here (and no lock is held around JDBC).
      */
-    private List<InboxItem> drain(String team) {
+    private List<InboxItem> drain(String team, java.util.Collection<String> held) {
         java.util.concurrent.atomic.AtomicBoolean flag = unread.computeIfAbsent(team,
                 t -> new java.util.concurrent.atomic.AtomicBoolean(true));
         if (!flag.getAndSet(false)) {
@@ -236,12 +246,21 @@ public class LeadProgram implements AgentProgram {
         }
         List<InboxItem> out = new ArrayList<>();
         try {
+            // what the session holds unsaved (its turn's input until the save beside its first model request) is
+            // still pending here: left out, so it is injected once
+            Set<String> heldPrompts = Set.copyOf(LeadInputLedger.promptIds(held));
+            Set<String> heldMessages = Set.copyOf(LeadInputLedger.inboxMessageIds(held));
             List<QueuedPrompt> queued = prompts.pending(team, 20);
             for (QueuedPrompt p : queued) {
+                if (heldPrompts.contains(p.id())) {
+                    continue;
+                }
                 out.add(new InboxItem(PROMPT + p.id(), (PromptSource.CRON.equals(p.source()) ? "[cron] " : "") + p.text()));
             }
             List<InboxRow> messages = inbox.pending(team, 50);
-            for (InboxFormatter.Input in : InboxFormatter.inputs(messages)) {
+            List<InboxRow> fresh = heldMessages.isEmpty() ? messages
+                    : messages.stream().filter(m -> !heldMessages.contains(m.id())).toList();
+            for (InboxFormatter.Input in : InboxFormatter.inputs(fresh)) {
                 out.add(new InboxItem(LeadInputLedger.inboxInputId(in.ids()), in.text()));
             }
             if (queued.size() == 20 || messages.size() == 50) {
