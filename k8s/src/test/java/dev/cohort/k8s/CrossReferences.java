@@ -135,20 +135,30 @@ final class CrossReferences {
         return out;
     }
 
-    /** The group id a SmallRye Kafka incoming channel on {@code topic} uses (env overrides, then properties, then the app name). */
+    /**
+     * The group id the consumer of {@code topic} uses (env overrides, then properties, then the app name): a SmallRye
+     * Kafka incoming channel ({@code mp.messaging.incoming.<channel>.topic}), or a plain consumer configured the same way
+     * under a prefix of its own ({@code <prefix>.topic} with {@code <prefix>.group.id}, as teammate-service's
+     * {@code cohort.teammate-inbox.*}).
+     */
     static Optional<String> consumerGroup(Properties p, String topic, Map<String, String> env) {
         for (String key : p.stringPropertyNames()) {
-            Matcher mt = Pattern.compile("mp\\.messaging\\.incoming\\.([^.]+)\\.topic").matcher(key);
-            if (mt.matches() && resolve(p.getProperty(key), env).equals(topic)) {
-                String ch = mt.group(1);
-                String envKey = "MP_MESSAGING_INCOMING_" + ch.toUpperCase().replaceAll("[^A-Z0-9]", "_") + "_GROUP_ID";
-                if (env.containsKey(envKey)) {
-                    return Optional.of(env.get(envKey));
-                }
-                String g = p.getProperty("mp.messaging.incoming." + ch + ".group.id",
-                        p.getProperty("kafka.group.id", p.getProperty("quarkus.application.name")));
-                return Optional.ofNullable(g).map(x -> resolve(x, env));
+            Matcher mt = Pattern.compile("(mp\\.messaging\\.incoming\\.[^.]+|[a-z0-9.-]+)\\.topic").matcher(key);
+            if (!mt.matches() || !resolve(p.getProperty(key), env).equals(topic)) {
+                continue;
             }
+            String prefix = mt.group(1);
+            boolean channel = prefix.startsWith("mp.messaging.incoming.");
+            if (!channel && p.getProperty(prefix + ".group.id") == null) {
+                continue; // some other setting that names the topic
+            }
+            String envKey = prefix.toUpperCase().replaceAll("[^A-Z0-9]", "_") + "_GROUP_ID";
+            if (env.containsKey(envKey)) {
+                return Optional.of(env.get(envKey));
+            }
+            String g = p.getProperty(prefix + ".group.id",
+                    p.getProperty("kafka.group.id", p.getProperty("quarkus.application.name")));
+            return Optional.ofNullable(g).map(x -> resolve(x, env));
         }
         return Optional.empty();
     }

@@ -227,7 +227,7 @@ final class RelStack implements AutoCloseable {
         if (s == Service.LEAD) {
             flags.add("-Dmp.messaging.incoming.lead-in.client.id=rel-lead-" + n);
         } else if (s == Service.TEAMMATE) {
-            flags.add("-Dmp.messaging.incoming.teammate-inbox.client.id=rel-teammate-" + n);
+            flags.add("-Dcohort.teammate-inbox.client.id=rel-teammate-" + n);
         }
         try {
             Path wd = Files.createDirectories(tmp.resolve("wd-" + s.module + (n == 1 ? "" : "-" + n)));

@@ -23,7 +23,8 @@ class ServiceSkeletonTest {
     @Test
     void readinessIsUpWithDatabaseAndKafkaChecks() {
         given().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"))
-                .body("checks.name", hasItem("Database connections health check"));
+                .body("checks.name", hasItem("Database connections health check"))
+                .body("checks.find { it.name == 'teammate inbox consumer' }.status", equalTo("UP"));
     }
 
     @Test

@@ -12,24 +12,23 @@ import dev.cohort.teammate.persistence.TeammateRepository.TeammateRow;
 import dev.cohort.teammate.service.SpawnHandler;
 import dev.cohort.teammate.service.TeammateHost;
 import io.quarkus.logging.Log;
-import io.smallrye.common.annotation.Blocking;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.Arrays;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.eclipse.microprofile.reactive.messaging.Incoming;
 
 /**
- * Reads {@code cohort.teammate.inbox} for the partitions this replica owns. Each record is parsed and checked (its key
+ * Handles the records of {@code cohort.teammate.inbox} for the partitions this replica owns ({@link InboxPoller}
+ * polls them). Each record is parsed and checked (its key
  * must be {@code <team>/<to>}); a record without an id gets its Kafka coordinates ({@code kafka:<topic>-<partition>-
  * <offset>}), so a redelivery of the same record is a no-op. {@code spawn} → {@link SpawnHandler}; {@code control} →
  * the host (interrupt, approval answered), never stored; anything else is stored once in the teammate's inbox and
  * wakes it (a shut-down teammate keeps it as received, for its restart). A record that cannot be understood (malformed
- * JSON, a missing field, an unknown type, a wrong key, an unknown teammate) throws: the channel's failure strategy
- * sends it to {@code cohort.dlq} with the error in the {@code dead-letter-reason} header, and the next record is
- * processed. The method is blocking and its offset is committed after it returned, so a record is stored before its
- * offset is.
+ * JSON, a missing field, an unknown type, a wrong key, an unknown teammate) throws: {@link InboxPoller} sends it to
+ * {@code cohort.dlq} with the error in the {@code dead-letter-reason} header, and the next record is processed. The
+ * method is blocking and the record's offset is committed after it returned, so a record is stored before its offset
+ * is.
  */
 @ApplicationScoped
 public class InboxConsumer {
@@ -55,8 +54,7 @@ public class InboxConsumer {
     @Inject
     dev.cohort.core.trace.Tracing tracing;
 
-    @Incoming("teammate-inbox")
-    @Blocking
+    /** Handles one record, on {@link InboxPoller}'s thread; throws for a record to send to the dead-letter topic. */
     public void onRecord(ConsumerRecord<String, String> record) {
         // the record's trace context (issue 18): its consumer span is the parent of the turn the message starts
         dev.cohort.host.tracing.KafkaTracing.handle(tracing, record, this::handle);
@@ -108,16 +106,17 @@ public class InboxConsumer {
         if (m.type() == MessageType.MESSAGE && (m.content() == null || m.content().isBlank())) {
             throw new ProtocolException("message " + m.id() + " to " + key + " has no \"content\"");
         }
-        TeammateRow row = teammates.find(key.team(), key.name())
-                .orElseThrow(() -> new ProtocolException("unknown teammate " + key));
         if (m.type() == MessageType.BACKGROUND_DONE) {
             // a background job of the team wrote what it wrote: the next turn reads skills and hook settings again
             engine.workspaceReads().invalidate(key.team());
         }
-        if (!inbox.insertIfNew(m)) {
+        // the teammate's row read and the insert in one statement: nothing is stored for an unknown teammate
+        TeammateRepository.Stored stored = teammates.storeMessage(m)
+                .orElseThrow(() -> new ProtocolException("unknown teammate " + key));
+        if (!stored.inserted()) {
             Log.infof("team=%s agent=%s message=%s seen before: skipped (redelivery)", key.team(), key.name(), m.id());
         }
-        if (row.active()) {
+        if (stored.active()) {
             host.wake(key);
             if (m.type() == MessageType.SHUTDOWN_REQUEST) {
                 protocols.arrived(key, m); // a turn in progress (running or parked) ends for it (issue 15)

@@ -6,7 +6,6 @@ import dev.cohort.core.protocol.Topics;
 import dev.cohort.host.ownership.PartitionOwnership;
 import dev.cohort.teammate.persistence.TeammateRepository;
 import dev.cohort.teammate.service.TeammateHost;
-import io.smallrye.common.annotation.Identifier;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
@@ -17,11 +16,10 @@ import java.util.Set;
  * The teammates' ownership: a teammate lives where the partition of {@code cohort.teammate.inbox} its key
  * {@code <team>/<name>} hashes to is assigned (see {@link PartitionOwnership}). On an assignment the active teammates
  * of those partitions are adopted (a turn in progress resumes; an idle one re-parks until its deadline); on a revoke
- * they are detached. With the cooperative-sticky assignor the listener is told only the partitions that move, so the
+ * they are detached ({@link InboxPoller} passes the rebalance on). With the cooperative-sticky assignor the listener is told only the partitions that move, so the
  * teammates on the others keep running through a rebalance.
  */
 @ApplicationScoped
-@Identifier("teammate-ownership")
 public class TeammateOwnership extends PartitionOwnership {
 
     @Inject

@@ -209,18 +209,25 @@ public class TeammateProgram implements AgentProgram {
 
     @Override
     public Next next(AgentKey key, AgentSession session) {
-        TeammateRow row = teammates.find(key.team(), key.name()).orElse(null);
-        if (row == null) {
-            return Next.idle(); // removed meanwhile: nothing to do
+        // what is read here goes into the turn, whose first save marks it injected: the first drain reads the inbox
+        // again only for items stored after this read (their consumer raises the flag after their commit), so the flag
+        // is lowered before the read; the row and the inbox are one statement
+        AtomicBoolean flag = unread.computeIfAbsent(key, k -> new AtomicBoolean());
+        boolean unreadBefore = flag.getAndSet(false);
+        TeammateRepository.WithInbox read = teammates.findWithInbox(key.team(), key.name(), BATCH).orElse(null);
+        TeammateRow row = read == null ? null : read.row();
+        if (row == null || !row.active()) {
+            if (unreadBefore) {
+                flag.set(true); // nothing was read: as it was
+            }
+            if (row == null) {
+                return Next.idle(); // removed meanwhile: nothing to do
+            }
         }
         roles.put(key, row.role());
         List<PgInbox.Row> pending = List.of();
         if (row.active()) {
-            // what is read here goes into the turn, whose first save marks it injected: the first drain reads the
-            // inbox again only for items stored after this read (their consumer raises the flag after their commit)
-            AtomicBoolean flag = unread.computeIfAbsent(key, k -> new AtomicBoolean());
-            flag.set(false);
-            pending = inbox.pending(key, BATCH);
+            pending = read.pending();
             if (pending.size() == BATCH) {
                 flag.set(true); // more than one batch: the next drain reads the rest
             }
