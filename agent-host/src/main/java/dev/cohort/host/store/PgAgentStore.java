@@ -69,6 +69,7 @@ public final class PgAgentStore implements AgentStore {
     private final String adoptSql;
     private final String messagesSql;
     private final String saveSql;
+    private final String saveAppendSql;
     private final String parkSql;
     private final String deleteMessagesSql;
     private final String insertMessagesSql;
@@ -102,6 +103,14 @@ public final class PgAgentStore implements AgentStore {
         this.deleteMessagesSql = "DELETE FROM " + messagesTable + " WHERE team = ? AND name = ?";
         this.insertMessagesSql = "INSERT INTO " + messagesTable + " (team, name, idx, message) "
                 + "SELECT ?, ?, (? + t.ord - 1)::int, t.m::jsonb FROM unnest(?::text[]) WITH ORDINALITY AS t(m, ord)";
+        // the usual step save (the row fenced, its new messages appended) in one statement, one round trip: the
+        // messages are inserted only if the fenced UPDATE matched (they join its RETURNING)
+        this.saveAppendSql = "WITH u AS (UPDATE " + table + " SET state = ?::jsonb, status = ?, turn_id = ?, "
+                + "waiting_for = ?, deadline = NULL, version = version + 1, updated_at = now() "
+                + "WHERE team = ? AND name = ? AND version = ? RETURNING version, team, name), "
+                + "ins AS (INSERT INTO " + messagesTable + " (team, name, idx, message) "
+                + "SELECT u.team, u.name, (? + t.ord - 1)::int, t.m::jsonb FROM u, unnest(?::text[]) WITH ORDINALITY "
+                + "AS t(m, ord)) SELECT version FROM u";
     }
 
     /**
@@ -230,6 +239,26 @@ public final class PgAgentStore implements AgentStore {
             version = tx("save agent " + key, c -> {
                 String turnId = state.turn() == null ? null : state.turn().turnId();
                 long v;
+                if (!rewrite && added.length > 0) {
+                    try (PreparedStatement ps = c.prepareStatement(saveAppendSql)) {
+                        ps.setString(1, json);
+                        ps.setString(2, AgentStore.phaseOf(state).wire());
+                        ps.setString(3, turnId);
+                        ps.setString(4, state.turn() == null || state.turn().waiting() == null ? null
+                                : state.turn().waiting().id());
+                        ps.setString(5, key.team());
+                        ps.setString(6, key.name());
+                        ps.setLong(7, expectedVersion);
+                        ps.setInt(8, first);
+                        ps.setArray(9, c.createArrayOf("text", added));
+                        v = fenced(ps, key, expectedVersion);
+                    }
+                    ledger.saved(c, key, state, injectedIds);
+                    if (!events.isEmpty()) {
+                        stored.set(ledger.storeEvents(c, key, events));
+                    }
+                    return v;
+                }
                 try (PreparedStatement ps = c.prepareStatement(saveSql)) {
                     ps.setString(1, json);
                     ps.setString(2, AgentStore.phaseOf(state).wire());
