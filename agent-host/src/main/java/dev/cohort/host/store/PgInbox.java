@@ -39,25 +39,93 @@ public final class PgInbox {
         this.table = schema + ".inbox";
     }
 
+    /** The columns a message is stored with, and their placeholders ({@link #bind}). */
+    private static final String COLUMNS = "(team, agent, id, sender, type, content, metadata)";
+    private static final String VALUES = "?, ?, ?, ?, ?, ?, ?::jsonb";
+
     /** Stores a message for its recipient ({@code to}); false when its id was stored before. */
     public boolean insertIfNew(AgentMessage m) {
         return Sql.single(ds, "store inbox message " + m.id() + " in " + table, c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (team, agent, id, sender, type, "
-                    + "content, metadata) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT DO NOTHING")) {
-                ps.setString(1, m.team());
-                ps.setString(2, m.to());
-                ps.setString(3, m.id());
-                ps.setString(4, m.from() == null ? "unknown" : m.from());
-                ps.setString(5, m.type().wire());
-                ps.setString(6, m.content());
-                ps.setString(7, Json.write(m.metadata() == null ? Map.of() : m.metadata()));
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " " + COLUMNS + " VALUES (" + VALUES
+                    + ") ON CONFLICT DO NOTHING")) {
+                bind(ps, 1, m);
                 return ps.executeUpdate() == 1;
             }
         });
     }
 
-    /** The agent's messages not yet injected or routed, oldest first. */
+    /** What {@link #insertIfListed} found: the recipient's status in its roster, and whether the message was new. */
+    public record Listed(String status, boolean inserted) {
+    }
+
+    /**
+     * {@link #insertIfNew} for a recipient listed in {@code roster} (a table with {@code team} and {@code name}
+     * columns), in one statement that also reads the recipient's {@code statusColumn}: a consumer's recipient check and
+     * its insert in one round trip. Empty, and nothing stored, when the roster has no such recipient.
+     */
+    public java.util.Optional<Listed> insertIfListed(AgentMessage m, String roster, String statusColumn) {
+        return Sql.single(ds, "store inbox message " + m.id() + " for " + m.team() + "/" + m.to() + " in " + table, c -> {
+            try (PreparedStatement ps = c.prepareStatement("WITH t AS (SELECT " + statusColumn + " AS status FROM "
+                    + roster + " WHERE team = ? AND name = ?), ins AS (INSERT INTO " + table + " " + COLUMNS
+                    + " SELECT " + VALUES + " FROM t ON CONFLICT DO NOTHING RETURNING 1)"
+                    + " SELECT status, (SELECT count(*) FROM ins) FROM t")) {
+                ps.setString(1, m.team());
+                ps.setString(2, m.to());
+                bind(ps, 3, m);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? java.util.Optional.of(new Listed(rs.getString(1), rs.getLong(2) == 1))
+                            : java.util.Optional.<Listed>empty();
+                }
+            }
+        });
+    }
+
+    private static void bind(PreparedStatement ps, int at, AgentMessage m) throws SQLException {
+        ps.setString(at, m.team());
+        ps.setString(at + 1, m.to());
+        ps.setString(at + 2, m.id());
+        ps.setString(at + 3, m.from() == null ? "unknown" : m.from());
+        ps.setString(at + 4, m.type().wire());
+        ps.setString(at + 5, m.content());
+        ps.setString(at + 6, Json.write(m.metadata() == null ? Map.of() : m.metadata()));
+    }
+
+    /**
+     * A scalar subquery for a statement of the caller's: the pending messages ({@link #pending}) of the agent named by
+     * the SQL expressions {@code team} and {@code agent}, as one JSON array ({@code null} when none), its one parameter
+     * the limit; {@link #rows} reads it. So a caller reads an agent's row and its inbox in one round trip.
+     */
+    public String pendingJsonSql(String team, String agent) {
+        return "(SELECT json_agg(json_build_array(i.id, i.sender, i.type, i.content, i.metadata) ORDER BY i.seq)"
+                + " FROM (SELECT id, sender, type, content, metadata, seq FROM " + table + " WHERE team = " + team
+                + " AND agent = " + agent + " AND status = 'received' ORDER BY seq LIMIT ?) i)";
+    }
+
+    /** The rows of a {@link #pendingJsonSql} value. */
+    public static List<Row> rows(String json) {
+        List<Row> out = new ArrayList<>();
+        if (json == null) {
+            return out;
+        }
+        for (com.fasterxml.jackson.databind.JsonNode r : Json.read(json, com.fasterxml.jackson.databind.JsonNode.class)) {
+            out.add(new Row(r.get(0).asText(), r.get(1).asText(), r.get(2).asText(),
+                    r.get(3).isNull() ? null : r.get(3).asText(), metadata(r.get(4).toString())));
+        }
+        return out;
+    }
+
+    /** A stored message's metadata; anything unreadable reads as none. */
     @SuppressWarnings("unchecked")
+    private static Map<String, Object> metadata(String json) {
+        try {
+            Map<String, Object> m = Json.MAPPER.readValue(json, Map.class);
+            return m == null ? Map.of() : m;
+        } catch (Exception e) {
+            return Map.of();
+        }
+    }
+
+    /** The agent's messages not yet injected or routed, oldest first. */
     public List<Row> pending(AgentKey key, int limit) {
         return Sql.single(ds, "read inbox of " + key + " in " + table, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT id, sender, type, content, metadata::text FROM " + table
@@ -68,13 +136,8 @@ public final class PgInbox {
                 try (ResultSet rs = ps.executeQuery()) {
                     List<Row> out = new ArrayList<>();
                     while (rs.next()) {
-                        Map<String, Object> meta;
-                        try {
-                            meta = Json.MAPPER.readValue(rs.getString(5), Map.class);
-                        } catch (Exception e) {
-                            meta = Map.of();
-                        }
-                        out.add(new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), meta));
+                        out.add(new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
+                                metadata(rs.getString(5))));
                     }
                     return out;
                 }

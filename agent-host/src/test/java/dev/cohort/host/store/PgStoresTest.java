@@ -110,6 +110,52 @@ class PgStoresTest {
     }
 
     @Test
+    void aMessageForAListedRecipientIsStoredOnceWithItsStatusInOneStatementAndForAnUnlistedOneNotAtAll()
+            throws SQLException {
+        PgInbox inbox = new PgInbox(ds, SCHEMA);
+        AgentKey alice = agent();
+        AgentKey ghost = new AgentKey(alice.team(), "ghost");
+        try (Connection c = ds.getConnection(); Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".roster (team text, name text, lifecycle text)");
+            st.execute("INSERT INTO " + SCHEMA + ".roster VALUES ('" + alice.team() + "', 'alice', 'active')");
+        }
+        String roster = SCHEMA + ".roster";
+
+        assertThat(inbox.insertIfListed(message(alice, "m1", "first"), roster, "lifecycle"))
+                .contains(new PgInbox.Listed("active", true));
+        assertThat(inbox.insertIfListed(message(alice, "m1", "first again"), roster, "lifecycle")).as("a redelivery")
+                .contains(new PgInbox.Listed("active", false));
+        assertThat(inbox.insertIfListed(message(ghost, "m2", "for nobody"), roster, "lifecycle")).isEmpty();
+        assertThat(inbox.pending(alice, 10)).extracting(PgInbox.Row::content).containsExactly("first");
+        assertThat(inbox.pending(ghost, 10)).isEmpty();
+    }
+
+    @Test
+    void theInboxAsOneJsonValueOfACallersStatementReadsAsItsPendingRows() throws SQLException {
+        PgInbox inbox = new PgInbox(ds, SCHEMA);
+        AgentKey alice = agent();
+        inbox.insertIfNew(message(alice, "m1", "first"));
+        inbox.insertIfNew(message(alice, "m2", "second"));
+        inbox.insertIfNew(message(alice, "m3", "third"));
+        inbox.markRouted(alice, "m2");
+        try (Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
+                "SELECT " + inbox.pendingJsonSql("x.team", "x.agent") + " FROM (SELECT ?::text AS team, ?::text AS agent) x")) {
+            ps.setInt(1, 10);
+            ps.setString(2, alice.team());
+            ps.setString(3, alice.name());
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                assertThat(PgInbox.rows(rs.getString(1))).isEqualTo(inbox.pending(alice, 10));
+            }
+            ps.setString(3, "nobody");
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                assertThat(PgInbox.rows(rs.getString(1))).isEmpty();
+            }
+        }
+    }
+
+    @Test
     void aSaveMarksTheInputsItsStateContainsInItsOwnTransactionAndARefusedSaveMarksNothing() {
         PgInbox inbox = new PgInbox(ds, SCHEMA);
         PgAgentStore store = new PgAgentStore(ds, SCHEMA, inbox.ledger());

@@ -111,12 +111,12 @@ public class InboxConsumer {
             engine.workspaceReads().invalidate(key.team());
         }
         // the teammate's row read and the insert in one statement: nothing is stored for an unknown teammate
-        TeammateRepository.Stored stored = teammates.storeMessage(m)
+        PgInbox.Listed stored = inbox.insertIfListed(m, "teammate.teammates", "lifecycle")
                 .orElseThrow(() -> new ProtocolException("unknown teammate " + key));
         if (!stored.inserted()) {
             Log.infof("team=%s agent=%s message=%s seen before: skipped (redelivery)", key.team(), key.name(), m.id());
         }
-        if (stored.active()) {
+        if (TeammateRepository.ACTIVE.equals(stored.status())) {
             host.wake(key);
             if (m.type() == MessageType.SHUTDOWN_REQUEST) {
                 protocols.arrived(key, m); // a turn in progress (running or parked) ends for it (issue 15)

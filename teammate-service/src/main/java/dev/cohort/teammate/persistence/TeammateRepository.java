@@ -3,6 +3,7 @@ package dev.cohort.teammate.persistence;
 import dev.cohort.core.engine.Usage;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.team.TeamChannel;
+import dev.cohort.host.store.PgInbox;
 import dev.cohort.host.store.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -44,6 +45,9 @@ public class TeammateRepository {
     @Inject
     AgroalDataSource ds;
 
+    @Inject
+    PgInbox inbox;
+
     public Optional<TeammateRow> find(String team, String name) {
         return Sql.single(ds, "read teammate " + team + "/" + name, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM teammate.teammates WHERE team = ? AND name = ?")) {
@@ -56,41 +60,8 @@ public class TeammateRepository {
         });
     }
 
-    /** What {@link #storeMessage} found and did: the recipient is active; the message was new (else seen before). */
-    public record Stored(boolean active, boolean inserted) {
-    }
-
-    /**
-     * Stores a message in its recipient's inbox ({@code teammate.inbox}, once per id, as {@code PgInbox#insertIfNew}) if
-     * the recipient is a registered teammate, in one statement that also reads whether it is active: the consumer's
-     * teammate read and its insert in one round trip (issue 14, item 10). Empty when there is no such teammate (nothing
-     * is stored).
-     */
-    public Optional<Stored> storeMessage(dev.cohort.core.protocol.AgentMessage m) {
-        return Sql.single(ds, "store message " + m.id() + " for " + m.team() + "/" + m.to(), c -> {
-            try (PreparedStatement ps = c.prepareStatement("WITH t AS (SELECT lifecycle FROM teammate.teammates"
-                    + " WHERE team = ? AND name = ?), ins AS (INSERT INTO teammate.inbox (team, agent, id, sender, type,"
-                    + " content, metadata) SELECT ?, ?, ?, ?, ?, ?, ?::jsonb FROM t ON CONFLICT DO NOTHING RETURNING 1)"
-                    + " SELECT lifecycle, (SELECT count(*) FROM ins) FROM t")) {
-                ps.setString(1, m.team());
-                ps.setString(2, m.to());
-                ps.setString(3, m.team());
-                ps.setString(4, m.to());
-                ps.setString(5, m.id());
-                ps.setString(6, m.from() == null ? "unknown" : m.from());
-                ps.setString(7, m.type().wire());
-                ps.setString(8, m.content());
-                ps.setString(9, dev.cohort.core.protocol.Json.write(m.metadata() == null ? java.util.Map.of() : m.metadata()));
-                try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? Optional.of(new Stored(ACTIVE.equals(rs.getString(1)), rs.getLong(2) == 1))
-                            : Optional.<Stored>empty();
-                }
-            }
-        });
-    }
-
     /** A teammate's row and, when it is active, its pending inbox messages (oldest first). */
-    public record WithInbox(TeammateRow row, List<dev.cohort.host.store.PgInbox.Row> pending) {
+    public record WithInbox(TeammateRow row, List<PgInbox.Row> pending) {
     }
 
     /**
@@ -98,36 +69,17 @@ public class TeammateRepository {
      * first, at most {@code limit}) in one statement: the reads of a woken teammate's {@code next()} in one round trip
      * (issue 14, item 10). Empty when there is no such teammate.
      */
-    @SuppressWarnings("unchecked")
     public Optional<WithInbox> findWithInbox(String team, String name, int limit) {
         return Sql.single(ds, "read teammate " + team + "/" + name + " and its inbox", c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + ", CASE WHEN lifecycle = '" + ACTIVE
-                    + "' THEN (SELECT json_agg(json_build_array(i.id, i.sender, i.type, i.content, i.metadata)"
-                    + " ORDER BY i.seq) FROM (SELECT id, sender, type, content, metadata, seq FROM teammate.inbox"
-                    + " WHERE team = t.team AND agent = t.name AND status = 'received' ORDER BY seq LIMIT ?) i) END"
+                    + "' THEN " + inbox.pendingJsonSql("t.team", "t.name") + " END"
                     + " FROM teammate.teammates t WHERE team = ? AND name = ?")) {
                 ps.setInt(1, limit);
                 ps.setString(2, team);
                 ps.setString(3, name);
                 try (ResultSet rs = ps.executeQuery()) {
-                    if (!rs.next()) {
-                        return Optional.<WithInbox>empty();
-                    }
-                    TeammateRow row = row(rs);
-                    String json = rs.getString(9);
-                    List<dev.cohort.host.store.PgInbox.Row> pending = new ArrayList<>();
-                    if (json != null) {
-                        for (com.fasterxml.jackson.databind.JsonNode r : dev.cohort.core.protocol.Json.MAPPER.readTree(json)) {
-                            java.util.Map<String, Object> meta = r.get(4).isObject()
-                                    ? dev.cohort.core.protocol.Json.MAPPER.convertValue(r.get(4), java.util.Map.class)
-                                    : java.util.Map.of();
-                            pending.add(new dev.cohort.host.store.PgInbox.Row(r.get(0).asText(), r.get(1).asText(),
-                                    r.get(2).asText(), r.get(3).isNull() ? null : r.get(3).asText(), meta));
-                        }
-                    }
-                    return Optional.of(new WithInbox(row, pending));
-                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-                    throw new SQLException("unreadable inbox of " + team + "/" + name + ": " + e.getMessage(), e);
+                    return rs.next() ? Optional.of(new WithInbox(row(rs), PgInbox.rows(rs.getString(9))))
+                            : Optional.<WithInbox>empty();
                 }
             }
         });
