@@ -317,8 +317,11 @@ async function loadUsage() {
 
 // Loads overlap (every event may start one): an answer older than one already shown is dropped, so a late answer
 // read before a plan arrived cannot take the plan (and the reason being typed into it) off the page.
+// Each list is numbered when its own request is sent: the plans are read after the approvals, so a load that started
+// first may ask for the plans last.
 let approvalsLoads = 0;
 let approvalsShown = 0;
+let plansLoads = 0;
 let plansShown = 0;
 
 async function loadApprovals() {
@@ -328,9 +331,10 @@ async function loadApprovals() {
     approvalsShown = mine;
     keyed($('approvals'), list, renderApproval, 'approvalId', 'Nothing waits for you.');
   }
+  const minePlans = ++plansLoads;
   const plans = await api(teamPath('/protocols?status=pending')).catch(() => null);
-  if (plans && mine > plansShown) {
-    plansShown = mine;
+  if (plans && minePlans > plansShown) {
+    plansShown = minePlans;
     keyed($('plans'), plans.filter((p) => p.type === 'plan_approval'), renderPlan, 'protocolId', 'No plan waits for review.');
   }
 }
