@@ -7,9 +7,7 @@ import dev.langchain4j.exception.TimeoutException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dev.cohort.core.http.DirectHttp;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
@@ -36,7 +34,7 @@ public final class ChatCompletionsClient implements ModelClient {
     private final URI endpoint;
     private final String authorization;
     private final Duration timeout;
-    private final HttpClient http;
+    private final DirectHttp http;
     /** The last tool set seen (usually the same list object for a whole turn) and its JSON: no hashing on a hit. */
     private volatile ToolsJson last;
     /** Other tool sets by value: a new turn builds an equal list. */
@@ -53,13 +51,10 @@ public final class ChatCompletionsClient implements ModelClient {
         // a key is required by the format; an unconfigured one is refused by a real provider with a clear 401
         this.authorization = "Bearer " + (settings.hasApiKey() ? settings.apiKey() : "not-configured");
         this.timeout = settings.timeout();
-        // HTTP/1.1 keep-alive, as langchain4j's JDK client: one connection reused across calls (h2c upgrade is not
-        // spoken by every OpenAI-compatible server)
-        HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1);
-        if (timeout != null) {
-            b.connectTimeout(timeout);
-        }
-        this.http = b.build();
+        // HTTP/1.1 keep-alive (h2c upgrade is not spoken by every OpenAI-compatible server); a plain http:// endpoint
+        // (a local or in-cluster model server, a gateway) is called on the agent's own thread, https through
+        // java.net.http (DirectHttp)
+        this.http = new DirectHttp(timeout);
     }
 
     /** The model this client was built for. */
@@ -73,16 +68,10 @@ public final class ChatCompletionsClient implements ModelClient {
         byte[] body = ChatCompletionsWire.request(request.model() == null ? modelName : request.model(),
                 request.agentId(), request.system(), request.messages(), toolsJson(request.tools()),
                 request.maxOutputTokens());
-        HttpRequest.Builder rb = HttpRequest.newBuilder(endpoint)
-                .header("Authorization", authorization)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        if (timeout != null) {
-            rb.timeout(timeout);
-        }
-        HttpResponse<byte[]> r;
+        DirectHttp.Response r;
         try {
-            r = http.send(rb.build(), HttpResponse.BodyHandlers.ofByteArray());
+            r = http.send("POST", endpoint, List.of("Authorization", authorization, "Content-Type", "application/json"),
+                    body, timeout);
         } catch (HttpTimeoutException e) {
             throw new TimeoutException(e);
         } catch (IOException e) {
@@ -91,9 +80,8 @@ public final class ChatCompletionsClient implements ModelClient {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while calling the model", e);
         }
-        if (r.statusCode() < 200 || r.statusCode() >= 300) {
-            throw new ProviderHttpException(r.statusCode(), new String(r.body(), java.nio.charset.StandardCharsets.UTF_8),
-                    r.headers().map());
+        if (r.status() < 200 || r.status() >= 300) {
+            throw new ProviderHttpException(r.status(), r.text(), r.headers());
         }
         return ChatCompletionsWire.reply(r.body());
     }

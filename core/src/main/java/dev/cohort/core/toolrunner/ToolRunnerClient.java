@@ -7,19 +7,20 @@ import dev.cohort.core.protocol.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import dev.cohort.core.http.DirectHttp;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.DoubleSupplier;
 
 /**
- * Client of tool-runner-service's internal API (java.net.http + the protocol's Jackson mapper).
+ * Client of tool-runner-service's internal API ({@link DirectHttp}: a plain {@code http://} runner is called on the
+ * calling thread, with no hand-off; the protocol's Jackson mapper).
  *
  * <p>A call that got a {@code 503} (every execution slot of the runner stayed busy) or no answer (connection refused
  * or reset: the runner is restarting) is retried with capped exponential backoff and jitter ({@link RetryPolicy}),
@@ -68,7 +69,7 @@ public final class ToolRunnerClient {
 
     private final URI base;
     private final String token;
-    private final HttpClient http;
+    private final DirectHttp http;
     private final Duration requestTimeout;
     private final Retry retry;
     private final Sleeper sleeper;
@@ -103,27 +104,24 @@ public final class ToolRunnerClient {
         this.sleeper = Objects.requireNonNull(sleeper, "sleeper");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.random = Objects.requireNonNull(random, "random");
-        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
+        this.http = new DirectHttp(Duration.ofSeconds(5));
     }
 
     /** Runs tool {@code name}; a model-visible failure comes back in {@link ToolCallResult#error()}. */
     public ToolCallResult call(String name, ToolCallRequest request) {
-        HttpRequest.Builder rb = request("internal/v1/tools/" + enc(name))
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(Json.write(request)));
-        return Json.read(send(rb.build()).body(), ToolCallResult.class);
+        return Json.read(send(request("POST", "internal/v1/tools/" + enc(name), Json.write(request))).body(),
+                ToolCallResult.class);
     }
 
     /** The state of background job {@code id}, or empty when the runner does not know it. */
     public Optional<BackgroundJob> backgroundJob(String id) {
-        HttpResponse<String> r = sendAllowing404(request("internal/v1/background/" + enc(id)).GET().build());
+        Answer r = sendAllowing404(request("GET", "internal/v1/background/" + enc(id), null));
         return r.statusCode() == 404 ? Optional.empty() : Optional.of(Json.read(r.body(), BackgroundJob.class));
     }
 
     /** Cancels background job {@code id} (kills its process group); returns its state afterwards, empty if unknown. */
     public Optional<BackgroundJob> cancelBackgroundJob(String id) {
-        HttpResponse<String> r = sendAllowing404(request("internal/v1/background/" + enc(id)).DELETE().build());
+        Answer r = sendAllowing404(request("DELETE", "internal/v1/background/" + enc(id), null));
         return r.statusCode() == 404 ? Optional.empty() : Optional.of(Json.read(r.body(), BackgroundJob.class));
     }
 
@@ -136,38 +134,62 @@ public final class ToolRunnerClient {
      *                             409 when the team already has another workspace, 0 when the runner did not answer
      */
     public String prepareTeamWorkspace(String team, String workspace) {
-        HttpRequest.Builder rb = request("internal/v1/teams/" + enc(team) + "/workspace")
-                .header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString(Json.write(java.util.Map.of("workspace", workspace))));
+        Request rb = request("PUT", "internal/v1/teams/" + enc(team) + "/workspace",
+                Json.write(java.util.Map.of("workspace", workspace)));
         try {
-            return Json.MAPPER.readTree(send(rb.build()).body()).path("workspace").asText();
+            return Json.MAPPER.readTree(send(rb).body()).path("workspace").asText();
         } catch (IOException e) {
             throw new ToolRunnerException(0, "the tool runner's answer about team " + team + "'s workspace is not JSON", e);
         }
     }
 
-    private HttpRequest.Builder request(String path) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(requestTimeout)
-                .header("Accept", "application/json");
+    /** A request to the runner: a JSON body (or none), the bearer token and the caller's trace context. */
+    private record Request(String method, URI uri, List<String> headers, byte[] body) {
+    }
+
+    /** The runner's answer: its status, headers and body text. */
+    private record Answer(int statusCode, DirectHttp.Response response) {
+        String body() {
+            return response.text();
+        }
+
+        Optional<String> header(String name) {
+            return response.header(name);
+        }
+    }
+
+    private Request request(String method, String path, String json) {
+        List<String> h = new ArrayList<>(8);
+        h.add("Accept");
+        h.add("application/json");
+        if (json != null) {
+            h.add("Content-Type");
+            h.add("application/json");
+        }
         if (token != null) {
-            b.header("Authorization", "Bearer " + token);
+            h.add("Authorization");
+            h.add("Bearer " + token);
         }
         // the W3C trace context of the calling tool's span (none when tracing is off): the runner's spans join the trace
         io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator.getInstance()
-                .inject(io.opentelemetry.context.Context.current(), b, (c, k, v) -> c.header(k, v));
-        return b;
+                .inject(io.opentelemetry.context.Context.current(), h, (c, k, v) -> {
+                    c.add(k);
+                    c.add(v);
+                });
+        return new Request(method, base.resolve(path), List.copyOf(h),
+                json == null ? null : json.getBytes(StandardCharsets.UTF_8));
     }
 
-    private HttpResponse<String> sendAllowing404(HttpRequest req) {
-        HttpResponse<String> r = exchange(req, true);
+    private Answer sendAllowing404(Request req) {
+        Answer r = exchange(req, true);
         if (r.statusCode() == 404 || r.statusCode() / 100 == 2) {
             return r;
         }
         throw failure(req, r);
     }
 
-    private HttpResponse<String> send(HttpRequest req) {
-        HttpResponse<String> r = exchange(req, true);
+    private Answer send(Request req) {
+        Answer r = exchange(req, true);
         if (r.statusCode() / 100 != 2) {
             throw failure(req, r);
         }
@@ -179,16 +201,17 @@ public final class ToolRunnerClient {
      * until the budget is spent. Returns the last answer (a 503 when the runner stayed busy: reported by the caller
      * with the runner's detail); throws when no answer ever came.
      */
-    private HttpResponse<String> exchange(HttpRequest req, boolean retryable) {
+    private Answer exchange(Request req, boolean retryable) {
         Instant start = clock.instant();
         for (int attempt = 0; ; attempt++) {
             try {
-                HttpResponse<String> r = http.send(req, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+                DirectHttp.Response dr = http.send(req.method(), req.uri(), req.headers(), req.body(), requestTimeout);
+                Answer r = new Answer(dr.status(), dr);
                 answering = true;
                 if (r.statusCode() != 503) {
                     return r;
                 }
-                Duration retryAfter = r.headers().firstValue("Retry-After").map(v -> retryAfter(v, clock.instant())).orElse(null);
+                Duration retryAfter = r.header("Retry-After").map(v -> retryAfter(v, clock.instant())).orElse(null);
                 if (!retryable || !waitBeforeRetry(start, attempt, retryAfter)) {
                     throw busy(req, r, attempt + 1, Duration.between(start, clock.instant()));
                 }
@@ -234,7 +257,7 @@ public final class ToolRunnerClient {
         return true;
     }
 
-    private ToolRunnerException busy(HttpRequest req, HttpResponse<String> r, int attempts, Duration spent) {
+    private ToolRunnerException busy(Request req, Answer r, int attempts, Duration spent) {
         ToolRunnerException f = failure(req, r);
         return new ToolRunnerException(503, "tool runner at " + req.uri() + " stayed busy (503) for " + seconds(spent)
                 + " over " + attempts + (attempts == 1 ? " attempt" : " attempts") + " (retry budget "
@@ -260,7 +283,7 @@ public final class ToolRunnerClient {
         return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
     }
 
-    private static ToolRunnerException failure(HttpRequest req, HttpResponse<String> r) {
+    private static ToolRunnerException failure(Request req, Answer r) {
         String detail = r.body();
         try {
             JsonNode n = Json.MAPPER.readTree(r.body());
