@@ -3,11 +3,11 @@ package dev.cohort.core.toolrunner;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.engine.recovery.RetryPolicy;
 import dev.cohort.core.engine.recovery.Sleeper;
+import dev.cohort.core.http.DirectHttp;
 import dev.cohort.core.protocol.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import dev.cohort.core.http.DirectHttp;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -109,20 +109,20 @@ public final class ToolRunnerClient {
 
     /** Runs tool {@code name}; a model-visible failure comes back in {@link ToolCallResult#error()}. */
     public ToolCallResult call(String name, ToolCallRequest request) {
-        return Json.read(send(request("POST", "internal/v1/tools/" + enc(name), Json.write(request))).body(),
+        return Json.read(send(request("POST", "internal/v1/tools/" + enc(name), Json.write(request))).text(),
                 ToolCallResult.class);
     }
 
     /** The state of background job {@code id}, or empty when the runner does not know it. */
     public Optional<BackgroundJob> backgroundJob(String id) {
-        Answer r = sendAllowing404(request("GET", "internal/v1/background/" + enc(id), null));
-        return r.statusCode() == 404 ? Optional.empty() : Optional.of(Json.read(r.body(), BackgroundJob.class));
+        DirectHttp.Response r = sendAllowing404(request("GET", "internal/v1/background/" + enc(id), null));
+        return r.status() == 404 ? Optional.empty() : Optional.of(Json.read(r.text(), BackgroundJob.class));
     }
 
     /** Cancels background job {@code id} (kills its process group); returns its state afterwards, empty if unknown. */
     public Optional<BackgroundJob> cancelBackgroundJob(String id) {
-        Answer r = sendAllowing404(request("DELETE", "internal/v1/background/" + enc(id), null));
-        return r.statusCode() == 404 ? Optional.empty() : Optional.of(Json.read(r.body(), BackgroundJob.class));
+        DirectHttp.Response r = sendAllowing404(request("DELETE", "internal/v1/background/" + enc(id), null));
+        return r.status() == 404 ? Optional.empty() : Optional.of(Json.read(r.text(), BackgroundJob.class));
     }
 
     /**
@@ -137,7 +137,7 @@ public final class ToolRunnerClient {
         Request rb = request("PUT", "internal/v1/teams/" + enc(team) + "/workspace",
                 Json.write(java.util.Map.of("workspace", workspace)));
         try {
-            return Json.MAPPER.readTree(send(rb).body()).path("workspace").asText();
+            return Json.MAPPER.readTree(send(rb).text()).path("workspace").asText();
         } catch (IOException e) {
             throw new ToolRunnerException(0, "the tool runner's answer about team " + team + "'s workspace is not JSON", e);
         }
@@ -145,17 +145,6 @@ public final class ToolRunnerClient {
 
     /** A request to the runner: a JSON body (or none), the bearer token and the caller's trace context. */
     private record Request(String method, URI uri, List<String> headers, byte[] body) {
-    }
-
-    /** The runner's answer: its status, headers and body text. */
-    private record Answer(int statusCode, DirectHttp.Response response) {
-        String body() {
-            return response.text();
-        }
-
-        Optional<String> header(String name) {
-            return response.header(name);
-        }
     }
 
     private Request request(String method, String path, String json) {
@@ -180,17 +169,17 @@ public final class ToolRunnerClient {
                 json == null ? null : json.getBytes(StandardCharsets.UTF_8));
     }
 
-    private Answer sendAllowing404(Request req) {
-        Answer r = exchange(req, true);
-        if (r.statusCode() == 404 || r.statusCode() / 100 == 2) {
+    private DirectHttp.Response sendAllowing404(Request req) {
+        DirectHttp.Response r = exchange(req, true);
+        if (r.status() == 404 || r.status() / 100 == 2) {
             return r;
         }
         throw failure(req, r);
     }
 
-    private Answer send(Request req) {
-        Answer r = exchange(req, true);
-        if (r.statusCode() / 100 != 2) {
+    private DirectHttp.Response send(Request req) {
+        DirectHttp.Response r = exchange(req, true);
+        if (r.status() / 100 != 2) {
             throw failure(req, r);
         }
         return r;
@@ -201,14 +190,13 @@ public final class ToolRunnerClient {
      * until the budget is spent. Returns the last answer (a 503 when the runner stayed busy: reported by the caller
      * with the runner's detail); throws when no answer ever came.
      */
-    private Answer exchange(Request req, boolean retryable) {
+    private DirectHttp.Response exchange(Request req, boolean retryable) {
         Instant start = clock.instant();
         for (int attempt = 0; ; attempt++) {
             try {
-                DirectHttp.Response dr = http.send(req.method(), req.uri(), req.headers(), req.body(), requestTimeout);
-                Answer r = new Answer(dr.status(), dr);
+                DirectHttp.Response r = http.send(req.method(), req.uri(), req.headers(), req.body(), requestTimeout);
                 answering = true;
-                if (r.statusCode() != 503) {
+                if (r.status() != 503) {
                     return r;
                 }
                 Duration retryAfter = r.header("Retry-After").map(v -> retryAfter(v, clock.instant())).orElse(null);
@@ -257,7 +245,7 @@ public final class ToolRunnerClient {
         return true;
     }
 
-    private ToolRunnerException busy(Request req, Answer r, int attempts, Duration spent) {
+    private ToolRunnerException busy(Request req, DirectHttp.Response r, int attempts, Duration spent) {
         ToolRunnerException f = failure(req, r);
         return new ToolRunnerException(503, "tool runner at " + req.uri() + " stayed busy (503) for " + seconds(spent)
                 + " over " + attempts + (attempts == 1 ? " attempt" : " attempts") + " (retry budget "
@@ -283,10 +271,10 @@ public final class ToolRunnerClient {
         return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
     }
 
-    private static ToolRunnerException failure(Request req, Answer r) {
-        String detail = r.body();
+    private static ToolRunnerException failure(Request req, DirectHttp.Response r) {
+        String detail = r.text();
         try {
-            JsonNode n = Json.MAPPER.readTree(r.body());
+            JsonNode n = Json.MAPPER.readTree(r.text());
             if (n != null && n.hasNonNull("detail")) {
                 detail = n.get("detail").asText();
             } else if (n != null && n.hasNonNull("title")) {
@@ -295,7 +283,7 @@ public final class ToolRunnerClient {
         } catch (IOException | RuntimeException ignored) {
             // not JSON: keep the raw body
         }
-        return new ToolRunnerException(r.statusCode(), "tool runner answered " + r.statusCode() + " to "
+        return new ToolRunnerException(r.status(), "tool runner answered " + r.status() + " to "
                 + req.method() + " " + req.uri().getPath() + ": " + detail, detail, null);
     }
 
