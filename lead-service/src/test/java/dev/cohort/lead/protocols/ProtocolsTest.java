@@ -286,7 +286,7 @@ class ProtocolsTest {
         String id = UUID.randomUUID().toString();
         // a request whose deadline has passed (the service's own deadline is the configured 60 s)
         assertThat(protocols.insert(id, team, "shutdown", "lead", "alice", Json.MAPPER.createObjectNode(),
-                Instant.now().minusSeconds(1))).isTrue();
+                Duration.ofSeconds(-1))).isTrue();
 
         // the background sweep (every cohort.protocols.sweep-interval) expires it
         await().atMost(KAFKA).until(() -> protocols.find(team, id).orElseThrow().status().equals("expired"));

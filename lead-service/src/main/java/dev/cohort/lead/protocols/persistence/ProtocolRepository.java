@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,19 +46,28 @@ public class ProtocolRepository {
     @Inject
     AgroalDataSource ds;
 
-    /** A new pending request; false when one with this id exists (a repeated call: nothing changes). */
+    /**
+     * A new pending request, due {@code timeout} after its {@code created_at} (null: no deadline); false when one with
+     * this id exists (a repeated call: nothing changes). The deadline is computed from the same {@code now()} as
+     * {@code created_at}, so an expired request was always pending for at least its timeout.
+     */
     public boolean insert(String id, String team, String type, String sender, String target, JsonNode payload,
-            Instant deadline) {
+            Duration timeout) {
         return Jdbc.inTransaction(ds, "record protocol request " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.protocols (id, team, type, sender, target, "
-                    + "payload, deadline) VALUES (?, ?, ?, ?, ?, ?::jsonb, ?) ON CONFLICT (id) DO NOTHING")) {
+                    + "payload, deadline) VALUES (?, ?, ?, ?, ?, ?::jsonb, now() + ? * interval '1 microsecond') "
+                    + "ON CONFLICT (id) DO NOTHING")) {
                 ps.setString(1, id);
                 ps.setString(2, team);
                 ps.setString(3, type);
                 ps.setString(4, sender);
                 ps.setString(5, target);
                 ps.setString(6, Json.write(payload == null ? Json.MAPPER.createObjectNode() : payload));
-                ps.setTimestamp(7, deadline == null ? null : Timestamp.from(deadline));
+                if (timeout == null) {
+                    ps.setNull(7, java.sql.Types.BIGINT);
+                } else {
+                    ps.setLong(7, java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(timeout.toNanos()));
+                }
                 return ps.executeUpdate() == 1;
             }
         });

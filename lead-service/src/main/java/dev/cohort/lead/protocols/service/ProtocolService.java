@@ -121,7 +121,7 @@ public class ProtocolService {
                 payload.put("reason", reason);
             }
             repo.insert(requestId, team, ProtocolRepository.SHUTDOWN, Ids.LEAD, teammate, payload,
-                    Instant.now().plus(config.shutdownTimeout()));
+                    config.shutdownTimeout());
         }
         ProtocolRow row = repo.find(team, requestId).orElseThrow();
         publisher.publish(AgentMessage.of(requestId, team, Ids.LEAD, row.target(),
@@ -169,7 +169,7 @@ public class ProtocolService {
         }
         ObjectNode payload = Json.MAPPER.createObjectNode().put("plan", m.content() == null ? "" : m.content());
         if (repo.insert(meta.requestId(), m.team(), ProtocolRepository.PLAN_APPROVAL, m.from(), Ids.LEAD, payload,
-                Instant.now().plus(config.planTimeout()))) {
+                config.planTimeout())) {
             updated(repo.find(m.team(), meta.requestId()).orElseThrow());
             Log.infof("team=%s plan_approval_request %s from %s recorded", m.team(), meta.requestId(), m.from());
         }
