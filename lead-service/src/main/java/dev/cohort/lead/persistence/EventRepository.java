@@ -11,7 +11,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -173,27 +172,14 @@ public class EventRepository {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             try {
-                long last;
-                try (PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO lead.event_seq (team, seq) VALUES (?, ?) "
-                                + "ON CONFLICT (team) DO UPDATE SET seq = lead.event_seq.seq + EXCLUDED.seq RETURNING seq")) {
-                    ps.setString(1, team);
-                    ps.setLong(2, batch.size());
-                    try (ResultSet rs = ps.executeQuery()) {
-                        rs.next();
-                        last = rs.getLong(1);
-                    }
-                }
-                List<Event> out = sequenced(batch, team, last - batch.size());
-                if (insertAll(c, team, out) < out.size()) {
+                Appended a = appendStatement(c, team, batch);
+                if (a.inserted() < batch.size()) {
                     c.rollback(); // a duplicate: nothing of this batch stays, the counter included
                     return null;
                 }
+                List<Event> out = sequenced(batch, team, a.last() - batch.size());
                 dev.cohort.lead.teammates.persistence.RosterRepository.projectAll(c, out);
-                List<dev.cohort.lead.usage.UsageRow> usage = new ArrayList<>();
-                for (Event e : out) {
-                    dev.cohort.lead.usage.UsageRepository.record(c, e).ifPresent(usage::add);
-                }
+                List<dev.cohort.lead.usage.UsageRow> usage = a.usage();
                 c.commit();
                 usage.forEach(usageMetrics::count); // counted once committed (a rolled-back batch counts nothing)
                 return out;
@@ -218,27 +204,117 @@ public class EventRepository {
             return List.of();
         }
         String team = events.getFirst().team();
+        Appended a = appendStatement(c, team, events);
+        if (a.inserted() < events.size()) {
+            throw new IllegalStateException(events.size() + " events of team " + team + " hold an id already stored");
+        }
+        List<Event> out = sequenced(events, team, a.last() - events.size());
+        dev.cohort.lead.teammates.persistence.RosterRepository.projectAll(c, out);
+        return out; // the usage rows are counted by EventService.committed after the commit
+    }
+
+    /** What one {@link #appendStatement} did: the team's counter after it, the event rows and usage rows it inserted. */
+    private record Appended(long last, int inserted, List<dev.cohort.lead.usage.UsageRow> usage) {
+    }
+
+    /**
+     * The team's counter bumped by the number of {@code events}, their rows inserted under the numbers it hands out,
+     * and an {@code assistant_message}'s usage row: <b>one statement</b> (data-modifying CTEs, each run once, in the
+     * statement's order of dependence), where they were three round trips. Nothing is committed here; the counter's row
+     * lock is held until the caller's commit, which orders the team's appends. A row whose id is already stored is
+     * skipped ({@code ON CONFLICT DO NOTHING}), so {@code inserted} below the number of events tells the caller to roll
+     * back (the counter would otherwise keep a gap). A lone event carries its usage row in the statement (inserted only
+     * with the event's row); several events get theirs by one statement each, when all were inserted (rare: a group
+     * commit under load).
+     */
+    private static Appended appendStatement(Connection c, String team, List<Event> events) throws SQLException {
+        for (Event e : events) {
+            if (!e.team().equals(team)) {
+                throw new IllegalArgumentException("the events stored together are of one team");
+            }
+        }
+        int n = events.size();
+        if (n == 1) {
+            Event e = events.getFirst();
+            Optional<dev.cohort.lead.usage.UsageRow> usage = dev.cohort.lead.usage.UsageRow.of(e);
+            try (PreparedStatement ps = c.prepareStatement(usage.isPresent() ? APPEND_ONE_WITH_USAGE : APPEND_ONE)) {
+                ps.setString(1, team);
+                ps.setLong(2, 1);
+                ps.setString(3, team);
+                ps.setString(4, e.id());
+                ps.setString(5, e.agent());
+                ps.setString(6, e.ts().toString()); // ISO-8601 with 'Z': read as the same instant (timestamptz)
+                ps.setString(7, e.type().wire());
+                ps.setString(8, Json.write(e.data()));
+                if (usage.isPresent()) {
+                    dev.cohort.lead.usage.UsageRepository.bindCte(ps, 9, usage.get());
+                }
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    boolean usageInserted = usage.isPresent() && rs.getInt(3) == 1;
+                    return new Appended(rs.getLong(1), rs.getInt(2), usageInserted ? List.of(usage.get()) : List.of());
+                }
+            }
+        }
+        String[] ids = new String[n];
+        String[] agents = new String[n];
+        String[] ts = new String[n];
+        String[] types = new String[n];
+        String[] data = new String[n];
+        for (int i = 0; i < n; i++) {
+            Event e = events.get(i);
+            ids[i] = e.id();
+            agents[i] = e.agent();
+            ts[i] = e.ts().toString();
+            types[i] = e.type().wire();
+            data[i] = Json.write(e.data());
+        }
         long last;
-        try (PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO lead.event_seq (team, seq) VALUES (?, ?) "
-                        + "ON CONFLICT (team) DO UPDATE SET seq = lead.event_seq.seq + EXCLUDED.seq RETURNING seq")) {
+        int inserted;
+        try (PreparedStatement ps = c.prepareStatement(APPEND_MANY)) {
             ps.setString(1, team);
-            ps.setLong(2, events.size());
+            ps.setLong(2, n);
+            ps.setString(3, team);
+            ps.setLong(4, n);
+            ps.setArray(5, c.createArrayOf("text", ids));
+            ps.setArray(6, c.createArrayOf("text", agents));
+            ps.setArray(7, c.createArrayOf("text", ts));
+            ps.setArray(8, c.createArrayOf("text", types));
+            ps.setArray(9, c.createArrayOf("text", data));
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 last = rs.getLong(1);
+                inserted = rs.getInt(2);
             }
         }
-        List<Event> out = sequenced(events, team, last - events.size());
-        if (insertAll(c, team, out) < out.size()) {
-            throw new IllegalStateException(out.size() + " events of team " + team + " hold an id already stored");
+        List<dev.cohort.lead.usage.UsageRow> usage = new ArrayList<>();
+        if (inserted == n) {
+            for (Event e : events) {
+                dev.cohort.lead.usage.UsageRepository.record(c, e).ifPresent(usage::add);
+            }
         }
-        dev.cohort.lead.teammates.persistence.RosterRepository.projectAll(c, out);
-        for (Event e : out) {
-            dev.cohort.lead.usage.UsageRepository.record(c, e); // counted by EventService.committed after the commit
-        }
-        return out;
+        return new Appended(last, inserted, usage);
     }
+
+    /** The team's counter bumped by a count: its new value, the last number handed out. */
+    private static final String BUMP = "s AS (INSERT INTO lead.event_seq (team, seq) VALUES (?, ?) ON CONFLICT (team) "
+            + "DO UPDATE SET seq = lead.event_seq.seq + EXCLUDED.seq RETURNING seq)";
+
+    private static final String APPEND_ONE_EVENT = "e AS (INSERT INTO lead.events (team, seq, id, agent, ts, type, data) "
+            + "SELECT ?, s.seq, ?, ?, ?::timestamptz, ?, ?::jsonb FROM s ON CONFLICT (id) DO NOTHING RETURNING id)";
+
+    private static final String APPEND_ONE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT
+            + " SELECT s.seq, (SELECT count(*) FROM e)::int FROM s";
+
+    private static final String APPEND_ONE_WITH_USAGE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT + ", "
+            + dev.cohort.lead.usage.UsageRepository.cte("e")
+            + " SELECT s.seq, (SELECT count(*) FROM e)::int, (SELECT count(*) FROM g)::int FROM s";
+
+    /** Several events, numbered in their order ({@code WITH ORDINALITY}) below the counter's new value. */
+    private static final String APPEND_MANY = "WITH " + BUMP + ", e AS (INSERT INTO lead.events (team, seq, id, agent, ts, "
+            + "type, data) SELECT ?, s.seq - ? + u.ord, u.id, u.agent, u.ts::timestamptz, u.type, u.data::jsonb FROM s, "
+            + "unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS u(id, agent, ts, type, data, "
+            + "ord) ON CONFLICT (id) DO NOTHING RETURNING 1) SELECT s.seq, (SELECT count(*) FROM e)::int FROM s";
 
     /** {@code events} numbered {@code before + 1, before + 2, …}; each must be of {@code team}. */
     private static List<Event> sequenced(List<Event> events, String team, long before) {
@@ -254,95 +330,18 @@ public class EventRepository {
     }
 
     /**
-     * The rows of several events, in their order, in one statement (issue 15 item 7: one INSERT per event was a round
-     * trip, a parse and an executor call each, the largest share of a batched claim's statements). Returns how many rows
-     * were inserted: fewer than {@code events} means one of them (or two with one id) is already stored, and the caller
-     * rolls back. A single event keeps the one-row statement (no arrays to build for the common case).
-     */
-    private static int insertAll(Connection c, String team, List<Event> events) throws SQLException {
-        if (events.size() == 1) {
-            try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
-                bind(ps, events.getFirst(), events.getFirst().seq());
-                return ps.executeUpdate();
-            }
-        }
-        int n = events.size();
-        Long[] seqs = new Long[n];
-        String[] ids = new String[n];
-        String[] agents = new String[n];
-        String[] ts = new String[n];
-        String[] types = new String[n];
-        String[] data = new String[n];
-        for (int i = 0; i < n; i++) {
-            Event e = events.get(i);
-            seqs[i] = e.seq();
-            ids[i] = e.id();
-            agents[i] = e.agent();
-            ts[i] = e.ts().toString(); // ISO-8601 with 'Z': PostgreSQL reads it as the same instant (timestamptz)
-            types[i] = e.type().wire();
-            data[i] = Json.write(e.data());
-        }
-        try (PreparedStatement ps = c.prepareStatement(INSERT_EVENTS)) {
-            ps.setString(1, team);
-            ps.setArray(2, c.createArrayOf("bigint", seqs));
-            ps.setArray(3, c.createArrayOf("text", ids));
-            ps.setArray(4, c.createArrayOf("text", agents));
-            ps.setArray(5, c.createArrayOf("text", ts));
-            ps.setArray(6, c.createArrayOf("text", types));
-            ps.setArray(7, c.createArrayOf("text", data));
-            return ps.executeUpdate();
-        }
-    }
-
-    /**
-     * Many events' rows as one INSERT over parallel arrays. {@code ON CONFLICT DO NOTHING} skips a stored id (and the
-     * second of two rows with one id), so the row count tells the caller whether every event is new.
-     */
-    private static final String INSERT_EVENTS = "INSERT INTO lead.events (team, seq, id, agent, ts, type, data) "
-            + "SELECT ?, u.seq, u.id, u.agent, u.ts::timestamptz, u.type, u.data::jsonb "
-            + "FROM unnest(?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) "
-            + "AS u(seq, id, agent, ts, type, data) ON CONFLICT (id) DO NOTHING";
-
-    private static final String INSERT_EVENT = "INSERT INTO lead.events (team, seq, id, agent, ts, type, data) "
-            + "VALUES (?, ?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT (id) DO NOTHING";
-
-    private static void bind(PreparedStatement ps, Event e, long seq) throws SQLException {
-        ps.setString(1, e.team());
-        ps.setLong(2, seq);
-        ps.setString(3, e.id());
-        ps.setString(4, e.agent());
-        ps.setTimestamp(5, Timestamp.from(e.ts()));
-        ps.setString(6, e.type().wire());
-        ps.setString(7, Json.write(e.data()));
-    }
-
-    /**
      * One event in its own transaction: the upsert on {@code event_seq} row-locks the team's counter, so concurrent
      * appends for one team get distinct, gap-free numbers.
      * An event whose id is already stored is not stored again (redelivery): its insert does nothing, the transaction
-     * is rolled back (so the counter keeps no gap) and the stored form is returned. Two statements for a new event,
-     * no read first: duplicates are the rare case.
+     * is rolled back (so the counter keeps no gap) and the stored form is returned. One statement and the commit for a
+     * new event ({@link #appendStatement}), no read first: duplicates are the rare case.
      */
     Event appendOne(Event e) {
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             try {
-                long seq;
-                try (PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO lead.event_seq (team, seq) VALUES (?, 1) "
-                                + "ON CONFLICT (team) DO UPDATE SET seq = lead.event_seq.seq + 1 RETURNING seq")) {
-                    ps.setString(1, e.team());
-                    try (ResultSet rs = ps.executeQuery()) {
-                        rs.next();
-                        seq = rs.getLong(1);
-                    }
-                }
-                int inserted;
-                try (PreparedStatement ps = c.prepareStatement(INSERT_EVENT)) {
-                    bind(ps, e, seq);
-                    inserted = ps.executeUpdate();
-                }
-                if (inserted == 0) {
+                Appended a = appendStatement(c, e.team(), List.of(e));
+                if (a.inserted() == 0) {
                     c.rollback(); // the counter bump too
                     Optional<Event> existing = findById(c, e.id());
                     c.commit();
@@ -350,12 +349,11 @@ public class EventRepository {
                 }
                 // the roster is a projection of the teammates' events, kept in step by the transaction that stores them
                 dev.cohort.lead.teammates.persistence.RosterRepository.project(c, e);
-                // the usage ledger too: one row per assistant_message, in the transaction that stores it
-                java.util.Optional<dev.cohort.lead.usage.UsageRow> usage =
-                        dev.cohort.lead.usage.UsageRepository.record(c, e);
+                // the usage ledger too: one row per assistant_message, stored by the same statement as the event
+                List<dev.cohort.lead.usage.UsageRow> usage = a.usage();
                 c.commit();
-                usage.ifPresent(usageMetrics::count);
-                return e.withSeq(seq);
+                usage.forEach(usageMetrics::count);
+                return e.withSeq(a.last());
             } catch (SQLException | RuntimeException ex) {
                 c.rollback();
                 throw ex;

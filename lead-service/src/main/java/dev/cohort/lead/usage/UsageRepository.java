@@ -69,6 +69,36 @@ public class UsageRepository {
             + " ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING";
 
     /**
+     * The usage row as a data-modifying CTE named {@code g} over the CTE {@code eventCte}, whose {@code RETURNING id}
+     * row exists only if the event's row was inserted: so the event, its counter and its usage are one statement
+     * ({@code EventRepository}). Its parameters are bound by {@link #bindCte}.
+     */
+    public static String cte(String eventCte) {
+        return "g AS (INSERT INTO lead.usage (event_id, team, agent, turn_id, prompt_id, model, ts, day, prompt_tokens, "
+                + "completion_tokens, cached_tokens, cost_usd) SELECT " + eventCte + ".id, ?, ?, ?, (SELECT p.id FROM "
+                + "lead.prompts p WHERE p.team = ? AND p.turn_id = ? ORDER BY p.seq LIMIT 1), ?, ?::timestamptz, "
+                + "?::date, ?, ?, ?, ? FROM " + eventCte + " ON CONFLICT (event_id) DO NOTHING RETURNING 1)";
+    }
+
+    /** Binds {@link #cte}'s parameters from {@code index}; returns the next free index. */
+    public static int bindCte(PreparedStatement ps, int index, UsageRow u) throws SQLException {
+        int i = index;
+        ps.setString(i++, u.team());
+        ps.setString(i++, u.agent());
+        ps.setString(i++, u.turnId());
+        ps.setString(i++, u.team());
+        ps.setString(i++, u.turnId());
+        ps.setString(i++, u.model());
+        ps.setString(i++, u.ts().toString());
+        ps.setString(i++, LocalDate.ofInstant(u.ts(), ZoneOffset.UTC).toString());
+        ps.setLong(i++, u.promptTokens());
+        ps.setLong(i++, u.completionTokens());
+        ps.setLong(i++, u.cachedTokens());
+        ps.setDouble(i++, u.costUsd());
+        return i;
+    }
+
+    /**
      * Records the usage of a newly stored event in the caller's transaction: an {@code assistant_message} gets its
      * row (the lead's prompt of the turn attached when the prompt names the turn), any other event nothing. Returns the
      * row if this call inserted it (empty for another type or a row already there).
