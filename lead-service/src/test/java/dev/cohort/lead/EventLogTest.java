@@ -196,6 +196,79 @@ class EventLogTest {
     }
 
     @Test
+    void aStepSavesEventAndUsageAreStoredByTheSavesOwnStatementInTheTeamsOrderAndADuplicateUndoesTheWholeSave()
+            throws Exception {
+        String team = LeadAgentTest.newTeam("log-save");
+        long before = events.append(event(team, "zero")).seq();
+        List<List<Event>> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        var inTransaction = new java.util.concurrent.atomic.AtomicInteger();
+        dev.cohort.lead.persistence.LeadInputLedger.EventLog log = new dev.cohort.lead.persistence.LeadInputLedger.EventLog() {
+            @Override
+            public List<Event> storeIn(java.sql.Connection c, List<Event> stepEvents) throws java.sql.SQLException {
+                inTransaction.incrementAndGet(); // a save that is not one statement (here: a whole rewrite)
+                return events.appendIn(c, stepEvents);
+            }
+
+            @Override
+            public dev.cohort.host.store.EventsClause clause(List<Event> stepEvents) {
+                return events.clause(stepEvents);
+            }
+
+            @Override
+            public void committed(List<Event> stored) {
+                committed.add(stored);
+            }
+        };
+        var store = new dev.cohort.host.store.PgAgentStore(ds, "lead",
+                new dev.cohort.lead.persistence.LeadInputLedger(log));
+        var probe = new dev.cohort.core.host.AgentKey(team, "probe"); // not the team's lead: its host leaves it alone
+        long v = store.adopt(probe, "host-a").version();
+        var turn = new dev.cohort.core.engine.AgentState.TurnProgress("turn-1", "prompt", false, 1, 0, null, null);
+        List<dev.cohort.core.engine.Message> two = List.of(dev.cohort.core.engine.Message.user("go"),
+                dev.cohort.core.engine.Message.assistant("done", List.of()));
+        var state = new dev.cohort.core.engine.AgentState(dev.cohort.core.engine.AgentState.VERSION, two, List.of(), 0,
+                List.of(), null, turn);
+        Event reply = Event.of(team, "probe", EventType.ASSISTANT_MESSAGE, Json.MAPPER.createObjectNode()
+                .put("text", "done").put("turnId", "turn-1").put("model", "m").put("inputTokens", 100)
+                .put("outputTokens", 7));
+
+        v = store.save(probe, state, v, List.of(), List.of(reply));
+        assertThat(inTransaction).as("stored by the save's own statement").hasValue(0);
+        assertThat(committed).hasSize(1);
+        assertThat(committed.getFirst()).extracting(Event::id, Event::seq).containsExactly(
+                org.assertj.core.groups.Tuple.tuple(reply.id(), before + 1));
+        assertThat(events.after(team, before, 10)).extracting(Event::id).containsExactly(reply.id());
+        try (var c = ds.getConnection(); var ps = c.prepareStatement("SELECT prompt_tokens, completion_tokens, turn_id, "
+                + "(SELECT xmin::text FROM lead.events WHERE id = ?) = xmin::text, (SELECT xmin::text FROM lead.agents "
+                + "WHERE team = ? AND name = 'probe') = xmin::text FROM lead.usage WHERE event_id = ?")) {
+            ps.setString(1, reply.id());
+            ps.setString(2, team);
+            ps.setString(3, reply.id());
+            try (var rs = ps.executeQuery()) {
+                assertThat(rs.next()).as("the usage row").isTrue();
+                assertThat(List.of(rs.getLong(1), rs.getLong(2))).containsExactly(100L, 7L);
+                assertThat(rs.getString(3)).isEqualTo("turn-1");
+                assertThat(rs.getBoolean(4)).as("written with the event").isTrue();
+                assertThat(rs.getBoolean(5)).as("and with the state, by one transaction").isTrue();
+            }
+        }
+        assertThat(events.append(event(team, "after")).seq()).as("later appends follow").isEqualTo(before + 2);
+
+        // an event id already stored: the statement fails whole (state, message, counter), nothing announced
+        long at = v;
+        var three = state.withMessages(List.of(two.get(0), two.get(1), dev.cohort.core.engine.Message.user("more")));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.save(probe, three, at, List.of(), List.of(reply)))
+                .isInstanceOf(IllegalStateException.class);
+        assertThat(events.lastSeq(team)).isEqualTo(before + 2);
+        assertThat(committed).hasSize(1);
+        Event next = Event.of(team, "probe", EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
+        store.save(probe, three, at, List.of(), List.of(next)); // the failure dropped the memo: a rewrite, in a transaction
+        assertThat(inTransaction).hasValue(1);
+        assertThat(committed.getLast()).extracting(Event::seq).containsExactly(before + 3);
+        assertThat(store.adopt(probe, "host-b").state().messages()).isEqualTo(three.messages());
+    }
+
+    @Test
     void anEventStoredAheadComesBeforeTheTeamsNextEventAndBeforeAStepSavesEvents() throws Exception {
         String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
         for (int i = 0; i < 30; i++) {

@@ -12,8 +12,36 @@ import java.util.List;
  */
 @FunctionalInterface
 public interface InputLedger {
-    InputLedger NONE = (c, key, state, ids) -> {
+    InputLedger NONE = new InputLedger() {
+        @Override
+        public void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) {
+        }
+
+        @Override
+        public boolean writesNothing(AgentKey key, AgentState state, List<String> injectedIds) {
+            return true;
+        }
     };
+
+    /**
+     * A ledger whose {@code marks} write only for a save that takes inputs: it calls them only then, and tells the store
+     * that every other save writes nothing here ({@link #writesNothing}).
+     */
+    static InputLedger forInputs(InputLedger marks) {
+        return new InputLedger() {
+            @Override
+            public void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) throws SQLException {
+                if (!injectedIds.isEmpty()) {
+                    marks.saved(c, key, state, injectedIds);
+                }
+            }
+
+            @Override
+            public boolean writesNothing(AgentKey key, AgentState state, List<String> injectedIds) {
+                return injectedIds.isEmpty();
+            }
+        };
+    }
 
     /**
      * Called with every save, in its transaction, after the state row was written.
@@ -22,6 +50,24 @@ public interface InputLedger {
      * @param injectedIds the ids of the inputs this state contains for the first time (often empty)
      */
     void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) throws SQLException;
+
+    /**
+     * {@code true} when {@link #saved} would write nothing for this save (it takes no input, nothing else to mark): a
+     * save that is then one statement runs in auto-commit, without a transaction's {@code COMMIT} round trip, and
+     * {@link #saved} is not called. Default {@code false}: a ledger that cannot tell gets the transaction.
+     */
+    default boolean writesNothing(AgentKey key, AgentState state, List<String> injectedIds) {
+        return false;
+    }
+
+    /**
+     * The step's {@code events} stored by the save's own statement ({@link EventsClause}), or {@code null} (the
+     * default) to store them by {@link #storeEvents} in the save's transaction. Only asked for a save whose ledger
+     * {@link #writesNothing} and when {@link #storesEvents()}.
+     */
+    default EventsClause eventsClause(AgentKey key, List<dev.cohort.core.protocol.Event> events) {
+        return null;
+    }
 
     /**
      * Called before a save that stores events opens its transaction (e.g. to wait for an event of the agent's team

@@ -70,6 +70,8 @@ public final class PgAgentStore implements AgentStore {
     private final String messagesSql;
     private final String saveSql;
     private final String saveAppendSql;
+    private final String saveUpdateCte;
+    private final String saveInsertCte;
     private final String parkSql;
     private final String deleteMessagesSql;
     private final String insertMessagesSql;
@@ -105,12 +107,13 @@ public final class PgAgentStore implements AgentStore {
                 + "SELECT ?, ?, (? + t.ord - 1)::int, t.m::jsonb FROM unnest(?::text[]) WITH ORDINALITY AS t(m, ord)";
         // the usual step save (the row fenced, its new messages appended) in one statement, one round trip: the
         // messages are inserted only if the fenced UPDATE matched (they join its RETURNING)
-        this.saveAppendSql = "WITH u AS (UPDATE " + table + " SET state = ?::jsonb, status = ?, turn_id = ?, "
+        this.saveUpdateCte = "WITH u AS (UPDATE " + table + " SET state = ?::jsonb, status = ?, turn_id = ?, "
                 + "waiting_for = ?, deadline = NULL, version = version + 1, updated_at = now() "
-                + "WHERE team = ? AND name = ? AND version = ? RETURNING version, team, name), "
-                + "ins AS (INSERT INTO " + messagesTable + " (team, name, idx, message) "
+                + "WHERE team = ? AND name = ? AND version = ? RETURNING version, team, name)";
+        this.saveInsertCte = ", ins AS (INSERT INTO " + messagesTable + " (team, name, idx, message) "
                 + "SELECT u.team, u.name, (? + t.ord - 1)::int, t.m::jsonb FROM u, unnest(?::text[]) WITH ORDINALITY "
-                + "AS t(m, ord)) SELECT version FROM u";
+                + "AS t(m, ord))";
+        this.saveAppendSql = saveUpdateCte + saveInsertCte + " SELECT version FROM u";
     }
 
     /**
@@ -234,8 +237,38 @@ public final class PgAgentStore implements AgentStore {
         if (!events.isEmpty()) {
             ledger.beforeSave(key);
         }
+        // the usual save whose ledger writes nothing else: one statement (with the step's events in it), auto-commit
+        EventsClause clause = null;
+        boolean one = !rewrite && ledger.writesNothing(key, state, injectedIds)
+                && (events.isEmpty() || (clause = ledger.eventsClause(key, events)) != null);
         long version;
         try {
+            if (one) {
+                EventsClause ec = clause;
+                version = Sql.single(ds, "save agent " + key + " in " + table, c -> {
+                    String sql = oneStatementSql(added.length > 0, ec);
+                    try (PreparedStatement ps = c.prepareStatement(sql)) {
+                        int i = bindSave(ps, key, state, json, expectedVersion);
+                        if (added.length > 0) {
+                            ps.setInt(i++, first);
+                            ps.setArray(i++, c.createArrayOf("text", added));
+                        }
+                        if (ec != null) {
+                            ec.bind(ps, i);
+                        }
+                        try (ResultSet rs = ps.executeQuery()) {
+                            if (!rs.next()) {
+                                throw new OwnershipLostException("agent " + key + " was saved by someone else (expected "
+                                        + "version " + expectedVersion + ")");
+                            }
+                            if (ec != null) {
+                                stored.set(ec.read(rs, 2));
+                            }
+                            return rs.getLong(1);
+                        }
+                    }
+                });
+            } else {
             version = tx("save agent " + key, c -> {
                 String turnId = state.turn() == null ? null : state.turn().turnId();
                 long v;
@@ -291,6 +324,7 @@ public final class PgAgentStore implements AgentStore {
                 }
                 return v;
             });
+            }
         } catch (RuntimeException e) {
             forget(key);
             throw e;
@@ -411,6 +445,32 @@ public final class PgAgentStore implements AgentStore {
 
     @JsonIgnoreProperties("messages")
     private abstract static class WithoutMessages {
+    }
+
+    /**
+     * The save as one statement: the fenced {@code UPDATE} ({@code u}), the new messages ({@code ins}, when there are
+     * any) and the events' clause, each write reading {@code u}; one row (the new version, then the clause's columns)
+     * when the fence held, none when it refused (nothing written).
+     */
+    private String oneStatementSql(boolean appends, EventsClause clause) {
+        if (clause == null) {
+            return appends ? saveAppendSql : saveSql;
+        }
+        return saveUpdateCte + (appends ? saveInsertCte : "") + clause.ctes() + " SELECT u.version" + clause.columns()
+                + " FROM u";
+    }
+
+    /** The fenced update's parameters (1–7, as {@link #saveSql} and {@link #saveAppendSql} take them); returns 8. */
+    private static int bindSave(PreparedStatement ps, AgentKey key, AgentState state, String json, long expectedVersion)
+            throws SQLException {
+        ps.setString(1, json);
+        ps.setString(2, AgentStore.phaseOf(state).wire());
+        ps.setString(3, state.turn() == null ? null : state.turn().turnId());
+        ps.setString(4, state.turn() == null || state.turn().waiting() == null ? null : state.turn().waiting().id());
+        ps.setString(5, key.team());
+        ps.setString(6, key.name());
+        ps.setLong(7, expectedVersion);
+        return 8;
     }
 
     private long fenced(PreparedStatement ps, AgentKey key, long expectedVersion) throws SQLException {

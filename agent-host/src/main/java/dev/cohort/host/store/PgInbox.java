@@ -165,7 +165,7 @@ public final class PgInbox {
 
     /** Marks the injected inbox ids ({@link #PREFIX}id) inside the agent's save transaction. */
     public InputLedger ledger() {
-        return (c, key, state, ids) -> {
+        return InputLedger.forInputs((c, key, state, ids) -> {
             List<String> mine = ids.stream().filter(i -> i.startsWith(PREFIX)).map(i -> i.substring(PREFIX.length())).toList();
             if (mine.isEmpty()) {
                 return;
@@ -180,7 +180,7 @@ public final class PgInbox {
                 }
                 ps.executeBatch();
             }
-        };
+        });
     }
 
     private <T> T tx(String what, Sql.Work<T> work) {

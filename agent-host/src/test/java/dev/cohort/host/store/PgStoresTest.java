@@ -255,6 +255,131 @@ class PgStoresTest {
                 .isInstanceOf(UnsupportedOperationException.class);
     }
 
+    /** A ledger with nothing else to write, whose step events are stored by the save's own statement. */
+    private static final class ClauseLedger implements InputLedger {
+        final List<List<String>> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.concurrent.atomic.AtomicInteger savedCalls = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger inTransaction = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) {
+            savedCalls.incrementAndGet();
+        }
+
+        @Override
+        public boolean writesNothing(AgentKey key, AgentState state, List<String> injectedIds) {
+            return true;
+        }
+
+        @Override
+        public boolean storesEvents() {
+            return true;
+        }
+
+        /** Only for a save that is not one statement (a whole rewrite): in its transaction, as {@link EventLedger}. */
+        @Override
+        public List<dev.cohort.core.protocol.Event> storeEvents(Connection c, AgentKey key,
+                List<dev.cohort.core.protocol.Event> events) throws SQLException {
+            inTransaction.incrementAndGet();
+            return new EventLedger().storeEvents(c, key, events);
+        }
+
+        @Override
+        public EventsClause eventsClause(AgentKey key, List<dev.cohort.core.protocol.Event> events) {
+            String[] ids = events.stream().map(dev.cohort.core.protocol.Event::id).toArray(String[]::new);
+            return new EventsClause() {
+                @Override
+                public String ctes() {
+                    return ", se AS (INSERT INTO " + SCHEMA + ".step_events (id, team) SELECT x, u.team FROM u, "
+                            + "unnest(?::text[]) AS x ON CONFLICT (id) DO NOTHING RETURNING id)";
+                }
+
+                @Override
+                public String columns() {
+                    return ", (SELECT count(*) FROM se) / (CASE WHEN (SELECT count(*) FROM se) = ? THEN 1 ELSE 0 END)";
+                }
+
+                @Override
+                public int bind(PreparedStatement ps, int index) throws SQLException {
+                    ps.setArray(index, ps.getConnection().createArrayOf("text", ids));
+                    ps.setLong(index + 1, ids.length);
+                    return index + 2;
+                }
+
+                @Override
+                public List<dev.cohort.core.protocol.Event> read(ResultSet rs, int column) throws SQLException {
+                    assertThat(rs.getLong(column)).isEqualTo(ids.length);
+                    return events;
+                }
+            };
+        }
+
+        @Override
+        public void eventsCommitted(AgentKey key, List<dev.cohort.core.protocol.Event> stored) {
+            committed.add(stored.stream().map(dev.cohort.core.protocol.Event::id).toList());
+        }
+    }
+
+    @Test
+    void aSaveWithNothingElseToMarkIsOneStatementWithItsEventsAndOneThatFailsLeavesNothingOfIt() throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".step_events (id TEXT PRIMARY KEY, team TEXT NOT NULL)");
+        }
+        ClauseLedger ledger = new ClauseLedger();
+        PgAgentStore store = new PgAgentStore(ds, SCHEMA, ledger);
+        AgentKey alice = agent();
+        dev.cohort.core.protocol.Event a = dev.cohort.core.protocol.Event.of(alice.team(), "alice",
+                dev.cohort.core.protocol.EventType.ASSISTANT_MESSAGE, Json.MAPPER.createObjectNode());
+        dev.cohort.core.protocol.Event b = dev.cohort.core.protocol.Event.of(alice.team(), "alice",
+                dev.cohort.core.protocol.EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
+        List<Message> one = List.of(user("one"));
+
+        long v = store.save(alice, conversation(one), store.adopt(alice, "host-a").version(), List.of(), List.of(a, b));
+        assertThat(stepEvents(alice.team())).containsExactlyInAnyOrder(a.id(), b.id());
+        assertThat(ledger.committed).containsExactly(List.of(a.id(), b.id()));
+        assertThat(ledger.savedCalls).as("a ledger with nothing to write is not called").hasValue(0);
+        assertThat(ledger.inTransaction).as("the events went with the save's statement").hasValue(0);
+        String writer = rows(SCHEMA, alice).getFirst().writtenBy();
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("SELECT (SELECT xmin::text FROM "
+                + SCHEMA + ".agents WHERE team = ? AND name = ?), array_agg(DISTINCT xmin::text) FROM " + SCHEMA
+                + ".step_events WHERE team = ?")) {
+            ps.setString(1, alice.team());
+            ps.setString(2, alice.name());
+            ps.setString(3, alice.team());
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                assertThat(rs.getString(1)).as("state and messages by one transaction").isEqualTo(writer);
+                assertThat((String[]) rs.getArray(2).getArray()).as("and the events too").containsExactly(writer);
+            }
+        }
+
+        // another replica takes alice over: this store's append (its memo says version v) is refused by the fence
+        ClauseLedger theirLedger = new ClauseLedger();
+        PgAgentStore theirs = new PgAgentStore(ds, SCHEMA, theirLedger);
+        long tv = theirs.adopt(alice, "host-b").version();
+        dev.cohort.core.protocol.Event c = dev.cohort.core.protocol.Event.of(alice.team(), "alice",
+                dev.cohort.core.protocol.EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
+        List<Message> two = plus(one, user("two"));
+        assertThatThrownBy(() -> store.save(alice, conversation(two), v, List.of(), List.of(c)))
+                .isInstanceOf(OwnershipLostException.class);
+        assertThat(ledger.inTransaction).as("it was the one statement").hasValue(0);
+        assertThat(stepEvents(alice.team())).as("the refused save's event was not written").doesNotContain(c.id());
+
+        // an event the table already holds: the statement fails, and nothing of it stays
+        assertThatThrownBy(() -> theirs.save(alice, conversation(two), tv, List.of(), List.of(c, a)))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("division by zero");
+        assertThat(theirLedger.inTransaction).hasValue(0);
+        assertThat(stepEvents(alice.team())).containsExactlyInAnyOrder(a.id(), b.id());
+        assertThat(messagesOf(rows(SCHEMA, alice))).isEqualTo(one);
+        assertThat(theirLedger.committed).isEmpty();
+        // (the failed save dropped the store's memo, so this one rewrites the conversation: the transaction's path)
+        theirs.save(alice, conversation(two), tv, List.of(), List.of(c));
+        assertThat(theirLedger.inTransaction).hasValue(1);
+        assertThat(theirLedger.committed).containsExactly(List.of(c.id()));
+        assertThat(theirs.adopt(alice, "host-c").state().messages()).isEqualTo(two);
+        assertThat(stepEvents(alice.team())).containsExactlyInAnyOrder(a.id(), b.id(), c.id());
+    }
+
     @Test
     void aParkedPhaseAndItsDeadlineAreReadBackByTheNextOwner() {
         PgAgentStore store = new PgAgentStore(ds, SCHEMA, null);

@@ -213,6 +213,96 @@ public class EventRepository {
         return out; // the usage rows are counted by EventService.committed after the commit
     }
 
+    /**
+     * New events of one team stored by an agent's save statement ({@code PgAgentStore}, {@link
+     * dev.cohort.host.store.EventsClause}): the same counter bump, rows and usage row as {@link #appendIn}, as CTEs that
+     * write only when the save's fenced update {@code u} matched. If a row was not inserted (an id already stored) the
+     * statement fails with a division by zero, so nothing of it stays, the save included: as {@link #appendIn}'s
+     * exception rolls back its transaction. Null (the caller then uses {@link #appendIn} in a transaction) for events
+     * the roster projects, or several of which one carries usage.
+     */
+    public dev.cohort.host.store.EventsClause clause(List<Event> events) {
+        if (events.isEmpty()) {
+            return null;
+        }
+        String team = events.getFirst().team();
+        for (Event e : events) {
+            if (!team.equals(e.team()) || dev.cohort.lead.teammates.persistence.RosterRepository.projects(e)
+                    || events.size() > 1 && dev.cohort.lead.usage.UsageRow.of(e).isPresent()) {
+                return null;
+            }
+        }
+        Optional<dev.cohort.lead.usage.UsageRow> usage = events.size() == 1
+                ? dev.cohort.lead.usage.UsageRow.of(events.getFirst()) : Optional.empty();
+        int n = events.size();
+        return new dev.cohort.host.store.EventsClause() {
+            @Override
+            public String ctes() {
+                return n == 1 ? (usage.isPresent() ? CLAUSE_ONE_WITH_USAGE : CLAUSE_ONE) : CLAUSE_MANY;
+            }
+
+            @Override
+            public String columns() {
+                return usage.isPresent() ? CLAUSE_COLUMNS + ", (SELECT count(*) FROM g)::int" : CLAUSE_COLUMNS;
+            }
+
+            @Override
+            public int bind(PreparedStatement ps, int index) throws SQLException {
+                int i = index;
+                ps.setString(i++, team);
+                ps.setLong(i++, n);
+                i = bindRows(ps, i, team, events);
+                if (usage.isPresent()) {
+                    i = dev.cohort.lead.usage.UsageRepository.bindCte(ps, i, usage.get());
+                }
+                ps.setLong(i++, n); // the guard's count
+                return i;
+            }
+
+            @Override
+            public List<Event> read(java.sql.ResultSet rs, int column) throws SQLException {
+                return sequenced(events, team, rs.getLong(column) - n);
+            }
+        };
+    }
+
+    /** The rows' parameters of {@link #CLAUSE_ONE} or {@link #CLAUSE_MANY} (after the counter's two). */
+    private static int bindRows(PreparedStatement ps, int index, String team, List<Event> events) throws SQLException {
+        int i = index;
+        ps.setString(i++, team);
+        if (events.size() == 1) {
+            Event e = events.getFirst();
+            ps.setString(i++, e.id());
+            ps.setString(i++, e.agent());
+            ps.setString(i++, storedTs(e));
+            ps.setString(i++, e.type().wire());
+            ps.setString(i++, Json.write(e.data()));
+            return i;
+        }
+        int n = events.size();
+        String[] ids = new String[n];
+        String[] agents = new String[n];
+        String[] ts = new String[n];
+        String[] types = new String[n];
+        String[] data = new String[n];
+        for (int k = 0; k < n; k++) {
+            Event e = events.get(k);
+            ids[k] = e.id();
+            agents[k] = e.agent();
+            ts[k] = storedTs(e);
+            types[k] = e.type().wire();
+            data[k] = Json.write(e.data());
+        }
+        ps.setLong(i++, n);
+        java.sql.Connection c = ps.getConnection();
+        ps.setArray(i++, c.createArrayOf("text", ids));
+        ps.setArray(i++, c.createArrayOf("text", agents));
+        ps.setArray(i++, c.createArrayOf("text", ts));
+        ps.setArray(i++, c.createArrayOf("text", types));
+        ps.setArray(i++, c.createArrayOf("text", data));
+        return i;
+    }
+
     /** What one {@link #appendStatement} did: the team's counter after it, the event rows and usage rows it inserted. */
     private record Appended(long last, int inserted, List<dev.cohort.lead.usage.UsageRow> usage) {
     }
@@ -234,61 +324,29 @@ public class EventRepository {
             }
         }
         int n = events.size();
-        if (n == 1) {
-            Event e = events.getFirst();
-            Optional<dev.cohort.lead.usage.UsageRow> usage = dev.cohort.lead.usage.UsageRow.of(e);
-            try (PreparedStatement ps = c.prepareStatement(usage.isPresent() ? APPEND_ONE_WITH_USAGE : APPEND_ONE)) {
-                ps.setString(1, team);
-                ps.setLong(2, 1);
-                ps.setString(3, team);
-                ps.setString(4, e.id());
-                ps.setString(5, e.agent());
-                ps.setString(6, e.ts().toString()); // ISO-8601 with 'Z': read as the same instant (timestamptz)
-                ps.setString(7, e.type().wire());
-                ps.setString(8, Json.write(e.data()));
-                if (usage.isPresent()) {
-                    dev.cohort.lead.usage.UsageRepository.bindCte(ps, 9, usage.get());
-                }
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    boolean usageInserted = usage.isPresent() && rs.getInt(3) == 1;
-                    return new Appended(rs.getLong(1), rs.getInt(2), usageInserted ? List.of(usage.get()) : List.of());
-                }
-            }
-        }
-        String[] ids = new String[n];
-        String[] agents = new String[n];
-        String[] ts = new String[n];
-        String[] types = new String[n];
-        String[] data = new String[n];
-        for (int i = 0; i < n; i++) {
-            Event e = events.get(i);
-            ids[i] = e.id();
-            agents[i] = e.agent();
-            ts[i] = e.ts().toString();
-            types[i] = e.type().wire();
-            data[i] = Json.write(e.data());
-        }
+        Optional<dev.cohort.lead.usage.UsageRow> one = n == 1 ? dev.cohort.lead.usage.UsageRow.of(events.getFirst())
+                : Optional.empty();
         long last;
         int inserted;
-        try (PreparedStatement ps = c.prepareStatement(APPEND_MANY)) {
+        try (PreparedStatement ps = c.prepareStatement(n > 1 ? APPEND_MANY : one.isPresent() ? APPEND_ONE_WITH_USAGE
+                : APPEND_ONE)) {
             ps.setString(1, team);
             ps.setLong(2, n);
-            ps.setString(3, team);
-            ps.setLong(4, n);
-            ps.setArray(5, c.createArrayOf("text", ids));
-            ps.setArray(6, c.createArrayOf("text", agents));
-            ps.setArray(7, c.createArrayOf("text", ts));
-            ps.setArray(8, c.createArrayOf("text", types));
-            ps.setArray(9, c.createArrayOf("text", data));
+            int i = bindRows(ps, 3, team, events);
+            if (one.isPresent()) {
+                dev.cohort.lead.usage.UsageRepository.bindCte(ps, i, one.get());
+            }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 last = rs.getLong(1);
                 inserted = rs.getInt(2);
+                if (one.isPresent()) {
+                    return new Appended(last, inserted, rs.getInt(3) == 1 ? List.of(one.get()) : List.of());
+                }
             }
         }
         List<dev.cohort.lead.usage.UsageRow> usage = new ArrayList<>();
-        if (inserted == n) {
+        if (inserted == n && n > 1) {
             for (Event e : events) {
                 dev.cohort.lead.usage.UsageRepository.record(c, e).ifPresent(usage::add);
             }
@@ -296,25 +354,57 @@ public class EventRepository {
         return new Appended(last, inserted, usage);
     }
 
+    /**
+     * The event's {@code ts} as the column keeps it, in ISO-8601 with {@code Z}: rounded to the microsecond half up
+     * here (as {@code EventService.asStored} rounds what it announces), so PostgreSQL's own rounding of a finer
+     * fraction never decides it.
+     */
+    private static String storedTs(Event e) {
+        java.time.Instant ts = e.ts();
+        java.time.Instant micros = ts.truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+        return (ts.getNano() % 1000 >= 500 ? micros.plusNanos(1000) : micros).toString();
+    }
+
     /** The team's counter bumped by a count: its new value, the last number handed out. */
     private static final String BUMP = "s AS (INSERT INTO lead.event_seq (team, seq) VALUES (?, ?) ON CONFLICT (team) "
             + "DO UPDATE SET seq = lead.event_seq.seq + EXCLUDED.seq RETURNING seq)";
 
-    private static final String APPEND_ONE_EVENT = "e AS (INSERT INTO lead.events (team, seq, id, agent, ts, type, data) "
-            + "SELECT ?, s.seq, ?, ?, ?::timestamptz, ?, ?::jsonb FROM s ON CONFLICT (id) DO NOTHING RETURNING id)";
+    /** One event's row, numbered by the counter {@code s}; its id returned when it was inserted. */
+    private static final String APPEND_ONE_EVENT_CTE = "e AS (INSERT INTO lead.events (team, seq, id, agent, ts, type, "
+            + "data) SELECT ?, s.seq, ?, ?, ?::timestamptz, ?, ?::jsonb FROM s ON CONFLICT (id) DO NOTHING RETURNING id)";
 
-    private static final String APPEND_ONE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT
+    /** Several events' rows, numbered in their order ({@code WITH ORDINALITY}) up to the counter {@code s}. */
+    private static final String APPEND_MANY_EVENTS_CTE = "e AS (INSERT INTO lead.events (team, seq, id, agent, ts, type, "
+            + "data) SELECT ?, s.seq - ? + r.ord, r.id, r.agent, r.ts::timestamptz, r.type, r.data::jsonb FROM s, "
+            + "unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS r(id, agent, ts, type, data, "
+            + "ord) ON CONFLICT (id) DO NOTHING RETURNING 1)";
+
+    private static final String APPEND_ONE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT_CTE
             + " SELECT s.seq, (SELECT count(*) FROM e)::int FROM s";
 
-    private static final String APPEND_ONE_WITH_USAGE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT + ", "
+    private static final String APPEND_ONE_WITH_USAGE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT_CTE + ", "
             + dev.cohort.lead.usage.UsageRepository.cte("e")
             + " SELECT s.seq, (SELECT count(*) FROM e)::int, (SELECT count(*) FROM g)::int FROM s";
 
-    /** Several events, numbered in their order ({@code WITH ORDINALITY}) below the counter's new value. */
-    private static final String APPEND_MANY = "WITH " + BUMP + ", e AS (INSERT INTO lead.events (team, seq, id, agent, ts, "
-            + "type, data) SELECT ?, s.seq - ? + u.ord, u.id, u.agent, u.ts::timestamptz, u.type, u.data::jsonb FROM s, "
-            + "unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS u(id, agent, ts, type, data, "
-            + "ord) ON CONFLICT (id) DO NOTHING RETURNING 1) SELECT s.seq, (SELECT count(*) FROM e)::int FROM s";
+    private static final String APPEND_MANY = "WITH " + BUMP + ", " + APPEND_MANY_EVENTS_CTE
+            + " SELECT s.seq, (SELECT count(*) FROM e)::int FROM s";
+
+    /** The counter bumped only when the save's fenced update {@code u} matched. */
+    private static final String CLAUSE_BUMP = ", s AS (INSERT INTO lead.event_seq (team, seq) SELECT ?, ? FROM u "
+            + "ON CONFLICT (team) DO UPDATE SET seq = lead.event_seq.seq + EXCLUDED.seq RETURNING seq)";
+
+    private static final String CLAUSE_ONE = CLAUSE_BUMP + ", " + APPEND_ONE_EVENT_CTE;
+
+    private static final String CLAUSE_ONE_WITH_USAGE = CLAUSE_ONE + ", " + dev.cohort.lead.usage.UsageRepository.cte("e");
+
+    private static final String CLAUSE_MANY = CLAUSE_BUMP + ", " + APPEND_MANY_EVENTS_CTE;
+
+    /**
+     * The counter's new value, divided by 1 when every row was inserted and by 0 (an error: the whole statement is
+     * undone) when one was not. The divisor is a subquery, so the planner cannot fold it into an error up front.
+     */
+    private static final String CLAUSE_COLUMNS = ", (SELECT seq FROM s) / (CASE WHEN (SELECT count(*) FROM e) = ? "
+            + "THEN 1 ELSE 0 END)";
 
     /** {@code events} numbered {@code before + 1, before + 2, …}; each must be of {@code team}. */
     private static List<Event> sequenced(List<Event> events, String team, long before) {

@@ -25,6 +25,14 @@ public final class LeadInputLedger implements InputLedger {
 
         void committed(List<dev.cohort.core.protocol.Event> stored);
 
+        /**
+         * The events stored by the save's own statement ({@link dev.cohort.host.store.EventsClause}), or null to store
+         * them by {@link #storeIn} in its transaction. Default null.
+         */
+        default dev.cohort.host.store.EventsClause clause(List<dev.cohort.core.protocol.Event> events) {
+            return null;
+        }
+
         /** Before a save that stores events opens its transaction: the team's event stored ahead is in first. */
         default void beforeStore(String team) {
         }
@@ -50,6 +58,22 @@ public final class LeadInputLedger implements InputLedger {
     public List<dev.cohort.core.protocol.Event> storeEvents(Connection c, AgentKey key,
             List<dev.cohort.core.protocol.Event> stepEvents) throws SQLException {
         return events.storeIn(c, stepEvents);
+    }
+
+    /** Nothing to mark: the save takes no input, and is not the turn's first (which stamps its prompt). */
+    @Override
+    public boolean writesNothing(AgentKey key, AgentState state, List<String> injectedIds) {
+        return injectedIds.isEmpty() && !stampsPrompt(state);
+    }
+
+    @Override
+    public dev.cohort.host.store.EventsClause eventsClause(AgentKey key, List<dev.cohort.core.protocol.Event> stepEvents) {
+        return events == null ? null : events.clause(stepEvents);
+    }
+
+    /** The turn's first save (before its first model call) names the turn on the prompt that started it. */
+    private static boolean stampsPrompt(AgentState state) {
+        return state.turn() != null && state.turn().turnId() != null && state.turn().modelCalls() == 0;
     }
 
     @Override
@@ -106,7 +130,7 @@ public final class LeadInputLedger implements InputLedger {
         String turnId = state.turn() == null ? null : state.turn().turnId();
         // the prompt that started the turn is stamped by the turn's first save (before its first model call); later
         // saves of the turn skip the statement, which would match nothing
-        if (turnId != null && state.turn().modelCalls() == 0) {
+        if (stampsPrompt(state)) {
             try (PreparedStatement ps = c.prepareStatement(
                     "UPDATE lead.prompts SET turn_id = ? WHERE team = ? AND status = 'running' AND turn_id IS NULL")) {
                 ps.setString(1, turnId);

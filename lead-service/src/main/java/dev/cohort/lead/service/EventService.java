@@ -121,6 +121,14 @@ public class EventService {
         return repository.appendIn(c, events);
     }
 
+    /**
+     * New events of one team stored by the lead's step save statement itself (one round trip with the save), or null
+     * when they need {@link #storeIn}; the caller hands them to {@link #committed} after the statement.
+     */
+    public dev.cohort.host.store.EventsClause clause(java.util.List<Event> events) {
+        return repository.clause(events);
+    }
+
     /** Events stored by a committed transaction ({@link #storeIn}): local streams woken, published. */
     public void committed(java.util.List<Event> stored) {
         for (Event e : stored) {

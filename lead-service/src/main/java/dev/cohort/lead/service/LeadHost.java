@@ -68,6 +68,11 @@ public class LeadHost {
                         }
 
                         @Override
+                        public dev.cohort.host.store.EventsClause clause(List<dev.cohort.core.protocol.Event> stepEvents) {
+                            return events.clause(stepEvents.stream().map(engine::label).toList());
+                        }
+
+                        @Override
                         public void committed(List<dev.cohort.core.protocol.Event> stored) {
                             events.committed(stored);
                         }

@@ -72,12 +72,13 @@ public class TeammateHost {
      */
     private dev.cohort.host.store.InputLedger ledger() {
         dev.cohort.host.store.InputLedger marks = inbox.ledger();
-        return (c, key, state, ids) -> {
+        // both write only for a save that takes inputs: every other save is one statement, without a transaction
+        return dev.cohort.host.store.InputLedger.forInputs((c, key, state, ids) -> {
             marks.saved(c, key, state, ids);
             if (!ids.isEmpty() && state.turn() != null) {
                 teammates.owe(c, key.team(), key.name(), state.turn().turnId());
             }
-        };
+        });
     }
 
     void onStart(@Observes StartupEvent ev) {

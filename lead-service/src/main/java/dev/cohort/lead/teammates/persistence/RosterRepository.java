@@ -126,6 +126,23 @@ public class RosterRepository {
     }
 
     /**
+     * {@code true} when {@link #project} may write for this event: a teammate's spawn, phase, turn start or end, a
+     * task claimed by a teammate, a task completed. The lead's own step events ({@code assistant_message},
+     * {@code tool_call_*}) are not, so they can be stored by a statement that does not project
+     * ({@code EventRepository.clause}).
+     */
+    public static boolean projects(Event e) {
+        if (e.type() == null || e.team() == null) {
+            return false;
+        }
+        return switch (e.type()) {
+            case TEAMMATE_SPAWNED, TEAMMATE_PHASE, TASK_CLAIMED, TASK_COMPLETED -> true;
+            case TURN_STARTED, TURN_COMPLETED -> e.agent() != null && !Ids.LEAD.equals(e.agent());
+            default -> false;
+        };
+    }
+
+    /**
      * Applies a newly stored event to the roster, on the connection (and in the transaction) that stored it:
      * {@code teammate_spawned} creates the row or updates role, plan mode and replica (a shut-down row is
      * {@code starting} again); {@code teammate_phase} sets phase, reason, current task, usage and replica (creating
