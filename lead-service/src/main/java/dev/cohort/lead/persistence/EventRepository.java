@@ -406,6 +406,14 @@ public class EventRepository {
     private static final String CLAUSE_COLUMNS = ", (SELECT seq FROM s) / (CASE WHEN (SELECT count(*) FROM e) = ? "
             + "THEN 1 ELSE 0 END)";
 
+    /** The guard of {@link #CLAUSE_COLUMNS} over a statement of its own ({@link #appendAlone}). */
+    private static final String ALONE_SEQ = " SELECT s.seq / (CASE WHEN (SELECT count(*) FROM e) = 1 THEN 1 ELSE 0 END)";
+
+    private static final String APPEND_ALONE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT_CTE + ALONE_SEQ + " FROM s";
+
+    private static final String APPEND_ALONE_WITH_USAGE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT_CTE + ", "
+            + dev.cohort.lead.usage.UsageRepository.cte("e") + ALONE_SEQ + ", (SELECT count(*) FROM g)::int FROM s";
+
     /** {@code events} numbered {@code before + 1, before + 2, …}; each must be of {@code team}. */
     private static List<Event> sequenced(List<Event> events, String team, long before) {
         List<Event> out = new ArrayList<>(events.size());
@@ -427,6 +435,12 @@ public class EventRepository {
      * new event ({@link #appendStatement}), no read first: duplicates are the rare case.
      */
     Event appendOne(Event e) {
+        if (!dev.cohort.lead.teammates.persistence.RosterRepository.projects(e)) {
+            Event alone = appendAlone(e);
+            if (alone != null) {
+                return alone;
+            }
+        }
         try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             try {
@@ -452,6 +466,50 @@ public class EventRepository {
             throw new IllegalStateException("cannot store event " + e.type() + " of team " + e.team(), ex);
         }
     }
+
+    /**
+     * A new event the roster does not project, as {@link #appendOne} stores it, in one statement in auto-commit: the
+     * counter, the row and the usage row, one round trip with no {@code COMMIT} after it. The counter's new value is
+     * divided by 0 when the row was not inserted (an id already stored), which fails the statement and undoes it whole,
+     * counter included; null then (and for a connection not in auto-commit), and the caller takes the transaction's
+     * path, which answers a duplicate with its stored form.
+     */
+    private Event appendAlone(Event e) {
+        Optional<dev.cohort.lead.usage.UsageRow> usage = dev.cohort.lead.usage.UsageRow.of(e);
+        try (Connection c = ds.getConnection()) {
+            if (!c.getAutoCommit()) {
+                return null;
+            }
+            try (PreparedStatement ps = c.prepareStatement(usage.isPresent() ? APPEND_ALONE_WITH_USAGE : APPEND_ALONE)) {
+                ps.setString(1, e.team());
+                ps.setLong(2, 1);
+                int i = bindRows(ps, 3, e.team(), List.of(e));
+                if (usage.isPresent()) {
+                    dev.cohort.lead.usage.UsageRepository.bindCte(ps, i, usage.get());
+                }
+                long seq;
+                boolean usageInserted;
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    seq = rs.getLong(1);
+                    usageInserted = usage.isPresent() && rs.getInt(2) == 1;
+                }
+                if (usageInserted) {
+                    usageMetrics.count(usage.get());
+                }
+                return e.withSeq(seq);
+            } catch (SQLException ex) {
+                if (DIVISION_BY_ZERO.equals(ex.getSQLState())) {
+                    return null; // its id is stored already: nothing of the statement stayed
+                }
+                throw ex;
+            }
+        } catch (SQLException ex) {
+            throw new IllegalStateException("cannot store event " + e.type() + " of team " + e.team(), ex);
+        }
+    }
+
+    private static final String DIVISION_BY_ZERO = "22012";
 
     /** The team's last assigned seq (0 before its first event): one primary-key read of {@code event_seq}. */
     public long lastSeq(String team) {
