@@ -269,10 +269,17 @@ public final class MemoryManager implements MemoryProvider {
 
     /** Extracts memories from a finished turn (synchronously; {@link #turnCompleted} runs it on the executor). */
     public void extract(List<Message> turn, String team, String agent, String agentId) {
+        // what other agents sent (an [inbox] input) or a background job reported is quoted data, never a person's
+        // preference: it is not shown to the extractor, and a turn no person spoke in leaves no memory (so a
+        // teammate's text cannot become a memory injected into every later prompt)
+        if (turn.stream().noneMatch(MemoryManager::fromPerson)) {
+            return;
+        }
         StringBuilder dialogue = new StringBuilder();
         for (int i = turn.size() - 1; i >= 0; i--) {
             Message m = turn.get(i);
-            if (m.role() == Message.Role.TOOL || m.content() == null || m.content().isBlank()) {
+            if (m.role() == Message.Role.TOOL || m.content() == null || m.content().isBlank()
+                    || m.role() == Message.Role.USER && !fromPerson(m)) {
                 continue;
             }
             String line = m.role().wire() + ": " + m.content().strip() + "\n";
@@ -321,6 +328,12 @@ public final class MemoryManager implements MemoryProvider {
         if (!created.isEmpty() || !updated.isEmpty()) {
             emit(team, agent, MemoryUpdated.extracted(created, updated));
         }
+    }
+
+    /** A user message that is not other agents' messages or a job's notification ({@link TeamMessages#isAgentInput}). */
+    private static boolean fromPerson(Message m) {
+        return m.role() == Message.Role.USER && m.content() != null && !m.content().isBlank()
+                && !dev.cohort.core.team.TeamMessages.isAgentInput(m.content());
     }
 
     static Optional<Memory> parseItem(JsonNode item) {
