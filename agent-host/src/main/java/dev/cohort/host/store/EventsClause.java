@@ -16,7 +16,8 @@ import java.util.List;
  *
  * <p>Rules for the SQL: CTE names other than {@code u} and {@code ins}; every write reads {@code u} (directly or through
  * another CTE that does), so a save the fence refuses writes nothing; and the columns must make the statement fail
- * (an SQL error, which undoes every CTE) when the events were not all stored, never commit part of them.
+ * when the events were not all stored, never commit part of them: a division by zero (SQLSTATE {@code 22012}, which
+ * undoes every CTE), which the store reports as a save refused because an event of its step is already stored.
  */
 public interface EventsClause {
 

@@ -256,7 +256,7 @@ public final class PgAgentStore implements AgentStore {
                         if (ec != null) {
                             ec.bind(ps, i);
                         }
-                        try (ResultSet rs = ps.executeQuery()) {
+                        try (ResultSet rs = executeGuarded(ps, key, ec)) {
                             if (!rs.next()) {
                                 throw new OwnershipLostException("agent " + key + " was saved by someone else (expected "
                                         + "version " + expectedVersion + ")");
@@ -445,6 +445,21 @@ public final class PgAgentStore implements AgentStore {
 
     @JsonIgnoreProperties("messages")
     private abstract static class WithoutMessages {
+    }
+
+    /** SQLSTATE of a division by zero: an {@link EventsClause}'s guard (an event not stored) failed the statement. */
+    private static final String GUARD_FAILED = "22012";
+
+    private static ResultSet executeGuarded(PreparedStatement ps, AgentKey key, EventsClause clause) throws SQLException {
+        try {
+            return ps.executeQuery();
+        } catch (SQLException e) {
+            if (clause != null && GUARD_FAILED.equals(e.getSQLState())) {
+                throw new IllegalStateException("the save of agent " + key + " was refused whole: an event of its step "
+                        + "is already stored (nothing of the save was written)", e);
+            }
+            throw e;
+        }
     }
 
     /**
