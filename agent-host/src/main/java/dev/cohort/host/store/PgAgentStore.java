@@ -269,61 +269,47 @@ public final class PgAgentStore implements AgentStore {
                     }
                 });
             } else {
-            version = tx("save agent " + key, c -> {
-                String turnId = state.turn() == null ? null : state.turn().turnId();
-                long v;
-                if (!rewrite && added.length > 0) {
-                    try (PreparedStatement ps = c.prepareStatement(saveAppendSql)) {
-                        ps.setString(1, json);
-                        ps.setString(2, AgentStore.phaseOf(state).wire());
-                        ps.setString(3, turnId);
-                        ps.setString(4, state.turn() == null || state.turn().waiting() == null ? null
-                                : state.turn().waiting().id());
-                        ps.setString(5, key.team());
-                        ps.setString(6, key.name());
-                        ps.setLong(7, expectedVersion);
-                        ps.setInt(8, first);
-                        ps.setArray(9, c.createArrayOf("text", added));
+                version = tx("save agent " + key, c -> {
+                    long v;
+                    if (!rewrite && added.length > 0) {
+                        try (PreparedStatement ps = c.prepareStatement(saveAppendSql)) {
+                            int i = bindSave(ps, key, state, json, expectedVersion);
+                            ps.setInt(i++, first);
+                            ps.setArray(i, c.createArrayOf("text", added));
+                            v = fenced(ps, key, expectedVersion);
+                        }
+                        ledger.saved(c, key, state, injectedIds);
+                        if (!events.isEmpty()) {
+                            stored.set(ledger.storeEvents(c, key, events));
+                        }
+                        return v;
+                    }
+                    try (PreparedStatement ps = c.prepareStatement(saveSql)) {
+                        bindSave(ps, key, state, json, expectedVersion);
                         v = fenced(ps, key, expectedVersion);
+                    }
+                    if (rewrite) {
+                        try (PreparedStatement ps = c.prepareStatement(deleteMessagesSql)) {
+                            ps.setString(1, key.team());
+                            ps.setString(2, key.name());
+                            ps.executeUpdate();
+                        }
+                    }
+                    if (added.length > 0) {
+                        try (PreparedStatement ps = c.prepareStatement(insertMessagesSql)) {
+                            ps.setString(1, key.team());
+                            ps.setString(2, key.name());
+                            ps.setInt(3, first);
+                            ps.setArray(4, c.createArrayOf("text", added));
+                            ps.executeUpdate();
+                        }
                     }
                     ledger.saved(c, key, state, injectedIds);
                     if (!events.isEmpty()) {
                         stored.set(ledger.storeEvents(c, key, events));
                     }
                     return v;
-                }
-                try (PreparedStatement ps = c.prepareStatement(saveSql)) {
-                    ps.setString(1, json);
-                    ps.setString(2, AgentStore.phaseOf(state).wire());
-                    ps.setString(3, turnId);
-                    ps.setString(4, state.turn() == null || state.turn().waiting() == null ? null : state.turn().waiting().id());
-                    ps.setString(5, key.team());
-                    ps.setString(6, key.name());
-                    ps.setLong(7, expectedVersion);
-                    v = fenced(ps, key, expectedVersion);
-                }
-                if (rewrite) {
-                    try (PreparedStatement ps = c.prepareStatement(deleteMessagesSql)) {
-                        ps.setString(1, key.team());
-                        ps.setString(2, key.name());
-                        ps.executeUpdate();
-                    }
-                }
-                if (added.length > 0) {
-                    try (PreparedStatement ps = c.prepareStatement(insertMessagesSql)) {
-                        ps.setString(1, key.team());
-                        ps.setString(2, key.name());
-                        ps.setInt(3, first);
-                        ps.setArray(4, c.createArrayOf("text", added));
-                        ps.executeUpdate();
-                    }
-                }
-                ledger.saved(c, key, state, injectedIds);
-                if (!events.isEmpty()) {
-                    stored.set(ledger.storeEvents(c, key, events));
-                }
-                return v;
-            });
+                });
             }
         } catch (RuntimeException e) {
             forget(key);
