@@ -243,7 +243,7 @@ public class EventRepository {
 
             @Override
             public String columns() {
-                return usage.isPresent() ? CLAUSE_COLUMNS + ", (SELECT count(*) FROM g)::int" : CLAUSE_COLUMNS;
+                return CLAUSE_COLUMNS; // the usage CTE runs whether read or not (every data-modifying CTE does)
             }
 
             @Override
