@@ -176,7 +176,7 @@ class PgStoresTest {
     }
 
     /** A ledger that stores the step's events in a table of its own, in the save's transaction. */
-    private static final class EventLedger implements InputLedger {
+    private static class EventLedger implements InputLedger {
         final List<List<String>> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
 
         @Override
@@ -256,8 +256,7 @@ class PgStoresTest {
     }
 
     /** A ledger with nothing else to write, whose step events are stored by the save's own statement. */
-    private static final class ClauseLedger implements InputLedger {
-        final List<List<String>> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private static final class ClauseLedger extends EventLedger {
         final java.util.concurrent.atomic.AtomicInteger savedCalls = new java.util.concurrent.atomic.AtomicInteger();
         final java.util.concurrent.atomic.AtomicInteger inTransaction = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -271,17 +270,12 @@ class PgStoresTest {
             return true;
         }
 
-        @Override
-        public boolean storesEvents() {
-            return true;
-        }
-
         /** Only for a save that is not one statement (a whole rewrite): in its transaction, as {@link EventLedger}. */
         @Override
         public List<dev.cohort.core.protocol.Event> storeEvents(Connection c, AgentKey key,
                 List<dev.cohort.core.protocol.Event> events) throws SQLException {
             inTransaction.incrementAndGet();
-            return new EventLedger().storeEvents(c, key, events);
+            return super.storeEvents(c, key, events);
         }
 
         @Override
@@ -312,11 +306,6 @@ class PgStoresTest {
                     return events;
                 }
             };
-        }
-
-        @Override
-        public void eventsCommitted(AgentKey key, List<dev.cohort.core.protocol.Event> stored) {
-            committed.add(stored.stream().map(dev.cohort.core.protocol.Event::id).toList());
         }
     }
 
