@@ -88,11 +88,11 @@ class ProtocolScenariosIT {
 
             // the lead sees the answer tagged with the request id, and alice's final result with status shutdown
             await("the lead sees the answer").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> leadRequests(
-                    "s16a").stream().anyMatch(r -> lastMessage(r).contains("[shutdown_response req:" + id
+                    "s16a").stream().anyMatch(r -> seen(r).contains("[shutdown_response req:" + id
                             + "] from alice approve=true")));
             await("alice's shutdown result").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> leadRequests(
-                    "s16a").stream().anyMatch(r -> lastMessage(r).contains("type=\"result\"")
-                            && lastMessage(r).contains("status=\"shutdown\"")));
+                    "s16a").stream().anyMatch(r -> seen(r).contains("type=\"result\"")
+                            && seen(r).contains("status=\"shutdown\"")));
             // answered by her host: her only model calls are the two of her work
             assertThat(stack.model().requests().stream().filter(r -> "s16a/alice".equals(r.agent())).map(RecordedRequest::rule))
                     .containsExactly("a-alice-write", "a-alice-done");
@@ -107,6 +107,7 @@ class ProtocolScenariosIT {
             assertThat(stack.model().requests().stream().filter(r -> "a-lead-shutdown".equals(r.rule()))).hasSize(1);
         } catch (Throwable t) {
             System.out.println(stack.logs());
+            printModelRequests();
             throw t;
         }
     }
@@ -150,8 +151,8 @@ class ProtocolScenariosIT {
             assertThat(afterPlan.body().path("messages").toString()).contains(TeammateProtocols.GATE_REFUSAL);
             assertThat(schema).doesNotExist();
             await("the lead sees the plan").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> leadRequests(
-                    "s16b").stream().anyMatch(r -> lastMessage(r).contains("[plan_approval_request req:" + first + "] from bob")
-                            && lastMessage(r).contains("1. CREATE TABLE users (id, name) in schema.sql")));
+                    "s16b").stream().anyMatch(r -> seen(r).contains("[plan_approval_request req:" + first + "] from bob")
+                            && seen(r).contains("1. CREATE TABLE users (id, name) in schema.sql")));
 
             // a person rejects the first plan over HTTP: bob is told, still gated, and submits a revised one
             HttpResponse<String> rejected = stack.post("/api/v1/teams/" + team + "/protocols/" + first,
@@ -165,7 +166,7 @@ class ProtocolScenariosIT {
             // the lead approves the revised plan with review_plan: bob creates schema.sql. First the lead has read bob's
             // result after the revision and is idle, so the prompt below is a turn of its own (not batched with it)
             await("the lead read the revision").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> leadRequests(
-                    "s16b").stream().anyMatch(r -> lastMessage(r).contains("revised plan submitted; waiting")));
+                    "s16b").stream().anyMatch(r -> seen(r).contains("revised plan submitted; waiting")));
             await("the lead idle").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> StreamSupport.stream(
                     TeamStack.json(stack.get("/api/v1/teams/" + team + "/agents").body()).spliterator(), false)
                     .anyMatch(a -> a.path("name").asText().equals("lead") && a.path("status").asText().equals("idle")));
@@ -185,10 +186,11 @@ class ProtocolScenariosIT {
             assertThat(stack.post("/api/v1/teams/" + team + "/protocols/" + second, Map.of("approve", false)).statusCode())
                     .isEqualTo(409);
             await("bob's final result").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> leadRequests("s16b")
-                    .stream().anyMatch(r -> lastMessage(r).contains("schema.sql created")));
+                    .stream().anyMatch(r -> seen(r).contains("schema.sql created")));
             assertThat(stack.model().requests().stream().filter(r -> "b-bob-write".equals(r.rule()))).hasSize(1);
         } catch (Throwable t) {
             System.out.println(stack.logs());
+            printModelRequests();
             throw t;
         }
     }
@@ -262,6 +264,7 @@ class ProtocolScenariosIT {
                     .path("status").asText()).isEqualTo("expired");
         } catch (Throwable t) {
             System.out.println(stack.logs());
+            printModelRequests();
             throw t;
         }
     }
@@ -278,8 +281,42 @@ class ProtocolScenariosIT {
         return pending.get(0).path("id").asText();
     }
 
+    /** On a failure: every model request the scripted model received, with the rule it matched and its last message. */
+    private void printModelRequests() {
+        System.out.println("---- model requests ----");
+        for (RecordedRequest r : stack.model().requests()) {
+            String last = lastMessage(r);
+            System.out.println(r.time() + " " + r.agent() + " rule=" + r.rule() + " last="
+                    + (last.length() > 400 ? last.substring(0, 400) + "…" : last).replace("\n", "\\n"));
+        }
+        System.out.println("---- the lead's inboxes ----");
+        try (var c = stack.db(); var ps = c.prepareStatement("SELECT team, seq, id, sender, type, status, received_at "
+                + "FROM lead.inbox ORDER BY team, seq"); var rs = ps.executeQuery()) {
+            while (rs.next()) {
+                System.out.println(rs.getString(1) + " " + rs.getLong(2) + " " + rs.getString(3) + " " + rs.getString(4)
+                        + " " + rs.getString(5) + " " + rs.getString(6) + " " + rs.getTimestamp(7).toInstant());
+            }
+        } catch (Exception e) {
+            System.out.println("(the lead's inboxes could not be read: " + e + ")");
+        }
+    }
+
     private List<RecordedRequest> leadRequests(String team) {
         return stack.model().requests().stream().filter(r -> (team + "/lead").equals(r.agent())).toList();
+    }
+
+    /**
+     * Everything the request showed the model: its messages' contents in order. Two inbox items that arrive close
+     * together may reach the lead as its turn's input and an injection just after it (two user messages), so "the lead
+     * saw X" is any of them, not only the last.
+     */
+    static String seen(RecordedRequest r) {
+        StringBuilder b = new StringBuilder();
+        for (JsonNode m : r.body().path("messages")) {
+            JsonNode content = m.path("content");
+            b.append(content.isTextual() ? content.asText() : content.toString()).append('\n');
+        }
+        return b.toString();
     }
 
     static String lastMessage(RecordedRequest r) {
