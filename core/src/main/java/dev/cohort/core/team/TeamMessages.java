@@ -74,10 +74,13 @@ public final class TeamMessages {
      * text is quoted data, never a person's instruction or preference (memory extraction leaves it out).
      */
     public static boolean isAgentInput(String text) {
-        return text != null && (text.startsWith(INBOX_HEADER) || text.startsWith("<task_notification>"));
+        return text != null && (text.startsWith(INBOX_HEADER) || text.startsWith(TASK_NOTIFICATION));
     }
 
     private static final String INBOX_HEADER = "[inbox] ";
+
+    /** The opening tag of a background job's completion as the lead's model sees it (the lead's {@code InboxFormatter}). */
+    public static final String TASK_NOTIFICATION = "<task_notification>";
 
     /** XML text escaping, so content cannot close or forge the surrounding elements. */
     public static String escape(String s) {

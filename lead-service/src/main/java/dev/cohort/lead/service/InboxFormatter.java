@@ -26,7 +26,7 @@ public final class InboxFormatter {
     public static String format(InboxRow m) {
         BackgroundDone meta = MessageType.BACKGROUND_DONE.wire().equals(m.type()) ? backgroundDone(m) : null;
         if (meta != null) {
-            StringBuilder b = new StringBuilder("<task_notification>\n");
+            StringBuilder b = new StringBuilder(TeamMessages.TASK_NOTIFICATION).append('\n');
             field(b, "task_id", meta.jobId());
             field(b, "status", meta.status());
             field(b, "exit_code", meta.exitCode());
