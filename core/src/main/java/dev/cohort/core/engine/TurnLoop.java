@@ -70,6 +70,9 @@ final class TurnLoop {
         io.opentelemetry.api.trace.Span span = EngineSpans.turn(engine.tracing, ctx);
         try (LogContext.Scope turnScope = LogContext.put(LogContext.TURN, ctx.turnId());
                 io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+            if (ctx.policy().usesMemory()) {
+                engine.memory.loopStarting(ctx); // memories other processes wrote are seen from this turn's first call
+            }
             TurnResult r = loop();
             if (ctx.policy().announcesEnd() && !r.reason().suspended()) {
                 engine.metrics.turnEnded(r.reason(), java.time.Duration.ofNanos(System.nanoTime() - t0));

@@ -93,6 +93,12 @@ public final class MemoryManager implements MemoryProvider {
         return index(store(ctx.team()).all());
     }
 
+    /** The team's store drops its copy: the turn's first call reads what every writer wrote ({@link CachedMemoryStore}). */
+    @Override
+    public void loopStarting(ToolContext ctx) {
+        store(ctx.team()).invalidate();
+    }
+
     /** One read of the team's store for both parts of the call's prompt (not one per part). */
     @Override
     public ForCall forCall(List<Message> conversation, ToolContext ctx) {

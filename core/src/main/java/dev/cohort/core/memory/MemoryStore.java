@@ -38,4 +38,11 @@ public interface MemoryStore {
      * the same key but another tool or other arguments gets {@link EffectKey#reused} and changes nothing.
      */
     ToolResult once(EffectKey key, Function<MemoryStore, ToolResult> change);
+
+    /**
+     * Drops whatever this store keeps in memory of the shared memories, so the next read sees every writer's changes
+     * ({@link CachedMemoryStore}; the engine calls it whenever a turn's loop starts). Nothing to drop by default.
+     */
+    default void invalidate() {
+    }
 }

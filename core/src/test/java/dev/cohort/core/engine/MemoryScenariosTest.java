@@ -4,8 +4,12 @@ import dev.cohort.core.memory.MemoryTestBase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cohort.core.memory.CachedMemoryStore;
 import dev.cohort.core.memory.Memory;
+import dev.cohort.core.memory.MemoryStore;
 import dev.cohort.core.memory.MemoryType;
+import dev.cohort.core.tools.EffectKey;
+import dev.cohort.core.tools.ToolResult;
 import dev.cohort.devstack.model.RecordedRequest;
 import java.nio.file.Files;
 import java.util.List;
@@ -77,5 +81,85 @@ class MemoryScenariosTest extends MemoryTestBase {
         runBackground();
         assertThat(store.all()).extracting(Memory::name).containsExactly("user-preference-single-quotes",
                 "user-preference-tabs");
+    }
+
+    /**
+     * The lead's prompt reads the team's memories before every model call: through a {@link CachedMemoryStore}, once
+     * per turn. A memory tool's write is in the very next call; another process's write (straight to the store) from
+     * the next turn on.
+     */
+    @Test
+    void aCachedStoreIsReadOncePerTurnAndSeesItsOwnWritesAtOnceAndOtherWritersFromTheNextTurn() throws Exception {
+        model.load("""
+                {"rules":[
+                 {"match":{"system":"You select memories"},"reply":{"text":"[]"}},
+                 {"match":{"system":"You extract memories"},"reply":{"text":"[]"}},
+                 {"match":{"lastUserMessage":"test.py","hasToolResult":false},"reply":{"toolCalls":[{"id":"w1","name":"write_file",
+                   "arguments":{"path":"test.py","content":"x = 1\\n"}}]}},
+                 {"match":{"lastUserMessage":"test.py","lastRole":"tool"},"reply":{"text":"Created test.py."}},
+                 {"match":{"lastUserMessage":"Remember","lastRole":"user"},"reply":{"toolCalls":[{"id":"m1","name":"memory_write",
+                   "arguments":{"name":"deploy-day","type":"project","description":"Deploys happen on Tuesdays","body":"Tuesdays only."}}]}},
+                 {"match":{"lastUserMessage":"Remember","lastRole":"tool"},"reply":{"text":"Noted."}},
+                 {"match":{"lastUserMessage":"Anything else"},"reply":{"text":"No."}}]}""");
+        Files.createDirectories(dir.resolve("ws"));
+        store.put(new Memory("style", MemoryType.FEEDBACK, "answer tersely", "no preamble"));
+        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+        MemoryStore counted = new MemoryStore() {
+            @Override
+            public List<Memory> all() {
+                reads.incrementAndGet();
+                return store.all();
+            }
+
+            @Override
+            public java.util.Optional<Memory> get(String name) {
+                return store.get(name);
+            }
+
+            @Override
+            public void put(Memory memory) {
+                store.put(memory);
+            }
+
+            @Override
+            public boolean delete(String name) {
+                return store.delete(name);
+            }
+
+            @Override
+            public void replaceAll(List<Memory> memories) {
+                store.replaceAll(memories);
+            }
+
+            @Override
+            public ToolResult once(EffectKey key, java.util.function.Function<MemoryStore, ToolResult> change) {
+                return store.once(key, change);
+            }
+        };
+        AgentSession session = newSession(new LocalWorkspace(dir.resolve("ws")), new CachedMemoryStore(counted));
+
+        // two model calls, one read of the store
+        assertThat(session.run("Create a Python file named test.py").reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(mains()).hasSize(2).allSatisfy(r -> assertThat(system(r)).contains("- style (feedback)"));
+        assertThat(reads).hasValue(1);
+
+        // another process writes: this session's next turn sees it in its first call
+        store.put(new Memory("oncall", MemoryType.PROJECT, "Alice is on call", "Page Alice."));
+        assertThat(session.run("Anything else?").text()).isEqualTo("No.");
+        assertThat(system(mains().getLast())).contains("- oncall (project): Alice is on call");
+        assertThat(reads).hasValue(2);
+
+        // the memory tool writes through the cache: the call right after it has the new memory
+        assertThat(session.run("Remember: we deploy on Tuesdays.").text()).isEqualTo("Noted.");
+        List<RecordedRequest> turn = mains().subList(mains().size() - 2, mains().size());
+        assertThat(system(turn.get(0))).doesNotContain("deploy-day");
+        assertThat(system(turn.get(1))).contains("- deploy-day (project): Deploys happen on Tuesdays");
+        assertThat(reads).hasValue(4); // the turn's first call, and the one after the write
+        runBackground();
+    }
+
+    /** The model requests of the agent's own turns (not the memory selection's or extraction's). */
+    private List<RecordedRequest> mains() {
+        return model.requests().stream().filter(r -> r.body().has("tools")).toList();
     }
 }

@@ -46,10 +46,15 @@ public abstract class MemoryTestBase extends ScriptedModelTestBase {
 
     /** A fresh engine and lead session (a "process"), sharing only the memory store. */
     protected AgentSession newSession(WorkspaceToolExecutor ws) {
-        MemoryManager memory = MemoryManager.builder().store(store).model(client()).executor(background::add).build();
+        return newSession(ws, store);
+    }
+
+    /** A fresh engine and lead session whose prompt, tools and extraction use {@code memories}. */
+    protected AgentSession newSession(WorkspaceToolExecutor ws, MemoryStore memories) {
+        MemoryManager memory = MemoryManager.builder().store(memories).model(client()).executor(background::add).build();
         AgentEngine engine = AgentEngine.builder().model(client())
-                .tools(ToolRegistry.of(List.of(new WriteFileTool(), new MemoryWriteTool(t -> store),
-                        new MemoryDeleteTool(t -> store))))
+                .tools(ToolRegistry.of(List.of(new WriteFileTool(), new MemoryWriteTool(t -> memories),
+                        new MemoryDeleteTool(t -> memories))))
                 .memory(memory).bundledSkills(List.of()).build();
         // the lead's default allowlist includes memory_write / memory_delete
         return engine.open(AgentContext.of("default", "lead", AgentRole.LEAD, ws), null);

@@ -1,5 +1,6 @@
 package dev.cohort.lead.service;
 
+import dev.cohort.core.memory.CachedMemoryStore;
 import dev.cohort.core.memory.MemoryStore;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
@@ -11,7 +12,9 @@ import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /** {@code memory_write} / {@code memory_delete} (s09) over the team's memories in {@code lead.memories}. */
@@ -21,10 +24,17 @@ public class LeadMemoryToolProvider implements ToolProvider {
     @Inject
     AgroalDataSource ds;
 
-    /** Each team's memory store; the engine's memory manager reads and extracts through the same. */
+    /** Per team: its memories as last read, shared by the tools, the prompt and extraction ({@link CachedMemoryStore}). */
+    private final Map<String, CachedMemoryStore> teams = new ConcurrentHashMap<>();
+
+    /**
+     * Each team's memory store; the engine's memory manager reads and extracts through the same. The prompt of every
+     * model call reads the team's memories: from a copy kept per team, dropped by every write through it and at the
+     * start of each turn (another replica may have written since), so a round does not read them from PostgreSQL.
+     */
     public Function<String, MemoryStore> stores() {
         AgroalDataSource d = ds;
-        return team -> new PgMemoryStore(d, team);
+        return team -> teams.computeIfAbsent(team, t -> new CachedMemoryStore(new PgMemoryStore(d, t)));
     }
 
     @Override

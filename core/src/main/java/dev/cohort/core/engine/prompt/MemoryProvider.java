@@ -37,6 +37,14 @@ public interface MemoryProvider {
     }
 
     /**
+     * A turn's loop starts or resumes (its first model call comes next): an implementation that keeps the memories it
+     * read drops them here, so each turn sees what other processes wrote since ({@link
+     * dev.cohort.core.memory.CachedMemoryStore}). Called on the turn's thread, for loops that use memory.
+     */
+    default void loopStarting(ToolContext ctx) {
+    }
+
+    /**
      * A turn completed normally; {@code turn} holds its messages from the user's request on. Called on the turn's
      * thread: an implementation must hand slow work (LLM extraction) to another thread and return at once.
      */
