@@ -70,7 +70,9 @@ import java.util.stream.Stream;
  * {@link PeerHarnesses}, and prints them side by side with Cohort's p50 as a ratio of each), {@code peers-order}
  * ({@code interleaved}: after each measured turn of Cohort one turn of each peer, while Cohort's services idle, so a
  * change of load hits all alike; {@code after}: the peers' turns after Cohort's services are stopped). It also
- * prints the CPU time per round of each process (idle rate subtracted), the runner's own bash timer, a direct call
+ * prints the CPU time per round of each process (idle rate subtracted), the runner's own bash timer and the mean of
+ * each of its bash phases over the measured turns ({@code cohort.toolrunner.bash.phase}: request-to-service,
+ * journal-insert, to-process-start, process-run, after-exit, ...), a direct call
  * of the same bash on the runner, one awaited Kafka send, and the lead's TCP connections to the runner and the model.
  * Everything started is stopped by PID at the end.
  *
@@ -240,7 +242,7 @@ public final class RoundBenchmark {
         Thread.sleep(5000);
         Map<String, Long> idle1 = cpu();
         double idleSeconds = (System.nanoTime() - idleT0) / 1e9;
-        double[] runner0 = runnerCalls();
+        Map<String, double[]> runner0 = runnerTimers();
         Map<String, Long> jit0 = jit();
         Map<String, Long> cpu0 = cpu();
         long xid0 = dbStats ? currentXid() : 0;
@@ -263,7 +265,7 @@ public final class RoundBenchmark {
         }
         double elapsed = (System.nanoTime() - t0) / 1e9;
         long xid1 = dbStats ? currentXid() : 0;
-        double[] runner1 = runnerCalls();
+        Map<String, double[]> runner1 = runnerTimers();
         Map<String, Long> cpu1 = cpu();
         Map<String, Long> jit1 = jit();
         if (jfrDir != null) {
@@ -282,10 +284,32 @@ public final class RoundBenchmark {
         System.out.println("[round-bench] of which JIT compiler threads, per round (not idle-subtracted; a settled service"
                 + " compiles almost nothing, see --settle): " + jit1.entrySet().stream().map(e -> String.format("%s %.1f ms",
                         e.getKey(), (e.getValue() - jit0.getOrDefault(e.getKey(), 0L)) / (double) measuredRounds)).toList());
-        if (runner0 != null && runner1 != null && runner1[0] > runner0[0]) {
+        double[] calls0 = runner0 == null ? null : runner0.get(BASH_TIMER);
+        double[] calls1 = runner1 == null ? null : runner1.get(BASH_TIMER);
+        if (calls0 != null && calls1 != null && calls1[0] > calls0[0]) {
             System.out.printf("[round-bench] tool runner's own bash execution (cohort.toolrunner.calls, after the journal insert): "
-                    + "mean %.1f ms over %.0f calls%n", (runner1[1] - runner0[1]) * 1000 / (runner1[0] - runner0[0]),
-                    runner1[0] - runner0[0]);
+                    + "mean %.1f ms over %.0f calls%n", (calls1[1] - calls0[1]) * 1000 / (calls1[0] - calls0[0]),
+                    calls1[0] - calls0[0]);
+            // where a call's time goes inside the runner (CallPhases), in the order of a call
+            StringBuilder phases = new StringBuilder();
+            StringBuilder warm = new StringBuilder();
+            for (Map.Entry<String, double[]> e : runner1.entrySet()) {
+                double[] was = runner0.get(e.getKey());
+                if (e.getKey().equals(BASH_TIMER) || was == null || e.getValue()[0] <= was[0]) {
+                    continue;
+                }
+                if (e.getKey().startsWith(WARM)) {
+                    warm.append(warm.isEmpty() ? "" : ", ").append(String.format("%s %.0f",
+                            e.getKey().substring(WARM.length()), e.getValue()[0] - was[0]));
+                    continue;
+                }
+                phases.append(phases.isEmpty() ? "" : ", ").append(String.format("%s %.2f", e.getKey(),
+                        (e.getValue()[1] - was[1]) * 1000 / (e.getValue()[0] - was[0])));
+            }
+            System.out.println("[round-bench] the runner's bash phases, mean ms per call (cohort.toolrunner.bash.phase): "
+                    + phases);
+            System.out.println("[round-bench] warm sandboxes taken by the measured calls (cohort.toolrunner.warm.sandbox): "
+                    + (warm.isEmpty() ? "none" : warm));
         }
         kafkaProbe();
         directToolCalls(env.get("COHORT_TOOL_RUNNER_TOKEN"));
@@ -696,21 +720,59 @@ public final class RoundBenchmark {
         }
     }
 
-    /** {count, sum seconds} of the runner's bash timer from its Prometheus endpoint; null when not exposed. */
-    private double[] runnerCalls() {
+    /** The key of the runner's own bash timer in {@link #runnerTimers}; the others are its phases' names. */
+    private static final String BASH_TIMER = "";
+
+    /** The prefix of the warm-sandbox outcomes' keys in {@link #runnerTimers} (counts only). */
+    private static final String WARM = "warm sandbox: ";
+
+    /** The phases of a bash call inside the runner, in their order ({@code CallPhases}). */
+    private static final List<String> RUNNER_PHASES = List.of("request-to-service", "validate-locate", "slot",
+            "args-hash", "journal-insert", "args-policy", "to-process-start", "process-run", "after-exit",
+            "total-in-service");
+
+    /**
+     * {count, sum seconds} of the runner's bash timer ({@link #BASH_TIMER}) and of each of its bash phases, from its
+     * Prometheus endpoint, in the phases' order; null when not exposed.
+     */
+    private Map<String, double[]> runnerTimers() {
         try {
             String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + runnerPort + "/q/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
-            double count = 0;
-            double sum = 0;
+            Map<String, double[]> out = new java.util.LinkedHashMap<>();
+            out.put(BASH_TIMER, new double[2]);
+            RUNNER_PHASES.forEach(p -> out.put(p, new double[2]));
             for (String l : body.split("\n")) {
-                if (l.startsWith("cohort_toolrunner_calls_seconds_count{") && l.contains("tool=\"bash\"")) {
-                    count += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
-                } else if (l.startsWith("cohort_toolrunner_calls_seconds_sum{") && l.contains("tool=\"bash\"")) {
-                    sum += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+                if (l.startsWith("cohort_toolrunner_warm_sandbox_total{") && l.contains("outcome=\"")) {
+                    int at = l.indexOf("outcome=\"") + 9;
+                    out.computeIfAbsent(WARM + l.substring(at, l.indexOf('"', at)), k -> new double[2])[0] +=
+                            Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+                    continue;
                 }
+                int field = l.startsWith("cohort_toolrunner_calls_seconds_count{")
+                        || l.startsWith("cohort_toolrunner_bash_phase_seconds_count{") ? 0
+                        : l.startsWith("cohort_toolrunner_calls_seconds_sum{")
+                                || l.startsWith("cohort_toolrunner_bash_phase_seconds_sum{") ? 1 : -1;
+                if (field < 0) {
+                    continue;
+                }
+                String key;
+                if (l.startsWith("cohort_toolrunner_calls_")) {
+                    if (!l.contains("tool=\"bash\"")) {
+                        continue;
+                    }
+                    key = BASH_TIMER;
+                } else {
+                    int at = l.indexOf("phase=\"");
+                    if (at < 0) {
+                        continue;
+                    }
+                    key = l.substring(at + 7, l.indexOf('"', at + 7));
+                }
+                double[] v = out.computeIfAbsent(key, k -> new double[2]);
+                v[field] += Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
             }
-            return new double[] {count, sum};
+            return out;
         } catch (IOException | RuntimeException e) {
             return null;
         } catch (InterruptedException e) {

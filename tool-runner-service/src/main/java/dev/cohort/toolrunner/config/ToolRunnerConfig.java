@@ -141,10 +141,12 @@ public interface ToolRunnerConfig {
         boolean enabled();
 
         /**
-         * Warm sandboxes kept ready per pool (one pool per team and containment root): two, so a replacement has two
-         * calls' time to start (a sandbox's start takes tens of ms on a loaded machine).
+         * Warm sandboxes kept ready per pool (one pool per team and containment root): three, so a replacement has
+         * about three calls' time to start. A sandbox's start took 12 ms p50 and 16-23 ms p90 while an agent's rounds
+         * kept both cores busy (round benchmark, 10 ms rounds); with two, one call in ten found the next one still
+         * starting and waited for it (tool-runner README, "Warm sandboxes").
          */
-        @WithDefault("2")
+        @WithDefault("3")
         int size();
 
         /** At most this many pools (each a few idle processes); the least recently used one is evicted. */
