@@ -6,10 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.memory.CachedMemoryStore;
 import dev.cohort.core.memory.Memory;
-import dev.cohort.core.memory.MemoryStore;
+import dev.cohort.core.memory.CountingMemoryStore;
 import dev.cohort.core.memory.MemoryType;
-import dev.cohort.core.tools.EffectKey;
-import dev.cohort.core.tools.ToolResult;
 import dev.cohort.devstack.model.RecordedRequest;
 import java.nio.file.Files;
 import java.util.List;
@@ -103,39 +101,8 @@ class MemoryScenariosTest extends MemoryTestBase {
                  {"match":{"lastUserMessage":"Anything else"},"reply":{"text":"No."}}]}""");
         Files.createDirectories(dir.resolve("ws"));
         store.put(new Memory("style", MemoryType.FEEDBACK, "answer tersely", "no preamble"));
-        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
-        MemoryStore counted = new MemoryStore() {
-            @Override
-            public List<Memory> all() {
-                reads.incrementAndGet();
-                return store.all();
-            }
-
-            @Override
-            public java.util.Optional<Memory> get(String name) {
-                return store.get(name);
-            }
-
-            @Override
-            public void put(Memory memory) {
-                store.put(memory);
-            }
-
-            @Override
-            public boolean delete(String name) {
-                return store.delete(name);
-            }
-
-            @Override
-            public void replaceAll(List<Memory> memories) {
-                store.replaceAll(memories);
-            }
-
-            @Override
-            public ToolResult once(EffectKey key, java.util.function.Function<MemoryStore, ToolResult> change) {
-                return store.once(key, change);
-            }
-        };
+        CountingMemoryStore counted = new CountingMemoryStore(store);
+        java.util.concurrent.atomic.AtomicInteger reads = counted.reads;
         AgentSession session = newSession(new LocalWorkspace(dir.resolve("ws")), new CachedMemoryStore(counted));
 
         // two model calls, one read of the store

@@ -6,9 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.ToolResult;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /** The copy a {@link CachedMemoryStore} keeps: when it is used, and when it is dropped. */
@@ -17,59 +14,11 @@ class CachedMemoryStoreTest {
     private static final Memory STYLE = new Memory("style", MemoryType.FEEDBACK, "answer tersely", "no preamble");
     private static final Memory ONCALL = new Memory("oncall", MemoryType.PROJECT, "Alice is on call", "Page Alice.");
 
-    /** Counts reads; {@code duringRead} runs inside a read, after the store's content was taken. */
-    private static final class Counted implements MemoryStore {
-        final InMemoryMemoryStore store = new InMemoryMemoryStore();
-        final AtomicInteger reads = new AtomicInteger();
-        Runnable duringRead = () -> {
-        };
-        boolean failWrites;
-
-        @Override
-        public List<Memory> all() {
-            reads.incrementAndGet();
-            List<Memory> read = store.all();
-            Runnable r = duringRead;
-            duringRead = () -> {
-            };
-            r.run();
-            return read;
-        }
-
-        @Override
-        public Optional<Memory> get(String name) {
-            return store.get(name);
-        }
-
-        @Override
-        public void put(Memory memory) {
-            if (failWrites) {
-                store.put(memory); // written, but the caller sees a failure (e.g. the commit's answer was lost)
-                throw new IllegalStateException("connection lost");
-            }
-            store.put(memory);
-        }
-
-        @Override
-        public boolean delete(String name) {
-            return store.delete(name);
-        }
-
-        @Override
-        public void replaceAll(List<Memory> memories) {
-            store.replaceAll(memories);
-        }
-
-        @Override
-        public ToolResult once(EffectKey key, Function<MemoryStore, ToolResult> change) {
-            return store.once(key, change);
-        }
-    }
-
     @Test
     void readsAreServedFromTheCopyUntilAWriteThroughItOrAnInvalidate() {
-        Counted counted = new Counted();
-        counted.store.put(STYLE);
+        InMemoryMemoryStore store = new InMemoryMemoryStore();
+        store.put(STYLE);
+        CountingMemoryStore counted = new CountingMemoryStore(store);
         CachedMemoryStore cache = new CachedMemoryStore(counted);
 
         assertThat(cache.all()).containsExactly(STYLE);
@@ -87,7 +36,7 @@ class CachedMemoryStoreTest {
         assertThat(counted.reads).hasValue(4);
 
         // another writer, straight to the store: not seen until the copy is dropped
-        counted.store.put(STYLE);
+        store.put(STYLE);
         assertThat(cache.all()).containsExactly(ONCALL);
         cache.invalidate();
         assertThat(cache.all()).containsExactly(ONCALL, STYLE);
@@ -96,7 +45,7 @@ class CachedMemoryStoreTest {
 
     @Test
     void aToolCallsChangeThroughOnceIsSeenByTheNextRead() {
-        Counted counted = new Counted();
+        CountingMemoryStore counted = new CountingMemoryStore(new InMemoryMemoryStore());
         CachedMemoryStore cache = new CachedMemoryStore(counted);
         assertThat(cache.all()).isEmpty();
 
@@ -115,11 +64,12 @@ class CachedMemoryStoreTest {
 
     @Test
     void aReadThatAWriteOvertookKeepsNoCopy() {
-        Counted counted = new Counted();
-        counted.store.put(STYLE);
+        InMemoryMemoryStore store = new InMemoryMemoryStore();
+        store.put(STYLE);
+        CountingMemoryStore counted = new CountingMemoryStore(store);
         CachedMemoryStore cache = new CachedMemoryStore(counted);
         // the write lands after the read took the store's content and before it returns
-        counted.duringRead = () -> cache.put(ONCALL);
+        counted.duringNextRead(() -> cache.put(ONCALL));
 
         assertThat(cache.all()).containsExactly(STYLE); // what the read saw
         assertThat(cache.all()).containsExactly(ONCALL, STYLE); // not the overtaken copy
@@ -128,10 +78,10 @@ class CachedMemoryStoreTest {
 
     @Test
     void aWriteThatFailsStillDropsTheCopy() {
-        Counted counted = new Counted();
+        CountingMemoryStore counted = new CountingMemoryStore(new InMemoryMemoryStore());
         CachedMemoryStore cache = new CachedMemoryStore(counted);
         assertThat(cache.all()).isEmpty();
-        counted.failWrites = true;
+        counted.failWrites();
 
         assertThatThrownBy(() -> cache.put(ONCALL)).hasMessage("connection lost");
 

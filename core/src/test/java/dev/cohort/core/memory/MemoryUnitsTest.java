@@ -13,40 +13,8 @@ class MemoryUnitsTest extends MemoryTestBase {
     @Test
     void oneModelCallsPromptReadsTheTeamsMemoriesOnceForTheIndexAndTheSelection() {
         store.put(new Memory("style", MemoryType.FEEDBACK, "answer tersely", "no preamble"));
-        java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
-        MemoryStore counting = new MemoryStore() {
-            @Override
-            public java.util.List<Memory> all() {
-                reads.incrementAndGet();
-                return store.all();
-            }
-
-            @Override
-            public java.util.Optional<Memory> get(String name) {
-                return store.get(name);
-            }
-
-            @Override
-            public void put(Memory memory) {
-                store.put(memory);
-            }
-
-            @Override
-            public boolean delete(String name) {
-                return store.delete(name);
-            }
-
-            @Override
-            public void replaceAll(java.util.List<Memory> memories) {
-                store.replaceAll(memories);
-            }
-
-            @Override
-            public dev.cohort.core.tools.ToolResult once(dev.cohort.core.tools.EffectKey key,
-                    java.util.function.Function<MemoryStore, dev.cohort.core.tools.ToolResult> change) {
-                return store.once(key, change);
-            }
-        };
+        CountingMemoryStore counting = new CountingMemoryStore(store);
+        java.util.concurrent.atomic.AtomicInteger reads = counting.reads;
         model.load("""
                 {"rules":[{"reply":{"text":"[0]"}}]}""");
         MemoryManager m = MemoryManager.builder().store(counting).model(client()).build();
