@@ -318,7 +318,11 @@ class TeamScenariosIT {
             // 600, then 1200 tokens (past 80 %: a warning) → sam stops at its next step, its result says why
             awaitLeadRequest(team, "sam's budget result", r -> lastMessage(r).contains("from=\"sam\" type=\"result\"")
                     && lastMessage(r).contains("status=\"budget_exceeded\""));
-            List<JsonNode> events = stack.events(team);
+            // sam's events travel on cohort.events, its result on the lead's inbox: the lead can see the result before
+            // the event log has the events. sam's shutdown phase is published after its result, behind the others on
+            // the team's partition: once it is stored, so are they.
+            List<JsonNode> events = awaitEvent(team, "sam's shutdown phase", e -> e.path("type").asText().equals("teammate_phase")
+                    && e.path("agent").asText().equals("sam") && e.path("data").path("phase").asText().equals("shutdown"));
             assertThat(events).filteredOn(e -> e.path("type").asText().equals("budget_warning")
                     && e.path("agent").asText().equals("sam")).singleElement()
                     .satisfies(w -> assertThat(w.path("data").path("budget").asText()).isEqualTo("tokensPerAgent"));
@@ -337,9 +341,11 @@ class TeamScenariosIT {
             assertThat(put("/api/v1/teams/" + team + "/budgets", "{\"tokensPerAgent\": 100000}").statusCode()).isEqualTo(200);
             stack.prompt(team, "try again");
             awaitLeadRequest(team, "sam's second result", r -> lastMessage(r).contains("finished within budget"));
-            assertThat(stack.events(team)).filteredOn(e -> e.path("type").asText().equals("turn_completed")
-                    && e.path("agent").asText().equals("sam")).last()
-                    .satisfies(e -> assertThat(e.path("data").path("reason").asText()).isEqualTo("completed"));
+            // its turn_completed precedes its idle phase on the team's partition (the same race as above)
+            assertThat(awaitEvent(team, "sam idle again", e -> e.path("type").asText().equals("teammate_phase")
+                    && e.path("agent").asText().equals("sam") && e.path("data").path("phase").asText().equals("idle")))
+                    .filteredOn(e -> e.path("type").asText().equals("turn_completed") && e.path("agent").asText().equals("sam"))
+                    .last().satisfies(e -> assertThat(e.path("data").path("reason").asText()).isEqualTo("completed"));
         } catch (Throwable t) {
             System.out.println(stack.logs());
             throw t;
@@ -404,6 +410,12 @@ class TeamScenariosIT {
 
     private List<RecordedRequest> leadRequests(String team) {
         return stack.model().requests().stream().filter(r -> (team + "/lead").equals(r.agent())).toList();
+    }
+
+    /** The team's event log once it holds an event matching {@code p}. */
+    private List<JsonNode> awaitEvent(String team, String what, java.util.function.Predicate<JsonNode> p) {
+        return await(what).atMost(PATIENCE).pollInterval(Duration.ofMillis(250))
+                .until(() -> stack.events(team), events -> events.stream().anyMatch(p));
     }
 
     private void awaitLeadRequest(String team, String what, java.util.function.Predicate<RecordedRequest> p) {
