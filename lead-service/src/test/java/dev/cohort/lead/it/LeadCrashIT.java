@@ -104,10 +104,12 @@ class LeadCrashIT {
 
         // 2. the tool runner's record: one executed call per call id, both finished; no other call of the model's
         //    (the engine's own housekeeping calls, e.g. skill discovery "skills-glob-1" and the read of the workspace's
-        //    hook settings "hook-settings-<uuid>" at each turn start, have ids of their own)
-        assertThat(toolCalls(stack).stream().filter(c -> !c.get(0).startsWith("skills-") && !c.get(0).startsWith("hook-settings-"))
-                .toList())
-                .containsExactly(List.of("call_step1", "bash", "done"), List.of("call_step2", "bash", "done"));
+        //    hook settings "hook-settings-<uuid>" at each turn start, have ids of their own). The runner stores a call's
+        //    result after answering it (off the latency path), so step 2's record may come after the turn: awaited
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).untilAsserted(() ->
+                assertThat(toolCalls(stack).stream().filter(c -> !c.get(0).startsWith("skills-") && !c.get(0).startsWith("hook-settings-"))
+                        .toList())
+                        .containsExactly(List.of("call_step1", "bash", "done"), List.of("call_step2", "bash", "done")));
 
         // 3. the model's request log: step 1's answer was asked for once; the request in flight when the process died
         //    (its answer never arrived, so nothing of it was saved) is re-sent exactly once by the new process, with

@@ -124,7 +124,10 @@ class S14TryThesePromptsTest {
         assertThat(cronTurn.reason()).isEqualTo(StopReason.COMPLETED);
         assertThat(cronTurn.text()).matches("It is \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\dZ\\s*");
 
-        // 3. "List all cron jobs."
+        // 3. "List all cron jobs." The scheduler advances the job in the transaction it commits once Kafka acknowledged
+        //    the firing, so the prompt can be read before that: the advance is awaited before the lead lists the jobs
+        await().atMost(Duration.ofSeconds(60)).until(() -> given().header("Authorization", "Bearer " + LeadServiceStub.TOKEN)
+                .get("/api/v1/teams/{team}/crons/{id}", TEAM, id).jsonPath().getInt("fireCount") == 1);
         model.load("""
                 {"rules":[
                  {"match":{"lastRole":"user","lastUserMessage":"^List all cron jobs"},"reply":{"toolCalls":[{"id":"l1",

@@ -88,8 +88,11 @@ class ClaimScenariosIT {
             String t2 = board.get(1).path("id").asText();
             assertThat(Files.readString(stack.workspaceOf(team).resolve("seed.sql"))).isEqualTo("INSERT INTO users VALUES (1);\n");
 
-            // seed.sql was claimed only after schema.sql was completed (event order), both by claim-next
-            List<JsonNode> ev = rig.events(team, "task_claimed", "task_completed");
+            // seed.sql was claimed only after schema.sql was completed (event order), both by claim-next. The lead
+            // stores a task_completed just after the completion's commit, which the board can show first: awaited
+            List<JsonNode> ev = await("seed.sql's task_completed in the log").atMost(PATIENCE).pollInterval(Duration.ofMillis(300))
+                    .until(() -> rig.events(team, "task_claimed", "task_completed"), l -> l.stream().anyMatch(e ->
+                            e.path("type").asText().equals("task_completed") && e.path("data").path("id").asText().equals(t2)));
             assertThat(ev).extracting(e -> e.path("type").asText() + ":" + e.path("data").path("id").asText())
                     .containsExactly("task_claimed:" + t1, "task_completed:" + t1, "task_claimed:" + t2,
                             "task_completed:" + t2);
@@ -298,8 +301,13 @@ class ClaimScenariosIT {
                 assertThat(t.path("status").asText()).isEqualTo("completed");
                 assertThat(t.path("claims").asInt()).as(t.path("id").asText()).isEqualTo(1);
             });
-            // from the event log: one task_claimed per task, each after the task_completed of every blocker
-            List<JsonNode> ev = rig.events(team, "task_claimed", "task_completed");
+            // from the event log: one task_claimed per task, each after the task_completed of every blocker. The lead
+            // stores a task_completed just after the completion's commit, which the board can show first: the last
+            // ones are awaited
+            List<JsonNode> ev = await("every task's task_completed in the log").atMost(PATIENCE).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> rig.events(team, "task_claimed", "task_completed"), l -> l.stream()
+                            .filter(e -> e.path("type").asText().equals("task_completed"))
+                            .map(e -> e.path("data").path("id").asText()).distinct().count() == TASKS);
             Map<String, Long> claimedAt = new HashMap<>();
             Map<String, Long> completedAt = new HashMap<>();
             Map<String, Integer> claimCount = new HashMap<>();

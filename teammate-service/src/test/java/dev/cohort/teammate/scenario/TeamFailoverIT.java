@@ -112,13 +112,16 @@ class TeamFailoverIT {
         assertThat(lines(ran)).hasSize(TEAMMATES).doesNotHaveDuplicates();
         // one result per teammate (a re-sent one has the same id and is kept once)
         assertThat(resultsPerSender(stack)).hasSize(TEAMMATES).allSatisfy((n, count) -> assertThat(count).as(n).isEqualTo(1));
-        // the roster hears where the moved teammates work now: `working` from a surviving replica
-        List<com.fasterxml.jackson.databind.JsonNode> events = stack.events(TEAM);
-        for (String n : moved) {
-            assertThat(events).as("phases of %s after the move", n).anyMatch(e -> e.path("type").asText().equals("teammate_phase")
-                    && e.path("agent").asText().equals(n) && e.path("data").path("phase").asText().equals("working")
-                    && List.of("teammate-1", "teammate-3").contains(e.path("data").path("replica").asText()));
-        }
+        // the roster hears where the moved teammates work now: `working` from a surviving replica (the phases travel on
+        // cohort.events, the results on the lead's inbox: the lead can have the results before the log has the phases)
+        await("the moved teammates' phases in the log").atMost(PATIENCE).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            List<com.fasterxml.jackson.databind.JsonNode> events = stack.events(TEAM);
+            for (String n : moved) {
+                assertThat(events).as("phases of %s after the move", n).anyMatch(e -> e.path("type").asText().equals("teammate_phase")
+                        && e.path("agent").asText().equals(n) && e.path("data").path("phase").asText().equals("working")
+                        && List.of("teammate-1", "teammate-3").contains(e.path("data").path("replica").asText()));
+            }
+        });
         // and each scripted step was asked for once per teammate (the resumed turns did not repeat the call)
         for (int i = 1; i <= TEAMMATES; i++) {
             String n = name(i);
