@@ -213,18 +213,31 @@ public final class RoundBenchmark {
 
         for (int w = 1; w <= warmup; w++) {
             Turn t = turn("warm-up " + w);
+            runnerTimers();
             System.out.printf("[round-bench] warm-up turn %d: round gap p50 %.1f ms%n", w, pct(t.gaps(), 50));
         }
         if (settle > 0) {
             settleJit();
+        }
+        // the services' CPU while no turn runs (pollers, consumers, timers), subtracted from the measured turns' CPU
+        Map<String, Long> idle0 = cpu();
+        long idleT0 = System.nanoTime();
+        Thread.sleep(5000);
+        Map<String, Long> idle1 = cpu();
+        double idleSeconds = (System.nanoTime() - idleT0) / 1e9;
+        DbCounters before = dbStats ? settledCounters() : null;
+        double idleRate = dbStats ? idleTransactionRate(before) : 0;
+        // idle seconds let pool threads time out (code on their exit path gets deoptimised) and the measured turns paid
+        // for it (PrintCompilation, 2026-12-03): a few more turns before the measured ones
+        for (int w = 1; w <= REWARM_TURNS; w++) {
+            turn("re-warm " + w);
+            runnerTimers();
         }
         if (!opts.getOrDefault("peers", "none").equals("none")
                 && opts.getOrDefault("peers-order", "interleaved").equals("interleaved")) {
             peers = new PeerHarnesses(opts).open();
             peers.warmUp();
         }
-        DbCounters before = dbStats ? settledCounters() : null;
-        double idleRate = dbStats ? idleTransactionRate(before) : 0;
         before = dbStats ? settledCounters() : null;
         if (jfrDir != null) {
             Files.createDirectories(jfrDir);
@@ -236,12 +249,6 @@ public final class RoundBenchmark {
             jcmd(runner, concat(new String[] {"JFR.start", "name=round-bench", "settings=profile",
                 "filename=" + jfrDir.resolve("tool-runner-service.jfr")}, waits));
         }
-        // the services' CPU while no turn runs (pollers, consumers, timers), subtracted from the measured turns' CPU
-        Map<String, Long> idle0 = cpu();
-        long idleT0 = System.nanoTime();
-        Thread.sleep(5000);
-        Map<String, Long> idle1 = cpu();
-        double idleSeconds = (System.nanoTime() - idleT0) / 1e9;
         Map<String, double[]> runner0 = runnerTimers();
         Map<String, Long> jit0 = jit();
         Map<String, Long> cpu0 = cpu();
@@ -720,6 +727,9 @@ public final class RoundBenchmark {
         }
     }
 
+    /** Turns between the idle measurement and the measured turns. */
+    private static final int REWARM_TURNS = 10;
+
     /** The key of the runner's own bash timer in {@link #runnerTimers}; the others are its phases' names. */
     private static final String BASH_TIMER = "";
 
@@ -870,6 +880,10 @@ public final class RoundBenchmark {
             long j0 = jit().values().stream().mapToLong(Long::longValue).sum();
             long t0 = System.nanoTime();
             Turn t = turn("settle " + n);
+            // the metrics scrape that frames the measured turns, every turn: its first request through the runner's
+            // HTTP stack, right before the measured turns, deoptimised the hot request path (PrintCompilation,
+            // 2026-12-03), and the measured turns recompiled it (1.6 ms of the runner's JIT per round)
+            runnerTimers();
             window.addLast(new double[] {jit().values().stream().mapToLong(Long::longValue).sum() - j0,
                 System.nanoTime() - t0});
             if (window.size() > 10) {
