@@ -68,7 +68,7 @@ public final class TeamBenchmark {
             try {
                 stack.createTeam(TEAM);
                 stack.createTeam("idle");
-                stack.loadRules(rules(warmup + messages, spawns));
+                stack.loadRules(rules(warmup + REWARM + messages, spawns));
                 System.out.printf("load average at start: %s%n", loadAverage());
                 spawnLatency(stack, spawns);
                 System.out.printf("services' JVM flags: %s%n", System.getProperty("cohort.devstack.jvm-flags", "devstack's"));
@@ -123,6 +123,9 @@ public final class TeamBenchmark {
     }
 
     /** lead request answered with send_message → the teammate's next request. */
+    /** Messages between the warm-up's end (the 2 s pause of the work baseline) and the counted ones. */
+    private static final int REWARM = 20;
+
     private static void messageLatency(TeamStack stack, int maxWarmup, int messages, double settle) {
         Work before = null;
         List<Double> gaps = new ArrayList<>();
@@ -134,8 +137,10 @@ public final class TeamBenchmark {
         int warmup = maxWarmup; // the messages not counted: fewer when the JIT settles first (--settle)
         java.util.ArrayDeque<double[]> window = new java.util.ArrayDeque<>(); // {JIT ms, wall ms} per warm-up message
         long jit0 = 0;
-        for (int i = 1; i <= warmup + messages; i++) {
+        for (int i = 1; i <= warmup + REWARM + messages; i++) {
             if (i == warmup + 1) {
+                // the CPU and statistics baseline pauses 2 s (statistics flush): REWARM more messages follow before
+                // the counted ones, so no idle pause sits right before them; the work is divided over both
                 before = Work.of(stack);
                 jit0 = jitMs(stack);
             }
@@ -150,7 +155,7 @@ public final class TeamBenchmark {
                     && TeamScenariosIT.lastMessage(r).equals(text)).findFirst().orElseThrow();
             RecordedRequest mate = stack.model().requests().stream().filter(r -> "bench/s1".equals(r.agent())
                     && p.matcher(TeamScenariosIT.lastMessage(r)).find()).findFirst().orElseThrow();
-            if (i > warmup) {
+            if (i > warmup + REWARM) {
                 gaps.add(ms(lead.time(), mate.time()));
             }
             arrivals.put(text, new Instant[] {lead.time(), mate.time()});
@@ -182,14 +187,14 @@ public final class TeamBenchmark {
             Thread.currentThread().interrupt();
         }
         if (warmup > 0) {
-            System.out.printf("(after %d warm-up messages, not counted%s)%n", warmup,
+            System.out.printf("(after %d warm-up messages and %d more after the work baseline, not counted%s)%n", warmup, REWARM,
                     settle > 0 && warmup == maxWarmup ? "; the JIT had not settled" : "");
         }
         print("lead send_message → teammate's next model request", gaps);
-        Work.of(stack).minus(before).print(messages);
+        Work.of(stack).minus(before).print(REWARM + messages);
         System.out.printf("  of which the JIT compiler threads of the services and this JVM: %.1f ms per message%n",
-                (jitMs(stack) - jit0) / (double) messages);
-        breakdown(stack, warmup, messages, arrivals, plainAt);
+                (jitMs(stack) - jit0) / (double) (REWARM + messages));
+        breakdown(stack, warmup + REWARM, messages, arrivals, plainAt);
     }
 
     /** CPU ms of the JIT compiler threads of the services and of this JVM ({@link dev.cohort.devstack.JitCpu}). */
