@@ -106,7 +106,7 @@ public final class ProtocolBenchmark {
             }
             waitFor(Duration.ofMinutes(2), () -> "idle".equals(status(stack, "lead")) && (working
                     || stack.model().requests().stream().anyMatch(r -> "pbench/lead".equals(r.agent())
-                    && TeamScenariosIT.lastMessage(r).contains("from=\"" + name + "\" type=\"result\""))));
+                    && TeamScenariosIT.newInputs(r).stream().anyMatch(m -> m.contains("from=\"" + name + "\" type=\"result\"")))));
             stack.prompt(TEAM, "stop " + name);
             JsonNode[] row = new JsonNode[1];
             waitFor(Duration.ofMinutes(2), () -> {
@@ -127,8 +127,8 @@ public final class ProtocolBenchmark {
             waitFor(Duration.ofMinutes(2), () -> "shutdown".equals(status(stack, name)));
             // the lead has read the teammate's shutdown result and is idle, so the next prompt is a turn of its own
             waitFor(Duration.ofMinutes(2), () -> stack.model().requests().stream().anyMatch(r -> "pbench/lead".equals(
-                    r.agent()) && TeamScenariosIT.lastMessage(r).contains("from=\"" + name + "\" type=\"result\"")
-                    && TeamScenariosIT.lastMessage(r).contains("status=\"shutdown\"")));
+                    r.agent()) && TeamScenariosIT.newInputs(r).stream().anyMatch(m -> m.contains("from=\"" + name
+                    + "\" type=\"result\"") && m.contains("status=\"shutdown\""))));
             waitFor(Duration.ofMinutes(2), () -> "idle".equals(status(stack, "lead")));
         }
         return out;

@@ -73,19 +73,17 @@ class TeamScenariosIT {
                 """);
         try {
             stack.prompt(team, "Spawn a backend developer named alice. Have her create a file called schema.sql containing a users table.");
-            awaitLeadRequest("s15", "alice reports", r -> lastMessage(r).contains("from=\"alice\" type=\"result\""));
+            awaitLeadInput("s15", "alice reports", m -> m.contains("from=\"alice\" type=\"result\""));
             Path schema = stack.workspaceOf(team).resolve("schema.sql");
             assertThat(Files.readString(schema)).isEqualTo("CREATE TABLE users (id INT PRIMARY KEY, name TEXT);\n");
-            RecordedRequest woken = leadRequests("s15").stream()
-                    .filter(r -> lastMessage(r).contains("from=\"alice\" type=\"result\"")).findFirst().orElseThrow();
-            assertThat(lastMessage(woken)).contains("[inbox]").contains("Created schema.sql with a users table.")
+            String woken = leadInput("s15", m -> m.contains("from=\"alice\" type=\"result\""));
+            assertThat(woken).contains("[inbox]").contains("Created schema.sql with a users table.")
                     .contains("status=\"completed\"");
 
             stack.prompt(team, "Spawn a tester named bob. Have him check whether schema.sql exists and list its contents.");
-            awaitLeadRequest("s15", "bob reports", r -> lastMessage(r).contains("from=\"bob\" type=\"result\""));
-            RecordedRequest bobsResult = leadRequests("s15").stream()
-                    .filter(r -> lastMessage(r).contains("from=\"bob\" type=\"result\"")).findFirst().orElseThrow();
-            assertThat(lastMessage(bobsResult)).contains("schema.sql exists: CREATE TABLE users");
+            awaitLeadInput("s15", "bob reports", m -> m.contains("from=\"bob\" type=\"result\""));
+            String bobsResult = leadInput("s15", m -> m.contains("from=\"bob\" type=\"result\""));
+            assertThat(bobsResult).contains("schema.sql exists: CREATE TABLE users");
 
             // the first request of each teammate carried its prompt; identity came from the host
             assertThat(firstRequestText("s15/alice")).contains("Create a file called schema.sql containing a users table.");
@@ -128,8 +126,8 @@ class TeamScenariosIT {
                 """);
         try {
             stack.prompt(team, "start the chain");
-            awaitLeadRequest("chain", "bob's forward", r -> lastMessage(r).contains("from=\"bob\" type=\"message\"")
-                    && lastMessage(r).contains("alice says: the schema is in schema.sql"));
+            awaitLeadInput("chain", "bob's forward", m -> m.contains("from=\"bob\" type=\"message\"")
+                    && m.contains("alice says: the schema is in schema.sql"));
             RecordedRequest atBob = stack.model().requests().stream().filter(r -> "chain/bob".equals(r.agent())
                     && "chain-bob-forward".equals(r.rule())).findFirst().orElseThrow();
             // alice's text reached bob as quoted data naming her, not as an instruction of the user
@@ -160,19 +158,19 @@ class TeamScenariosIT {
                 """);
         try {
             stack.prompt(team, "spawn carol");
-            awaitLeadRequest("ext", "carol's first result", r -> lastMessage(r).contains("from=\"carol\" type=\"result\"")
-                    && lastMessage(r).contains("standing by"));
+            awaitLeadInput("ext", "carol's first result", m -> m.contains("from=\"carol\" type=\"result\"")
+                    && m.contains("standing by"));
 
             String record = Json.write(Map.of("team", team, "from", "ci", "to", "carol", "type", "message",
                     "content", "run the build"));
             stack.produce(Topics.TEAMMATE_INBOX, team + "/carol", record);
             stack.produce(Topics.TEAMMATE_INBOX, team + "/carol", record); // a second record: its own message (no id)
-            awaitLeadRequest("ext", "carol's build result", r -> lastMessage(r).contains("build passed"));
+            awaitLeadInput("ext", "carol's build result", m -> m.contains("build passed"));
 
             HttpResponse<String> posted = stack.post("/api/v1/teams/" + team + "/agents/carol/messages",
                     Map.of("content", "status please"));
             assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
-            awaitLeadRequest("ext", "carol's http answer", r -> lastMessage(r).contains("all green"));
+            awaitLeadInput("ext", "carol's http answer", m -> m.contains("all green"));
             assertThat(stack.post("/api/v1/teams/" + team + "/agents/nobody/messages", Map.of("content", "x"))
                     .statusCode()).isEqualTo(404);
         } catch (Throwable t) {
@@ -214,8 +212,8 @@ class TeamScenariosIT {
             HttpResponse<String> answered = stack.post("/api/v1/teams/" + team + "/approvals/" + pending.get(0).path("id").asText(),
                     Map.of("approve", true));
             assertThat(answered.statusCode()).as(answered.body()).isEqualTo(200);
-            awaitLeadRequest("bubble", "dora's result", r -> lastMessage(r).contains("from=\"dora\" type=\"result\"")
-                    && lastMessage(r).contains("build removed"));
+            awaitLeadInput("bubble", "dora's result", m -> m.contains("from=\"dora\" type=\"result\"")
+                    && m.contains("build removed"));
             assertThat(Files.exists(build)).isFalse();
             assertThat(stack.model().requests().stream().filter(r -> "bubble-dora-rm".equals(r.rule()))).hasSize(1);
         } catch (Throwable t) {
@@ -260,7 +258,7 @@ class TeamScenariosIT {
             assertThat(TeamStack.json(stack.get("/api/v1/teams/" + team + "/approvals?status=pending").body())).isEmpty();
             assertThat(stack.post("/api/v1/teams/" + team + "/approvals/" + approvalId, Map.of("approve", true)).statusCode())
                     .isEqualTo(409);
-            awaitLeadRequest("halt", "hal's result", r -> lastMessage(r).contains("from=\"hal\" type=\"result\""));
+            awaitLeadInput("halt", "hal's result", m -> m.contains("from=\"hal\" type=\"result\""));
             assertThat(Files.exists(logs)).as("the interrupted command never ran").isTrue();
         } catch (Throwable t) {
             System.out.println(stack.logs());
@@ -284,7 +282,7 @@ class TeamScenariosIT {
                 """);
         try {
             stack.prompt(team, "draft it");
-            awaitLeadRequest("planned", "pat's result", r -> lastMessage(r).contains("from=\"pat\" type=\"result\""));
+            awaitLeadInput("planned", "pat's result", m -> m.contains("from=\"pat\" type=\"result\""));
             RecordedRequest afterCall = stack.model().requests().stream().filter(r -> "planned-pat-after".equals(r.rule()))
                     .findFirst().orElseThrow();
             // the model saw the denial naming the team's mode, and nothing was written
@@ -316,8 +314,8 @@ class TeamScenariosIT {
         try {
             stack.prompt(team, "save money");
             // 600, then 1200 tokens (past 80 %: a warning) → sam stops at its next step, its result says why
-            awaitLeadRequest(team, "sam's budget result", r -> lastMessage(r).contains("from=\"sam\" type=\"result\"")
-                    && lastMessage(r).contains("status=\"budget_exceeded\""));
+            awaitLeadInput(team, "sam's budget result", m -> m.contains("from=\"sam\" type=\"result\"")
+                    && m.contains("status=\"budget_exceeded\""));
             // sam's events travel on cohort.events, its result on the lead's inbox: the lead can see the result before
             // the event log has the events. sam's shutdown phase is published after its result, behind the others on
             // the team's partition: once it is stored, so are they.
@@ -340,7 +338,7 @@ class TeamScenariosIT {
             // raised through the API: the lead's next spawn of sam runs (it reads the team's budgets at its turn start)
             assertThat(put("/api/v1/teams/" + team + "/budgets", "{\"tokensPerAgent\": 100000}").statusCode()).isEqualTo(200);
             stack.prompt(team, "try again");
-            awaitLeadRequest(team, "sam's second result", r -> lastMessage(r).contains("finished within budget"));
+            awaitLeadInput(team, "sam's second result", m -> m.contains("finished within budget"));
             // its turn_completed precedes its idle phase on the team's partition (the same race as above)
             assertThat(awaitEvent(team, "sam idle again", e -> e.path("type").asText().equals("teammate_phase")
                     && e.path("agent").asText().equals("sam") && e.path("data").path("phase").asText().equals("idle")))
@@ -418,9 +416,34 @@ class TeamScenariosIT {
                 .until(() -> stack.events(team), events -> events.stream().anyMatch(p));
     }
 
-    private void awaitLeadRequest(String team, String what, java.util.function.Predicate<RecordedRequest> p) {
+    /**
+     * Waits for a model request of the team's lead with a new input (a message after its last assistant message)
+     * matching {@code p}. Not only the last message: inbox items stored between the read that starts a turn and its
+     * first model call are injected as a message of their own after the turn's input, so one request can carry two.
+     */
+    private void awaitLeadInput(String team, String what, java.util.function.Predicate<String> p) {
         await(what).atMost(PATIENCE).pollInterval(Duration.ofMillis(250))
-                .until(() -> leadRequests(team).stream().anyMatch(p));
+                .until(() -> leadRequests(team).stream().anyMatch(r -> newInputs(r).stream().anyMatch(p)));
+    }
+
+    /** The first new input of a request of the team's lead that matches {@code p}. */
+    private String leadInput(String team, java.util.function.Predicate<String> p) {
+        return leadRequests(team).stream().flatMap(r -> newInputs(r).stream()).filter(p).findFirst().orElseThrow();
+    }
+
+    /** The contents of the request's messages after its last assistant message (what is new to the model). */
+    static List<String> newInputs(RecordedRequest r) {
+        JsonNode messages = r.body().path("messages");
+        int from = messages.size();
+        while (from > 0 && !"assistant".equals(messages.get(from - 1).path("role").asText())) {
+            from--;
+        }
+        List<String> out = new java.util.ArrayList<>();
+        for (int i = Math.max(from, 1); i < messages.size(); i++) {
+            JsonNode content = messages.get(i).path("content");
+            out.add(content.isTextual() ? content.asText() : content.toString());
+        }
+        return out;
     }
 
     private String firstRequestText(String agent) {
