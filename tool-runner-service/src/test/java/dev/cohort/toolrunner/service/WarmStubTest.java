@@ -149,6 +149,33 @@ class WarmStubTest {
     }
 
     @Test
+    void everyByteOfTheHeadersFieldsReachesTheCommandAsItWasSent() throws Exception {
+        // the header's fields are cut by their byte lengths: newlines, quotes, backslashes, spaces at both ends, '=',
+        // an empty value, a field that looks like a length, non-ASCII and a field longer than the pipe's buffer arrive
+        // exactly, in the command and the environment
+        Map<String, String> env = new java.util.TreeMap<>(env());
+        env.put("A", " lead\n\\n mid 'q' \"d\" `id` $(id) trail \n\n");
+        env.put("B", "");
+        env.put("C", "x=y=z");
+        env.put("D", "00000003abc");
+        env.put("E", "h\u00e9llo \u4e16\u754c \ud83d\ude00");
+        env.put("F", "y".repeat(70_000));
+        String command = "printf '[%s]\\n' \"$A\" \"$B\" \"$C\" \"$D\" \"$E\" \"${#F}\" \"$PWD\"; printf '%s' '\n 00000001\n'";
+        Run cold = cold("/bin/bash", command, env);
+        Run warm = warm("/bin/bash", command, env);
+        assertThat(cold.output()).contains("[ lead\n\\n mid 'q' \"d\" `id` $(id) trail \n\n]", "[]", "[x=y=z]",
+                "[00000003abc]", "[h\u00e9llo \u4e16\u754c \ud83d\ude00]", "[70000]");
+        assertThat(warm).isEqualTo(cold);
+    }
+
+    @Test
+    void aFieldWithANulCannotBeSentSoTheCallStartsCold() {
+        assertThat(WarmSandboxes.header("/bin/bash", dir, env(), "echo a\0b")).isNull();
+        assertThat(WarmSandboxes.header("/bin/bash", dir, Map.of("A", "x\0y"), "true")).isNull();
+        assertThat(WarmSandboxes.header("/bin/bash", dir, env(), "true")).startsWith("000".getBytes());
+    }
+
+    @Test
     void theStubIsOneLineSoTheCommandsLineNumbersAreItsOwn() throws IOException {
         assertThat(WarmSandboxes.STUB).doesNotContain("\n");
     }
