@@ -141,12 +141,12 @@ public interface ToolRunnerConfig {
         boolean enabled();
 
         /**
-         * Warm sandboxes kept ready per pool (one pool per team and containment root): three, so a replacement has
-         * about three calls' time to start. A sandbox's start took 12 ms p50 and 16-23 ms p90 while an agent's rounds
-         * kept both cores busy (round benchmark, 10 ms rounds); with two, one call in ten found the next one still
-         * starting and waited for it (tool-runner README, "Warm sandboxes").
+         * Warm sandboxes kept ready per pool (one pool per team and containment root): five, so a replacement has
+         * about five calls' time to start. A sandbox's start took 12 ms p50 and 16-23 ms p90 while an agent's rounds
+         * kept both cores busy; with three and 7-8 ms rounds (2026-12-04), one call in ten still found the next one
+         * starting and waited for it, 2.6 ms at p90 (tool-runner README, "Five warm sandboxes per pool").
          */
-        @WithDefault("3")
+        @WithDefault("5")
         int size();
 
         /** At most this many pools (each a few idle processes); the least recently used one is evicted. */
