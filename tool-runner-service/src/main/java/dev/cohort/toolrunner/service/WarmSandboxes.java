@@ -34,8 +34,9 @@ import java.util.concurrent.TimeUnit;
  * /bin/bash -c STUB}, with the same bubblewrap (or unshare) arguments a call in that place gets — same binds, hidden
  * directories, network policy, capability drop — except that it enters the containment root instead of the call's
  * cwd. The stub clears its environment, says it is ready and blocks reading a header from its stdin pipe. A call takes
- * one, writes the header (its shell, cwd, command and scrubbed environment, each field after its length), and the stub {@code cd}s
- * there, puts stdin on {@code /dev/null}, exports exactly the call's environment, acknowledges and {@code exec}s
+ * one, writes the header (its shell, cwd, command and scrubbed environment, each field after its length), and the
+ * stub {@code cd}s there, puts stdin on {@code /dev/null}, exports exactly the call's environment, acknowledges and
+ * {@code exec}s
  * {@code <shell> -c <command>}. Each warm sandbox serves <b>one</b> call and dies with it (the PID namespace ends with
  * the command), so isolation between calls is what it was: nothing of a previous call (environment, {@code /tmp},
  * processes) is there. The process group, timeout kill, output pipe and caps are {@link ProcessRunner}'s, unchanged.
@@ -124,8 +125,8 @@ public class WarmSandboxes {
      * The header the stub reads: its length, then the fields shell, cwd, command and each {@code NAME=value} of the
      * environment, each as its length and its bytes (lengths as 8 decimal digits), encoded as the JVM encodes a
      * process's arguments and environment. The stub reads it with two {@code read -N}: a field delimited by a NUL
-     * ({@code read -d ''}) is read from a pipe one byte per system call, ~0.8 ms for a call's ~600 bytes on these
-     * machines. {@code null} when a field holds a NUL (no process can get it: a cold start refuses it the same way) or
+     * ({@code read -d ''}) is read from a pipe one byte per system call: ~600 of them per call, 0.1-0.2 ms of the
+     * acknowledgement's p50 in the round benchmark (tool-runner README). {@code null} when a field holds a NUL (no process can get it: a cold start refuses it the same way) or
      * the header would not fit its 8 digits.
      */
     static byte[] header(String shell, Path cwd, Map<String, String> env, String command) {
