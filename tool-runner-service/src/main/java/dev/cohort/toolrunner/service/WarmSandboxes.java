@@ -126,8 +126,8 @@ public class WarmSandboxes {
      * environment, each as its length and its bytes (lengths as 8 decimal digits), encoded as the JVM encodes a
      * process's arguments and environment. The stub reads it with two {@code read -N}: a field delimited by a NUL
      * ({@code read -d ''}) is read from a pipe one byte per system call: ~600 of them per call, 0.1-0.2 ms of the
-     * acknowledgement's p50 in the round benchmark (tool-runner README). {@code null} when a field holds a NUL (no process can get it: a cold start refuses it the same way) or
-     * the header would not fit its 8 digits.
+     * acknowledgement's p50 in the round benchmark (tool-runner README). {@code null} when a field holds a NUL (no
+     * process can get it: a cold start refuses it the same way) or the header would not fit its 8 digits.
      */
     static byte[] header(String shell, Path cwd, Map<String, String> env, String command) {
         Charset cs = nativeCharset();
