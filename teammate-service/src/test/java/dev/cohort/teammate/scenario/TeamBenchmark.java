@@ -40,7 +40,8 @@ import java.util.regex.Pattern;
  * <p>Options ({@code --name=value}): {@code messages} (200), {@code spawns} (20, at least 1: the messages go to the
  * first), {@code idle} (1000; 0 skips the idle fleet), {@code warmup} (0: messages sent first and not counted, so the
  * services' JIT compilers have settled; run with {@code -Dcohort.devstack.jvm-flags="-Xmx384m -XX:+UseSerialGC"} for
- * {@code cohort up}'s flags), {@code settle} (0: off; N: the warm-up ends early, at most {@code warmup} messages, once
+ * {@code cohort up}'s flags, and this JVM without {@code -XX:TieredStopAtLevel=1}: {@code cohort up} runs its broker in
+ * the CLI's JVM, compiled by C2), {@code settle} (0: off; N: the warm-up ends early, at most {@code warmup} messages, once
  * the JIT compiler threads of the services and of this JVM together use at most N ms of CPU per second over the last
  * 50 messages: the steady state of long-running services; the JIT's CPU in the measured messages is printed too).
  */
@@ -48,6 +49,16 @@ public final class TeamBenchmark {
 
     private static final String TEAM = "bench";
     private TeamBenchmark() {
+    }
+
+    /**
+     * How this JVM compiles: {@code cohort up} runs its broker in the CLI's JVM with C2, which is what the README's
+     * figures since 2026-12-04 use; {@code -XX:TieredStopAtLevel=1} (C1 only) was the benchmark's earlier form.
+     */
+    static String harnessCompiler() {
+        boolean c1 = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .anyMatch(a -> a.equals("-XX:TieredStopAtLevel=1"));
+        return c1 ? "C1 only (-XX:TieredStopAtLevel=1)" : "C2, as cohort up runs its broker";
     }
 
     public static void main(String[] args) throws Exception {
@@ -72,6 +83,7 @@ public final class TeamBenchmark {
                 System.out.printf("load average at start: %s%n", loadAverage());
                 spawnLatency(stack, spawns);
                 System.out.printf("services' JVM flags: %s%n", System.getProperty("cohort.devstack.jvm-flags", "devstack's"));
+                System.out.printf("this JVM (broker, scripted model): %s%n", harnessCompiler());
                 messageLatency(stack, warmup, messages, settle);
                 if (idle > 0) {
                     idleFleet(stack, idle);
