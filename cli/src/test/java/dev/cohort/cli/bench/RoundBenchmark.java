@@ -69,11 +69,13 @@ import java.util.stream.Stream;
  * service logs), {@code peers} ({@code none}; {@code claude,codex} runs the same bench on Claude Code and Codex CLI,
  * {@link PeerHarnesses}, and prints them side by side with Cohort's p50 as a ratio of each), {@code peers-order}
  * ({@code interleaved}: after each measured turn of Cohort one turn of each peer, while Cohort's services idle, so a
- * change of load hits all alike; {@code after}: the peers' turns after Cohort's services are stopped). It also
- * prints the CPU time per round of each process (idle rate subtracted), the runner's own bash timer and the mean of
- * each of its bash phases over the measured turns ({@code cohort.toolrunner.bash.phase}: request-to-service,
- * journal-insert, to-process-start, process-run, after-exit, ...), a direct call
- * of the same bash on the runner, one awaited Kafka send, and the lead's TCP connections to the runner and the model.
+ * change of load hits all alike; the peers' warm-up turns, {@code peer-warmup}, run before the settle phase, so that
+ * it also waits for this JVM's JIT of the peers' model endpoint; {@code after}: the peers' turns after Cohort's
+ * services are stopped). It also prints the CPU time per round of each process (idle rate subtracted), the runner's
+ * own bash timer and the mean of each of its bash phases over the measured turns
+ * ({@code cohort.toolrunner.bash.phase}: request-to-service, journal-insert, to-process-start, process-run,
+ * after-exit, ...), a direct call of the same bash on the runner, one awaited Kafka send, and the lead's TCP
+ * connections to the runner and the model.
  * Everything started is stopped by PID at the end.
  *
  * <p>The model server records a request's arrival after reading and parsing its body (well under a millisecond for
@@ -216,6 +218,13 @@ public final class RoundBenchmark {
             runnerTimers();
             System.out.printf("[round-bench] warm-up turn %d: round gap p50 %.1f ms%n", w, pct(t.gaps(), 50));
         }
+        boolean interleaved = !opts.getOrDefault("peers", "none").equals("none")
+                && opts.getOrDefault("peers-order", "interleaved").equals("interleaved");
+        if (interleaved) {
+            // before the settle phase, so that it also waits for this JVM's JIT of the peers' model endpoint
+            peers = new PeerHarnesses(opts).open();
+            peers.warmUp();
+        }
         if (settle > 0) {
             settleJit();
         }
@@ -232,11 +241,6 @@ public final class RoundBenchmark {
         for (int w = 1; w <= REWARM_TURNS; w++) {
             turn("re-warm " + w);
             runnerTimers();
-        }
-        if (!opts.getOrDefault("peers", "none").equals("none")
-                && opts.getOrDefault("peers-order", "interleaved").equals("interleaved")) {
-            peers = new PeerHarnesses(opts).open();
-            peers.warmUp();
         }
         before = dbStats ? settledCounters() : null;
         if (jfrDir != null) {
