@@ -10,6 +10,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -24,6 +25,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -129,9 +131,25 @@ class KedaLagOnTheTestBrokerTest {
         assertThat(scaler.desiredReplicas(lag(scaler, partitions, group))).isEqualTo(Math.max(2, scaler.minReplicas()));
     }
 
+    /**
+     * Commits offset 0 on every partition. The topic was just created: until the broker's metadata cache has it, the
+     * group coordinator answers {@code UnknownTopicOrPartitionException} (seen once under {@code stress-ng}, 2026-12-04),
+     * a retriable error, so the commit is made again until it is taken (at most 30 s).
+     */
     private static void commitAtStart(String group, Set<TopicPartition> partitions) throws Exception {
         Map<TopicPartition, OffsetAndMetadata> zero = partitions.stream().collect(Collectors.toMap(tp -> tp, tp -> new OffsetAndMetadata(0)));
-        admin.alterConsumerGroupOffsets(group, zero).all().get(30, TimeUnit.SECONDS);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                admin.alterConsumerGroupOffsets(group, zero).all().get(30, TimeUnit.SECONDS);
+                return;
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(50); // the metadata of a new topic reaches the cache on its own; poll for it
+            }
+        }
     }
 
     private static void produce(String topic, int partitions, long n) throws Exception {
