@@ -157,14 +157,17 @@ public final class ProcessRunner {
         CallPhases.mark(CallPhases.STARTED);
         AtomicBoolean went = new AtomicBoolean();
         IOException[] readError = new IOException[1];
+        long[] marks = CallPhases.current();
         PipeReader reader = PipeReader.start(() -> {
             try {
                 java.io.InputStream in = p.getInputStream();
                 if (in.read() != WarmSandboxes.GO) {
                     return;
                 }
+                CallPhases.markOn(marks, CallPhases.ACKED);
                 went.set(true);
                 capture.consume(in);
+                CallPhases.markOn(marks, CallPhases.OUTPUT_END);
             } catch (IOException e) {
                 readError[0] = e;
             }

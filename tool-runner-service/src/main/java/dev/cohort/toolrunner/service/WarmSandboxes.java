@@ -181,6 +181,8 @@ public class WarmSandboxes {
     final java.util.concurrent.atomic.AtomicLong startedForCall = new java.util.concurrent.atomic.AtomicLong();
     /** Takes that found no usable warm sandbox (failed, ended, a bound directory replaced): those calls start cold. */
     final java.util.concurrent.atomic.AtomicLong unusable = new java.util.concurrent.atomic.AtomicLong();
+    /** Pooled sandboxes that were still starting when a call took them: the call waited for the start. */
+    final java.util.concurrent.atomic.AtomicLong waited = new java.util.concurrent.atomic.AtomicLong();
 
     /** Counts (methods: tests reach the bean through its CDI proxy, not its fields). */
     long pooledCount() {
@@ -198,6 +200,10 @@ public class WarmSandboxes {
                 io.micrometer.core.instrument.FunctionCounter.builder("cohort.toolrunner.warm.sandbox", e.getValue(),
                         java.util.concurrent.atomic.AtomicLong::get).tag("outcome", e.getKey()).register(meters);
             }
+            io.micrometer.core.instrument.FunctionCounter.builder("cohort.toolrunner.warm.sandbox.waited", waited,
+                    java.util.concurrent.atomic.AtomicLong::get)
+                    .description("pooled warm sandboxes still starting when a call took them (the call waited)")
+                    .register(meters);
         }
     }
 
@@ -350,6 +356,9 @@ public class WarmSandboxes {
             synchronized (pool) {
                 w = pool.warm.poll();
                 pool.lastUsedNanos = System.nanoTime();
+            }
+            if (w != null && !w.ready.isDone()) {
+                waited.incrementAndGet(); // the pool ran out of ready ones: its starts fell behind the calls
             }
             if (w == null || (w.awaitReady(READY_WAIT_MS) && w.usable())) {
                 break;
