@@ -59,8 +59,8 @@ import java.util.stream.Stream;
  *
  * <p>Options ({@code --name=value}): {@code turns} (5), {@code rounds} (20), {@code warmup} (1 turn),
  * {@code settle} (0: off; N: after the warm-up turns, more warm-up turns until the three JVMs' JIT compiler threads use
- * at most N ms of CPU per second over the last 10 turns, the steady state of a long-running service; at most
- * {@code settle-max}, 1500, more turns),
+ * at most N ms of CPU per second in each of the last two windows of 10 turns, the steady state of a long-running
+ * service; at most {@code settle-max}, 1500, more turns),
  * {@code jvm-flags} (space-separated), {@code jfr=DIR} (a JFR recording, {@code settings=profile}, of both service JVMs
  * over the measured turns only, via {@code jcmd}), {@code db-stats} (true: PostgreSQL transactions and row writes per
  * round, and one more untimed turn with {@code log_statement = all}: every statement per round), {@code statements}
@@ -109,6 +109,7 @@ public final class RoundBenchmark {
     private String leadUrl;
     private Process lead;
     private Process runner;
+    private Path runnerLog;
     private int runnerPort;
     private long callIds;
     /** The measured turns' round gaps (ms), for the side-by-side table with the peers. */
@@ -205,8 +206,12 @@ public final class RoundBenchmark {
         env.put("OPENAI_API_KEY", "sk-scripted");
         env.put("MODEL_ID", ScriptedModelServer.DEFAULT_MODEL);
         Path logs = Files.createDirectories(runDir.resolve("logs"));
+        runnerLog = logs.resolve("tool-runner-service.log");
+        Map<String, String> runnerEnv = new LinkedHashMap<>(env);
+        // the runner's calls of 10 ms or more, each with its phases (CallPhases), for the tail's report
+        runnerEnv.put("QUARKUS_LOG_CATEGORY__DEV_COHORT_TOOLRUNNER_SLOWCALLS__LEVEL", "DEBUG");
         Path tmp = Files.createDirectories(runDir.resolve("tmp"));
-        runner = startService("tool-runner-service", runnerJar, runnerPort, env, ws, logs, tmp);
+        runner = startService("tool-runner-service", runnerJar, runnerPort, runnerEnv, ws, logs, tmp);
         awaitReady("tool-runner-service", runner, runnerPort, logs);
         lead = startService("lead-service", leadJar, leadPort, env, ws, logs, tmp);
         awaitReady("lead-service", lead, leadPort, logs);
@@ -254,6 +259,7 @@ public final class RoundBenchmark {
                 "filename=" + jfrDir.resolve("tool-runner-service.jfr")}, waits));
         }
         Map<String, double[]> runner0 = runnerTimers();
+        long runnerLogLines0 = lines(runnerLog);
         Map<String, Long> jit0 = jit();
         Map<String, Long> cpu0 = cpu();
         long xid0 = dbStats ? currentXid() : 0;
@@ -277,6 +283,8 @@ public final class RoundBenchmark {
         double elapsed = (System.nanoTime() - t0) / 1e9;
         long xid1 = dbStats ? currentXid() : 0;
         Map<String, double[]> runner1 = runnerTimers();
+        List<String> slowCalls = newLines(runnerLog, runnerLogLines0).stream().filter(l -> l.contains("slow bash call"))
+                .map(RoundBenchmark::logMessage).toList();
         Map<String, Long> cpu1 = cpu();
         Map<String, Long> jit1 = jit();
         if (jfrDir != null) {
@@ -321,6 +329,9 @@ public final class RoundBenchmark {
                     + phases);
             System.out.println("[round-bench] warm sandboxes taken by the measured calls (cohort.toolrunner.warm.sandbox): "
                     + (warm.isEmpty() ? "none" : warm));
+            System.out.printf("[round-bench] the runner's calls of 10 ms or more from their arrival (its DEBUG log): %d%s%n",
+                    slowCalls.size(), slowCalls.isEmpty() ? "" : ", the first 8:");
+            slowCalls.stream().limit(8).forEach(l -> System.out.println("    " + l));
         }
         kafkaProbe();
         directToolCalls(env.get("COHORT_TOOL_RUNNER_TOKEN"));
@@ -360,7 +371,11 @@ public final class RoundBenchmark {
     /** One prompt: 20 tool rounds and the final answer; returns the model requests and the lead's events. */
     private Turn turn(String label) throws Exception {
         ScriptedModelServer model = stack.model();
-        // no reset between turns: the previous turn's memory extraction may still be on its way to the model
+        // no reset between turns: the previous turn's memory extraction may still be on its way to the model. The log
+        // of requests is cleared, though: kept, it held every body of the run (thousands of ~65 KB requests by the end
+        // of --settle, GBs of JSON trees), and this JVM's collections of it took CPU from the services and paused the
+        // broker and the model (TeamBenchmark found the same, and clears it too)
+        model.clearLog();
         long seqBefore = model.requests().stream().mapToLong(RecordedRequest::seq).max().orElse(0);
         StringBuilder rules = new StringBuilder("{\"rules\":[");
         // memory extraction after a completed turn (asynchronous) calls the model too: answered, kept out of the gaps
@@ -520,6 +535,18 @@ public final class RoundBenchmark {
             double[] v = phases.stream().mapToDouble(r -> r[col]).toArray();
             System.out.printf("    %-86s %6.1f  %6.1f  %6.1f  %6.1f%n", names[s], pct(v, 50), pct(v, 90), pct(v, 99),
                     Arrays.stream(v).average().orElse(0));
+        }
+        // the tail, round by round: which phase made each of the slowest rounds slow (p99 of 200 is the 2nd worst)
+        Integer[] order = new Integer[g.length];
+        for (int i = 0; i < order.length; i++) {
+            order[i] = i;
+        }
+        Arrays.sort(order, Comparator.comparingDouble((Integer i) -> g[i]).reversed());
+        System.out.println("[round-bench] the 5 slowest rounds (ms): gap = reply + pre-call + tool + post-call; (durationMs)");
+        for (int r = 0; r < Math.min(5, order.length); r++) {
+            double[] p = phases.get(order[r]);
+            System.out.printf("    turn %d round %2d: %5.1f = %4.1f + %4.1f + %4.1f + %4.1f  (%4.1f)%n", order[r] / rounds + 1,
+                    order[r] % rounds + 1, g[order[r]], p[0], p[1], p[2], p[3], p[4]);
         }
         System.out.printf("[round-bench] turn_started -> first model request: p50 %.1f ms%n", pct(firstCall, 50));
         Turn last = measured.getLast();
@@ -757,6 +784,11 @@ public final class RoundBenchmark {
             out.put(BASH_TIMER, new double[2]);
             RUNNER_PHASES.forEach(p -> out.put(p, new double[2]));
             for (String l : body.split("\n")) {
+                if (l.startsWith("cohort_toolrunner_warm_sandbox_waited_total")) {
+                    out.computeIfAbsent(WARM + "pooled, still starting when taken", k -> new double[2])[0] +=
+                            Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
+                    continue;
+                }
                 if (l.startsWith("cohort_toolrunner_warm_sandbox_total{") && l.contains("outcome=\"")) {
                     int at = l.indexOf("outcome=\"") + 9;
                     out.computeIfAbsent(WARM + l.substring(at, l.indexOf('"', at)), k -> new double[2])[0] +=
@@ -873,9 +905,11 @@ public final class RoundBenchmark {
 
     /**
      * Warm-up turns until the JIT compiler threads of the lead, the runner and this JVM together use at most
-     * {@code settle} ms of CPU per second over the last 10 turns (at most {@code settle-max} turns): a long-running
-     * service's steady state. With C2 on two cores, compilation goes on for minutes of turns and takes a core's worth
-     * of CPU from the round at first (measured 2026-12-03: 25-55 % of the lead's and the runner's CPU after 80 turns).
+     * {@code settle} ms of CPU per second in each of two windows of 10 turns in a row (at most {@code settle-max}
+     * turns): a long-running service's steady state. One window was not enough: on 2026-12-04 (18:42) it ended on a
+     * lull, and the lead still compiled 1.9 ms per measured round. With C2 on two cores, compilation goes on for
+     * minutes of turns and takes a core's worth of CPU from the round at first (measured 2026-12-03: 25-55 % of the
+     * lead's and the runner's CPU after 80 turns).
      */
     private void settleJit() throws Exception {
         java.util.ArrayDeque<double[]> window = new java.util.ArrayDeque<>(); // {jit ms, wall ns} per turn
@@ -890,16 +924,19 @@ public final class RoundBenchmark {
             runnerTimers();
             window.addLast(new double[] {jit().values().stream().mapToLong(Long::longValue).sum() - j0,
                 System.nanoTime() - t0});
-            if (window.size() > 10) {
+            if (window.size() > 20) {
                 window.removeFirst();
             }
-            double msPerSecond = window.stream().mapToDouble(w -> w[0]).sum()
-                    / (window.stream().mapToDouble(w -> w[1]).sum() / 1e9);
-            if (n % 10 == 0 || (window.size() == 10 && msPerSecond <= settle)) {
-                System.out.printf("[round-bench] settle turn %d: round gap p50 %.1f ms, JIT %.0f ms/s over the last %d turns%n",
-                        n, pct(t.gaps(), 50), msPerSecond, window.size());
+            List<double[]> turnsSeen = new ArrayList<>(window);
+            double msPerSecond = rate(turnsSeen.subList(Math.max(0, turnsSeen.size() - 10), turnsSeen.size()));
+            double before = turnsSeen.size() == 20 ? rate(turnsSeen.subList(0, 10)) : Double.MAX_VALUE;
+            boolean settled = turnsSeen.size() == 20 && msPerSecond <= settle && before <= settle;
+            if (n % 10 == 0 || settled) {
+                System.out.printf("[round-bench] settle turn %d: round gap p50 %.1f ms, JIT %.0f ms/s over the last %d turns"
+                        + " (%s over the 10 before)%n", n, pct(t.gaps(), 50), msPerSecond, Math.min(10, turnsSeen.size()),
+                        before == Double.MAX_VALUE ? "-" : String.format("%.0f ms/s", before));
             }
-            if (window.size() == 10 && msPerSecond <= settle) {
+            if (settled) {
                 System.out.printf("[round-bench] JIT settled (<= %.0f ms/s) after %d more warm-up turns, %.0f s%n", settle, n,
                         (System.nanoTime() - start) / 1e9);
                 return;
@@ -907,6 +944,11 @@ public final class RoundBenchmark {
         }
         System.out.printf("[round-bench] JIT not settled (> %.0f ms/s) after %d more warm-up turns; measuring anyway%n",
                 settle, settleMax);
+    }
+
+    /** JIT ms per wall second over turns given as {jit ms, wall ns}. */
+    private static double rate(List<double[]> turns) {
+        return turns.stream().mapToDouble(w -> w[0]).sum() / (turns.stream().mapToDouble(w -> w[1]).sum() / 1e9);
     }
 
     /** CPU ms of each JVM's JIT compiler threads ({@link dev.cohort.devstack.JitCpu}). */
@@ -943,6 +985,31 @@ public final class RoundBenchmark {
     }
 
     // ------------------------------------------------------------------------------------------------ processes
+
+    /** A log line's message: the services log JSON lines (their prod profile), else the line from the message on. */
+    private static String logMessage(String line) {
+        if (line.startsWith("{")) {
+            try {
+                return JSON.readTree(line).path("message").asText();
+            } catch (IOException e) {
+                return line;
+            }
+        }
+        return line.substring(line.indexOf("slow bash call"));
+    }
+
+    private static long lines(Path file) throws IOException {
+        try (Stream<String> l = Files.lines(file)) {
+            return l.count();
+        }
+    }
+
+    /** The lines of {@code file} after its first {@code skip}. */
+    private static List<String> newLines(Path file, long skip) throws IOException {
+        try (Stream<String> l = Files.lines(file)) {
+            return l.skip(skip).toList();
+        }
+    }
 
     private Process startService(String name, Path jar, int port, Map<String, String> env, Path ws, Path logs, Path tmp)
             throws IOException {
