@@ -193,6 +193,27 @@ public class WarmSandboxes {
         return unusable.get();
     }
 
+    long waitedCount() {
+        return waited.get();
+    }
+
+    /**
+     * Puts {@code p}, a process speaking the stub's protocol, at the head of {@code key}'s pool as its oldest sandbox,
+     * ready when it writes its ready byte (tests: a sandbox still starting when a call takes it).
+     */
+    Warm offerFirst(Key key, Process p) {
+        Warm w = new Warm(p, List.of(), List.of());
+        awaitReadyByte(p, w);
+        Pool pool;
+        synchronized (this) {
+            pool = pools.computeIfAbsent(key, Pool::new);
+        }
+        synchronized (pool) {
+            pool.warm.addFirst(w);
+        }
+        return w;
+    }
+
     @jakarta.annotation.PostConstruct
     void init() {
         if (meters != null) {

@@ -214,6 +214,34 @@ class WarmSandboxTest {
     }
 
     @Test
+    void aCallThatTakesAPooledSandboxStillStartingWaitsForItAndIsCounted() throws Exception {
+        // a pool of ready sandboxes: taking one does not wait
+        String team = newTeam();
+        bash(team, "true");
+        WarmSandboxes.Key key = awaitWarm(team);
+        long waited = warm.waitedCount();
+        WarmSandboxes.Warm ready = warm.take(key);
+        assertThat(ready).isNotNull();
+        ready.kill();
+        assertThat(warm.waitedCount()).isEqualTo(waited);
+
+        // its oldest sandbox says it is ready only when the test lets it: the take waits for it, and is counted
+        Process gated = new ProcessBuilder("setsid", "bash", "-c", "read -r go; printf '\\006'; sleep 60").start();
+        WarmSandboxes.Warm starting = warm.offerFirst(key, gated);
+        java.util.concurrent.CompletableFuture<WarmSandboxes.Warm> taken =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> warm.take(key));
+        await().atMost(WAIT).until(() -> warm.waitedCount() == waited + 1);
+        assertThat(taken).as("still waiting for the ready byte").isNotDone();
+
+        gated.getOutputStream().write('\n');
+        gated.getOutputStream().flush();
+        assertThat(taken.get(60, java.util.concurrent.TimeUnit.SECONDS)).isSameAs(starting);
+        assertThat(warm.waitedCount()).isEqualTo(waited + 1);
+        starting.kill();
+        await().atMost(WAIT).until(() -> !gated.isAlive());
+    }
+
+    @Test
     void idlePoolsAreEvictedAndTheLeastRecentlyUsedGoesBeyondTheCap() throws Exception {
         warm.evictIdle(System.nanoTime() + Duration.ofDays(1).toNanos()); // a clean slate: only this test's pools
         String a = newTeam();
