@@ -410,7 +410,20 @@ public final class RoundBenchmark {
         if (!"completed".equals(end.path("data").path("status").asText())) {
             throw new IllegalStateException("turn " + label + " did not complete: " + end);
         }
-        return new Turn(calls, events, rounds);
+        // only what the report reads: a request's parsed body (~65 KB of JSON, several times that as a tree) kept for
+        // every measured round grew this JVM's live heap by ~0.5 MB a round, and its G1 pauses (30-136 ms while the
+        // model server and the broker in it stood still) were the slowest measured rounds (2026-12-04, late night)
+        List<Call> kept = new ArrayList<>(calls.size());
+        for (int i = 0; i < calls.size(); i++) {
+            RecordedRequest r = calls.get(i);
+            boolean sized = i == 0 || i == calls.size() - 1;
+            kept.add(new Call(r.time(), sized ? r.body().toString().length() : -1, sized ? r.body().path("tools").size() : -1));
+        }
+        return new Turn(kept, events, rounds);
+    }
+
+    /** One model request of a turn: when it arrived; the body's size and tool count for a turn's first and last (else -1). */
+    record Call(Instant time, int bodyChars, int tools) {
     }
 
     /** The prompt's events from the team's SSE stream ({@code since=afterSeq}) up to its {@code turn_completed}. */
@@ -459,7 +472,7 @@ public final class RoundBenchmark {
     // ------------------------------------------------------------------------------------------------ figures
 
     /** The model requests of one turn (rounds + 1) and the prompt's events. */
-    record Turn(List<RecordedRequest> calls, List<JsonNode> events, int rounds) {
+    record Turn(List<Call> calls, List<JsonNode> events, int rounds) {
 
         /** Round i's gap: request i+1 arrived − request i arrived, in ms. */
         double[] gaps() {
@@ -542,17 +555,18 @@ public final class RoundBenchmark {
             order[i] = i;
         }
         Arrays.sort(order, Comparator.comparingDouble((Integer i) -> g[i]).reversed());
-        System.out.println("[round-bench] the 5 slowest rounds (ms): gap = reply + pre-call + tool + post-call; (durationMs)");
+        System.out.println("[round-bench] the 5 slowest rounds (ms): gap = reply + pre-call + tool + post-call; (durationMs)"
+                + " and when the round's model request arrived (UTC, to set beside the services' logs)");
         for (int r = 0; r < Math.min(5, order.length); r++) {
             double[] p = phases.get(order[r]);
-            System.out.printf("    turn %d round %2d: %5.1f = %4.1f + %4.1f + %4.1f + %4.1f  (%4.1f)%n", order[r] / rounds + 1,
-                    order[r] % rounds + 1, g[order[r]], p[0], p[1], p[2], p[3], p[4]);
+            Instant at = measured.get(order[r] / rounds).calls().get(order[r] % rounds).time();
+            System.out.printf("    turn %d round %2d: %5.1f = %4.1f + %4.1f + %4.1f + %4.1f  (%4.1f)  at %s%n", order[r] / rounds + 1,
+                    order[r] % rounds + 1, g[order[r]], p[0], p[1], p[2], p[3], p[4], at);
         }
         System.out.printf("[round-bench] turn_started -> first model request: p50 %.1f ms%n", pct(firstCall, 50));
         Turn last = measured.getLast();
         System.out.printf("[round-bench] model request body: first %d bytes, last %d bytes (the whole conversation and the %d tool schemas each round)%n",
-                last.calls().getFirst().body().toString().length(), last.calls().getLast().body().toString().length(),
-                last.calls().getFirst().body().path("tools").size());
+                last.calls().getFirst().bodyChars(), last.calls().getLast().bodyChars(), last.calls().getFirst().tools());
     }
 
     static double pct(double[] values, double p) {
