@@ -88,9 +88,9 @@ class UpCommandOptionsTest {
 
     @Test
     void servicesStartWithFullTieredCompilationUnlessCohortFastStartIs1() {
-        assertThat(UpCommand.jvmFlags(null)).containsExactly("-Xmx384m", "-XX:+UseSerialGC");
-        assertThat(UpCommand.jvmFlags("0")).containsExactly("-Xmx384m", "-XX:+UseSerialGC");
-        assertThat(UpCommand.jvmFlags("yes")).containsExactly("-Xmx384m", "-XX:+UseSerialGC");
-        assertThat(UpCommand.jvmFlags("1")).containsExactly("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+        assertThat(UpCommand.jvmFlags(null)).containsExactly("-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxTenuringThreshold=1");
+        assertThat(UpCommand.jvmFlags("0")).containsExactly("-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxTenuringThreshold=1");
+        assertThat(UpCommand.jvmFlags("yes")).containsExactly("-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxTenuringThreshold=1");
+        assertThat(UpCommand.jvmFlags("1")).containsExactly("-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxTenuringThreshold=1", "-XX:TieredStopAtLevel=1");
     }
 }

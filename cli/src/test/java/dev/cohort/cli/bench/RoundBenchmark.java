@@ -42,7 +42,7 @@ import java.util.stream.Stream;
  *
  * <p>Kafka, PostgreSQL and the scripted model run in this JVM ({@link Devstack}, as {@code cohort up} runs them); the
  * packaged tool-runner-service and lead-service run as child JVMs with {@code cohort up}'s environment and, by
- * default, its JVM flags ({@code -Xmx384m -XX:+UseSerialGC}, {@code UpCommand.JVM_FLAGS}; {@code --jvm-flags} replaces
+ * default, its JVM flags ({@code -Xmx384m -XX:+UseSerialGC -XX:MaxTenuringThreshold=1}, {@code UpCommand.JVM_FLAGS}; {@code --jvm-flags} replaces
  * them). Each turn is one prompt; the zero-latency model answers 20 distinct tool calls ({@code bash "true N"}) and
  * then {@code DONE}. The gap between two consecutive model requests, as the model server records their arrival, is
  * the harness's cost of one round. The lead's own events (read from its SSE stream, as {@code cohort send} does) split
@@ -84,7 +84,7 @@ import java.util.stream.Stream;
 public final class RoundBenchmark {
 
     /** {@code cohort up}'s ({@code UpCommand.JVM_FLAGS}); before issue #13 they had {@code -XX:TieredStopAtLevel=1} too. */
-    static final List<String> UP_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC");
+    static final List<String> UP_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxTenuringThreshold=1");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TOKEN = "bench-api-token-0123456789abcdef0123456789abcdef";
     private static final String TEAM = "default";
@@ -258,6 +258,11 @@ public final class RoundBenchmark {
             jcmd(runner, concat(new String[] {"JFR.start", "name=round-bench", "settings=profile",
                 "filename=" + jfrDir.resolve("tool-runner-service.jfr")}, waits));
         }
+        // this JVM holds the broker, the scripted model and the SSE follower: while it collects, they stand still and the
+        // model records a request's arrival late, which the gaps would charge to Cohort. It starts the measured turns
+        // with an empty young generation, and says how often it collected during them (see the README)
+        System.gc();
+        long[] harnessGc0 = harnessGc();
         Map<String, double[]> runner0 = runnerTimers();
         long runnerLogLines0 = lines(runnerLog);
         Map<String, Long> jit0 = jit();
@@ -281,6 +286,7 @@ public final class RoundBenchmark {
             peerResults = peers.results();
         }
         double elapsed = (System.nanoTime() - t0) / 1e9;
+        long[] harnessGc1 = harnessGc();
         long xid1 = dbStats ? currentXid() : 0;
         Map<String, double[]> runner1 = runnerTimers();
         List<String> slowCalls = newLines(runnerLog, runnerLogLines0).stream().filter(l -> l.contains("slow bash call"))
@@ -293,6 +299,9 @@ public final class RoundBenchmark {
             System.out.printf("[round-bench] JFR recordings in %s (jfr view hot-methods <file>)%n", jfrDir);
         }
         report(measured);
+        System.out.printf("[round-bench] the benchmark JVM's own collections during the measured turns (broker, model, SSE"
+                + " standing still): %d, %d ms in all (heap: -Xmn or -Xms/-Xmx on this JVM's command line)%n",
+                harnessGc1[0] - harnessGc0[0], harnessGc1[1] - harnessGc0[1]);
         int measuredRounds = measured.size() * rounds;
         System.out.println("[round-bench] CPU time per round (user+sys from /proc, less than the wall time on a loaded machine; "
                 + "idle rate subtracted): " + cpu1.entrySet().stream().map(e -> {
@@ -774,6 +783,17 @@ public final class RoundBenchmark {
 
     /** Turns between the idle measurement and the measured turns. */
     private static final int REWARM_TURNS = 10;
+
+    /** This JVM's collections so far: {count, total ms} over every collector. */
+    private static long[] harnessGc() {
+        long n = 0;
+        long ms = 0;
+        for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+            n += Math.max(0, gc.getCollectionCount());
+            ms += Math.max(0, gc.getCollectionTime());
+        }
+        return new long[] {n, ms};
+    }
 
     /** The key of the runner's own bash timer in {@link #runnerTimers}; the others are its phases' names. */
     private static final String BASH_TIMER = "";

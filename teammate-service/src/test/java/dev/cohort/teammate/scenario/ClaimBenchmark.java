@@ -127,7 +127,7 @@ public final class ClaimBenchmark {
     // ---- 1: claims per second
 
     /** {@code cohort up}'s JVM flags for a service child (cli {@code UpCommand.JVM_FLAGS}, no COHORT_FAST_START). */
-    static final List<String> UP_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC");
+    static final List<String> UP_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxTenuringThreshold=1");
 
     /**
      * {@code batched}: each replica's teammates claim through one {@link ClaimCoalescer} (as teammate-service's auto-claim
