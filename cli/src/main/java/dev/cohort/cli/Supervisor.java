@@ -48,8 +48,9 @@ final class Supervisor {
     }
 
     /**
-     * How long an exit waits before it is reported: a Ctrl-C in a terminal signals the children too, and one may end
-     * just before cohort up's own shutdown begins; that exit is part of the shutdown, not a crash to report.
+     * How long an exit waits before it is reported: a Ctrl-C in a terminal signals the children too when they share
+     * its session (where {@code setsid} is missing: {@link UpCommand#sessionPrefix()}), and one may end just before
+     * cohort up's own shutdown begins; that exit is part of the shutdown, not a crash to report.
      */
     private static final Duration GRACE = Duration.ofMillis(500);
 

@@ -3,17 +3,26 @@ package dev.cohort.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
-/** {@code cohort up} refuses replica and restart settings that cannot work before it starts anything. */
+/**
+ * {@code cohort up} refuses replica and restart settings that cannot work before it starts anything; the services'
+ * JVM flags and the {@code setsid} each one starts under.
+ */
 class UpCommandOptionsTest {
 
     private record Run(int rc, String err) {
@@ -92,5 +101,22 @@ class UpCommandOptionsTest {
         assertThat(UpCommand.jvmFlags("0")).containsExactly("-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxTenuringThreshold=1");
         assertThat(UpCommand.jvmFlags("yes")).containsExactly("-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxTenuringThreshold=1");
         assertThat(UpCommand.jvmFlags("1")).containsExactly("-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxTenuringThreshold=1", "-XX:TieredStopAtLevel=1");
+    }
+
+    @Test
+    void eachServiceStartsUnderTheFirstExecutableSetsidOnThePathOrWithoutOne(@TempDir Path tmp) throws IOException {
+        Path none = Files.createDirectories(tmp.resolve("none"));
+        Path plain = Files.createDirectories(tmp.resolve("plain"));
+        Files.writeString(plain.resolve("setsid"), "not executable");
+        Path bin = Files.createDirectories(tmp.resolve("bin"));
+        Path setsid = Files.writeString(bin.resolve("setsid"), "#!/bin/sh\nexec \"$@\"\n");
+        Files.setPosixFilePermissions(setsid, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.createDirectories(tmp.resolve("dir/setsid"));
+
+        assertThat(UpCommand.sessionPrefix(String.join(File.pathSeparator, none.toString(), "", plain.toString(),
+                tmp.resolve("dir").toString(), bin.toString()))).containsExactly(setsid.toString());
+        assertThat(UpCommand.sessionPrefix(none + File.pathSeparator + plain)).isEmpty();
+        assertThat(UpCommand.sessionPrefix("")).isEmpty();
+        assertThat(UpCommand.sessionPrefix(null)).isEmpty();
     }
 }

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Black box, one boot of {@code cohort up --teammate-replicas 2}: both teammate-service JVMs are listed with their
  * URL, PID and replica name, run with their own {@code COHORT_TEAMMATE_PORT} and {@code COHORT_INSTANCE_ID} and the
- * services' JVM flags, and answer {@code /q/health/live}; one SIGKILLed replica is reported by name with its exit code
+ * services' JVM flags, each in a session of its own ({@code setsid}, present on every Linux this runs on), and answer
+ * {@code /q/health/live}; one SIGKILLed replica is reported by name with its exit code
  * and restarted on its port, while the other replica (the same process throughout) stays live; SIGTERM then leaves
  * nothing running.
  */
@@ -71,6 +72,7 @@ class UpTeammateReplicasIT {
                         .contains("teammate-service/target/quarkus-app/quarkus-run.jar");
                 assertThat(environment(t.pid())).containsEntry("COHORT_TEAMMATE_PORT", "" + t.port())
                         .containsEntry("QUARKUS_HTTP_PORT", "" + t.port()).containsEntry("COHORT_INSTANCE_ID", t.replica());
+                assertThat(session(t.pid())).as("%s leads a session of its own", t.name()).isEqualTo(t.pid());
                 assertThat(live(t.port())).as("%s is live", t.name()).isTrue();
             }
             // no other service runs twice
@@ -90,6 +92,7 @@ class UpTeammateReplicasIT {
             seen.addAll(up.process().descendants().toList());
             assertThat(environment(restarted)).containsEntry("COHORT_TEAMMATE_PORT", "" + second.port())
                     .containsEntry("COHORT_INSTANCE_ID", "teammate-2");
+            assertThat(session(restarted)).as("the restarted replica leads a session of its own").isEqualTo(restarted);
             assertThat(live(second.port())).isTrue();
 
             // the other replica was never touched: the same process, live, and no line says it exited
@@ -123,6 +126,12 @@ class UpTeammateReplicasIT {
     }
 
     /** A child's environment as the kernel shows it ({@code /proc/<pid>/environ}: the same user may read it). */
+    /** The session id of {@code pid}: the fourth field after the command name of {@code /proc/<pid>/stat}. */
+    private static long session(long pid) throws IOException {
+        String stat = Files.readString(Path.of("/proc", "" + pid, "stat"));
+        return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[3]);
+    }
+
     private static Map<String, String> environment(long pid) throws IOException {
         Map<String, String> env = new TreeMap<>();
         for (String entry : new String(Files.readAllBytes(Path.of("/proc", "" + pid, "environ")), StandardCharsets.UTF_8).split("\0")) {
