@@ -2,6 +2,7 @@ package dev.cohort.cli.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.cohort.cli.UpCommand;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.Devstack;
 import dev.cohort.devstack.Ports;
@@ -43,7 +44,8 @@ import java.util.stream.Stream;
  * <p>Kafka, PostgreSQL and the scripted model run in this JVM ({@link Devstack}, as {@code cohort up} runs them); the
  * packaged tool-runner-service and lead-service run as child JVMs with {@code cohort up}'s environment and, by
  * default, its JVM flags ({@code -Xmx384m -XX:+UseSerialGC -XX:MaxTenuringThreshold=1}, {@code UpCommand.JVM_FLAGS}; {@code --jvm-flags} replaces
- * them). Each turn is one prompt; the zero-latency model answers 20 distinct tool calls ({@code bash "true N"}) and
+ * them), each in a session of its own as {@code cohort up} starts them ({@code UpCommand.sessionPrefix()}: {@code setsid}
+ * where it exists; {@code --sessions=shared} starts them in this JVM's session instead, for comparison). Each turn is one prompt; the zero-latency model answers 20 distinct tool calls ({@code bash "true N"}) and
  * then {@code DONE}. The gap between two consecutive model requests, as the model server records their arrival, is
  * the harness's cost of one round. The lead's own events (read from its SSE stream, as {@code cohort send} does) split
  * each round into phases, all in ms after the model request arrived:
@@ -65,7 +67,10 @@ import java.util.stream.Stream;
  * over the measured turns only, via {@code jcmd}), {@code db-stats} (true: PostgreSQL transactions and row writes per
  * round, and one more untimed turn with {@code log_statement = all}: every statement per round), {@code statements}
  * (true; false skips that turn), {@code sandbox} (COHORT_SANDBOX, default {@code auto} like {@code cohort up}),
- * {@code home} (the repository, default the current directory), {@code keep-logs} (keep the run directory with the
+ * {@code home} (the repository, default the current directory), {@code model-delay-ms} (0: the issue's zero-latency
+ * model; N: the model waits N ms before each answer of a round, as a real one takes hundreds, and N is taken out of each
+ * gap and of the reply phase, so the gaps are the harness's cost while the cores are not kept busy by back-to-back
+ * rounds), {@code sessions} ({@code own}, as {@code cohort up}; {@code shared}), {@code keep-logs} (keep the run directory with the
  * service logs), {@code peers} ({@code none}; {@code claude,codex} runs the same bench on Claude Code and Codex CLI,
  * {@link PeerHarnesses}, and prints them side by side with Cohort's p50 as a ratio of each), {@code peers-order}
  * ({@code interleaved}: after each measured turn of Cohort one turn of each peer, while Cohort's services idle, so a
@@ -75,7 +80,8 @@ import java.util.stream.Stream;
  * own bash timer and the mean of each of its bash phases over the measured turns
  * ({@code cohort.toolrunner.bash.phase}: request-to-service, journal-insert, to-process-start, process-run,
  * after-exit, ...), a direct call of the same bash on the runner, one awaited Kafka send, and the lead's TCP
- * connections to the runner and the model.
+ * connections to the runner and the model, and how busy the machine's cores were (all processes and the kernel's
+ * threads, {@code /proc/stat}).
  * Everything started is stopped by PID at the end.
  *
  * <p>The model server records a request's arrival after reading and parsing its body (well under a millisecond for
@@ -83,13 +89,12 @@ import java.util.stream.Stream;
  */
 public final class RoundBenchmark {
 
-    /** {@code cohort up}'s ({@code UpCommand.JVM_FLAGS}); before issue #13 they had {@code -XX:TieredStopAtLevel=1} too. */
-    static final List<String> UP_FLAGS = List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:MaxTenuringThreshold=1");
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String TOKEN = "bench-api-token-0123456789abcdef0123456789abcdef";
     private static final String TEAM = "default";
     private static final String AGENT = "default/lead";
     private static final String PROBE_TOPIC = "bench.probe";
+    private static final String MACHINE = "the machine (every process, the kernel's threads)";
 
     private final Map<String, String> opts;
     private final int turns;
@@ -99,6 +104,10 @@ public final class RoundBenchmark {
     private final double settle;
     private final int settleMax;
     private final List<String> jvmFlags;
+    /** What each service's command line starts with: {@code cohort up}'s {@code setsid}, or nothing ({@code --sessions=shared}). */
+    private final List<String> sessionPrefix;
+    /** How long the scripted model waits before each answer of a round ({@code model-delay-ms}); taken out of the gaps. */
+    private final long modelDelayMs;
     private final Path jfrDir;
     private final boolean dbStats;
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -129,7 +138,16 @@ public final class RoundBenchmark {
         this.settle = Double.parseDouble(opts.getOrDefault("settle", "0"));
         this.settleMax = Integer.parseInt(opts.getOrDefault("settle-max", "1500"));
         String flags = opts.get("jvm-flags");
-        this.jvmFlags = flags == null ? UP_FLAGS : Arrays.stream(flags.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+        this.jvmFlags = flags == null ? UpCommand.JVM_FLAGS : Arrays.stream(flags.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+        this.modelDelayMs = Long.parseLong(opts.getOrDefault("model-delay-ms", "0"));
+        if (modelDelayMs < 0) {
+            throw new IllegalArgumentException("model-delay-ms must be 0 or more");
+        }
+        String sessions = opts.getOrDefault("sessions", "own");
+        if (!List.of("own", "shared").contains(sessions)) {
+            throw new IllegalArgumentException("sessions is own or shared");
+        }
+        this.sessionPrefix = sessions.equals("own") ? UpCommand.sessionPrefix() : List.of();
         this.jfrDir = opts.containsKey("jfr") ? Path.of(opts.get("jfr")).toAbsolutePath() : null;
         this.dbStats = Boolean.parseBoolean(opts.getOrDefault("db-stats", "true"));
         if (turns < 1 || rounds < 1 || warmup < 0 || settle < 0 || settleMax < 0) {
@@ -178,8 +196,9 @@ public final class RoundBenchmark {
                 throw new IllegalStateException(jar + " is missing: ./mvnw -B package -DskipTests -pl tool-runner-service,lead-service -am");
             }
         }
-        System.out.printf("[round-bench] %s, %d cores, load average %s; service JVM flags: %s%n", Instant.now(),
-                Runtime.getRuntime().availableProcessors(), load(), String.join(" ", jvmFlags));
+        System.out.printf("[round-bench] %s, %d cores, load average %s; service JVM flags: %s; services started %s%n",
+                Instant.now(), Runtime.getRuntime().availableProcessors(), load(), String.join(" ", jvmFlags),
+                sessionPrefix.isEmpty() ? "in this JVM's session" : "each in its own session (" + sessionPrefix.getFirst() + ")");
         runDir = Files.createTempDirectory("cohort-round-bench-");
         Path ws = Files.createDirectories(runDir.resolve("workspace"));
         new ProcessBuilder("git", "init", "-q", ws.toString()).inheritIO().start().waitFor();
@@ -309,6 +328,12 @@ public final class RoundBenchmark {
                     double used = (e.getValue() - cpu0.getOrDefault(e.getKey(), 0L)) * 10.0 - idleMsPerSec * elapsed;
                     return String.format("%s %.1f ms (idle %.1f ms/s)", e.getKey(), used / measuredRounds, idleMsPerSec);
                 }).toList());
+        // how busy the cores were: the tail of the round is mostly waits for a core (lead-service README)
+        double machineMs = (cpu1.get(MACHINE) - cpu0.get(MACHINE)) * 10.0;
+        System.out.printf("[round-bench] the machine's %d cores were %.0f %% busy during the measured turns%s (%.1f ms of CPU"
+                + " per round in all, idle rate not subtracted)%n", Runtime.getRuntime().availableProcessors(),
+                100 * machineMs / (elapsed * 1000 * Runtime.getRuntime().availableProcessors()),
+                peers != null ? " and the peers' turns between them" : "", machineMs / measuredRounds);
         System.out.println("[round-bench] of which JIT compiler threads, per round (not idle-subtracted; a settled service"
                 + " compiles almost nothing, see --settle): " + jit1.entrySet().stream().map(e -> String.format("%s %.1f ms",
                         e.getKey(), (e.getValue() - jit0.getOrDefault(e.getKey(), 0L)) / (double) measuredRounds)).toList());
@@ -392,7 +417,8 @@ public final class RoundBenchmark {
                 + "\"reply\":{\"text\":\"[]\"}}");
         for (int i = 1; i <= rounds; i++) {
             rules.append(",{\"name\":\"round-").append(i).append("\",\"times\":1,\"match\":{\"agent\":\"").append(AGENT)
-                    .append("\",\"hasTools\":true},\"reply\":{\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"true ")
+                    .append("\",\"hasTools\":true},\"reply\":{\"delayMs\":").append(modelDelayMs)
+                    .append(",\"toolCalls\":[{\"name\":\"bash\",\"arguments\":{\"command\":\"true ")
                     .append(i).append("\"},\"id\":\"call_").append(++callIds).append("\"}]}}");
         }
         rules.append(",{\"name\":\"done\",\"times\":1,\"match\":{\"agent\":\"").append(AGENT)
@@ -428,7 +454,7 @@ public final class RoundBenchmark {
             boolean sized = i == 0 || i == calls.size() - 1;
             kept.add(new Call(r.time(), sized ? r.body().toString().length() : -1, sized ? r.body().path("tools").size() : -1));
         }
-        return new Turn(kept, events, rounds);
+        return new Turn(kept, events, rounds, modelDelayMs);
     }
 
     /** One model request of a turn: when it arrived; the body's size and tool count for a turn's first and last (else -1). */
@@ -481,13 +507,13 @@ public final class RoundBenchmark {
     // ------------------------------------------------------------------------------------------------ figures
 
     /** The model requests of one turn (rounds + 1) and the prompt's events. */
-    record Turn(List<Call> calls, List<JsonNode> events, int rounds) {
+    record Turn(List<Call> calls, List<JsonNode> events, int rounds, long modelDelayMs) {
 
-        /** Round i's gap: request i+1 arrived − request i arrived, in ms. */
+        /** Round i's gap: request i+1 arrived − request i arrived, less the model's delay ({@code model-delay-ms}), in ms. */
         double[] gaps() {
             double[] g = new double[rounds];
             for (int i = 0; i < rounds; i++) {
-                g[i] = ms(calls.get(i).time(), calls.get(i + 1).time());
+                g[i] = ms(calls.get(i).time(), calls.get(i + 1).time()) - modelDelayMs;
             }
             return g;
         }
@@ -505,7 +531,7 @@ public final class RoundBenchmark {
                     throw new IllegalStateException("round " + (i + 1) + " lacks an event between the model requests");
                 }
                 Instant finished = ts(finishedEvent);
-                p[i][0] = ms(from, assistant);
+                p[i][0] = ms(from, assistant) - modelDelayMs;
                 p[i][1] = ms(assistant, started);
                 p[i][2] = ms(started, finished);
                 p[i][3] = ms(finished, to);
@@ -934,7 +960,29 @@ public final class RoundBenchmark {
             pg = 0;
         }
         m.put("PostgreSQL", pg);
+        // a sandbox whose outer bwrap is killed with its group before it reaped the namespace's init is reaped by init:
+        // its CPU (and that of any other orphan on the machine) shows here, not among the runner's children
+        m.put("reaped by PID 1 (orphaned sandbox processes)", ticks(1, true));
+        m.put(MACHINE, machineTicks());
         return m;
+    }
+
+    /**
+     * Every CPU's busy ticks since boot ({@code /proc/stat}: user, nice, system, irq, softirq, steal): what the lines
+     * above leave out shows in it too: the kernel's own threads (a network namespace's teardown after each sandbox,
+     * RCU, soft interrupts) and the sandboxes not reaped yet.
+     */
+    private static long machineTicks() {
+        try {
+            String[] f = Files.readAllLines(Path.of("/proc/stat")).getFirst().trim().split("\\s+");
+            long busy = 0;
+            for (int i : new int[] {1, 2, 3, 6, 7, 8}) {
+                busy += Long.parseLong(f[i]);
+            }
+            return busy;
+        } catch (IOException | RuntimeException e) {
+            return 0;
+        }
     }
 
     /**
@@ -1047,7 +1095,7 @@ public final class RoundBenchmark {
 
     private Process startService(String name, Path jar, int port, Map<String, String> env, Path ws, Path logs, Path tmp)
             throws IOException {
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(sessionPrefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmFlags);
         cmd.add("-Dcohort.parent-pid=" + ProcessHandle.current().pid());
