@@ -95,6 +95,7 @@ public final class RoundBenchmark {
     private static final String AGENT = "default/lead";
     private static final String PROBE_TOPIC = "bench.probe";
     private static final String MACHINE = "the machine (every process, the kernel's threads)";
+    private static final String REAPED_BY_INIT = "reaped by PID 1 (orphaned sandbox processes)";
 
     private final Map<String, String> opts;
     private final int turns;
@@ -323,7 +324,9 @@ public final class RoundBenchmark {
                 harnessGc1[0] - harnessGc0[0], harnessGc1[1] - harnessGc0[1]);
         int measuredRounds = measured.size() * rounds;
         System.out.println("[round-bench] CPU time per round (user+sys from /proc, less than the wall time on a loaded machine; "
-                + "idle rate subtracted): " + cpu1.entrySet().stream().map(e -> {
+                + "idle rate subtracted): " + cpu1.entrySet().stream()
+                // with the peers interleaved, PID 1 and the machine also count the peers' processes: left out here
+                .filter(e -> peers == null || !(e.getKey().equals(MACHINE) || e.getKey().equals(REAPED_BY_INIT))).map(e -> {
                     double idleMsPerSec = (idle1.get(e.getKey()) - idle0.get(e.getKey())) * 10.0 / idleSeconds;
                     double used = (e.getValue() - cpu0.getOrDefault(e.getKey(), 0L)) * 10.0 - idleMsPerSec * elapsed;
                     return String.format("%s %.1f ms (idle %.1f ms/s)", e.getKey(), used / measuredRounds, idleMsPerSec);
@@ -962,7 +965,7 @@ public final class RoundBenchmark {
         m.put("PostgreSQL", pg);
         // a sandbox whose outer bwrap is killed with its group before it reaped the namespace's init is reaped by init:
         // its CPU (and that of any other orphan on the machine) shows here, not among the runner's children
-        m.put("reaped by PID 1 (orphaned sandbox processes)", ticks(1, true));
+        m.put(REAPED_BY_INIT, ticks(1, true));
         m.put(MACHINE, machineTicks());
         return m;
     }
