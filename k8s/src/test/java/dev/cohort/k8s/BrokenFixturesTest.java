@@ -49,6 +49,7 @@ class BrokenFixturesTest {
             Map.entry("service-account-token-mounted", new Expect(Checks.NO_SERVICE_ACCOUNT_TOKEN, "Deployment/teammate-service: the pod mounts a service account token")),
             Map.entry("no-default-deny", new Expect(Checks.DEFAULT_DENY_NETWORK_POLICY, "no default-deny NetworkPolicy")),
             Map.entry("workload-without-allow-policy", new Expect(Checks.EVERY_WORKLOAD_HAS_AN_ALLOW_POLICY, "Deployment/teammate-service: no NetworkPolicy")),
+            Map.entry("tool-runner-no-orphan-reaper", new Expect(Checks.TOOL_RUNNER_REAPS_ORPHANS, "Deployment/tool-runner-service: shareProcessNamespace is not true")),
             Map.entry("tool-runner-egress-open", new Expect(Checks.TOOL_RUNNER_EGRESS, "0.0.0.0/0 is the whole internet")),
             Map.entry("flow-teammate-to-tool-runner-not-allowed-in", new Expect(Checks.CONFIGURED_FLOWS_ARE_ALLOWED, "Deployment/teammate-service → Deployment/tool-runner-service :8083 (COHORT_TOOL_RUNNER_URL=http://tool-runner-service:8083): not allowed into the server")),
             Map.entry("flow-teammate-to-tool-runner-not-allowed-out", new Expect(Checks.CONFIGURED_FLOWS_ARE_ALLOWED, "Deployment/teammate-service → Deployment/tool-runner-service :8083 (COHORT_TOOL_RUNNER_URL=http://tool-runner-service:8083): not allowed out of the client")),

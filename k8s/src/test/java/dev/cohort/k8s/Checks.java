@@ -18,6 +18,7 @@ enum Checks {
     DEFAULT_DENY_NETWORK_POLICY(Hardening::defaultDenyNetworkPolicy),
     EVERY_WORKLOAD_HAS_AN_ALLOW_POLICY(Hardening::everyWorkloadHasAnAllowPolicy),
     TOOL_RUNNER_EGRESS(Hardening::toolRunnerEgress),
+    TOOL_RUNNER_REAPS_ORPHANS(Hardening::toolRunnerReapsOrphans),
     CONFIGURED_FLOWS_ARE_ALLOWED(NetworkFlows::configuredFlowsAreAllowed),
     SECRETS_ONLY_VIA_SECRET_KEY_REF(Hardening::secretsOnlyViaSecretKeyRef),
     NO_LITERAL_SECRET_VALUES(Hardening::noLiteralSecretValues),

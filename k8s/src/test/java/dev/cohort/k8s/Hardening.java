@@ -194,6 +194,23 @@ final class Hardening {
      * The tool runner's egress: DNS, the in-cluster Kafka and PostgreSQL it needs (pod selectors of the operators'
      * cluster labels, on their ports) and an ipBlock allowlist with ports; nothing open-ended.
      */
+    /**
+     * The tool runner starts processes (commands, their children, {@code git}); a command's leftovers are killed after
+     * it and re-parented to the container's PID 1. In the image that is the runner's JVM ({@code run-java.sh} execs
+     * it), which reaps only its own children: the rest would stay zombies until the pod's PID limit stops every call.
+     * With {@code shareProcessNamespace} the pod's pause process is PID 1 and reaps them.
+     */
+    static List<String> toolRunnerReapsOrphans(Manifest m) {
+        Optional<com.fasterxml.jackson.databind.node.ObjectNode> runner = m.workloadOf("tool-runner-service");
+        if (runner.isEmpty()) {
+            return List.of("no workload with app.kubernetes.io/name=tool-runner-service");
+        }
+        JsonNode pod = Manifest.podTemplate(runner.get()).orElseThrow().path("spec");
+        return pod.path("shareProcessNamespace").asBoolean(false) ? List.of()
+                : List.of(Manifest.id(runner.get()) + ": shareProcessNamespace is not true: the runner's JVM would be the"
+                        + " container's PID 1, and the orphans of the commands it runs would stay zombies");
+    }
+
     static List<String> toolRunnerEgress(Manifest m) {
         List<String> out = new ArrayList<>();
         Optional<com.fasterxml.jackson.databind.node.ObjectNode> runner = m.workloadOf("tool-runner-service");
