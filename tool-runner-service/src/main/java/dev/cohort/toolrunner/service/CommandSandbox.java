@@ -61,6 +61,19 @@ public class CommandSandbox {
 
     void onStart(@Observes @Priority(10) StartupEvent ev) {
         level();
+        pid1Warning(ProcessHandle.current().pid()).ifPresent(Log::warn);
+    }
+
+    /**
+     * A warning when this JVM is its PID namespace's PID 1 (a container whose entry point execs {@code java}): a
+     * command's leftovers, killed after the call, are re-parented to PID 1, and the JVM reaps only the processes it
+     * started, so they would stay zombies until the PID limit stops every call.
+     */
+    static java.util.Optional<String> pid1Warning(long pid) {
+        return pid != 1 ? java.util.Optional.empty()
+                : java.util.Optional.of("running as PID 1: the leftovers of commands, killed after each call, are re-parented"
+                        + " to this JVM, which does not reap them, so they stay zombies; run it under an init that reaps"
+                        + " (Kubernetes: shareProcessNamespace: true, as k8s/ does; Docker: --init)");
     }
 
     /** The level in force (decided once, at start-up). */

@@ -347,4 +347,12 @@ class SandboxTest {
             throw new AssertionError("probed " + l);
         })).isEqualTo(Level.NONE);
     }
+
+    @Test
+    void aRunnerThatIsPid1WarnsThatNothingReapsTheLeftoversOfItsCommands() {
+        assertThat(CommandSandbox.pid1Warning(1)).hasValueSatisfying(w -> assertThat(w)
+                .startsWith("running as PID 1: the leftovers of commands").contains("shareProcessNamespace: true", "--init"));
+        assertThat(CommandSandbox.pid1Warning(2)).isEmpty();
+        assertThat(CommandSandbox.pid1Warning(ProcessHandle.current().pid())).isEmpty();
+    }
 }
