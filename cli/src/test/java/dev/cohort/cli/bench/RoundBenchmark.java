@@ -144,6 +144,9 @@ public final class RoundBenchmark {
         if (modelDelayMs < 0) {
             throw new IllegalArgumentException("model-delay-ms must be 0 or more");
         }
+        if (modelDelayMs > 0 && !opts.getOrDefault("peers", "none").equals("none")) {
+            throw new IllegalArgumentException("model-delay-ms delays Cohort's model only, the peers' answer at once: use it with --peers=none");
+        }
         String sessions = opts.getOrDefault("sessions", "own");
         if (!List.of("own", "shared").contains(sessions)) {
             throw new IllegalArgumentException("sessions is own or shared");
@@ -963,8 +966,9 @@ public final class RoundBenchmark {
             pg = 0;
         }
         m.put("PostgreSQL", pg);
-        // a sandbox whose outer bwrap is killed with its group before it reaped the namespace's init is reaped by init:
-        // its CPU (and that of any other orphan on the machine) shows here, not among the runner's children
+        // a sandbox's namespace init (and the command's bash it reaped), when the outer bwrap exits or is killed with
+        // its group before reaping it, is reaped by PID 1: its CPU (and any other orphan's on the machine) shows here,
+        // not among the runner's children
         m.put(REAPED_BY_INIT, ticks(1, true));
         m.put(MACHINE, machineTicks());
         return m;
