@@ -851,7 +851,8 @@ public final class RoundBenchmark {
             RUNNER_PHASES.forEach(p -> out.put(p, new double[2]));
             for (String l : body.split("\n")) {
                 if (l.startsWith("cohort_toolrunner_warm_sandbox_waited_total")) {
-                    out.computeIfAbsent(WARM + "pooled, still starting when taken", k -> new double[2])[0] +=
+                    out.computeIfAbsent(WARM + "pooled, every one still starting when taken (waited)",
+                            k -> new double[2])[0] +=
                             Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1));
                     continue;
                 }

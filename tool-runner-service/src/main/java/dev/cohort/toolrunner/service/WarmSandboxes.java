@@ -181,7 +181,7 @@ public class WarmSandboxes {
     final java.util.concurrent.atomic.AtomicLong startedForCall = new java.util.concurrent.atomic.AtomicLong();
     /** Takes that found no usable warm sandbox (failed, ended, a bound directory replaced): those calls start cold. */
     final java.util.concurrent.atomic.AtomicLong unusable = new java.util.concurrent.atomic.AtomicLong();
-    /** Pooled sandboxes that were still starting when a call took them: the call waited for the start. */
+    /** Takes that found every pooled sandbox still starting: the call waited for the first to get ready. */
     final java.util.concurrent.atomic.AtomicLong waited = new java.util.concurrent.atomic.AtomicLong();
 
     /** Counts (methods: tests reach the bean through its CDI proxy, not its fields). */
@@ -223,7 +223,8 @@ public class WarmSandboxes {
             }
             io.micrometer.core.instrument.FunctionCounter.builder("cohort.toolrunner.warm.sandbox.waited", waited,
                     java.util.concurrent.atomic.AtomicLong::get)
-                    .description("pooled warm sandboxes still starting when a call took them (the call waited)")
+                    .description("calls that found every pooled warm sandbox still starting"
+                            + " (the call waited for the first to get ready)")
                     .register(meters);
         }
     }
@@ -350,9 +351,9 @@ public class WarmSandboxes {
     }
 
     /**
-     * A ready warm sandbox for {@code key}, or {@code null} when none could be had (the caller starts cold). Takes a
-     * pooled one (waiting for it when it is still starting), else starts one now; either way a replacement is started
-     * in the background.
+     * A ready warm sandbox for {@code key}, or {@code null} when none could be had (the caller starts cold). Takes the
+     * oldest pooled one that is ready; when every pooled one is still starting, the first of them to get ready (and
+     * counts the wait); with none pooled, starts one now. Either way a replacement is started in the background.
      */
     public Warm take(Key key) {
         if (!enabled()) {
@@ -370,22 +371,65 @@ public class WarmSandboxes {
         }
         evicted.forEach(p -> close(p, "more than " + config.warmSandbox().maxPools() + " pools (least recently used)"));
         ensureSweeper();
-        // the oldest first (waiting for it if it is still starting); dead or stale ones are discarded
+        // the oldest ready one; when none is ready yet, the first of them to get ready (their starts take from ~5 ms
+        // to tens of ms on busy cores, so a younger one is often ready before the oldest); dead, failed or stale ones
+        // are discarded
         Warm w;
         boolean discarded = false;
+        boolean counted = false;
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(READY_WAIT_MS);
         while (true) {
+            List<Warm> failed = new ArrayList<>();
+            List<Warm> pending;
             synchronized (pool) {
-                w = pool.warm.poll();
                 pool.lastUsedNanos = System.nanoTime();
+                w = null;
+                for (Iterator<Warm> it = pool.warm.iterator(); it.hasNext() && w == null; ) {
+                    Warm o = it.next();
+                    if (o.ready.isDone()) {
+                        it.remove();
+                        if (o.ready.getNow(false)) {
+                            w = o;
+                        } else {
+                            failed.add(o);
+                        }
+                    }
+                }
+                pending = w == null ? List.copyOf(pool.warm) : List.of();
             }
-            if (w != null && !w.ready.isDone()) {
-                waited.incrementAndGet(); // the pool ran out of ready ones: its starts fell behind the calls
+            for (Warm f : failed) {
+                discard(key, f);
+                discarded = true;
             }
-            if (w == null || (w.awaitReady(READY_WAIT_MS) && w.usable())) {
+            if (w != null) {
+                if (w.usable()) {
+                    break;
+                }
+                discard(key, w);
+                discarded = true;
+                continue;
+            }
+            if (pending.isEmpty()) {
+                break; // none left: the key's first call, or the pool was taken empty by concurrent calls
+            }
+            if (!counted) {
+                counted = true;
+                waited.incrementAndGet(); // no ready one left: the pool's starts fell behind the calls
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || !awaitAny(pending, left)) {
+                // none got ready in time: the oldest goes, and this call starts cold
+                Warm oldest = pending.get(0);
+                boolean mine;
+                synchronized (pool) {
+                    mine = pool.warm.remove(oldest);
+                }
+                if (mine) {
+                    discard(key, oldest);
+                }
+                discarded = true;
                 break;
             }
-            discard(key, w);
-            discarded = true;
         }
         boolean anotherReady;
         synchronized (pool) {
@@ -417,6 +461,20 @@ public class WarmSandboxes {
         }
         (fresh ? startedForCall : pooled).incrementAndGet();
         return w;
+    }
+
+    /** Waits up to {@code nanos} until one of {@code ws} has said ready or failed; {@code false} on timeout. */
+    private static boolean awaitAny(List<Warm> ws, long nanos) {
+        try {
+            CompletableFuture.anyOf(ws.stream().map(o -> o.ready).toArray(CompletableFuture[]::new))
+                    .get(nanos, TimeUnit.NANOSECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            return false;
+        }
     }
 
     private void discard(Key key, Warm w) {

@@ -214,7 +214,7 @@ class WarmSandboxTest {
     }
 
     @Test
-    void aCallThatTakesAPooledSandboxStillStartingWaitsForItAndIsCounted() throws Exception {
+    void aCallTakesAReadySandboxOverAnOlderOneStillStartingAndWaitsOnlyWhenNoneIsReady() throws Exception {
         // a pool of ready sandboxes: taking one does not wait
         String team = newTeam();
         bash(team, "true");
@@ -225,20 +225,41 @@ class WarmSandboxTest {
         ready.kill();
         assertThat(warm.waitedCount()).isEqualTo(waited);
 
-        // its oldest sandbox says it is ready only when the test lets it: the take waits for it, and is counted
+        // its oldest sandbox is still starting, younger ones are ready: the call takes a ready one and does not wait
+        awaitWarm(team);
         Process gated = new ProcessBuilder("setsid", "bash", "-c", "read -r go; printf '\\006'; sleep 60").start();
         WarmSandboxes.Warm starting = warm.offerFirst(key, gated);
-        java.util.concurrent.CompletableFuture<WarmSandboxes.Warm> taken =
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> warm.take(key));
-        await().atMost(WAIT).until(() -> warm.waitedCount() == waited + 1);
-        assertThat(taken).as("still waiting for the ready byte").isNotDone();
+        WarmSandboxes.Warm taken = warm.take(key);
+        assertThat(taken).isNotNull().isNotSameAs(starting);
+        taken.kill();
+        assertThat(warm.waitedCount()).isEqualTo(waited);
+        assertThat(warm.processes(key)).as("the one still starting stays pooled").contains(gated);
 
-        gated.getOutputStream().write('\n');
-        gated.getOutputStream().flush();
-        assertThat(taken.get(60, java.util.concurrent.TimeUnit.SECONDS)).isSameAs(starting);
+        // a pool whose sandboxes are all still starting (its own starts never get ready): the call waits, is counted,
+        // and takes the first to get ready, here the younger of two
+        Path dir = Files.createTempDirectory("warm-none-ready");
+        WarmSandboxes.Key never =
+                new WarmSandboxes.Key(newTeam(), List.of("sh", "-c", "exec sleep 600"), dir, List.of());
+        Process older = new ProcessBuilder("setsid", "bash", "-c", "read -r go; printf '\\006'; sleep 60").start();
+        Process younger = new ProcessBuilder("setsid", "bash", "-c", "read -r go; printf '\\006'; sleep 60").start();
+        warm.offerFirst(never, younger);
+        warm.offerFirst(never, older);
+        java.util.concurrent.CompletableFuture<WarmSandboxes.Warm> waiting =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> warm.take(never));
+        await().atMost(WAIT).until(() -> warm.waitedCount() == waited + 1);
+        assertThat(waiting).as("still waiting for a ready byte").isNotDone();
+
+        younger.getOutputStream().write('\n');
+        younger.getOutputStream().flush();
+        WarmSandboxes.Warm first = waiting.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(first.process()).isSameAs(younger);
         assertThat(warm.waitedCount()).isEqualTo(waited + 1);
-        starting.kill();
-        await().atMost(WAIT).until(() -> !gated.isAlive());
+        first.kill();
+        List<Process> left = warm.processes(never);
+        assertThat(left).contains(older);
+        warm.evictIdle(System.nanoTime() + Duration.ofDays(1).toNanos()); // kills what is left, the gated ones too
+        await().atMost(WAIT).until(() -> !younger.isAlive() && !older.isAlive() && !gated.isAlive()
+                && left.stream().noneMatch(Process::isAlive));
     }
 
     @Test
