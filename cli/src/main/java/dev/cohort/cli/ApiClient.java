@@ -42,15 +42,18 @@ final class ApiClient {
         }
     }
 
-    /** An HTTP error answer; the message is the problem document's {@code detail} when there is one. */
+    /**
+     * An HTTP error answer; the message is the problem document's {@code detail} when there is one, on one line and
+     * neutralised ({@link TerminalText#line}): a detail may quote what an agent wrote, and the CLI prints it.
+     */
     static final class Failure extends IOException {
         private final int status;
         private final String detail;
 
         Failure(int status, String detail) {
-            super("HTTP " + status + ": " + detail);
+            super("HTTP " + status + ": " + TerminalText.line(detail));
             this.status = status;
-            this.detail = detail;
+            this.detail = TerminalText.line(detail);
         }
 
         int status() {

@@ -57,6 +57,6 @@ abstract class ApiCommand implements Callable<Integer> {
         if (e instanceof ApiClient.Failure f) {
             return f.detail() + " (HTTP " + f.status() + ")";
         }
-        return e.getMessage() == null ? e.toString() : e.getMessage();
+        return TerminalText.line(e.getMessage() == null ? e.toString() : e.getMessage());
     }
 }

@@ -9,7 +9,9 @@ import java.io.PrintStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
@@ -30,6 +32,10 @@ import picocli.CommandLine.Option;
  * the signal handler never wait for the keyboard); a daemon thread reads the event stream and reconnects after the
  * last seen seq when it drops. Without {@code --since} only events newer than the start of the session are shown
  * (the server's {@code Date}, else the local clock); pending approvals are asked at start.
+ *
+ * <p>Everything agents, tools and events wrote is printed through {@link EventFormatter} or {@link TerminalText}, so
+ * it cannot move the cursor or rewrite the question a person answers; an approval question shows the whole call, or
+ * its first {@value #QUESTION_MAX} characters and how to see the rest ({@code /show <id>}).
  */
 @Command(name = "chat", mixinStandardHelpOptions = true,
         description = {"Chat with a team's lead: each line is a prompt; its work streams live.",
@@ -52,14 +58,21 @@ public final class ChatCommand extends ApiCommand {
               /interrupt       stop the running turn (so does Ctrl-C)
               /tasks           the task board
               /approvals       pending approval requests
+              /show ID         the whole call of an approval request (ID: its first characters are enough)
               /plans           plans waiting for approval (teammates in plan mode)
               /approve-plan ID [feedback], /reject-plan ID [feedback]
                                decide a plan (ID: its first characters are enough)
               /help            this list
             any other line is a prompt for the lead.""";
 
-    /** An approval request waiting for this session's answer; {@code agent} asked it ({@code lead} or a teammate). */
-    record Pending(String id, String agent, String tool, String args) {
+    /** The longest call an approval question shows; a longer one is cut with a count and {@code /show <id>}. */
+    static final int QUESTION_MAX = 2_000;
+
+    /**
+     * An approval request waiting for this session's answer; {@code agent} asked it ({@code lead} or a teammate);
+     * {@code call} is the whole call as the model wrote it ({@link EventFormatter#approvalCall}), not yet neutralised.
+     */
+    record Pending(String id, String agent, String tool, String call) {
     }
 
     private Style style;
@@ -93,7 +106,7 @@ public final class ChatCommand extends ApiCommand {
 
         for (JsonNode a : api.get("/api/v1/teams/" + ApiClient.seg(team) + "/approvals?status=pending")) {
             offer(new Pending(a.path("id").asText(), a.path("agent").asText(Ids.LEAD), a.path("tool").asText(),
-                    EventFormatter.argsPreview(a.path("tool").asText(), a.get("args"))), a.path("reason").asText(null));
+                    EventFormatter.approvalCall(a.path("tool").asText(), a.get("args"))), a.path("reason").asText(null));
         }
         Thread stream = Thread.ofPlatform().daemon().name("cohort-chat-events").start(this::streamLoop);
         Thread.ofPlatform().daemon().name("cohort-chat-stdin").start(this::readStdin);
@@ -135,16 +148,24 @@ public final class ChatCommand extends ApiCommand {
                     try {
                         println(new PlanDecisions(api, team).decide(text));
                     } catch (IllegalArgumentException e) {
-                        println(style.yellow(e.getMessage()));
+                        println(style.yellow(TerminalText.line(e.getMessage())));
                     } catch (ApiClient.Failure f) {
                         println(style.red(f.detail()));
                     }
                 });
+                case "/show" -> {
+                    show(text);
+                    Pending next = approvals.peekFirst();
+                    if (next != null) {
+                        ask(next);
+                    }
+                }
                 case "/approvals" -> {
                     if (approvals.isEmpty()) {
                         println(style.dim("no approval request is waiting"));
                     } else {
-                        approvals.forEach(p -> println(EventFormatter.prefix(style, p.agent(), false) + p.id() + "  " + p.tool() + ": " + p.args()));
+                        approvals.forEach(p -> println(EventFormatter.prefix(style, p.agent(), false) + TerminalText.line(p.id())
+                                + "  " + call(style, p)));
                         ask(approvals.peekFirst());
                     }
                 }
@@ -171,7 +192,7 @@ public final class ChatCommand extends ApiCommand {
 
     /** y / yes approves; n / no / an empty line denies ({@code n <reason>} with a reason); anything else asks again. */
     private void answer(Pending p, String text) {
-        String lower = text.toLowerCase(java.util.Locale.ROOT);
+        String lower = text.toLowerCase(Locale.ROOT);
         Boolean approve = null;
         String reason = null;
         if (lower.equals("y") || lower.equals("yes")) {
@@ -222,10 +243,60 @@ public final class ChatCommand extends ApiCommand {
         }
     }
 
-    /** {@code Approve bash: rm -r build? [y/N] }, prefixed {@code [alice] } when a teammate asks. */
+    /**
+     * {@code Approve bash: rm -r build? [y/N] }, prefixed {@code [alice] } when a teammate asks: one line, the call
+     * neutralised ({@link TerminalText#line}) and whole, or its first {@value #QUESTION_MAX} characters followed by
+     * {@code (… N more characters, /show <id>)}.
+     */
     static String question(Style style, Pending p) {
-        return EventFormatter.prefix(style, p.agent(), false)
-                + style.yellow("Approve " + p.tool() + (p.args().isEmpty() ? "" : ": " + p.args()) + "?") + " [y/N] ";
+        TerminalText.Bounded call = TerminalText.bounded(p.call(), QUESTION_MAX);
+        String head = "Approve " + TerminalText.line(p.tool()) + (p.call().isEmpty() ? "" : ": " + call.head());
+        return EventFormatter.prefix(style, p.agent(), false) + (call.more() == 0 ? style.yellow(head + "?")
+                : style.yellow(head) + style.dim(more(p, call)) + style.yellow("?")) + " [y/N] ";
+    }
+
+    /** {@code bash: rm -r build}, as {@link #question} shows the call (whole, or cut with a count and {@code /show}). */
+    static String call(Style style, Pending p) {
+        TerminalText.Bounded call = TerminalText.bounded(p.call(), QUESTION_MAX);
+        return TerminalText.line(p.tool()) + (p.call().isEmpty() ? "" : ": " + call.head())
+                + (call.more() == 0 ? "" : style.dim(more(p, call)));
+    }
+
+    /** {@code  (… 1234 more characters, /show 0123abcd)}. */
+    private static String more(Pending p, TerminalText.Bounded call) {
+        return " (" + TerminalText.more(call.more(), "/show " + EventFormatter.shortId(p.id())) + ")";
+    }
+
+    /**
+     * What {@code /show <id>} prints: who asks, the tool and the call's length, then every line of the call behind a
+     * gutter (so none of them can pass for a question of the chat), neutralised by {@link TerminalText#safe}.
+     */
+    static List<String> shown(Style style, Pending p) {
+        List<String> out = new ArrayList<>();
+        out.add(EventFormatter.prefix(style, p.agent(), false) + style.yellow("approval " + TerminalText.line(p.id()) + ": "
+                + TerminalText.line(p.tool())) + style.dim(" (" + p.call().length() + " characters)"));
+        for (String l : TerminalText.safe(p.call()).split("\n", -1)) {
+            out.add(style.dim("  │ ") + l);
+        }
+        return out;
+    }
+
+    /** {@code /show <id>}: the whole call of the pending request whose id starts with {@code <id>}. */
+    private void show(String text) {
+        String[] parts = text.split("\\s+", 2);
+        if (parts.length < 2 || parts[1].isBlank()) {
+            println(style.yellow("usage: /show <approval id>  (/approvals lists them)"));
+            return;
+        }
+        String given = parts[1].strip();
+        List<Pending> matches = approvals.stream().filter(p -> p.id().startsWith(given)).toList();
+        if (matches.size() == 1) {
+            println(shown(style, matches.getFirst()));
+        } else {
+            println(style.yellow(matches.isEmpty() ? "no pending approval request starts with " + TerminalText.line(given)
+                    + " (/approvals lists them)" : TerminalText.line(given) + " matches " + matches.size()
+                    + " requests; give more of the id"));
+        }
     }
 
     private void ask(Pending p) {
@@ -261,7 +332,7 @@ public final class ChatCommand extends ApiCommand {
                 }
                 failures++;
                 if (failures == 1 || failures % 10 == 0) {
-                    println(style.red("event stream: " + (e instanceof IOException io ? describe(io) : e.toString()))
+                    println(style.red("event stream: " + (e instanceof IOException io ? describe(io) : TerminalText.line(e.toString())))
                             + style.dim(" - reconnecting"));
                 }
             }
@@ -298,7 +369,7 @@ public final class ChatCommand extends ApiCommand {
                 String id = d.path("approvalId").asText();
                 if (!seenApprovals.contains(id) && "pending".equals(d.path("status").asText("pending"))) {
                     String tool = d.path("tool").asText("?");
-                    offer(new Pending(id, e.path("agent").asText(Ids.LEAD), tool, EventFormatter.argsPreview(tool, d.get("args"))),
+                    offer(new Pending(id, e.path("agent").asText(Ids.LEAD), tool, EventFormatter.approvalCall(tool, d.get("args"))),
                             d.path("reason").asText(null));
                     return;
                 }

@@ -105,8 +105,8 @@ public final class CronCommand implements Runnable {
                 body.put("missedPolicy", missedPolicy);
             }
             JsonNode j = scheduler().post(crons(), body);
-            System.out.println("scheduled " + j.path("id").asText() + " (" + j.path("cron").asText() + " "
-                    + j.path("timezone").asText("UTC") + "), next at " + j.path("nextFireAt").asText("?"));
+            System.out.println(TerminalText.line("scheduled " + j.path("id").asText() + " (" + j.path("cron").asText() + " "
+                    + j.path("timezone").asText("UTC") + "), next at " + j.path("nextFireAt").asText("?")));
             return 0;
         }
     }
@@ -121,7 +121,7 @@ public final class CronCommand implements Runnable {
         @Override
         int run() throws IOException, InterruptedException {
             scheduler().delete(crons() + "/" + ApiClient.seg(id));
-            System.out.println("removed " + id);
+            System.out.println("removed " + TerminalText.line(id));
             return 0;
         }
     }

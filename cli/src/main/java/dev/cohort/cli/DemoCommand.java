@@ -169,8 +169,8 @@ public final class DemoCommand implements Callable<Integer> {
                 String type = e.path("type").asText();
                 if ("approval_requested".equals(type)) {
                     String tool = d.path("tool").asText();
-                    String args = EventFormatter.argsPreview(tool, d.get("args"));
-                    ChatCommand.Pending asked = new ChatCommand.Pending(d.path("approvalId").asText(), e.path("agent").asText("lead"), tool, args);
+                    String call = EventFormatter.approvalCall(tool, d.get("args"));
+                    ChatCommand.Pending asked = new ChatCommand.Pending(d.path("approvalId").asText(), e.path("agent").asText("lead"), tool, call);
                     System.out.println(ChatCommand.question(style, asked) + "y" + style.dim("   (the demo answers)"));
                     try {
                         api.post("/api/v1/teams/default/approvals/" + ApiClient.seg(d.path("approvalId").asText()),

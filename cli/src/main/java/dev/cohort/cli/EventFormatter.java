@@ -1,6 +1,7 @@
 package dev.cohort.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -12,6 +13,8 @@ import java.util.Map;
 /**
  * Turns one event of a team's stream into the lines {@code cohort chat} prints: pure (no I/O), so it is unit-tested.
  * Events of the lead carry no prefix; a teammate's are prefixed {@code [name]}, a subagent's {@code [lead›sub]}.
+ * Every string of an event is {@link TerminalText#safe} before it is styled: model and tool text never reaches the
+ * terminal as control sequences, whatever the event type.
  */
 final class EventFormatter {
 
@@ -37,7 +40,9 @@ final class EventFormatter {
     }
 
     /** The lines to print for {@code event}; empty when it says nothing a person needs to see. */
-    List<String> format(JsonNode event) {
+    List<String> format(JsonNode raw) {
+        // the one choke point: every branch below (and any added later) only sees neutralised text
+        JsonNode event = TerminalText.safe(raw);
         String type = event.path("type").asText();
         JsonNode d = event.path("data");
         String who = who(event);
@@ -136,6 +141,9 @@ final class EventFormatter {
                     + names(" created ", d.path("created")) + names(" updated ", d.path("updated"))));
             default -> out.add(who + s.dim(type + " " + oneLine(Json.write(d), ARGS_MAX)));
         }
+        // a newline left in a one-line field (a task subject, an answer) would start a line no prefix marks; the
+        // text is already neutralised, and TerminalText.line here would also show our own colours as ^[
+        out.replaceAll(l -> l.replace("\n", TerminalText.NEWLINE));
         return out;
     }
 
@@ -146,7 +154,7 @@ final class EventFormatter {
 
     /** {@code ""} for the lead, {@code "[name] "} for another agent, {@code "[name›sub] "} for a subagent. */
     static String prefix(Style s, String agent, boolean subagent) {
-        String name = agent == null || agent.isEmpty() ? "lead" : agent;
+        String name = agent == null || agent.isEmpty() ? "lead" : TerminalText.line(agent);
         if ("lead".equals(name) && !subagent) {
             return "";
         }
@@ -186,9 +194,41 @@ final class EventFormatter {
         return oneLine(Json.write(obj), ARGS_MAX);
     }
 
+    /**
+     * The call a person approves, whole: the main argument of a known tool ({@code bash} → the command) as written,
+     * then the other arguments as compact JSON; else all arguments as compact JSON, or the text the engine passed.
+     * Not cut and not neutralised: the caller does both ({@link TerminalText#bounded}).
+     */
+    static String approvalCall(String tool, JsonNode args) {
+        if (args == null || args.isNull() || args.isMissingNode()) {
+            return "";
+        }
+        JsonNode obj = args;
+        if (args.isTextual()) {
+            try {
+                obj = Json.MAPPER.readTree(args.asText());
+            } catch (IOException | RuntimeException e) {
+                return args.asText();
+            }
+            if (obj == null || !obj.isObject()) {
+                return args.asText();
+            }
+        }
+        if (!obj.isObject()) {
+            return Json.write(obj);
+        }
+        String key = MAIN_ARG.get(tool);
+        if (key != null && obj.path(key).isValueNode()) {
+            ObjectNode rest = ((ObjectNode) obj).deepCopy();
+            rest.remove(key);
+            return obj.path(key).asText() + (rest.isEmpty() ? "" : " " + Json.write(rest));
+        }
+        return obj.isEmpty() ? "" : Json.write(obj);
+    }
+
     /** The first {@link #PREVIEW_LINES} non-blank lines of a result, each at most {@link #LINE_MAX} wide. */
     static List<String> preview(String text) {
-        List<String> lines = text.strip().lines().filter(l -> !l.isBlank()).toList();
+        List<String> lines = TerminalText.safe(text).strip().lines().filter(l -> !l.isBlank()).toList();
         List<String> out = new ArrayList<>();
         for (int i = 0; i < Math.min(PREVIEW_LINES, lines.size()); i++) {
             out.add(cut(lines.get(i).stripTrailing(), LINE_MAX));
@@ -199,18 +239,30 @@ final class EventFormatter {
         return out;
     }
 
-    /** Whitespace runs (newlines included) collapsed to one space, then cut to {@code max} with an ellipsis. */
+    /**
+     * {@link TerminalText#safe} text with whitespace runs (newlines included) collapsed to one space, then cut to
+     * {@code max} with an ellipsis: a preview, never the text a person approves.
+     */
     static String oneLine(String text, int max) {
-        return cut(text.strip().replaceAll("\\s+", " "), max);
+        return cut(TerminalText.safe(text).strip().replaceAll("\\s+", " "), max);
     }
 
+    /** {@code text} cut to {@code max} characters with an ellipsis (a character pair never split). */
     static String cut(String text, int max) {
-        return text.length() <= max ? text : text.substring(0, Math.max(0, max - 1)) + "…";
+        if (text.length() <= max) {
+            return text;
+        }
+        int end = Math.max(0, max - 1);
+        if (end > 0 && Character.isHighSurrogate(text.charAt(end - 1))) {
+            end--;
+        }
+        return text.substring(0, end) + "…";
     }
 
     /** The first 8 characters of a UUID-like id: enough to recognise it, the full id is in {@code cohort approve}. */
     static String shortId(String id) {
-        return id.length() > 8 ? id.substring(0, 8) : id;
+        String safe = TerminalText.line(id);
+        return safe.length() > 8 ? safe.substring(0, 8) : safe;
     }
 
     /** A shutdown or plan-approval request's change (issue 15), prefixed with the teammate it concerns. */

@@ -89,6 +89,7 @@ final class PlanDecisions {
         Map<String, Object> body = d.feedback() == null ? Map.of("approve", d.approve())
                 : Map.of("approve", d.approve(), "feedback", d.feedback());
         JsonNode r = api.post("/api/v1/teams/" + ApiClient.seg(team) + "/protocols/" + ApiClient.seg(id), body);
-        return "plan " + EventFormatter.shortId(id) + " of " + r.path("sender").asText() + " " + r.path("status").asText();
+        return TerminalText.line("plan " + EventFormatter.shortId(id) + " of " + r.path("sender").asText() + " "
+                + r.path("status").asText());
     }
 }

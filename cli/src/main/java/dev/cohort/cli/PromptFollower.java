@@ -10,7 +10,8 @@ import java.util.Optional;
  * turn's final answer, its errors, and whether it completed. The prompt's own turn is the one whose events carry its
  * {@code promptId}, or, for a prompt injected into a turn already running, the turn whose {@code turn_completed} lists
  * it in {@code promptIds}. Other prompts' turns, subagents' messages and the lead's intermediate texts (those that
- * came with tool calls) are not the answer.
+ * came with tool calls) are not the answer. What it hands out is printed as is, so it is neutralised
+ * ({@link TerminalText}): the answer keeps its lines, errors and the failure are one line each.
  */
 final class PromptFollower {
 
@@ -101,18 +102,18 @@ final class PromptFollower {
         return completed;
     }
 
-    /** The final answer of a completed turn (none when the turn ended without text). */
+    /** The final answer of a completed turn (none when the turn ended without text), {@link TerminalText#safe}. */
     Optional<String> answer() {
-        return Optional.ofNullable(answer);
+        return Optional.ofNullable(answer).map(TerminalText::safe);
     }
 
-    /** The turn's {@code error} messages, in order. */
+    /** The turn's {@code error} messages, in order, each {@link TerminalText#line}. */
     List<String> errors() {
-        return List.copyOf(errors);
+        return errors.stream().map(TerminalText::line).toList();
     }
 
-    /** How a turn that did not complete ended ({@code the turn ended: cancelled}, …). */
+    /** How a turn that did not complete ended ({@code the turn ended: cancelled}, …), {@link TerminalText#line}. */
     Optional<String> failure() {
-        return Optional.ofNullable(failure);
+        return Optional.ofNullable(failure).map(TerminalText::line);
     }
 }

@@ -3,7 +3,10 @@ package dev.cohort.cli;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A plain text table: columns padded to their widest cell (each cell cut at {@link #MAX_CELL}), two spaces apart. */
+/**
+ * A plain text table: columns padded to their widest cell (each cell on one line, neutralised and cut at
+ * {@link #MAX_CELL}), two spaces apart.
+ */
 final class Table {
 
     static final int MAX_CELL = 60;
@@ -12,6 +15,14 @@ final class Table {
     }
 
     static List<String> render(List<String> headers, List<List<String>> rows) {
+        return render(headers, rows, true);
+    }
+
+    /**
+     * The table; with {@code cutLast} false the last column is shown whole ({@link TerminalText#line}, whitespace as
+     * written): for a cell a person must read entirely, such as the call of an approval request.
+     */
+    static List<String> render(List<String> headers, List<List<String>> rows, boolean cutLast) {
         int n = headers.size();
         int[] w = new int[n];
         List<List<String>> cells = new ArrayList<>();
@@ -20,7 +31,7 @@ final class Table {
             List<String> c = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 String v = i < r.size() && r.get(i) != null ? r.get(i) : "";
-                c.add(EventFormatter.oneLine(v, MAX_CELL));
+                c.add(i == n - 1 && !cutLast ? TerminalText.line(v) : EventFormatter.oneLine(v, MAX_CELL));
             }
             cells.add(c);
         }

@@ -27,7 +27,7 @@ public final class TasksCommand extends ApiCommand {
         JsonNode tasks = lead().get("/api/v1/teams/" + ApiClient.seg(team) + "/tasks"
                 + (status == null ? "" : "?status=" + ApiClient.seg(status)));
         if (json) {
-            System.out.println(tasks.toPrettyString());
+            System.out.println(TerminalText.json(tasks));
         } else {
             table(tasks).forEach(System.out::println);
         }

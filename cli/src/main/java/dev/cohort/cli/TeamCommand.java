@@ -130,8 +130,8 @@ public final class TeamCommand implements Runnable {
                 body.put("workspace", workspace);
             }
             JsonNode t = lead().post("/api/v1/teams", body);
-            System.out.println("created team " + t.path("id").asText() + " (permission mode " + t.path("permissionMode").asText()
-                    + ", workspace " + t.path("workspace").asText() + ")");
+            System.out.println(TerminalText.line("created team " + t.path("id").asText() + " (permission mode "
+                    + t.path("permissionMode").asText() + ", workspace " + t.path("workspace").asText() + ")"));
             return 0;
         }
     }

@@ -45,7 +45,7 @@ public final class UsageCommand extends ApiCommand {
         }
         JsonNode report = lead().get(path.toString());
         if (json) {
-            System.out.println(report.toPrettyString());
+            System.out.println(TerminalText.json(report));
         } else {
             table(report).forEach(System.out::println);
         }

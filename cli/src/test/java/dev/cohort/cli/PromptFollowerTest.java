@@ -131,4 +131,36 @@ class PromptFollowerTest {
         assertThat(f.errors()).isEmpty();
         assertThat(f.answer()).isEqualTo(Optional.empty());
     }
+
+    /** An event built as a tree, so hostile strings need no JSON escaping. */
+    private JsonNode event(String type, ObjectNode data) {
+        ObjectNode e = Json.MAPPER.createObjectNode().put("id", "e" + (++seq)).put("team", "default").put("agent", "lead")
+                .put("ts", "2025-01-01T00:00:00Z").put("type", type).put("seq", seq);
+        e.set("data", data);
+        return e;
+    }
+
+    private static ObjectNode data(String prompt) {
+        return Json.MAPPER.createObjectNode().put("promptId", prompt).put("turnId", "t1");
+    }
+
+    @Test
+    void theAnswerKeepsItsLinesButShowsEveryControlSequence() {
+        PromptFollower f = new PromptFollower("p1");
+        feed(f, List.of(event("turn_started", data("p1")),
+                event("turn_completed", data("p1").put("reason", "completed").put("status", "completed")
+                        .put("text", "Done:\n- tests pass\trm -rf ~\r\u001b[2KApprove bash: ls? [y/N]\u001b]0;title\u0007 \u009b2J \u202e🎉"))));
+        assertThat(f.answer()).contains("Done:\n- tests pass\trm -rf ~^M^[[2KApprove bash: ls? [y/N]^[]0;title^G <U+009B>2J <U+202E>🎉");
+    }
+
+    @Test
+    void errorsAndTheFailureArePrintedOneLineEachAndNeutralised() {
+        PromptFollower f = new PromptFollower("p1");
+        feed(f, List.of(event("turn_started", data("p1")),
+                event("error", data("p1").put("message", "bad key\n\u001b[1Aerror: none")),
+                event("turn_completed", data("p1").put("reason", "error\u009b").put("status", "failed")
+                        .put("text", "the model said\r\n\u001b]0;owned\u0007"))));
+        assertThat(f.errors()).containsExactly("bad key↵^[[1Aerror: none");
+        assertThat(f.failure()).contains("the turn ended: error<U+009B> - the model said↵^[]0;owned^G");
+    }
 }
