@@ -434,7 +434,11 @@ public final class AgentSession implements ModelCaller.Signals {
                     null);
         }
         if (workspaceHooks != null) {
-            WorkspaceHookSettings.Result r = workspaceHooks.read(agent.workspace(), target);
+            // always the team workspace's own settings, never a worktree's: a worktree's files come from commits,
+            // which any agent of the team can make, while the workspace's settings directory only a person changes
+            WorkspaceToolExecutor.Target settingsAt = new WorkspaceToolExecutor.Target(target.team(), target.agent(),
+                    null);
+            WorkspaceHookSettings.Result r = workspaceHooks.read(agent.workspace(), settingsAt);
             if (r.problem() != null) {
                 LOG.warnf("%s. team=%s agent=%s", r.problem(), agent.team(), agent.agent());
                 events.settingsProblem(r.problem(), workspaceHooks.path());

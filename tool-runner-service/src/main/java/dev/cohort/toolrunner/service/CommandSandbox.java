@@ -101,8 +101,21 @@ public class CommandSandbox {
         if (l == Level.NONE) {
             return List.of();
         }
-        return prefix(l, new Sandbox.Layout(ctx.cwd(), hidden, writable(ctx, home), readOnly,
+        return prefix(l, new Sandbox.Layout(ctx.cwd(), hidden, writable(ctx, home), readOnly(ctx),
                 networkAllowed(ctx.team())));
+    }
+
+    /**
+     * What a call of {@code ctx} sees read-only on top of its writable directories: the configured extras and, when it
+     * runs in the workspace, the workspace's settings directory (created when missing, so no command can create it).
+     */
+    private List<Path> readOnly(ToolContext ctx) {
+        if (ctx.worktree() != null) {
+            return readOnly; // the main workspace is not writable from a worktree (only its .git is)
+        }
+        List<Path> all = new ArrayList<>(readOnly);
+        all.add(ProtectedConfig.ensure(ctx.workspace()));
+        return all;
     }
 
     /**
@@ -113,8 +126,20 @@ public class CommandSandbox {
         Level l = level();
         List<Path> writable = writable(ctx, home);
         List<String> prefix = l == Level.NONE ? List.of()
-                : prefix(l, new Sandbox.Layout(ctx.root(), hidden, writable, readOnly, networkAllowed(ctx.team())));
+                : prefix(l, new Sandbox.Layout(ctx.root(), hidden, writable, readOnly(ctx), networkAllowed(ctx.team())));
         return new WarmSandboxes.Key(ctx.team(), prefix, ctx.root(), writable);
+    }
+
+    /**
+     * The prefix for the runner's own git on a team's repository ({@link WorkspaceGit}): the sandbox of a command of
+     * that team, in {@code cwd}, writable only in {@code writable}, without network; empty for {@code none}.
+     */
+    public List<String> gitPrefix(Path cwd, List<Path> writable) {
+        Level l = level();
+        if (l == Level.NONE) {
+            return List.of();
+        }
+        return prefix(l, new Sandbox.Layout(cwd, hidden, writable, readOnly, false));
     }
 
     private List<Path> writable(ToolContext ctx, Path home) {

@@ -1,6 +1,8 @@
 package dev.cohort.toolrunner.service;
 
+import java.io.File;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -13,7 +15,14 @@ import java.util.concurrent.TimeUnit;
 /**
  * Runs git for the runner itself (workspace initialisation, worktrees). Every failure — non-zero exit, timeout,
  * missing binary — is a {@link Result} with {@code ok == false}, never an exception, so callers treat "git failed"
- * as "cannot verify" instead of "nothing to worry about" (s18 gap 41, 47).
+ * as "cannot verify" instead of "nothing to worry about".
+ *
+ * <p>The repository is the model's: a sandboxed command may have written its {@code .git/config},
+ * {@code .gitattributes} or {@code info/attributes}, and git runs programs named there (filters, {@code
+ * core.fsmonitor}, {@code diff.external}, hooks, included config files). So every invocation runs behind a sandbox
+ * prefix (the team's sandbox, see {@link WorkspaceGit}): whatever git starts is confined exactly like the model's own
+ * commands. On top of that, the settings below are fixed on the command line, where the repository cannot override
+ * them, and the machine's and user's config files are not read.
  */
 public final class Git {
     /** Output kept per stream; git's answers here are short, a runaway one must not fill memory. */
@@ -31,15 +40,44 @@ public final class Git {
         }
     }
 
-    /** Runs {@code git -C dir args…} with a fixed identity and no prompts. */
+    /**
+     * Settings given on the command line, which win over every config file: no hooks, no file-system monitor
+     * program, no pager or editor, no transport that runs a program, a fixed identity.
+     */
+    static final List<String> FIXED_CONFIG = List.of(
+            "-c", "user.name=cohort",
+            "-c", "user.email=cohort@cohort.invalid",
+            "-c", "core.hooksPath=/dev/null",
+            "-c", "core.fsmonitor=false",
+            "-c", "core.pager=cat",
+            "-c", "core.editor=true",
+            "-c", "protocol.allow=never");
+
+    /** Runs {@code git -C dir args…} without a sandbox (tests and the explicit {@code none} level). */
     public static Result run(Path dir, Duration timeout, Map<String, String> env, String... args) {
-        List<String> cmd = new ArrayList<>(List.of("git", "-c", "user.name=cohort", "-c",
-                "user.email=cohort@cohort.invalid", "-c", "core.hooksPath=/dev/null", "-C", dir.toString()));
+        return run(List.of(), dir, timeout, env, args);
+    }
+
+    /**
+     * Runs {@code prefix… git -C dir args…} with a fixed identity and no prompts.
+     *
+     * @param prefix the sandbox's command line (empty: none)
+     */
+    public static Result run(List<String> prefix, Path dir, Duration timeout, Map<String, String> env, String... args) {
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.add("git");
+        cmd.addAll(FIXED_CONFIG);
+        cmd.addAll(List.of("-C", dir.toString()));
         cmd.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().clear();
         pb.environment().putAll(env);
         pb.environment().put("GIT_TERMINAL_PROMPT", "0");
+        // neither /etc/gitconfig nor ~/.gitconfig (the team's HOME is writable by its commands)
+        pb.environment().put("GIT_CONFIG_NOSYSTEM", "1");
+        pb.environment().put("GIT_CONFIG_GLOBAL", "/dev/null");
+        pb.environment().put("GIT_ATTR_NOSYSTEM", "1");
         Process p;
         try {
             p = pb.start();
@@ -77,7 +115,7 @@ public final class Git {
             synchronized (sb) {
                 sb.append(new String(all, StandardCharsets.UTF_8));
             }
-            in.transferTo(java.io.OutputStream.nullOutputStream());
+            in.transferTo(OutputStream.nullOutputStream());
         } catch (IOException ignored) {
             // process killed: keep what was read
         }

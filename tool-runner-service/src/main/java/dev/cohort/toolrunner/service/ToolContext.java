@@ -18,6 +18,16 @@ public record ToolContext(String team, String agent, String callId, Path workspa
         return PathPolicy.resolveForFileAccess(root, cwd, userPath);
     }
 
+    /**
+     * Resolves a model-given path to write: as {@link #resolve}, and never into the workspace's settings directory
+     * {@link ProtectedConfig#DIR}, however the path spells it ({@code ..}, a symbolic link, another letter case).
+     */
+    public Path resolveForWrite(String userPath) {
+        Path real = resolve(userPath);
+        ProtectedConfig.refuseWrite(root, real, userPath);
+        return real;
+    }
+
     /** A path as the model should see it: relative to the cwd when inside it, else relative to the root. */
     public String display(Path p) {
         if (p.startsWith(cwd)) {

@@ -43,6 +43,8 @@ public class Workspaces {
     ToolRunnerConfig config;
     @Inject
     TeamWorkspaceStore teamWorkspaces;
+    @Inject
+    WorkspaceGit git;
 
     private final Map<String, Path> ready = new ConcurrentHashMap<>();
     /** Teams of {@link #ready} whose workspace is recorded (their own), not {@code <teams-dir>/<team>}. */
@@ -124,7 +126,7 @@ public class Workspaces {
 
     private Path prepare(String team) {
         Path ws = checkedWorkspace(team, true);
-        ensureGitRepository(ws); // only a path that passed the check is initialised
+        ensureGitRepository(team, ws); // only a path that passed the check is initialised
         return ws;
     }
 
@@ -253,7 +255,7 @@ public class Workspaces {
             throw refused("default-team", "team default always works in the workspace root");
         }
         Path ws = resolveTeamWorkspace(team, requested);
-        ensureGitRepository(ws);
+        ensureGitRepository(team, ws);
         String recorded;
         try {
             recorded = teamWorkspaces.claim(team, ws.toString(), requested);
@@ -386,20 +388,19 @@ public class Workspaces {
         return new ToolService.BadRequest(message + " (rule: " + rule + ")");
     }
 
-    private void ensureGitRepository(Path ws) {
-        Map<String, String> env = Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
-                "HOME", stateDir().toString());
-        Git.Result top = Git.run(ws, config.gitTimeout(), env, "rev-parse", "--show-toplevel");
+    /** Makes {@code ws} a git repository with a commit, with the runner's git inside the team's sandbox. */
+    private void ensureGitRepository(String team, Path ws) {
+        Git.Result top = git.run(team, ws, ws, "rev-parse", "--show-toplevel");
         boolean isRepoRoot = top.ok() && Path.of(top.out().strip()).equals(ws);
         if (!isRepoRoot) {
-            Git.Result init = Git.run(ws, config.gitTimeout(), env, "init", "-q");
+            Git.Result init = git.run(team, ws, ws, "init", "-q");
             if (!init.ok()) {
                 throw new IllegalStateException("cannot initialise a git repository in " + ws + ": " + init.message());
             }
             Log.infof("initialised a git repository in workspace %s", ws);
         }
-        if (!Git.run(ws, config.gitTimeout(), env, "rev-parse", "--verify", "-q", "HEAD").ok()) {
-            Git.Result c = Git.run(ws, config.gitTimeout(), env, "commit", "-q", "--allow-empty", "-m",
+        if (!git.run(team, ws, ws, "rev-parse", "--verify", "-q", "HEAD").ok()) {
+            Git.Result c = git.run(team, ws, ws, "commit", "-q", "--allow-empty", "-m",
                     "cohort: initial commit (worktrees need one)");
             if (!c.ok()) {
                 throw new IllegalStateException("cannot create the initial commit in " + ws + ": " + c.message());

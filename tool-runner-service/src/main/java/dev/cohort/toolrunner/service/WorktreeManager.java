@@ -1,6 +1,5 @@
 package dev.cohort.toolrunner.service;
 
-import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.persistence.WorktreeStore;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,11 +23,11 @@ import java.util.concurrent.locks.ReentrantLock;
 @ApplicationScoped
 public class WorktreeManager {
     @Inject
-    ToolRunnerConfig config;
-    @Inject
     Workspaces workspaces;
     @Inject
     WorktreeStore store;
+    @Inject
+    WorkspaceGit git;
 
     private final Map<String, ReentrantLock> teamLocks = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -50,13 +49,8 @@ public class WorktreeManager {
         return name;
     }
 
-    private Map<String, String> gitEnv(String team) {
-        return Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
-                "HOME", workspaces.home(team).toString(), "LANG", "C.UTF-8");
-    }
-
-    private Git.Result git(String team, Path dir, String... args) {
-        return Git.run(dir, config.gitTimeout(), gitEnv(team), args);
+    private Git.Result git(ToolContext ctx, Path dir, String... args) {
+        return git.run(ctx.team(), ctx.workspace(), dir, args);
     }
 
     private ReentrantLock lock(String team) {
@@ -84,26 +78,26 @@ public class WorktreeManager {
                         + "' exists without a record; remove_worktree cannot verify it — pick another name");
             }
             String branch = "wt/" + name;
-            if (git(team, ws, "rev-parse", "--verify", "-q", "refs/heads/" + branch).ok()) {
+            if (git(ctx, ws, "rev-parse", "--verify", "-q", "refs/heads/" + branch).ok()) {
                 throw new ToolError("branch-exists", "branch " + branch
                         + " already exists in the repository; pick another name");
             }
             String rev = base == null ? "HEAD" : base;
-            Git.Result r = git(team, ws, "rev-parse", "--verify", "-q", rev + "^{commit}");
+            Git.Result r = git(ctx, ws, "rev-parse", "--verify", "-q", rev + "^{commit}");
             if (!r.ok()) {
                 throw new ToolError("unknown-base", "base '" + rev + "' is not a commit in the team's repository");
             }
             String baseCommit = r.out().strip();
             Files.createDirectories(dir.getParent());
-            Git.Result add = git(team, ws, "worktree", "add", "-q", "-b", branch, dir.toString(), baseCommit);
+            Git.Result add = git(ctx, ws, "worktree", "add", "-q", "-b", branch, dir.toString(), baseCommit);
             if (!add.ok()) {
                 throw new ToolError("git-error", "git worktree add failed: " + add.message());
             }
             WorktreeStore.Row row = new WorktreeStore.Row(team, name, branch, baseCommit, dir.toString(), taskId,
                     "active", ctx.agent(), null);
             if (!store.insert(row)) {
-                git(team, ws, "worktree", "remove", "--force", dir.toString());
-                git(team, ws, "branch", "-D", branch);
+                git(ctx, ws, "worktree", "remove", "--force", dir.toString());
+                git(ctx, ws, "branch", "-D", branch);
                 throw new ToolError("worktree-exists", "worktree '" + name + "' was created concurrently");
             }
             store.event(team, name, "create", taskId, baseCommit, ctx.agent(), null);
@@ -130,8 +124,8 @@ public class WorktreeManager {
                         + "' from a call running inside it");
             }
             if (!discard && Files.isDirectory(dir)) {
-                Git.Result status = git(team, dir, "status", "--porcelain", "--untracked-files=all");
-                Git.Result commits = git(team, dir, "rev-list", "--count", row.baseCommit() + "..HEAD");
+                Git.Result status = git(ctx, dir, "status", "--porcelain", "--untracked-files=all");
+                Git.Result commits = git(ctx, dir, "rev-list", "--count", row.baseCommit() + "..HEAD");
                 if (!status.ok() || !commits.ok()) {
                     throw new ToolError("cannot-verify", "cannot verify worktree '" + name + "' ("
                             + (!status.ok() ? status.message() : commits.message())
@@ -150,13 +144,13 @@ public class WorktreeManager {
             }
             Path ws = ctx.workspace();
             if (Files.isDirectory(dir)) {
-                Git.Result rm = git(team, ws, "worktree", "remove", "--force", "--force", dir.toString());
+                Git.Result rm = git(ctx, ws, "worktree", "remove", "--force", "--force", dir.toString());
                 if (!rm.ok()) {
                     throw new ToolError("git-error", "git worktree remove failed: " + rm.message());
                 }
             }
-            git(team, ws, "worktree", "prune");
-            Git.Result br = git(team, ws, "branch", "-D", row.branch());
+            git(ctx, ws, "worktree", "prune");
+            Git.Result br = git(ctx, ws, "branch", "-D", row.branch());
             store.delete(team, name);
             store.event(team, name, "remove", row.taskId(), row.baseCommit(), ctx.agent(),
                     discard ? "discard_changes" : null);

@@ -179,7 +179,7 @@ class WarmSandboxTest {
         Files.createDirectories(ws);
         long unusable = warm.unusableCount();
 
-        ToolCallResult r = bash(team, "ls -A | grep -v '^.git$' || echo EMPTY");
+        ToolCallResult r = bash(team, "ls -A | grep -v -e '^.git$' -e '^.cohort$' || echo EMPTY");
 
         assertThat(r.output()).isEqualTo("EMPTY\n"); // the new directory, not the one the warm sandbox bound
         assertThat(warm.unusableCount()).isEqualTo(unusable + config.warmSandbox().size());

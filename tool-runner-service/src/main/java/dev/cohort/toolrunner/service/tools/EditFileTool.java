@@ -51,7 +51,7 @@ public class EditFileTool implements Tool {
         if (oldText.isEmpty()) {
             throw new ToolError("empty-old-text", "old_text is empty; to create or overwrite a whole file use write_file");
         }
-        Path file = ctx.resolve(path);
+        Path file = ctx.resolveForWrite(path);
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
             throw new ToolError("not-found", "file not found: " + path);
         }

@@ -42,7 +42,7 @@ public class WriteFileTool implements Tool {
     public ToolCallResult execute(ToolContext ctx, Args args) throws IOException {
         String path = args.string("path");
         String content = args.string("content");
-        Path file = ctx.resolve(path);
+        Path file = ctx.resolveForWrite(path);
         if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
             throw new ToolError("is-directory", "'" + path + "' is a directory");
         }
