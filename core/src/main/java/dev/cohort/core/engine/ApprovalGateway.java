@@ -35,6 +35,11 @@ public interface ApprovalGateway {
      */
     record Request(String team, String agent, String turnId, String callId, String tool, ObjectNode args, String reason,
             Duration timeout) {
+
+        /** What an approval of this request binds: the tool and a digest of its arguments ({@link CallDigest}). */
+        public String digest() {
+            return CallDigest.of(tool, args);
+        }
     }
 
     /**

@@ -20,7 +20,8 @@ public class ApprovalRepository {
 
     /** A stored approval request. Status: pending → approved | denied | expired | cancelled (its turn ended first). */
     public record ApprovalRow(String id, String team, String agent, String turnId, String callId, String tool, String argsJson,
-            String reason, String status, String answer, Instant createdAt, Instant expiresAt, Instant resolvedAt) {
+            String reason, String status, String answer, Instant createdAt, Instant expiresAt, Instant resolvedAt,
+            String argsDigest) {
     }
 
     @Inject
@@ -28,10 +29,11 @@ public class ApprovalRepository {
 
     /** Stores a pending request unless one with this id exists; returns the stored one either way. */
     public ApprovalRow insertIfAbsent(String id, String team, String agent, String turnId, String callId, String tool,
-            Object args, String reason, Instant expiresAt) {
+            Object args, String argsDigest, String reason, Instant expiresAt) {
         return Jdbc.inTransaction(ds, "store approval " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.approvals (id, team, agent, turn_id, call_id, tool, "
-                    + "args, reason, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?) ON CONFLICT (id) DO NOTHING")) {
+                    + "args, reason, expires_at, args_digest) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?)"
+                    + " ON CONFLICT (id) DO NOTHING")) {
                 ps.setString(1, id);
                 ps.setString(2, team);
                 ps.setString(3, agent);
@@ -41,6 +43,7 @@ public class ApprovalRepository {
                 ps.setString(7, Json.write(args));
                 ps.setString(8, reason);
                 ps.setTimestamp(9, Timestamp.from(expiresAt));
+                ps.setString(10, argsDigest);
                 ps.executeUpdate();
             }
             return find(c, id).orElseThrow();
@@ -166,7 +169,7 @@ public class ApprovalRepository {
 
     private static final String SELECT = "SELECT id, team, agent, turn_id, call_id, tool, args::text, reason, "
             + "CASE WHEN status = 'pending' AND expires_at <= now() THEN 'expired' ELSE status END, answer, created_at, expires_at, "
-            + "resolved_at FROM lead.approvals";
+            + "resolved_at, args_digest FROM lead.approvals";
 
     private static Optional<ApprovalRow> find(Connection c, String id) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(SELECT + " WHERE id = ?")) {
@@ -181,6 +184,7 @@ public class ApprovalRepository {
         Timestamp resolved = rs.getTimestamp(13);
         return new ApprovalRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
                 rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9), rs.getString(10),
-                rs.getTimestamp(11).toInstant(), rs.getTimestamp(12).toInstant(), resolved == null ? null : resolved.toInstant());
+                rs.getTimestamp(11).toInstant(), rs.getTimestamp(12).toInstant(), resolved == null ? null : resolved.toInstant(),
+                rs.getString(14));
     }
 }

@@ -1,6 +1,7 @@
 package dev.cohort.lead.service;
 
 import dev.cohort.core.engine.ApprovalGateway;
+import dev.cohort.core.engine.CallDigest;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Json;
@@ -51,9 +52,10 @@ public class ApprovalService implements ApprovalGateway {
     public Decision check(Request r) {
         String id = idOf(r.team(), r.agent(), r.turnId(), r.callId());
         ApprovalRow row = approvals.find(id).orElse(null);
+        String digest = r.digest();
         if (row == null) {
-            row = approvals.insertIfAbsent(id, r.team(), r.agent(), r.turnId(), r.callId(), r.tool(), r.args(), r.reason(),
-                    Instant.now().plus(r.timeout()));
+            row = approvals.insertIfAbsent(id, r.team(), r.agent(), r.turnId(), r.callId(), r.tool(), r.args(), digest,
+                    r.reason(), Instant.now().plus(r.timeout()));
             events.record(new Event("approval_requested-" + id, r.team(), r.agent(), 0, row.createdAt(),
                     EventType.APPROVAL_REQUESTED, view(EventType.APPROVAL_REQUESTED, row)));
             Log.infof("team=%s agent=%s call=%s approval %s requested: %s", r.team(), r.agent(), r.callId(), id, r.reason());
@@ -66,6 +68,13 @@ public class ApprovalService implements ApprovalGateway {
                 notifyTeammate(row);
             }
         }
+        if (!coversCall(row, r.tool(), digest)) {
+            // the same (turn, call) now asks for another call: the answer given (or awaited) is not for this one
+            Log.warnf("team=%s agent=%s call=%s approval %s was asked for %s with other arguments; refused", r.team(),
+                    r.agent(), r.callId(), id, row.tool());
+            return Decision.deny("approval " + id + " was asked for another call (" + row.tool() + " with other"
+                    + " arguments); an approval covers exactly the call it was asked for (rule: approval-mismatch)");
+        }
         return switch (row.status()) {
             case "pending" -> Decision.pending(id);
             case "approved" -> Decision.approve();
@@ -74,6 +83,18 @@ public class ApprovalService implements ApprovalGateway {
             default -> Decision.deny("no answer within " + humanize(java.time.Duration.ofSeconds(Math.round(
                     java.time.Duration.between(row.createdAt(), row.expiresAt()).toMillis() / 1000.0))) + " (approval " + id + " expired)");
         };
+    }
+
+    /**
+     * {@code true} when the stored request is for {@code tool} with arguments of {@code digest}: its recorded digest,
+     * or (a request stored before digests were recorded) the digest of its stored arguments.
+     */
+    static boolean coversCall(ApprovalRow row, String tool, String digest) {
+        if (!row.tool().equals(tool)) {
+            return false;
+        }
+        String stored = row.argsDigest() != null ? row.argsDigest() : CallDigest.of(row.tool(), row.argsJson());
+        return stored.equals(digest);
     }
 
     /** Answers a pending request (HTTP / CLI); false when it is not pending any more. */
