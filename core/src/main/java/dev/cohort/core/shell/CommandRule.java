@@ -44,7 +44,9 @@ public enum CommandRule {
 
     // allows
     READ_ONLY("read-only", Kind.ALLOW,
-            "every command only reads (ls, cat, grep, git status/log/diff, sed without -i…): plan mode lets it through"),
+            "every command is on the read-only allowlist with only options that cannot run a program, write or change"
+                    + " state (ls, cat, grep, git status/log/diff without --output/-c/--ext-diff, sed scripts without"
+                    + " e/w, find without -exec of a non-read-only command…): plan mode lets it through"),
     ORDINARY("ordinary", Kind.ALLOW, "everything else: builds, tests, edits inside the workspace");
 
     /** What a rule decides. */

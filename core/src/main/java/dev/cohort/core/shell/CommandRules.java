@@ -6,6 +6,7 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -23,8 +24,16 @@ import java.util.regex.Pattern;
  * <p>Decisions are made on the command as tokenised by {@link ShellParser} (never on substrings): every simple
  * command, those inside {@code $(…)}, backticks, {@code <(…)}, subshells, groups, {@code bash -c}/{@code eval}
  * strings and {@code find -exec} included, reduced to its executable (base name, lower case, after variable
- * assignments and wrappers such as {@code env}, {@code nohup}, {@code timeout}, {@code xargs}) and arguments. Paths
- * are judged lexically (no file system access) against the {@link Workspace} facts, following {@code cd}.
+ * assignments and wrappers such as {@code env}, {@code nohup}, {@code timeout}, {@code xargs}) and arguments. The
+ * command lines a program runs through a shell and shows in its arguments (sed's {@code e cmd}, awk's
+ * {@code system("cmd")}, {@code vim -c '!cmd'}, {@code git -c core.pager=cmd}, {@code GIT_PAGER=cmd}, {@code env -S}
+ * …, see {@link EmbeddedCommands}) are judged as nested command lines too. Paths are judged lexically (no file
+ * system access) against the {@link Workspace} facts, following {@code cd}.
+ *
+ * <p>Read-only is an allowlist ({@link ReadOnlyCommands}, {@link GitReads}, {@link SedScript}): a command line is
+ * read-only when every command in it is a listed program given only listed options and forms (none can run a
+ * program, write a file or change state), behind harmless assignments and wrappers, with no writing redirection and
+ * no arithmetic evaluation; an unknown command, option or computed word is not read-only.
  *
  * <p>Order: blank / NUL / fork bomb → parse → per simple command, in order: hard denies, then asks (the first one
  * found is the verdict unless a later command is hard-denied) → downloads piped into a shell → read-only or ordinary.
@@ -107,19 +116,12 @@ public final class CommandRules {
     private static final Set<String> DEVICE_WRITERS = Set.of("tee", "cp", "mv", "install", "shred", "pv");
     private static final Set<String> DESTRUCTIVE = Set.of("rm", "rmdir", "shred", "unlink", "truncate", "dd", "srm",
             "kill", "pkill", "killall");
-    /** Executables that only read (with no output redirection; some have write options, checked below). */
-    private static final Set<String> READ_ONLY = Set.of("ls", "cat", "head", "tail", "less", "more", "grep", "egrep",
-            "fgrep", "rg", "find", "wc", "pwd", "echo", "printf", "tree", "stat", "file", "which", "type", "du", "df",
-            "diff", "sort", "uniq", "cut", "tr", "date", "whoami", "uname", "true", "false", "basename", "dirname",
-            "realpath", "readlink", "jq", "git", "sed", "nl", "cmp", "comm", "md5sum", "sha1sum", "sha256sum",
-            "printenv", "id", "hostname", "column", "cd", "pushd", "popd", "test", "[", "od", "xxd", "hexdump",
-            "paste", "fold", "rev", "tac", "seq", "sleep", "command");
-    private static final Set<String> GIT_READ = Set.of("status", "log", "diff", "show", "rev-parse", "ls-files",
-            "ls-tree", "blame", "grep", "describe", "shortlog", "cat-file", "rev-list", "branch", "tag", "remote",
-            "config", "reflog");
     /** git's options before the subcommand that take a value ({@code git -C dir push}). */
     private static final Set<String> GIT_VALUED = Set.of("-C", "-c", "--git-dir", "--work-tree", "--namespace");
-    /** Wrappers that run their arguments as a command, with the options that take a value. */
+    /**
+     * Wrappers that run their arguments as a command, with the options that take a value (a value in the next word;
+     * options whose value can only be attached, such as xargs' {@code -i[R]}, are not listed).
+     */
     private static final Map<String, Set<String>> WRAPPERS = Map.ofEntries(
             Map.entry("env", Set.of("-u", "--unset", "-C", "--chdir", "-S", "--split-string")),
             Map.entry("nohup", Set.of()),
@@ -130,13 +132,13 @@ public final class CommandRules {
             Map.entry("nice", Set.of("-n", "--adjustment")),
             Map.entry("ionice", Set.of("-c", "-n", "-p", "--class", "--classdata")),
             Map.entry("timeout", Set.of("-s", "-k", "--signal", "--kill-after")),
-            Map.entry("stdbuf", Set.of("-i", "-o", "-e")),
-            Map.entry("xargs", Set.of("-I", "-i", "-n", "-P", "-d", "-E", "-L", "-s", "-a", "--delimiter",
-                    "--max-args", "--max-procs", "--arg-file")),
+            Map.entry("stdbuf", Set.of("-i", "-o", "-e", "--input", "--output", "--error")),
+            Map.entry("xargs", Set.of("-I", "-n", "-P", "-d", "-E", "-L", "-s", "-a", "--delimiter",
+                    "--max-args", "--max-procs", "--arg-file", "--max-chars", "--process-slot-var")),
             Map.entry("busybox", Set.of()),
             Map.entry("setsid", Set.of()),
             Map.entry("unbuffer", Set.of()),
-            Map.entry("chrt", Set.of()),
+            Map.entry("chrt", Set.of("-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline")),
             Map.entry("taskset", Set.of()));
     private static final Pattern ASSIGNMENT = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*\\+?=.*", Pattern.DOTALL);
     private static final Pattern RM_RECURSIVE = Pattern.compile("-[a-zA-Z]*[rR][a-zA-Z]*");
@@ -238,17 +240,47 @@ public final class CommandRules {
      * bare assignment or a wrapper with nothing to run.
      */
     public static Optional<Invocation> invocation(List<String> words) {
+        return Optional.ofNullable(unwrap(words, Set.of()).invocation());
+    }
+
+    /**
+     * A simple command's words reduced to what runs, with what stands in front of it.
+     *
+     * @param invocation    what runs; {@code null} for a bare assignment or a wrapper with nothing to run
+     * @param exeIndex      the index in the words of the program of {@code invocation} (-1 without one)
+     * @param frontReadOnly every assignment and wrapper in front of the program is harmless and literal
+     * @param fedByXargs    {@code xargs} is among the wrappers: the program gets more arguments from its input
+     * @param xargsAlone    {@code xargs} is the last wrapper and nothing follows it (it runs {@code echo})
+     * @param embedded      the command lines the front runs through a shell: {@code env -S} strings, the value of a
+     *                      variable such as {@code GIT_PAGER}
+     */
+    record Unwrapped(Invocation invocation, int exeIndex, boolean frontReadOnly, boolean fedByXargs,
+            boolean xargsAlone, List<String> embedded) {
+    }
+
+    /** {@link #invocation} with what the read-only rule needs to know; {@code expanded} as in {@link SimpleCommand}. */
+    static Unwrapped unwrap(List<String> words, Set<Integer> expanded) {
+        boolean safe = true;
+        List<String> embedded = new ArrayList<>();
         int k = 0;
         while (k < words.size() && ASSIGNMENT.matcher(words.get(k)).matches()) {
+            safe &= ReadOnlyCommands.safeAssignment(words.get(k));
+            embedded.addAll(EmbeddedCommands.ofAssignment(words.get(k)));
             k++;
         }
+        boolean xargs = false;
+        String last = null;
         while (k < words.size()) {
             String exe = exeName(words.get(k));
             Set<String> valued = WRAPPERS.get(exe);
             if (valued == null) {
-                return Optional.of(new Invocation(exe, words.subList(k + 1, words.size())));
+                return new Unwrapped(new Invocation(exe, words.subList(k + 1, words.size())), k, safe, xargs, false,
+                        embedded);
             }
+            safe &= !expanded.contains(k) && ReadOnlyCommands.systemProgram(words.get(k));
+            int wrapperAt = k;
             k++;
+            int from = k;
             // skip the wrapper's options (and their values), assignments (env) and the timeout's duration
             while (k < words.size()) {
                 String w = words.get(k);
@@ -258,11 +290,31 @@ public final class CommandRules {
                 }
                 if (exe.equals("command") && (w.equals("-v") || w.equals("-V"))) {
                     // 'command -v x' looks x up, it does not run it
-                    return Optional.of(new Invocation("command", words.subList(k, words.size())));
+                    safe &= ReadOnlyCommands.safeWrapper(exe, words.subList(from, k),
+                            ReadOnlyCommands.shift(expanded, from));
+                    return new Unwrapped(new Invocation("command", words.subList(k, words.size())), wrapperAt, safe,
+                            xargs, false, embedded);
                 }
-                if (w.startsWith("-") && w.length() > 1) {
+                if (exe.equals("env") && w.startsWith("-") && !w.startsWith("--") && splitsAt(w) > 0) {
+                    // env -S STRING / -iS STRING / -SSTRING: the string is split into more words, a command among them
+                    int at = splitsAt(w);
+                    String split = at + 1 < w.length() ? w.substring(at + 1) : k + 1 < words.size() ? words.get(k + 1)
+                            : "";
+                    int next = at + 1 < w.length() ? k + 1 : k + 2;
+                    embedded.add(splitCommand(split, words.subList(Math.min(next, words.size()), words.size())));
+                    k = next;
+                } else if (exe.equals("env") && w.startsWith("--split-string=")) {
+                    embedded.add(splitCommand(w.substring("--split-string=".length()),
+                            words.subList(k + 1, words.size())));
+                    k++;
+                } else if (exe.equals("env") && w.equals("--split-string")) {
+                    embedded.add(splitCommand(k + 1 < words.size() ? words.get(k + 1) : "",
+                            words.subList(Math.min(k + 2, words.size()), words.size())));
+                    k += 2;
+                } else if (w.startsWith("-") && w.length() > 1) {
                     k += valued.contains(w) ? 2 : 1;
                 } else if (exe.equals("env") && ASSIGNMENT.matcher(w).matches()) {
+                    embedded.addAll(EmbeddedCommands.ofAssignment(w));
                     k++;
                 } else {
                     break;
@@ -276,8 +328,66 @@ public final class CommandRules {
                     k++;
                 }
             }
+            k = Math.min(k, words.size());
+            Set<Integer> own = new HashSet<>();
+            for (int e : ReadOnlyCommands.shift(expanded, from)) {
+                if (e < k - from) {
+                    own.add(e);
+                }
+            }
+            safe &= ReadOnlyCommands.safeWrapper(exe, words.subList(from, k), own);
+            xargs |= exe.equals("xargs");
+            last = exe;
         }
-        return Optional.empty();
+        return new Unwrapped(null, -1, safe, xargs, "xargs".equals(last), embedded);
+    }
+
+    /** The index of the {@code S} in an env short-option cluster when it is env's -S (not a -u/-C value); -1. */
+    private static int splitsAt(String cluster) {
+        for (int j = 1; j < cluster.length(); j++) {
+            char c = cluster.charAt(j);
+            if (c == 'S') {
+                return j;
+            }
+            if (c == 'u' || c == 'C') {
+                return -1; // the rest is that option's value
+            }
+        }
+        return -1;
+    }
+
+    /** The command line {@code env -S split rest…} amounts to, for judging it as a nested command line. */
+    private static String splitCommand(String split, List<String> rest) {
+        StringBuilder b = new StringBuilder("env ").append(split);
+        for (String w : rest) {
+            b.append(" '").append(w.replace("'", "'\\''")).append('\'');
+        }
+        return b.toString();
+    }
+
+    /**
+     * {@code true} when {@code words} (a command's words, {@code expanded} and {@code splits} as in
+     * {@link SimpleCommand}) only read: harmless assignments and wrappers in front of a program and arguments on the
+     * allowlist.
+     */
+    static boolean readOnlyWords(List<String> words, Set<Integer> expanded, Set<Integer> splits) {
+        return readOnlyWords(words, expanded, splits, unwrap(words, expanded));
+    }
+
+    private static boolean readOnlyWords(List<String> words, Set<Integer> expanded, Set<Integer> splits,
+            Unwrapped u) {
+        if (!u.frontReadOnly() || !u.embedded().isEmpty()) {
+            return false;
+        }
+        if (u.invocation() == null) {
+            // a bare assignment or 'env' prints or sets nothing outside; 'xargs' alone runs echo, but a wrapper
+            // after xargs runs whatever the input names
+            return !u.fedByXargs() || u.xargsAlone();
+        }
+        int argsFrom = words.size() - u.invocation().args().size();
+        return !expanded.contains(u.exeIndex()) && ReadOnlyCommands.readOnly(words.get(u.exeIndex()),
+                u.invocation().args(), ReadOnlyCommands.shift(expanded, argsFrom),
+                ReadOnlyCommands.shift(splits, argsFrom), u.fedByXargs());
     }
 
     /** The executable's base name in lower case ({@code /usr/bin/RM} → {@code rm}). */
@@ -467,15 +577,34 @@ public final class CommandRules {
                 if (d != null) {
                     return d;
                 }
-                Optional<Invocation> inv = CommandRules.invocation(c.words());
-                if (inv.isPresent()) {
-                    d = check(inv.get(), c, nesting);
+                Unwrapped u = unwrap(c.words(), c.expanded());
+                d = embedded(u.embedded(), nesting);
+                if (d != null) {
+                    return d;
+                }
+                if (u.invocation() != null) {
+                    d = check(u.invocation(), c, nesting);
                     if (d != null) {
                         return d;
                     }
                 }
+                if (c.evaluates() || !readOnlyWords(c.words(), c.expanded(), c.splits(), u)) {
+                    readOnly = false;
+                }
             }
             return pipelines(all);
+        }
+
+        /** Judges command lines a command runs through a shell as nested command lines; none is read-only. */
+        private CommandVerdict embedded(List<String> commands, int nesting) {
+            for (String e : commands) {
+                readOnly = false;
+                CommandVerdict d = line(e, nesting + 1);
+                if (d != null) {
+                    return d;
+                }
+            }
+            return null;
         }
 
         private CommandVerdict redirects(SimpleCommand c) {
@@ -539,6 +668,9 @@ public final class CommandRules {
             if (d == null && (SHELLS.contains(exe) || SOURCING.contains(exe))) {
                 d = shell(exe, args, c, nesting);
             }
+            if (d == null) {
+                d = embedded(EmbeddedCommands.of(exe, args), nesting);
+            }
             if (d != null) {
                 return d;
             }
@@ -552,9 +684,6 @@ public final class CommandRules {
                 if (!isSafeDevice(t) && outside(at(t))) {
                     ask(CommandRule.WRITE_OUTSIDE_WORKSPACE, "'" + exe + "' writes outside the workspace (" + t + ")");
                 }
-            }
-            if (!readOnly(exe, args)) {
-                readOnly = false;
             }
             if (exe.equals("cd") || exe.equals("pushd")) {
                 cd(args);
@@ -691,8 +820,9 @@ public final class CommandRules {
                 String a = args.get(k);
                 if (a.equals("-exec") || a.equals("-execdir") || a.equals("-ok") || a.equals("-okdir")) {
                     List<String> words = new ArrayList<>();
+                    int end = ReadOnlyCommands.findExecEnd(args, k + 1);
                     int j = k + 1;
-                    for (; j < args.size() && !args.get(j).equals(";") && !args.get(j).equals("+"); j++) {
+                    for (; j < (end < 0 ? args.size() : end); j++) {
                         if (!args.get(j).contains("{}")) {
                             words.add(args.get(j)); // {} is a matched file: judged through the start points
                         }
@@ -841,45 +971,6 @@ public final class CommandRules {
         }
         // cp/mv/install/ln/rsync: the last operand is the destination (ln with one operand links into the cwd)
         return operands.size() >= 2 ? List.of(operands.get(operands.size() - 1)) : List.of();
-    }
-
-    /** {@code true} when {@code exe args} only reads (its redirections are judged separately). */
-    private static boolean readOnly(String exe, List<String> args) {
-        if (!READ_ONLY.contains(exe)) {
-            return false;
-        }
-        return switch (exe) {
-            case "git" -> gitReadOnly(args);
-            case "sed" -> args.stream().noneMatch(a -> a.startsWith("--in-place")
-                    || a.startsWith("-") && !a.startsWith("--") && a.indexOf('i') > 0);
-            case "find" -> args.stream().noneMatch(a -> a.equals("-delete") || a.startsWith("-fprint")
-                    || a.equals("-fls"));
-            case "sort" -> args.stream().noneMatch(a -> a.equals("-o") || a.startsWith("--output"));
-            case "tree" -> !args.contains("-o");
-            default -> true;
-        };
-    }
-
-    private static boolean gitReadOnly(List<String> args) {
-        int k = 0;
-        while (k < args.size() && args.get(k).startsWith("-")) {
-            k += GIT_VALUED.contains(args.get(k)) ? 2 : 1;
-        }
-        if (k >= args.size() || !GIT_READ.contains(args.get(k))) {
-            return false;
-        }
-        List<String> rest = args.subList(k + 1, args.size());
-        return switch (args.get(k)) {
-            case "branch" -> rest.stream().allMatch(a -> Set.of("-a", "-r", "-v", "-vv", "-l", "--list", "--all",
-                    "--remotes", "--show-current", "--no-color", "--color").contains(a));
-            case "tag" -> rest.isEmpty() || rest.contains("-l") || rest.contains("--list");
-            case "remote" -> rest.isEmpty() || rest.equals(List.of("-v")) || rest.get(0).equals("show")
-                    || rest.get(0).equals("get-url");
-            case "config" -> rest.stream().anyMatch(a -> a.startsWith("--get") || a.equals("--list")
-                    || a.equals("-l"));
-            case "reflog" -> rest.isEmpty() || rest.get(0).equals("show") || rest.get(0).startsWith("-");
-            default -> true;
-        };
     }
 
     /** The command string of {@code bash -c STRING} or {@code eval ARGS}; {@code null} when there is none. */

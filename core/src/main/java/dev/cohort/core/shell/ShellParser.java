@@ -1,14 +1,18 @@
 package dev.cohort.core.shell;
 
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * A tokeniser for the subset of POSIX shell / bash syntax that matters to the command policy: simple commands with
  * quote removal, pipelines, lists ({@code ; && || & newline}), subshells and groups, redirections (with fd
  * prefixes, dups and here-documents, whose bodies are data, not commands), command and process substitution
- * (parsed recursively), comments and line continuations. Not an interpreter: variables are not expanded.
+ * (parsed recursively, also inside {@code ${…}}, {@code $((…))} and here-documents whose delimiter is unquoted),
+ * comments and line continuations. Not an interpreter: variables are not expanded, but each word says whether the
+ * shell would expand it, and each command whether it evaluates text as arithmetic.
  */
 public final class ShellParser {
     /** Nesting bound for substitutions inside substitutions; deeper input is refused as unparseable. */
@@ -19,6 +23,10 @@ public final class ShellParser {
             "do", "done", "while", "until", "esac", "time", "function", "coproc");
     /** Compound headers whose words are data ({@code for x in a b}). */
     private static final Set<String> HEADER_KEYWORDS = Set.of("for", "case", "select", "in");
+    /** Arithmetic text that names a variable (whose value is evaluated in turn) or holds an expansion. */
+    private static final Pattern NAMES_A_VALUE = Pattern.compile("[A-Za-z_$`]");
+    /** An unquoted brace list ({@code {a,b}}, {@code {1..3}}), which the shell turns into several words. */
+    private static final Pattern BRACE_LIST = Pattern.compile("\\{[^}]*(,|\\.\\.)[^}]*}");
 
     /** A redirection: operator ({@code >}, {@code >>}, {@code <}, {@code &>}, {@code <<}, …) and its target word. */
     public record Redirect(String op, String target) {
@@ -35,10 +43,48 @@ public final class ShellParser {
      * @param redirects its redirections
      * @param pipeline  id of the pipeline it belongs to (unique within one parse, nested ones included)
      * @param stage     its position in that pipeline
-     * @param nested    commands found in substitutions inside its words and redirections
+     * @param nested    commands found in substitutions inside its words, redirections and here-documents
+     * @param expanded  the indexes of the words the shell expands before the command sees them (a parameter, a
+     *                  substitution, arithmetic, an unquoted glob or brace list): their text here is not what the
+     *                  command receives
+     * @param splits    the indexes of the expanded words with an unquoted expansion ({@code $x}, not {@code "$x"}):
+     *                  the shell may split such a word into several, or drop it
+     * @param evaluates the command makes the shell evaluate text as arithmetic or as a variable name
+     *                  ({@code $((…))}, {@code ((…))}, {@code $[…]}, {@code ${a[i]}}, {@code ${x:n}}, {@code ${!x}},
+     *                  also in an unquoted here-document), which runs any {@code $(…)} stored in a variable's value
      */
     public record SimpleCommand(List<String> words, List<Redirect> redirects, int pipeline, int stage,
-            List<SimpleCommand> nested) {
+            List<SimpleCommand> nested, Set<Integer> expanded, Set<Integer> splits, boolean evaluates) {
+
+        /** A command whose words are all literal and that evaluates nothing. */
+        public SimpleCommand(List<String> words, List<Redirect> redirects, int pipeline, int stage,
+                List<SimpleCommand> nested) {
+            this(words, redirects, pipeline, stage, nested, Set.of(), Set.of(), false);
+        }
+
+        public SimpleCommand {
+            expanded = Set.copyOf(expanded);
+            splits = Set.copyOf(splits);
+        }
+
+        SimpleCommand evaluating() {
+            return new SimpleCommand(words, redirects, pipeline, stage, nested, expanded, splits, true);
+        }
+    }
+
+    /** A here-document waiting for its body: the delimiter, whether tabs are stripped, whether the body expands. */
+    private static final class Heredoc {
+        final String delimiter;
+        final boolean stripTabs;
+        final boolean expands;
+        /** The index in {@code out} of the command it feeds; -1 until that command ends. */
+        int owner = -1;
+
+        Heredoc(String delimiter, boolean stripTabs, boolean expands) {
+            this.delimiter = delimiter;
+            this.stripTabs = stripTabs;
+            this.expands = expands;
+        }
     }
 
     /** The input is not valid shell (unbalanced quotes or parentheses). */
@@ -58,10 +104,22 @@ public final class ShellParser {
     private final List<String> words = new ArrayList<>();
     private final List<Redirect> redirects = new ArrayList<>();
     private final List<SimpleCommand> nestedOfCurrent = new ArrayList<>();
-    private final List<String[]> pendingHeredocs = new ArrayList<>();
+    private final List<Heredoc> pendingHeredocs = new ArrayList<>();
+    private final Set<Integer> expandedWords = new LinkedHashSet<>();
+    private final Set<Integer> splitWords = new LinkedHashSet<>();
     private final StringBuilder word = new StringBuilder();
     private boolean inWord;
     private boolean wordQuoted;
+    /** The current word holds an expansion (parameter, substitution, arithmetic) or an unquoted {@code * ?}. */
+    private boolean wordExpanded;
+    /** The current word holds an unquoted expansion or glob, which the shell splits into words. */
+    private boolean wordSplits;
+    /** The current word holds an unquoted {@code [} (a glob when a {@code ]} follows). */
+    private boolean wordBracket;
+    /** The current word holds an unquoted {@code {} (a brace list when a {@code ,} or {@code ..} follows). */
+    private boolean wordBrace;
+    /** The current command evaluates text as arithmetic or as a variable name. */
+    private boolean evaluates;
     private String pendingRedirect;
     private int pipeline;
     private int stage;
@@ -142,13 +200,24 @@ public final class ShellParser {
                     i = end + 1;
                 }
                 case '"' -> readDoubleQuoted();
-                case '$' -> readDollar();
-                case '`' -> readBackticks();
+                case '$', '`' -> {
+                    // outside double quotes an expansion is split into words
+                    boolean before = wordExpanded;
+                    wordExpanded = false;
+                    if (c == '$') {
+                        readDollar();
+                    } else {
+                        readBackticks();
+                    }
+                    wordSplits |= wordExpanded;
+                    wordExpanded |= before;
+                }
                 case '<', '>' -> {
                     if (i + 1 < n && s.charAt(i + 1) == '(' && !inWord) {
                         String inner = readBalanced(i + 1);
                         nestedOfCurrent.addAll(parse(inner, depth + 1, pipelineCounter));
                         appendAll(c + "(…)");
+                        wordExpanded = true;
                         endWord();
                     } else {
                         readRedirect();
@@ -182,10 +251,25 @@ public final class ShellParser {
                     i += (i + 1 < n && s.charAt(i + 1) == ';') ? 2 : 1;
                 }
                 case '(', ')' -> {
+                    if (c == '(' && !inWord && i + 1 < n && s.charAt(i + 1) == '('
+                            && (words.isEmpty() || words.equals(List.of("for")))) {
+                        // ((…)) and for ((…)) evaluate arithmetic; what is inside is still parsed as commands
+                        // below (bash reads "((cmd) ; (cmd))" as subshells), this marker only says so
+                        out.add(new SimpleCommand(List.of("(("), List.of(), pipeline, stage, List.of(), Set.of(),
+                                Set.of(), true));
+                    }
                     endCommand(false);
                     i++;
                 }
                 default -> {
+                    if (c == '*' || c == '?') {
+                        wordExpanded = true;
+                        wordSplits = true;
+                    } else if (c == '[') {
+                        wordBracket = true;
+                    } else if (c == '{') {
+                        wordBrace = true;
+                    }
                     append(c);
                     i++;
                 }
@@ -261,22 +345,128 @@ public final class ShellParser {
             i = j + 1;
         } else if (next == '(' && i + 2 < n && s.charAt(i + 2) == '(') {
             String inner = readBalanced(i + 1); // arithmetic: not commands, but may hold substitutions
-            appendAll("$((" + inner + "))");
+            scanExpansions(inner);
+            evaluates |= NAMES_A_VALUE.matcher(inner).find(); // $((1+2)) names no variable whose value could run
+            wordExpanded = true;
+            appendAll("$(" + inner + ")");
         } else if (next == '(') {
             String inner = readBalanced(i + 1);
             nestedOfCurrent.addAll(parse(inner, depth + 1, pipelineCounter));
+            wordExpanded = true;
             appendAll("$(…)");
         } else if (next == '{') {
-            int end = s.indexOf('}', i + 2);
+            int end = braceEnd(i + 2);
             if (end < 0) {
                 throw new ParseException("unterminated ${…}");
             }
+            String inner = s.substring(i + 2, end);
+            scanExpansions(inner); // ${x:-$(cmd)} runs cmd
+            evaluates |= evaluatingParameter(inner);
+            wordExpanded = true;
             appendAll(s.substring(i, end + 1));
             i = end + 1;
         } else {
+            if (next == '[') {
+                evaluates = true; // $[…], the old arithmetic expansion
+            }
+            if (next == '[' || Character.isLetterOrDigit(next) || "_@*#?$!-".indexOf(next) >= 0 && next != 0) {
+                wordExpanded = true;
+            }
             append('$');
             i++;
         }
+    }
+
+    /**
+     * {@code true} for the parameter expansions that evaluate text: a subscript ({@code ${a[i]}}, arithmetic), a
+     * substring ({@code ${x:n}}, {@code ${x: -n}}, arithmetic) naming a variable or holding an expansion, and
+     * indirection ({@code ${!x}}, a name taken from a value). {@code inner} is the text between {@code ${} and
+     * {@code }}.
+     */
+    static boolean evaluatingParameter(String inner) {
+        int k = inner.startsWith("#") && inner.length() > 1 ? 1 : 0;
+        if (inner.startsWith("!", k)) {
+            return true;
+        }
+        while (k < inner.length() && (Character.isLetterOrDigit(inner.charAt(k)) || inner.charAt(k) == '_')) {
+            k++;
+        }
+        if (k == 0 && !inner.isEmpty() && "@*#?$!-".indexOf(inner.charAt(0)) >= 0) {
+            k = 1;
+        }
+        if (k >= inner.length()) {
+            return false;
+        }
+        char op = inner.charAt(k);
+        boolean arithmetic = op == '[' || op == ':' && (k + 1 >= inner.length()
+                || "-=+?".indexOf(inner.charAt(k + 1)) < 0);
+        return arithmetic && NAMES_A_VALUE.matcher(inner.substring(k)).find();
+    }
+
+    /** The index of the {@code }} that closes a {@code ${} whose text starts at {@code from}; -1 if none. */
+    private int braceEnd(int from) {
+        int d = 1;
+        int j = from;
+        while (j < n) {
+            char c = s.charAt(j);
+            if (c == '\\') {
+                j += 2;
+            } else if (c == '\'' || c == '"') {
+                int end = s.indexOf(c, j + 1);
+                if (end < 0) {
+                    return -1;
+                }
+                j = end + 1;
+            } else if (c == '$' && j + 1 < n && s.charAt(j + 1) == '(') {
+                int close = matchingParen(j + 1);
+                if (close < 0) {
+                    return -1;
+                }
+                j = close + 1;
+            } else if (c == '$' && j + 1 < n && s.charAt(j + 1) == '{') {
+                d++;
+                j += 2;
+            } else if (c == '}') {
+                if (--d == 0) {
+                    return j;
+                }
+                j++;
+            } else {
+                j++;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Finds the substitutions the shell expands inside {@code text} (the inside of {@code ${…}} or {@code $((…))},
+     * or an unquoted here-document body), adds their commands to the current command's nested ones and notes
+     * arithmetic. Quotes are not honoured here (inside double quotes or a here-document they are plain characters),
+     * so a substitution is found wherever it might run.
+     */
+    private void scanExpansions(String text) {
+        ShellParser inner = scanned(text);
+        nestedOfCurrent.addAll(inner.nestedOfCurrent);
+        evaluates |= inner.evaluates;
+    }
+
+    private ShellParser scanned(String text) {
+        ShellParser inner = new ShellParser(text, depth, pipelineCounter);
+        while (inner.i < inner.n) {
+            char c = inner.s.charAt(inner.i);
+            if (c == '\\') {
+                inner.i += 2;
+            } else if (c == '$' && inner.i + 1 < inner.n && inner.s.charAt(inner.i + 1) == '\'') {
+                inner.i++; // $'…' is not special here: what follows is scanned as well
+            } else if (c == '$') {
+                inner.readDollar();
+            } else if (c == '`') {
+                inner.readBackticks();
+            } else {
+                inner.i++;
+            }
+        }
+        return inner;
     }
 
     private void readBackticks() {
@@ -294,12 +484,32 @@ public final class ShellParser {
             throw new ParseException("unterminated backquote");
         }
         nestedOfCurrent.addAll(parse(inner.toString(), depth + 1, pipelineCounter));
+        wordExpanded = true;
         appendAll("$(…)");
         i = j + 1;
     }
 
     /** Reads from the '(' at {@code open} to its matching ')' (quote-aware); returns the inside; moves past it. */
     private String readBalanced(int open) {
+        int close = matchingParen(open);
+        if (close == -2) {
+            throw new ParseException("unterminated single quote");
+        }
+        if (close == -3) {
+            throw new ParseException("unterminated double quote");
+        }
+        if (close < 0) {
+            throw new ParseException("unbalanced parenthesis");
+        }
+        i = close + 1;
+        return s.substring(open + 1, close);
+    }
+
+    /**
+     * The index of the ')' matching the '(' at {@code open} (quote-aware); -2 for an unterminated single quote, -3
+     * for an unterminated double quote, -1 when it is not closed.
+     */
+    private int matchingParen(int open) {
         int d = 0;
         int j = open;
         while (j < n) {
@@ -311,7 +521,7 @@ public final class ShellParser {
             if (c == '\'') {
                 int end = s.indexOf('\'', j + 1);
                 if (end < 0) {
-                    throw new ParseException("unterminated single quote");
+                    return -2;
                 }
                 j = end + 1;
                 continue;
@@ -322,7 +532,7 @@ public final class ShellParser {
                     j += s.charAt(j) == '\\' ? 2 : 1;
                 }
                 if (j >= n) {
-                    throw new ParseException("unterminated double quote");
+                    return -3;
                 }
                 j++;
                 continue;
@@ -332,13 +542,12 @@ public final class ShellParser {
             } else if (c == ')') {
                 d--;
                 if (d == 0) {
-                    i = j + 1;
-                    return s.substring(open + 1, j);
+                    return j;
                 }
             }
             j++;
         }
-        throw new ParseException("unbalanced parenthesis");
+        return -1;
     }
 
     private void readRedirect() {
@@ -379,9 +588,17 @@ public final class ShellParser {
         }
         String w = word.toString();
         boolean quoted = wordQuoted;
+        boolean globbed = wordBracket && w.indexOf(']', w.indexOf('[') + 1) > 0
+                || wordBrace && BRACE_LIST.matcher(w).find();
+        boolean expanded = wordExpanded || globbed;
+        boolean splits = wordSplits || globbed;
         word.setLength(0);
         inWord = false;
         wordQuoted = false;
+        wordExpanded = false;
+        wordSplits = false;
+        wordBracket = false;
+        wordBrace = false;
         if (pendingRedirect != null) {
             String op = pendingRedirect;
             pendingRedirect = null;
@@ -390,12 +607,18 @@ public final class ShellParser {
             }
             redirects.add(new Redirect(op, w));
             if (op.startsWith("<<") && !op.equals("<<<")) {
-                pendingHeredocs.add(new String[] {w, op});
+                pendingHeredocs.add(new Heredoc(w, op.equals("<<-"), !quoted));
             }
             return;
         }
         if (words.isEmpty() && !quoted && SKIPPED_KEYWORDS.contains(w)) {
             return;
+        }
+        if (expanded) {
+            expandedWords.add(words.size());
+        }
+        if (splits) {
+            splitWords.add(words.size());
         }
         words.add(w);
     }
@@ -408,13 +631,25 @@ public final class ShellParser {
         boolean header = !words.isEmpty() && HEADER_KEYWORDS.contains(words.get(0));
         if (!header && (!words.isEmpty() || !redirects.isEmpty() || !nestedOfCurrent.isEmpty())) {
             out.add(new SimpleCommand(List.copyOf(words), List.copyOf(redirects), pipeline, stage,
-                    List.copyOf(nestedOfCurrent)));
+                    List.copyOf(nestedOfCurrent), expandedWords, splitWords, evaluates));
+        } else if (header && evaluates) {
+            // for x in $((…)): the header's words are data, but their arithmetic is evaluated all the same
+            out.add(new SimpleCommand(List.copyOf(words), List.of(), pipeline, stage, List.copyOf(nestedOfCurrent),
+                    expandedWords, splitWords, true));
         } else if (header && !nestedOfCurrent.isEmpty()) {
             out.addAll(nestedOfCurrent);
+        }
+        for (Heredoc h : pendingHeredocs) {
+            if (h.owner < 0 && !out.isEmpty()) {
+                h.owner = out.size() - 1;
+            }
         }
         words.clear();
         redirects.clear();
         nestedOfCurrent.clear();
+        expandedWords.clear();
+        splitWords.clear();
+        evaluates = false;
         if (pipeToNext) {
             stage++;
         } else {
@@ -423,17 +658,28 @@ public final class ShellParser {
         }
     }
 
-    /** After a newline: skips the bodies of here-documents opened on the previous line. */
+    /**
+     * After a newline: reads the bodies of here-documents opened on the previous line. A body is data, but with an
+     * unquoted delimiter the shell expands it: its substitutions are commands (added after the others) and its
+     * arithmetic marks the command it feeds.
+     */
     private void skipHeredocBodies() {
-        for (String[] h : pendingHeredocs) {
-            String delim = h[0];
-            boolean stripTabs = h[1].equals("<<-");
+        for (Heredoc h : pendingHeredocs) {
+            StringBuilder body = new StringBuilder();
             while (i < n) {
                 int eol = s.indexOf('\n', i);
                 String line = eol < 0 ? s.substring(i) : s.substring(i, eol);
                 i = eol < 0 ? n : eol + 1;
-                if ((stripTabs ? line.replaceFirst("^\t+", "") : line).equals(delim)) {
+                if ((h.stripTabs ? line.replaceFirst("^\t+", "") : line).equals(h.delimiter)) {
                     break;
+                }
+                body.append(line).append('\n');
+            }
+            if (h.expands) {
+                ShellParser inner = scanned(body.toString());
+                out.addAll(inner.nestedOfCurrent);
+                if (inner.evaluates && h.owner >= 0) {
+                    out.set(h.owner, out.get(h.owner).evaluating());
                 }
             }
         }

@@ -44,6 +44,39 @@ class ShellParserTest {
     }
 
     @Test
+    void theWordsTheShellExpandsAreMarkedAndUnquotedOnesMaySplit() {
+        ShellParser.SimpleCommand c = all("sed -n \"$s\" $f '$p' *.md '*.md' {a,b} {} x{1..3} `id` $(id) ${x} \\$y")
+                .get(0);
+        assertThat(c.words()).containsExactly("sed", "-n", "$s", "$f", "$p", "*.md", "*.md", "{a,b}", "{}", "x{1..3}",
+                "$(…)", "$(…)", "${x}", "$y");
+        assertThat(c.expanded()).containsExactlyInAnyOrder(2, 3, 5, 7, 9, 10, 11, 12);
+        assertThat(c.splits()).containsExactlyInAnyOrder(3, 5, 7, 9, 10, 11, 12);
+    }
+
+    @Test
+    void arithmeticThatNamesAVariableAndIndirectOrSubscriptedExpansionsEvaluate() {
+        for (String evaluates : List.of("echo $((x))", "echo \"$((n + 1))\"", "echo ${a[i]}", "echo ${s:i}",
+                "echo ${!ref}", "echo $[x]", "((x = y))", "for ((i = 0; i < n; i++)); do :; done",
+                "for v in $((x)); do :; done", "cat <<EOF\n$((x))\nEOF")) {
+            assertThat(all(evaluates)).as(evaluates).anyMatch(ShellParser.SimpleCommand::evaluates);
+        }
+        for (String literal : List.of("echo $((1 + 2))", "echo ${a[0]} ${s:1:2} ${x:-y} ${#x}", "echo '$((x))'",
+                "cat <<'EOF'\n$((x))\nEOF", "echo ${x//[a-z]/}")) {
+            assertThat(all(literal)).as(literal).noneMatch(ShellParser.SimpleCommand::evaluates);
+        }
+    }
+
+    @Test
+    void substitutionsInsideParameterExpansionsArithmeticAndUnquotedHereDocumentsAreCommands() {
+        assertThat(all("echo ${x:-$(rm -rf /)}")).extracting(c -> c.words().get(0)).containsExactly("echo", "rm");
+        assertThat(all("echo $(( $(id -u) + 1 ))")).extracting(c -> c.words().get(0)).containsExactly("echo", "id");
+        assertThat(all("cat <<EOF | wc -l\nuser `whoami`\nhome ${HOME:-$(pwd)}\nEOF\nls"))
+                .extracting(c -> c.words().get(0)).containsExactly("cat", "wc", "whoami", "pwd", "ls");
+        // a quoted delimiter keeps the body data
+        assertThat(all("cat <<'EOF'\n$(rm -rf /)\nEOF")).extracting(c -> c.words().get(0)).containsExactly("cat");
+    }
+
+    @Test
     void invalidShellIsAParseError() {
         assertThatThrownBy(() -> ShellParser.parse("echo 'open")).isInstanceOf(ShellParser.ParseException.class);
         assertThatThrownBy(() -> ShellParser.parse("echo $(ls")).isInstanceOf(ShellParser.ParseException.class);
