@@ -15,13 +15,16 @@ import picocli.CommandLine.Option;
 /**
  * {@code cohort budget [--team T] [--set key=value …] [--json]}: a team's budgets ({@code GET/PUT
  * /api/v1/teams/{team}/budgets}) as a table, in force / configured default / the team's own; {@code --set} changes the
- * team's own (0 = unlimited, {@code default} = back to the configured default), from the agents' next step.
+ * team's own (0 = unlimited, {@code default} = back to the configured default), from the agents' next step. A second
+ * table shows the limits on the cron jobs the team's agents create, with the configuration key of each (they are
+ * the operator's, not the team's).
  */
 @Command(name = "budget", mixinStandardHelpOptions = true,
         description = "Show a team's token and cost budgets, or set the team's own (--set tokens-per-team=2000000 "
                 + "--set cost-per-team-usd=25 --set cost-per-team-per-day-usd=5; 0 = unlimited, default = the "
                 + "configured default). The per-day budgets count the whole team's usage since 00:00 UTC and reset "
-                + "then.")
+                + "then; a fresh team has a daily token budget. Also shows the limits on cron jobs the team's agents "
+                + "create.")
 public final class BudgetCommand extends ApiCommand {
 
     /** The budgets as the API names them, in order. */
@@ -29,6 +32,8 @@ public final class BudgetCommand extends ApiCommand {
             "costPerAgentUsd", "costPerTeamUsd", "tokensPerTeamPerDay", "costPerTeamPerDayUsd");
 
     static final List<String> HEADERS = List.of("BUDGET", "IN FORCE", "DEFAULT", "TEAM'S OWN");
+
+    static final List<String> CRON_HEADERS = List.of("CRON JOBS AGENTS CREATE", "IN FORCE", "SET BY");
 
     @Option(names = "--team", description = "Team id (default: ${DEFAULT-VALUE}).")
     String team = "default";
@@ -118,7 +123,10 @@ public final class BudgetCommand extends ApiCommand {
         return f.replaceAll("([A-Z])", "-$1").toLowerCase(Locale.ROOT);
     }
 
-    /** One row per budget: in force, the configured default, the team's own ({@code -} when it set none). */
+    /**
+     * One row per budget: in force, the configured default, the team's own ({@code -} when it set none); then, when
+     * the answer has them, the limits on cron jobs the team's agents create ({@link #cronTable}).
+     */
     static List<String> table(JsonNode b) {
         List<List<String>> rows = new ArrayList<>();
         for (String f : FIELDS) {
@@ -126,7 +134,51 @@ public final class BudgetCommand extends ApiCommand {
             rows.add(List.of(kebab(f), value(b.get(f), money), value(b.path("defaults").get(f), money),
                     b.path("overrides").has(f) ? value(b.path("overrides").get(f), money) : "-"));
         }
-        return Table.render(HEADERS, rows);
+        List<String> out = new ArrayList<>(Table.render(HEADERS, rows));
+        JsonNode cron = b.path("cronJobs");
+        if (cron.isObject()) {
+            out.add("");
+            out.addAll(cronTable(cron));
+        }
+        return out;
+    }
+
+    /**
+     * The limits on cron jobs the team's agents create ({@code cronJobs} of the answer): whether a person approves
+     * each, how many the team's agents may keep (with how many they have) and how often one may fire, each with the
+     * key that sets it; the general limits on every job follow. When scheduler-service could not be asked, a line
+     * says so instead of its limits.
+     */
+    static List<String> cronTable(JsonNode cron) {
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(List.of("approval", cron.path("approval").asText("-"), "cohort.lead.model-cron-jobs"));
+        JsonNode s = cron.path("scheduler");
+        if (s.isObject()) {
+            rows.add(List.of("jobs per team", s.path("maxModelJobsPerTeam").asText() + " (" + s.path("modelJobs").asText()
+                    + " now)", "cohort.scheduler.model-jobs.max-per-team"));
+            rows.add(List.of("min interval", duration(s.path("modelMinIntervalSeconds").asLong()),
+                    "cohort.scheduler.model-jobs.min-interval"));
+            rows.add(List.of("all jobs per team", s.path("maxJobsPerTeam").asText() + " (" + s.path("jobs").asText()
+                    + " now)", "cohort.scheduler.max-jobs-per-team"));
+            rows.add(List.of("all jobs min interval", duration(s.path("minIntervalSeconds").asLong()),
+                    "cohort.scheduler.min-interval"));
+        }
+        List<String> out = new ArrayList<>(Table.render(CRON_HEADERS, rows));
+        if (!s.isObject()) {
+            out.add("(the scheduler's limits are unknown: " + cron.path("schedulerUnavailable").asText("no answer") + ")");
+        }
+        return out;
+    }
+
+    /** {@code 10m}, {@code 1h}, {@code 90s}: a whole unit when there is one. */
+    static String duration(long seconds) {
+        if (seconds > 0 && seconds % 3600 == 0) {
+            return seconds / 3600 + "h";
+        }
+        if (seconds > 0 && seconds % 60 == 0) {
+            return seconds / 60 + "m";
+        }
+        return seconds + "s";
     }
 
     private static String value(JsonNode n, boolean money) {

@@ -75,4 +75,48 @@ class BudgetCommandTest {
                 "tokens-per-team-per-day    300000     unlimited  300000",
                 "cost-per-team-per-day-usd  $5.00      $5.00      -");
     }
+
+    @Test
+    void theLimitsOnCronJobsTheAgentsCreateFollowTheBudgetsWithTheKeysThatSetThem() throws Exception {
+        var answer = Json.MAPPER.readTree("""
+                {"team":"t","tokensPerTurn":0,"tokensPerAgent":0,"tokensPerTeam":0,"costPerTurnUsd":0,
+                 "costPerAgentUsd":0,"costPerTeamUsd":0,"tokensPerTeamPerDay":5000000,"costPerTeamPerDayUsd":0,
+                 "defaults":{"tokensPerTurn":0,"tokensPerAgent":0,"tokensPerTeam":0,"costPerTurnUsd":0,
+                  "costPerAgentUsd":0,"costPerTeamUsd":0,"tokensPerTeamPerDay":5000000,"costPerTeamPerDayUsd":0},
+                 "overrides":{},
+                 "cronJobs":{"approval":"ask","scheduler":{"team":"t","maxJobsPerTeam":100,"minIntervalSeconds":60,
+                  "maxModelJobsPerTeam":10,"modelMinIntervalSeconds":600,"jobs":3,"modelJobs":2},
+                  "schedulerUnavailable":null}}""");
+
+        assertThat(BudgetCommand.table(answer)).containsExactly(
+                "BUDGET                     IN FORCE   DEFAULT    TEAM'S OWN",
+                "tokens-per-turn            unlimited  unlimited  -",
+                "tokens-per-agent           unlimited  unlimited  -",
+                "tokens-per-team            unlimited  unlimited  -",
+                "cost-per-turn-usd          unlimited  unlimited  -",
+                "cost-per-agent-usd         unlimited  unlimited  -",
+                "cost-per-team-usd          unlimited  unlimited  -",
+                "tokens-per-team-per-day    5000000    5000000    -",
+                "cost-per-team-per-day-usd  unlimited  unlimited  -",
+                "",
+                "CRON JOBS AGENTS CREATE  IN FORCE     SET BY",
+                "approval                 ask          cohort.lead.model-cron-jobs",
+                "jobs per team            10 (2 now)   cohort.scheduler.model-jobs.max-per-team",
+                "min interval             10m          cohort.scheduler.model-jobs.min-interval",
+                "all jobs per team        100 (3 now)  cohort.scheduler.max-jobs-per-team",
+                "all jobs min interval    1m           cohort.scheduler.min-interval");
+    }
+
+    @Test
+    void whenTheSchedulerCouldNotBeAskedTheTableSaysWhy() throws Exception {
+        var cron = Json.MAPPER.readTree("""
+                {"approval":"allow","scheduler":null,
+                 "schedulerUnavailable":"scheduler-service at http://127.0.0.1:8082 did not answer: connection refused"}""");
+
+        assertThat(BudgetCommand.cronTable(cron)).containsExactly(
+                "CRON JOBS AGENTS CREATE  IN FORCE  SET BY",
+                "approval                 allow     cohort.lead.model-cron-jobs",
+                "(the scheduler's limits are unknown: scheduler-service at http://127.0.0.1:8082 did not answer:"
+                        + " connection refused)");
+    }
 }

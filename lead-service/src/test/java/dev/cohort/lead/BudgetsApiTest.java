@@ -7,8 +7,11 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasKey;
 import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.nullValue;
+import static org.hamcrest.Matchers.startsWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.core.engine.Usage;
@@ -20,6 +23,9 @@ import dev.cohort.lead.persistence.EventRepository;
 import dev.cohort.lead.service.TeamBudgets;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,6 +34,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -170,14 +177,57 @@ class BudgetsApiTest {
         assertThat(ofType(team, "budget_warning")).hasSize(1); // 1500 of 10000: no new crossing
     }
 
+    // --- the limits on the cron jobs the team's agents create ---
+
+    @Test
+    void theBudgetsShowTheLimitsOnCronJobsTheAgentsCreateAsTheSchedulerReportsThemOrSayItIsUnavailable() throws Exception {
+        String team = newTeam("budgets-cron");
+        List<String> asked = new CopyOnWriteArrayList<>();
+        HttpServer scheduler = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        scheduler.createContext("/", exchange -> {
+            asked.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath());
+            byte[] body = ("{\"team\":\"" + team + "\",\"maxJobsPerTeam\":100,\"minIntervalSeconds\":60,"
+                    + "\"maxModelJobsPerTeam\":10,\"modelMinIntervalSeconds\":600,\"jobs\":3,\"modelJobs\":2}")
+                    .getBytes(StandardCharsets.UTF_8);
+            exchange.getResponseHeaders().add("Content-Type", "application/json");
+            exchange.sendResponseHeaders(200, body.length);
+            exchange.getResponseBody().write(body);
+            exchange.close();
+        });
+        scheduler.start();
+        try {
+            teamBudgets.useScheduler(URI.create("http://127.0.0.1:" + scheduler.getAddress().getPort()));
+            given().get("/api/v1/teams/" + team + "/budgets").then().statusCode(200)
+                    .body("cronJobs.approval", equalTo("ask"))
+                    .body("cronJobs.scheduler", equalTo(Map.of("team", team, "maxJobsPerTeam", 100,
+                            "minIntervalSeconds", 60, "maxModelJobsPerTeam", 10, "modelMinIntervalSeconds", 600,
+                            "jobs", 3, "modelJobs", 2)))
+                    .body("cronJobs.schedulerUnavailable", nullValue());
+            assertThat(asked).containsExactly("GET /api/v1/teams/" + team + "/crons/limits");
+
+            // the scheduler down: the budgets still answer, and say why the cron limits are missing
+            teamBudgets.useScheduler(URI.create("http://127.0.0.1:1"));
+            given().get("/api/v1/teams/" + team + "/budgets").then().statusCode(200)
+                    .body("tokensPerTeamPerDay", equalTo(5000000)).body("cronJobs.approval", equalTo("ask"))
+                    .body("cronJobs.scheduler", nullValue())
+                    .body("cronJobs.schedulerUnavailable", startsWith("scheduler-service at http://127.0.0.1:1 did not"
+                            + " answer: "));
+        } finally {
+            teamBudgets.useScheduler(null);
+            scheduler.stop(0);
+        }
+    }
+
     // --- the team's budgets per UTC day ---
 
     @Test
     void theDayBudgetsAreReadAndSetLikeTheOthersAndBadOnesAreRefused() {
         String team = newTeam("budgets-day");
         given().get("/api/v1/teams/" + team + "/budgets").then().statusCode(200)
-                .body("tokensPerTeamPerDay", equalTo(0)).body("costPerTeamPerDayUsd", equalTo(0.0f))
-                .body("defaults.tokensPerTeamPerDay", equalTo(0)).body("defaults.costPerTeamPerDayUsd", equalTo(0.0f));
+                // a fresh team has a daily token budget (Budgets.DEFAULT_TOKENS_PER_TEAM_PER_DAY); the cost one is unset
+                .body("tokensPerTeamPerDay", equalTo(5000000)).body("costPerTeamPerDayUsd", equalTo(0.0f))
+                .body("defaults.tokensPerTeamPerDay", equalTo(5000000))
+                .body("defaults.costPerTeamPerDayUsd", equalTo(0.0f));
         put(team, "{\"tokensPerTeamPerDay\": 2000000, \"costPerTeamPerDayUsd\": 12.5}").statusCode(200)
                 .body("tokensPerTeamPerDay", equalTo(2000000)).body("costPerTeamPerDayUsd", equalTo(12.5f))
                 .body("overrides.tokensPerTeamPerDay", equalTo(2000000))

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.CompactionSettings;
 import dev.cohort.core.engine.EngineSettings;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.tools.PermissionSubject;
+import dev.cohort.core.tools.Tool;
 import dev.cohort.lead.service.LeadEngine;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -28,7 +31,7 @@ class EngineConfigWiringTest {
         assertThat(s.approvalTimeout()).isEqualTo(Duration.ofSeconds(15));
         assertThat(s.withApprovalTimeout(d.approvalTimeout()).withModel(null).withRecovery(d.recovery()))
                 .isEqualTo(d);
-        assertThat(s.budgets()).isEqualTo(Budgets.unlimited());
+        assertThat(s.budgets()).isEqualTo(Budgets.defaults());
         assertThat(s.compaction()).isEqualTo(CompactionSettings.defaults());
     }
 
@@ -41,5 +44,16 @@ class EngineConfigWiringTest {
                 "keep_worktree", "list_worktrees", "spawn_teammate", "send_message", "check_inbox", "request_shutdown",
                 "request_plan", "review_plan");
         assertThat(dev.cohort.core.tools.Toolsets.LEAD).containsAll(lead.engine().tools().names());
+    }
+
+    @Test
+    void theLeadsScheduleCronAsksAPersonForEveryJobByDefault() {
+        Tool schedule = lead.engine().tools().find("schedule_cron").orElseThrow();
+        PermissionSubject subject = schedule.permissionSubject(Json.MAPPER.createObjectNode().put("cron", "@daily")
+                .put("prompt", "report"));
+
+        // cohort.lead.model-cron-jobs is unset in the test profile: the default, ask
+        assertThat(subject).isInstanceOf(PermissionSubject.Persistent.class);
+        assertThat(((PermissionSubject.Persistent) subject).rule()).isEqualTo("model-cron-job");
     }
 }

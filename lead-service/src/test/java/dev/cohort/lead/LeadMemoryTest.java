@@ -28,7 +28,10 @@ import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
-/** The lead's memories live in PostgreSQL per team: "remember X" writes one, later turns see it in their prompt. */
+/**
+ * The lead's memories live in PostgreSQL per team with their author: "remember X" writes one, later turns see it,
+ * quoted with who wrote it, in a {@code <memories>} block ahead of the conversation.
+ */
 @QuarkusTest
 class LeadMemoryTest {
 
@@ -60,8 +63,17 @@ class LeadMemoryTest {
                 .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202);
         JsonNode later = await().atMost(Duration.ofMinutes(3)).until(() -> model.requests().stream()
                 .filter(r -> r.path("rule").asText().equals("hello-" + team)).findFirst().orElse(null), r -> r != null);
-        String system = later.get("body").get("messages").get(0).get("content").asText();
-        assertThat(system).contains("indentation-style");
+        // the memory is stored with its author and shown as quoted data ahead of the conversation, not as the
+        // operator's system prompt
+        assertThat(new PgMemoryStore(ds, team).all()).singleElement()
+                .satisfies(m -> assertThat(m.writtenBy()).isEqualTo(team + "/lead (memory_write)"));
+        JsonNode messages = later.get("body").get("messages");
+        assertThat(messages.get(0).get("content").asText()).doesNotContain("indentation-style")
+                .doesNotContain("the user indents with tabs");
+        assertThat(messages.get(1).get("role").asText()).isEqualTo("user");
+        assertThat(messages.get(1).get("content").asText()).startsWith("<memories>\n")
+                .contains("- indentation-style (user; written by " + team + "/lead (memory_write), ")
+                .contains("): the user indents with tabs").endsWith("</memories>");
         assertThat(first).isNotBlank();
     }
 

@@ -73,7 +73,7 @@ public interface EngineConfig {
     @WithDefault("300")
     int previewChars();
 
-    /** Token and cost budgets, 0 = unlimited. */
+    /** Token and cost budgets, 0 = unlimited ({@link Budgets#defaults()}). */
     BudgetConfig budgets();
 
     /** USD per million tokens, per model name ({@code cohort.engine.prices."gpt-4o".input-per-million}). */
@@ -94,7 +94,10 @@ public interface EngineConfig {
     /** How the host's tool runner client retries a busy (503) or restarting runner. */
     ToolRunnerRetryConfig toolRunnerRetry();
 
-    /** {@code cohort.engine.budgets.*}: 0 = unlimited, the default of each (a limit is the operator's choice). */
+    /**
+     * {@code cohort.engine.budgets.*}: 0 = unlimited, the default of each (a limit is the operator's choice) but the
+     * team's tokens per day ({@link Budgets#defaults()}).
+     */
     interface BudgetConfig {
         /** Tokens (input + output) of one turn, its subagents included. */
         @WithDefault("0")
@@ -120,8 +123,12 @@ public interface EngineConfig {
         @WithDefault("0")
         double costPerTeamUsd();
 
-        /** Tokens of all the team's agents within the current UTC day (the lead's usage ledger from 00:00 UTC). */
-        @WithDefault("0")
+        /**
+         * Tokens of all the team's agents within the current UTC day (the lead's usage ledger from 00:00 UTC). Not 0
+         * like the others: a fresh team whose agents run unattended (cron jobs, a looping model) must not spend without
+         * bound; see {@link Budgets#DEFAULT_TOKENS_PER_TEAM_PER_DAY} for the value's reason. 0 = unlimited.
+         */
+        @WithDefault("5000000")
         long tokensPerTeamPerDay();
 
         /** USD of all the team's agents within the current UTC day. */

@@ -10,9 +10,12 @@ import java.util.Optional;
 
 /**
  * Token and cost budgets of one turn, of one agent over its life, of a whole team (every agent's saved usage) and of a
- * whole team within the current UTC day (the lead's usage ledger from 00:00 UTC on); 0 = unlimited. A budget is <i>reached</i> when the usage is at or above it; {@link #exceeded} is the pure decision,
- * the loop calls it between steps and ends the turn with the sentence it returns. Every default is 0: a limit in money
- * or tokens is the operator's choice, and a made-up one would stop real work; cost budgets count only what the
+ * whole team within the current UTC day (the lead's usage ledger from 00:00 UTC on); 0 = unlimited. A budget is
+ * <i>reached</i> when the usage is at or above it; {@link #exceeded} is the pure decision, the loop calls it between
+ * steps and ends the turn with the sentence it returns. The defaults ({@link #defaults()}) are 0 but one: a limit in
+ * money or on one turn's work is the operator's choice, and a made-up one would stop real work; but a team whose
+ * agents run unattended (cron jobs, a model looping on itself) must not spend without end on a fresh install, so the
+ * team's tokens per UTC day default to {@link #DEFAULT_TOKENS_PER_TEAM_PER_DAY}. Cost budgets count only what the
  * configured prices ({@link EngineSettings#prices()}) make of the tokens, so without a price they are never reached.
  *
  * @param tokensPerTurn   input + output tokens of one turn (its subagents included)
@@ -28,6 +31,16 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
         double costPerAgentUsd, double costPerTeamUsd, long tokensPerTeamPerDay, double costPerTeamPerDayUsd) {
 
     private static final Budgets UNLIMITED = new Budgets(0, 0, 0, 0, 0, 0, 0, 0);
+
+    /**
+     * The default of {@link #tokensPerTeamPerDay}: 5 million tokens, a day of steady work by a lead and a few
+     * teammates (a long coding turn is 100-300k), yet a bound on what a runaway loop or a too-frequent cron job spends
+     * while nobody watches. Overridden by {@code cohort.engine.budgets.tokens-per-team-per-day} (0 = unlimited) and per
+     * team ({@code cohort budget --set tokens-per-team-per-day=…}).
+     */
+    public static final long DEFAULT_TOKENS_PER_TEAM_PER_DAY = 5_000_000;
+
+    private static final Budgets DEFAULTS = new Budgets(0, 0, 0, 0, 0, 0, DEFAULT_TOKENS_PER_TEAM_PER_DAY, 0);
 
     /** The scope of the per-day team budgets in a {@link Breach} and the {@code budget_*} events. */
     public static final String TEAM_DAY = "team-day";
@@ -88,6 +101,11 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
     /** No budget at all. */
     public static Budgets unlimited() {
         return UNLIMITED;
+    }
+
+    /** The built-in budgets: unlimited but the team's tokens per UTC day ({@link #DEFAULT_TOKENS_PER_TEAM_PER_DAY}). */
+    public static Budgets defaults() {
+        return DEFAULTS;
     }
 
     /** These budgets with the turn's and the agent's token budgets replaced. */

@@ -5,6 +5,7 @@ import dev.cohort.core.engine.compact.Summary;
 import dev.cohort.core.engine.compact.Tokens;
 import dev.cohort.core.engine.compact.Transcripts;
 import dev.cohort.core.engine.hooks.Hooks;
+import dev.cohort.core.engine.prompt.MemoryBlock;
 import dev.cohort.core.engine.prompt.MemoryProvider;
 import dev.cohort.core.engine.prompt.PromptCache;
 import dev.cohort.core.engine.prompt.PromptInputs;
@@ -13,6 +14,7 @@ import dev.langchain4j.agent.tool.ToolSpecification;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
@@ -20,8 +22,9 @@ import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
- * What the model sees of a loop's conversation (s08): the system prompt (cached prefix + per-call memories), the
- * estimate of the prompt's size, and the compaction pipeline before each call, cheapest first: L0 (oversized
+ * What the model sees of a loop's conversation (s08): the system prompt (the cached, stable prefix), in a persistent
+ * loop the team's memories as a {@code <memories>} user message sent ahead of the conversation (never stored in it,
+ * never in the system prompt: they are notes agents wrote, {@link MemoryBlock}), the estimate of the prompt's size, and the compaction pipeline before each call, cheapest first: L0 (oversized
  * results stored, a preview kept) → L1 (the middle snipped and stored) → L2 (old results stubbed) while over the
  * micro threshold → L3 (a summary) only while still over the auto threshold, or when the agent asked for it
  * ({@link dev.cohort.core.tools.ToolEffect.CompactRequested}), or reactively after a context-length error. Then the
@@ -50,6 +53,8 @@ final class ContextManager {
     /** The focus of a {@code compact} request of the last batch ("" without one), null when none was made. */
     private String compactFocus;
     private long fixedTokens = -1;
+    /** The memories sent ahead of the conversation by the last {@link #prepare} (null: none). */
+    private Message memories;
 
     ContextManager(LoopScope scope, ModelCaller model, PromptCache cache, SessionView session, Consumer<Usage> count) {
         this.engine = scope.engine();
@@ -86,27 +91,42 @@ final class ContextManager {
         compactFocus = focus == null ? "" : focus;
     }
 
-    /** Compaction, then repair: the conversation as it is sent next. */
+    /**
+     * Compaction, then repair: the conversation as it is sent next, after the team's memories (one read of the store
+     * per call) when the loop uses memory and there are any.
+     */
     List<Message> prepare() {
         compactBeforeCall();
         conv.replaceAll(Conversation.repair(conv.messages));
-        return conv.copy();
+        List<Message> sent = conv.copy();
+        String block = usesMemory() ? MemoryBlock.render(engine.memory.forCall(conv.messages, ctx)) : "";
+        memories = block.isEmpty() ? null : Message.user(block);
+        if (memories == null) {
+            return sent;
+        }
+        List<Message> withMemories = new ArrayList<>(sent.size() + 1);
+        withMemories.add(memories);
+        withMemories.addAll(sent);
+        return withMemories;
     }
 
-    /** The provider reported the size of a prompt that carried {@code sent} messages. */
+    /** The provider reported the size of a prompt that carried {@code sent} messages (the memories' one included). */
     void observed(long promptTokens, int sent) {
-        conv.stats = promptTokens > 0 ? new AgentState.ContextStats(promptTokens, sent) : null;
+        int own = memories == null ? sent : sent - 1; // the conversation's messages, as the estimate counts them
+        conv.stats = promptTokens > 0 ? new AgentState.ContextStats(promptTokens, own) : null;
     }
 
-    /** The system prompt of the next call: the cached prefix plus, in a persistent loop, the relevant memories. */
+    private boolean usesMemory() {
+        return ctx.policy().usesMemory() && engine.memory != MemoryProvider.NONE;
+    }
+
+    /** The system prompt of the next call: the cached, stable prefix (memories are sent apart, {@link #prepare}). */
     String systemPrompt() {
-        boolean memory = ctx.policy().usesMemory();
         boolean skillsOn = ctx.offered().contains(Toolsets.LOAD_SKILL);
-        MemoryProvider.ForCall memories = memory ? engine.memory.forCall(conv.messages, ctx) : null;
         PromptInputs in = new PromptInputs(ctx.role(), ctx.team(), ctx.agent(), session.workspaceText(), ctx.offered(),
-                skillsOn ? ctx.skills().list() : List.of(), memory ? memories.index() : "",
+                skillsOn ? ctx.skills().list() : List.of(), usesMemory(),
                 ctx.policy().hasTeamContext() ? session.teamContext().get() : "");
-        return cache.forCall(in, memory ? List.of(memories.relevant()) : List.of());
+        return cache.prefix(in);
     }
 
     /** Estimated prompt tokens: the provider's last report plus an estimate of what was added since. */
@@ -123,7 +143,8 @@ final class ContextManager {
             }
             fixedTokens = t;
         }
-        return fixedTokens + Tokens.of(conv.messages, 0, conv.size());
+        return fixedTokens + (memories == null ? 0 : Tokens.of(memories))
+                + Tokens.of(conv.messages, 0, conv.size());
     }
 
     private void compactBeforeCall() {

@@ -26,8 +26,8 @@ import java.util.Map;
  *                             watching, not for transcripts; 300 fits a terminal line or two).
  * @param recovery             error recovery: retries, backoff, fallback model, output-limit escalation (s11).
  * @param compaction           context compaction: model windows, thresholds, layers (s08).
- * @param budgets              token and cost budgets per turn, agent and team (all 0 = unlimited by default: a limit
- *                             is the operator's choice). Its two token budgets and {@code maxTokensPerTurn} /
+ * @param budgets              token and cost budgets per turn, agent and team ({@link Budgets#defaults()}: unlimited
+ *                             but the team's tokens per UTC day). Its two token budgets and {@code maxTokensPerTurn} /
  *                             {@code maxTokensPerAgent} are one value: a 0 on either side takes the other, two
  *                             different non-zero values are an error.
  */
@@ -44,7 +44,7 @@ public record EngineSettings(int maxModelCallsPerTurn, int subagentMaxModelCalls
             throw new IllegalArgumentException("maxModelCallsPerTurn must be at least 2");
         }
         if (budgets == null) {
-            budgets = Budgets.unlimited().withTokens(maxTokensPerTurn, maxTokensPerAgent);
+            budgets = Budgets.defaults().withTokens(maxTokensPerTurn, maxTokensPerAgent);
         } else {
             maxTokensPerTurn = oneValue("maxTokensPerTurn", maxTokensPerTurn, "tokensPerTurn", budgets.tokensPerTurn());
             maxTokensPerAgent = oneValue("maxTokensPerAgent", maxTokensPerAgent, "tokensPerAgent",
@@ -75,7 +75,7 @@ public record EngineSettings(int maxModelCallsPerTurn, int subagentMaxModelCalls
 
     public static EngineSettings defaults() {
         return new EngineSettings(50, 30, 3, 3, 3, 5, 8000, null, Duration.ofMinutes(10), 0, 0, Map.of(), 300,
-                RecoverySettings.defaults(), CompactionSettings.defaults(), Budgets.unlimited());
+                RecoverySettings.defaults(), CompactionSettings.defaults(), Budgets.defaults());
     }
 
     public EngineSettings withRecovery(RecoverySettings r) {

@@ -1,5 +1,8 @@
 package dev.cohort.core.memory;
 
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -11,13 +14,14 @@ import org.yaml.snakeyaml.representer.Representer;
 
 /**
  * A memory as a Markdown file with YAML frontmatter, written and read with SnakeYAML (s09 gap 8: the tutorial wrote
- * the values unescaped, so a newline or {@code ---} in a description corrupted the file).
+ * the values unescaped, so a newline or {@code ---} in a description corrupted the file). Its provenance is kept as
+ * {@code written_by} and {@code written_at} (ISO-8601), absent when unknown.
  */
 public final class MemoryFormat {
     private MemoryFormat() {
     }
 
-    /** {@code ---\nname: …\ndescription: …\ntype: …\n---\n\n<body>\n}. */
+    /** {@code ---\nname: …\ndescription: …\ntype: …\n[written_by: …\nwritten_at: …\n]---\n\n<body>\n}. */
     public static String render(Memory m) {
         DumperOptions o = new DumperOptions();
         o.setDefaultFlowStyle(DumperOptions.FlowStyle.BLOCK);
@@ -27,6 +31,12 @@ public final class MemoryFormat {
         meta.put("name", m.name());
         meta.put("description", m.description());
         meta.put("type", m.type().wire());
+        if (m.writtenBy() != null) {
+            meta.put("written_by", m.writtenBy());
+        }
+        if (m.writtenAt() != null) {
+            meta.put("written_at", m.writtenAt().toString());
+        }
         return "---\n" + yaml.dump(meta) + "---\n\n" + m.body() + "\n";
     }
 
@@ -51,10 +61,24 @@ public final class MemoryFormat {
             if (type.isEmpty()) {
                 return Optional.empty();
             }
+            Object by = meta.get("written_by");
             return Optional.of(new Memory(name == null ? fallbackName : String.valueOf(name), type.get(),
-                    String.valueOf(meta.get("description")), t.substring(end + 5)));
+                    String.valueOf(meta.get("description")), t.substring(end + 5), by == null ? null : String.valueOf(by),
+                    instant(meta.get("written_at"))));
         } catch (RuntimeException e) {
             return Optional.empty();
+        }
+    }
+
+    /** An ISO-8601 instant (SnakeYAML may already have read it as a date); {@code null} when absent or unreadable. */
+    private static Instant instant(Object v) {
+        if (v instanceof Date d) {
+            return d.toInstant();
+        }
+        try {
+            return v == null ? null : Instant.parse(String.valueOf(v));
+        } catch (DateTimeParseException e) {
+            return null;
         }
     }
 }

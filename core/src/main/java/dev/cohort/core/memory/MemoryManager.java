@@ -12,9 +12,14 @@ import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.payload.EventPayload;
 import dev.cohort.core.protocol.payload.MemoryError;
 import dev.cohort.core.protocol.payload.MemoryUpdated;
+import dev.cohort.core.team.TeamMessages;
 import dev.cohort.core.tools.ToolContext;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -42,6 +47,12 @@ import org.jboss.logging.Logger;
  * is refused, and memories the model did not see are kept (gap 2).</li>
  * </ul>
  * The store is per team: {@code stores} maps a team id to its {@link MemoryStore}.
+ *
+ * <p>A memory is data an agent wrote, never an instruction: every memory carries who wrote it and when
+ * ({@link Memory#writtenBy()}, {@link Memory#writtenAt()}), and both the index and the selected bodies are rendered
+ * with that provenance and XML-escaped, so no text in a memory can close its element or the block around it. The
+ * engine sends them in a {@code <memories>} block at the head of the conversation, not in the system prompt
+ * ({@link dev.cohort.core.engine.prompt.MemoryBlock}).
  */
 public final class MemoryManager implements MemoryProvider {
     private static final Logger LOG = Logger.getLogger(MemoryManager.class);
@@ -64,6 +75,7 @@ public final class MemoryManager implements MemoryProvider {
     private final EventSink events;
     private final MemorySettings settings;
     private final Sleeper sleeper;
+    private final InstantSource clock;
     /** Per agent: the user message the selection was made for, and its result. */
     private final Map<String, Selection> selections = new ConcurrentHashMap<>();
 
@@ -77,6 +89,7 @@ public final class MemoryManager implements MemoryProvider {
         this.events = b.events;
         this.settings = b.settings;
         this.sleeper = b.sleeper;
+        this.clock = b.clock;
     }
 
     public static Builder builder() {
@@ -106,10 +119,13 @@ public final class MemoryManager implements MemoryProvider {
         return new ForCall(index(all), relevant(conversation, ctx, all));
     }
 
+    /** One escaped line per memory: name, type, who wrote it and on which day, description. */
     private String index(List<Memory> all) {
         StringBuilder sb = new StringBuilder();
         for (Memory m : all) {
-            String line = "- " + m.name() + " (" + m.type().wire() + "): " + m.description() + "\n";
+            String line = "- " + TeamMessages.escape(m.name()) + " (" + m.type().wire() + "; " + TeamMessages.escape(
+                    writtenBy(m)) + (m.writtenAt() == null ? "" : ", " + m.writtenAt().atZone(ZoneOffset.UTC)
+                            .toLocalDate()) + "): " + TeamMessages.escape(m.description()) + "\n";
             if (sb.length() + line.length() > settings.maxIndexChars()) {
                 sb.append("- … ").append(all.size()).append(" memories in all\n");
                 break;
@@ -241,20 +257,31 @@ public final class MemoryManager implements MemoryProvider {
         return out;
     }
 
+    /**
+     * The chosen memories as {@code <memory>} elements naming the memory, its type and its provenance, bodies
+     * XML-escaped; together at most {@code maxInjectedChars} characters (a body that does not fit is cut, its element
+     * still closed).
+     */
     private String render(List<Memory> chosen) {
-        if (chosen.isEmpty()) {
-            return "";
-        }
-        StringBuilder sb = new StringBuilder("<relevant_memories>\nFollow the user's preferences in these memories.\n");
+        StringBuilder sb = new StringBuilder();
         for (Memory m : chosen) {
-            String block = "\n## " + m.name() + " (" + m.type().wire() + ")\n" + m.body() + "\n";
-            int room = settings.maxInjectedChars() - sb.length();
+            String open = "<memory name=\"" + TeamMessages.escape(m.name()) + "\" type=\"" + m.type().wire()
+                    + "\" written-by=\"" + TeamMessages.escape(m.writtenBy() == null ? "not recorded" : m.writtenBy()) + "\""
+                    + (m.writtenAt() == null ? "" : " written-at=\"" + m.writtenAt() + "\"") + ">\n";
+            String close = "\n</memory>\n";
+            String body = TeamMessages.escape(m.body());
+            int room = settings.maxInjectedChars() - sb.length() - open.length() - close.length();
             if (room <= 0) {
                 break;
             }
-            sb.append(block.length() > room ? block.substring(0, room) + "…\n" : block);
+            sb.append(open).append(body.length() > room ? body.substring(0, room) + "…" : body).append(close);
         }
-        return sb.append("</relevant_memories>").toString();
+        return sb.toString().strip();
+    }
+
+    /** Who wrote a memory, as the prompt says it. */
+    private static String writtenBy(Memory m) {
+        return m.writtenBy() == null ? "author not recorded" : "written by " + m.writtenBy();
     }
 
     @Override
@@ -313,18 +340,19 @@ public final class MemoryManager implements MemoryProvider {
         }
         List<String> created = new ArrayList<>();
         List<String> updated = new ArrayList<>();
-        Map<String, Memory> byName = new java.util.HashMap<>();
+        Instant now = clock.instant();
+        Map<String, Memory> byName = new HashMap<>();
         existing.forEach(m -> byName.put(m.name(), m));
         for (JsonNode item : arr.get()) {
             Optional<Memory> parsed = parseItem(item);
             if (parsed.isEmpty()) {
                 continue;
             }
-            Memory m = parsed.get();
+            Memory m = parsed.get().withProvenance(agentId + " (extracted from a conversation)", now);
             Memory old = byName.get(m.name());
             boolean duplicate = byName.values().stream().anyMatch(e -> e.body().equals(m.body())
                     || (e.description().equalsIgnoreCase(m.description()) && e.type() == m.type()));
-            if (old != null ? old.equals(m) : duplicate) {
+            if (old != null ? old.content().equals(m.content()) : duplicate) {
                 continue; // already known: no duplicate
             }
             store.put(m);
@@ -339,7 +367,7 @@ public final class MemoryManager implements MemoryProvider {
     /** A user message that is not other agents' messages or a job's notification ({@link TeamMessages#isAgentInput}). */
     private static boolean fromPerson(Message m) {
         return m.role() == Message.Role.USER && m.content() != null && !m.content().isBlank()
-                && !dev.cohort.core.team.TeamMessages.isAgentInput(m.content());
+                && !TeamMessages.isAgentInput(m.content());
     }
 
     static Optional<Memory> parseItem(JsonNode item) {
@@ -405,10 +433,17 @@ public final class MemoryManager implements MemoryProvider {
             next.add(m);
             taken.add(m.name());
         }
+        // a memory the consolidation kept as it was keeps its provenance; a merged or rewritten one is the
+        // consolidating agent's
+        Map<Memory, Memory> unchanged = new HashMap<>();
+        shown.forEach(m -> unchanged.put(m.content(), m));
+        Instant now = clock.instant();
         for (Memory m : result) {
             String n = MemoryNames.unique(m.name(), taken);
             taken.add(n);
-            next.add(m.withName(n));
+            Memory kept = unchanged.get(m.content());
+            next.add(kept != null ? kept.withName(n) : m.withName(n).withProvenance(agentId
+                    + " (consolidating earlier memories)", now));
         }
         store.replaceAll(next);
         emit(team, agent, MemoryUpdated.consolidated(staged.size(), next.size()));
@@ -453,6 +488,7 @@ public final class MemoryManager implements MemoryProvider {
         private EventSink events = EventSink.NONE;
         private MemorySettings settings = MemorySettings.defaults();
         private Sleeper sleeper = Sleeper.REAL;
+        private InstantSource clock = InstantSource.system();
 
         /** The memory store of each team. */
         public Builder stores(Function<String, MemoryStore> s) {
@@ -490,6 +526,12 @@ public final class MemoryManager implements MemoryProvider {
 
         public Builder sleeper(Sleeper s) {
             this.sleeper = s;
+            return this;
+        }
+
+        /** Where the time a memory is written comes from (tests set a fixed one). */
+        public Builder clock(InstantSource c) {
+            this.clock = c;
             return this;
         }
 

@@ -46,6 +46,18 @@ public sealed interface PermissionSubject {
     record Destructive(String rule, String reason) implements PermissionSubject {
     }
 
+    /**
+     * An act that goes on after the turn with nobody watching (a cron job the model schedules, which later runs
+     * prompts on its own): asks in every mode but plan (which denies it, the call being mutating), bypass included,
+     * whatever the team's rules say. So in an unattended turn or in {@code deny-asks} it is a denial: a scheduled
+     * turn cannot schedule more work without a person.
+     *
+     * @param rule   the rule id reported with the decision (e.g. {@code model-cron-job})
+     * @param reason what would keep running, for the person asked
+     */
+    record Persistent(String rule, String reason) implements PermissionSubject {
+    }
+
     /** The text a team's permission rule pattern is matched against: the command or the path; {@code null} else. */
     default String ruleText() {
         return switch (this) {

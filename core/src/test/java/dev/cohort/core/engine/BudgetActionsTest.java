@@ -217,7 +217,8 @@ class BudgetActionsTest extends ScriptedModelTestBase {
         model.load("""
                 {"rules":[{"match":{"lastMessage":"^finish"},"reply":{"text":"done","usage":{"prompt_tokens":100,"completion_tokens":50}}},
                  {"reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo x"}}],"usage":{"prompt_tokens":100,"completion_tokens":50}}}]}""");
-        AgentSession s = open(EngineSettings.defaults(), events, ctx, null);
+        // the built-in daily budget switched off (0), so only the team's own counts
+        AgentSession s = open(EngineSettings.defaults().withBudgets(Budgets.unlimited()), events, ctx, null);
         self.set(s);
 
         // no day budget: the day's usage is never read (the host's query is spared)

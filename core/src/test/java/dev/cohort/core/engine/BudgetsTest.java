@@ -104,7 +104,7 @@ class BudgetsTest {
     @Test
     void theEngineSettingsTokenBudgetsAreTheBudgetsTokenBudgets() {
         EngineSettings old = EngineSettings.defaults().withBudgets(1000, 5000);
-        assertThat(old.budgets()).isEqualTo(new Budgets(1000, 5000, 0, 0, 0, 0));
+        assertThat(old.budgets()).isEqualTo(new Budgets(1000, 5000, 0, 0, 0, 0, Budgets.DEFAULT_TOKENS_PER_TEAM_PER_DAY, 0));
         assertThat(old.maxTokensPerTurn()).isEqualTo(1000);
         assertThat(old.maxTokensPerAgent()).isEqualTo(5000);
 
@@ -119,7 +119,21 @@ class BudgetsTest {
                 .withRecovery(RecoverySettings.defaults()).withCompaction(CompactionSettings.defaults())
                 .withPrices(java.util.Map.of()).withMaxOutputTokens(null).withSubagentMaxModelCalls(3).budgets())
                 .isEqualTo(full);
-        assertThat(EngineSettings.defaults().budgets()).isEqualTo(Budgets.unlimited());
+        assertThat(EngineSettings.defaults().budgets()).isEqualTo(Budgets.defaults());
+    }
+
+    @Test
+    void aFreshTeamHasADailyTokenBudgetAndNothingElseIsLimitedByDefault() {
+        Budgets d = EngineSettings.defaults().budgets();
+
+        assertThat(d).isEqualTo(new Budgets(0, 0, 0, 0, 0, 0, 5_000_000, 0));
+        assertThat(d.limitsTeamDay()).isTrue();
+        assertThat(d.limitsTeam()).isFalse();
+        assertThat(d.exceeded("t/lead", "t", tokens(100, 100), tokens(10_000_000, 10_000_000), tokens(1, 1),
+                tokens(4_000_000, 1_000_000))).contains("Stopped: team t used 5000000 tokens today (UTC), its daily"
+                        + " budget is 5000000; it resets at 00:00 UTC.");
+        // a team that sets 0 is unlimited again
+        assertThat(d.with(new Budgets.Overrides(null, null, null, null, null, null, 0L, null)).limitsTeamDay()).isFalse();
     }
 
     @Test
@@ -127,7 +141,7 @@ class BudgetsTest {
         EngineSettings d = EngineSettings.defaults();
         EngineSettings s = new EngineSettings(50, 30, 3, 3, 3, 5, 8000, null, d.approvalTimeout(), 100, 200,
                 java.util.Map.of(), 300);
-        assertThat(s.budgets()).isEqualTo(new Budgets(100, 200, 0, 0, 0, 0));
+        assertThat(s.budgets()).isEqualTo(new Budgets(100, 200, 0, 0, 0, 0, Budgets.DEFAULT_TOKENS_PER_TEAM_PER_DAY, 0));
         assertThat(s).isEqualTo(d.withBudgets(100, 200));
     }
 

@@ -58,13 +58,13 @@ class PureUnitsTest {
     @Test
     void thePromptOmitsEmptySectionsIsOsNeutralAndDiffersPerRole() {
         PromptInputs lead = new PromptInputs(AgentRole.LEAD, "default", "lead", "the team repo", Toolsets.LEAD,
-                List.of(), "", "");
+                List.of(), false, "");
         assertThat(SystemPrompt.sections(lead).keySet()).containsExactly("identity", "workspace", "tools");
         String p = SystemPrompt.assemble(lead);
         assertThat(p).doesNotContainIgnoringCase("windows").doesNotContain("cmd ").contains("lead agent of the team 'default'")
                 .contains("todo_write").doesNotContain("load_skill and follow");
         PromptInputs teammate = new PromptInputs(AgentRole.TEAMMATE, "t", "alice", "", Set.of("bash"),
-                List.of(new Skill("commit", "Write a commit", null, "body", "bundled")), "- [db] schema notes", "lead: lead");
+                List.of(new Skill("commit", "Write a commit", null, "body", "bundled")), true, "lead: lead");
         assertThat(SystemPrompt.sections(teammate).keySet()).containsExactly("identity", "skills", "memory", "team");
         assertThat(SystemPrompt.assemble(teammate)).contains("You are 'alice', a teammate").contains("- commit: Write a commit");
     }
@@ -72,14 +72,14 @@ class PureUnitsTest {
     @Test
     void thePrefixIsCachedOnItsInputsAndPerCallContentGoesAfterIt() {
         PromptCache cache = new PromptCache();
-        PromptInputs in = new PromptInputs(AgentRole.LEAD, "default", "lead", "ws", Set.of("bash"), List.of(), "", "");
-        String first = cache.forCall(in, List.of("<relevant_memories>m</relevant_memories>"));
+        PromptInputs in = new PromptInputs(AgentRole.LEAD, "default", "lead", "ws", Set.of("bash"), List.of(), false, "");
+        String first = cache.forCall(in, List.of("<reminder>m</reminder>"));
         String second = cache.forCall(new PromptInputs(AgentRole.LEAD, "default", "lead", "ws", Set.of("bash"), List.of(),
-                "", ""), List.of(""));
-        assertThat(first).startsWith(second).endsWith("\n\n<relevant_memories>m</relevant_memories>");
+                false, ""), List.of(""));
+        assertThat(first).startsWith(second).endsWith("\n\n<reminder>m</reminder>");
         assertThat(cache.hits()).isEqualTo(1);
         assertThat(cache.misses()).isEqualTo(1);
-        cache.prefix(new PromptInputs(AgentRole.LEAD, "default", "lead", "ws", Set.of("bash"), List.of(), "new memory", ""));
+        cache.prefix(new PromptInputs(AgentRole.LEAD, "default", "lead", "ws", Set.of("bash"), List.of(), true, ""));
         assertThat(cache.misses()).isEqualTo(2);
     }
 }

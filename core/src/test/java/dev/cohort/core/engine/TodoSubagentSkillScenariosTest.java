@@ -9,6 +9,7 @@ import static dev.cohort.core.engine.EngineHarness.toolResults;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.skills.LoadSkillTool;
 import dev.cohort.core.tools.todo.TodoItem;
 import dev.cohort.devstack.model.RecordedRequest;
 import java.nio.file.Files;
@@ -164,9 +165,12 @@ class TodoSubagentSkillScenariosTest extends ScriptedModelTestBase {
 
         List<RecordedRequest> req = model.requests();
         assertThat(system(req.get(0))).contains("Available skills (load with load_skill):\n- code-review: Read-only "
-                + "review: suggestions only --- never edits (use when: when asked to review code)");
+                + "review: suggestions only --- never edits (use when: when asked to review code)"
+                + " [workspace file skills/code-review/SKILL.md]");
         assertThat(req.get(0).body().path("messages").size()).isEqualTo(2);
-        assertThat(toolResults(req.get(2))).containsExactly("<skill name=\"code-review\">\n# Review procedure\n"
+        // a workspace skill is a file agents can write: its body says so and has that file's authority
+        assertThat(toolResults(req.get(2))).containsExactly("<skill name=\"code-review\" source=\"workspace file"
+                + " skills/code-review/SKILL.md\">\n" + LoadSkillTool.WORKSPACE_NOTE + "\n# Review procedure\n"
                 + "Only suggest; never edit.\n</skill>");
         assertThat(lead.snapshot().loadedSkills()).containsExactly("code-review");
 

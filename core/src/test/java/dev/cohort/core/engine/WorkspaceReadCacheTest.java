@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.hooks.HookSettings;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.skills.LoadSkillTool;
 import dev.cohort.core.tools.workspace.ToolOutcome;
 import dev.cohort.core.tools.workspace.WorkspaceReadCache;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
@@ -172,7 +173,8 @@ class WorkspaceReadCacheTest {
         teammate("alice").run("load late");
 
         List<RecordedRequest> r = model.requests();
-        assertThat(toolResults(r.get(r.size() - 1))).containsExactly("<skill name=\"late\">\nbody of late\n</skill>");
+        assertThat(toolResults(r.get(r.size() - 1))).containsExactly("<skill name=\"late\" source=\"workspace file"
+                + " skills/late/SKILL.md\">\n" + LoadSkillTool.WORKSPACE_NOTE + "\nbody of late\n</skill>");
         teammate("bob").run("hi");
         assertThat(lastSystem()).contains("- late: written elsewhere"); // the fresh read is kept for the team
     }

@@ -73,6 +73,13 @@ public abstract class MemoryTestBase extends ScriptedModelTestBase {
                 .findFirst().orElse("");
     }
 
+    /** The {@code <memories>} block a request carried ahead of the conversation ("" when none). */
+    protected static String memories(RecordedRequest r) {
+        return StreamSupport.stream(r.body().path("messages").spliterator(), false)
+                .filter(m -> m.path("role").asText().equals("user")).map(m -> m.path("content").asText())
+                .findFirst().filter(c -> c.startsWith("<memories>")).orElse("");
+    }
+
     protected List<RecordedRequest> requests(String systemRegex) {
         return model.requests().stream().filter(r -> system(r).matches("(?s).*" + systemRegex + ".*")).toList();
     }

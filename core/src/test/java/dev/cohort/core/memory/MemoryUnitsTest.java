@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.engine.Message;
+import java.time.Instant;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -24,8 +25,10 @@ class MemoryUnitsTest extends MemoryTestBase {
                 dev.cohort.core.testing.IdentityContext.lead("default"));
 
         assertThat(reads).hasValue(1);
-        assertThat(call.index()).contains("style (feedback): answer tersely");
-        assertThat(call.relevant()).contains("no preamble");
+        // a memory stored before authors were recorded says so; its text is quoted in an element of its own
+        assertThat(call.index()).isEqualTo("- style (feedback; author not recorded): answer tersely");
+        assertThat(call.relevant()).isEqualTo("<memory name=\"style\" type=\"feedback\" written-by=\"not recorded\">\n"
+                + "no preamble\n</memory>");
     }
 
     @Test
@@ -82,6 +85,8 @@ class MemoryUnitsTest extends MemoryTestBase {
         assertThat(store.all()).hasSize(31);
         assertThat(m.consolidate("default", "lead", "default/lead")).isEqualTo("applied 31 → 20");
         assertThat(store.all()).extracting(Memory::name).contains("merged-1", "merged-19").hasSize(20);
+        // what the consolidation wrote is the consolidating agent's
+        assertThat(store.all()).extracting(Memory::writtenBy).containsOnly("default/lead (consolidating earlier memories)");
         assertThat(m.consolidate("default", "lead", "default/lead")).isEqualTo("skipped"); // 20 ≤ 30: hysteresis
         assertThat(model.requests()).hasSize(4);
     }
@@ -105,5 +110,9 @@ class MemoryUnitsTest extends MemoryTestBase {
         Memory hostile = new Memory("n", MemoryType.FEEDBACK, "line one\n---\ntype: project # comment",
                 "body\n---\nmore");
         assertThat(MemoryFormat.parse(MemoryFormat.render(hostile), "n")).contains(hostile);
+        Memory signed = hostile.withProvenance("default/lead (memory_write)\n---\ntype: user",
+                Instant.parse("2026-03-01T09:30:00Z"));
+        assertThat(MemoryFormat.parse(MemoryFormat.render(signed), "n")).contains(signed);
+        assertThat(signed.writtenBy()).isEqualTo("default/lead (memory_write) --- type: user"); // one line
     }
 }

@@ -18,8 +18,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A team's budgets (#18 item 3): {@code GET /api/v1/teams/{team}/budgets} → the budgets in force with the configured
- * defaults and the team's overrides; {@code PUT} with any subset of {@code tokensPerTurn, tokensPerAgent,
+ * A team's budgets: {@code GET /api/v1/teams/{team}/budgets} → the budgets in force with the configured
+ * defaults and the team's overrides, and the limits on the cron jobs its agents create ({@code cronJobs}); {@code PUT} with any subset of {@code tokensPerTurn, tokensPerAgent,
  * tokensPerTeam, costPerTurnUsd, costPerAgentUsd, costPerTeamUsd, tokensPerTeamPerDay, costPerTeamPerDayUsd} (≥ 0,
  * 0 = unlimited, {@code null} = back to the default; the two {@code …PerDay…} count the team's usage since 00:00 UTC) sets the team's overrides, which the lead and the teammates honour from their next step. An unknown
  * field, a negative, fractional-token or non-numeric value is a 400 problem naming it; an unknown team a 404.
@@ -34,12 +34,14 @@ public class BudgetsResource {
             "costPerTurnUsd", "costPerAgentUsd", "costPerTeamUsd", "tokensPerTeamPerDay", "costPerTeamPerDayUsd");
 
     /**
-     * The view: every budget in force (top level), {@code defaults} ({@code cohort.engine.budgets.*}) and
-     * {@code overrides} (only the fields the team set).
+     * The view: every budget in force (top level), {@code defaults} ({@code cohort.engine.budgets.*}),
+     * {@code overrides} (only the fields the team set), and {@code cronJobs}: what bounds the cron jobs the team's
+     * agents create (read-only here; set in the lead's and the scheduler's configuration).
      */
     public record BudgetsView(String team, long tokensPerTurn, long tokensPerAgent, long tokensPerTeam,
             double costPerTurnUsd, double costPerAgentUsd, double costPerTeamUsd, long tokensPerTeamPerDay,
-            double costPerTeamPerDayUsd, Budgets defaults, Budgets.Overrides overrides) {
+            double costPerTeamPerDayUsd, Budgets defaults, Budgets.Overrides overrides,
+            TeamBudgets.CronJobLimits cronJobs) {
     }
 
     @Inject
@@ -58,7 +60,8 @@ public class BudgetsResource {
         Budgets.Overrides o = repository.find(team);
         Budgets e = d.with(o);
         return new BudgetsView(team, e.tokensPerTurn(), e.tokensPerAgent(), e.tokensPerTeam(), e.costPerTurnUsd(),
-                e.costPerAgentUsd(), e.costPerTeamUsd(), e.tokensPerTeamPerDay(), e.costPerTeamPerDayUsd(), d, o);
+                e.costPerAgentUsd(), e.costPerTeamUsd(), e.tokensPerTeamPerDay(), e.costPerTeamPerDayUsd(), d, o,
+                budgets.cronJobLimits(team));
     }
 
     @PUT

@@ -1,5 +1,6 @@
 package dev.cohort.lead.config;
 
+import dev.cohort.core.tools.cron.ScheduleCronTool;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
@@ -47,6 +48,23 @@ public interface LeadConfig {
     /** scheduler-service base URL, for the lead's cron tools. */
     @WithDefault("http://127.0.0.1:8082")
     String schedulerUrl();
+
+    /**
+     * Whether a cron job the lead's model schedules ({@code schedule_cron}) needs a person's approval: {@code ask} (the
+     * default) asks in every permission mode, bypass included, and denies in a turn nobody watches (a cron-fired turn,
+     * {@code deny-asks}), because a job runs prompts later with nobody watching and a model that schedules itself
+     * in a loop spends tokens without end; {@code allow} creates them without asking (the scheduler's caps on
+     * model-created jobs, {@code cohort.scheduler.model-jobs.*}, still apply). Jobs people create are not affected.
+     */
+    @WithDefault("ask")
+    ScheduleCronTool.Approval modelCronJobs();
+
+    /**
+     * How long {@code GET /api/v1/teams/{team}/budgets} waits for scheduler-service's cron limits (one attempt): the
+     * budgets are answered without them, saying the scheduler is unavailable, rather than after a long wait.
+     */
+    @WithDefault("3s")
+    Duration schedulerLimitsTimeout();
 
     /**
      * Deprecated alias of {@code cohort.engine.approval-timeout}, which wins when both are set (read only by

@@ -9,6 +9,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -18,6 +21,7 @@ import javax.sql.DataSource;
 /**
  * A team's memories in {@code lead.memories}; {@link #replaceAll} is one transaction, so a failure keeps the old set.
  * A tool call's change ({@link #once}) and the record of its result in {@code lead.tool_effects} are one transaction.
+ * A memory's provenance is kept with it: {@code written_by} and {@code updated_at} (when it was written).
  */
 public final class PgMemoryStore implements MemoryStore {
 
@@ -97,7 +101,7 @@ public final class PgMemoryStore implements MemoryStore {
     public List<Memory> all() {
         return read("read memories of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT name, type, description, body FROM lead.memories WHERE team = ? ORDER BY name")) {
+                    "SELECT " + COLUMNS + " FROM lead.memories WHERE team = ? ORDER BY name")) {
                 ps.setString(1, team);
                 try (ResultSet rs = ps.executeQuery()) {
                     List<Memory> out = new ArrayList<>();
@@ -114,7 +118,7 @@ public final class PgMemoryStore implements MemoryStore {
     public Optional<Memory> get(String name) {
         return read("read memory " + name, c -> {
             try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT name, type, description, body FROM lead.memories WHERE team = ? AND name = ?")) {
+                    "SELECT " + COLUMNS + " FROM lead.memories WHERE team = ? AND name = ?")) {
                 ps.setString(1, team);
                 ps.setString(2, name);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -158,20 +162,27 @@ public final class PgMemoryStore implements MemoryStore {
     }
 
     private void upsert(Connection c, Memory m) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.memories (team, name, type, description, body) "
-                + "VALUES (?, ?, ?, ?, ?) ON CONFLICT (team, name) DO UPDATE SET type = EXCLUDED.type, "
-                + "description = EXCLUDED.description, body = EXCLUDED.body, updated_at = now()")) {
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.memories (team, name, type, description, body, "
+                + "written_by, updated_at) VALUES (?, ?, ?, ?, ?, ?, COALESCE(?, now())) ON CONFLICT (team, name) DO UPDATE "
+                + "SET type = EXCLUDED.type, description = EXCLUDED.description, body = EXCLUDED.body, "
+                + "written_by = EXCLUDED.written_by, updated_at = EXCLUDED.updated_at")) {
             ps.setString(1, team);
             ps.setString(2, m.name());
             ps.setString(3, m.type().name());
             ps.setString(4, m.description());
             ps.setString(5, m.body());
+            ps.setString(6, m.writtenBy());
+            ps.setObject(7, m.writtenAt() == null ? null : OffsetDateTime.ofInstant(m.writtenAt(), ZoneOffset.UTC),
+                    Types.TIMESTAMP_WITH_TIMEZONE);
             ps.executeUpdate();
         }
     }
 
+    private static final String COLUMNS = "name, type, description, body, written_by, updated_at";
+
     private static Memory row(ResultSet rs) throws SQLException {
+        OffsetDateTime at = rs.getObject(6, OffsetDateTime.class);
         return new Memory(rs.getString(1), MemoryType.parse(rs.getString(2)).orElse(MemoryType.PROJECT), rs.getString(3),
-                rs.getString(4));
+                rs.getString(4), rs.getString(5), at == null ? null : at.toInstant());
     }
 }

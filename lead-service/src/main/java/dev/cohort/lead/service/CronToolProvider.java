@@ -15,7 +15,10 @@ import java.util.Optional;
 import java.util.Set;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
-/** The lead's cron tools ({@code schedule_cron}, {@code list_crons}, {@code cancel_cron}) on scheduler-service. */
+/**
+ * The lead's cron tools ({@code schedule_cron}, {@code list_crons}, {@code cancel_cron}) on scheduler-service; whether
+ * a job the model schedules asks a person is {@code cohort.lead.model-cron-jobs}.
+ */
 @ApplicationScoped
 public class CronToolProvider implements ToolProvider {
 
@@ -33,7 +36,7 @@ public class CronToolProvider implements ToolProvider {
     @Override
     public List<Tool> tools() {
         return CronTools.all(new SchedulerClient(URI.create(config.schedulerUrl()), apiToken.filter(s -> !s.isBlank()),
-                Duration.ofSeconds(30)));
+                Duration.ofSeconds(30)), config.modelCronJobs());
     }
 
     @Override

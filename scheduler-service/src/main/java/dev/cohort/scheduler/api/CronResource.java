@@ -1,5 +1,6 @@
 package dev.cohort.scheduler.api;
 
+import dev.cohort.core.tools.cron.CronLimits;
 import dev.cohort.scheduler.service.CronJob;
 import dev.cohort.scheduler.service.CronJobRequest;
 import dev.cohort.scheduler.service.CronJobService;
@@ -19,7 +20,8 @@ import jakarta.ws.rs.core.Context;
 import java.util.List;
 
 /**
- * The cron API of the public contract: {@code POST/GET /api/v1/teams/{team}/crons}, {@code DELETE …/crons/{id}}. A
+ * The cron API of the public contract: {@code POST/GET /api/v1/teams/{team}/crons}, {@code DELETE …/crons/{id}}, and
+ * {@code GET …/crons/limits} (the limits in force and the team's counts). A
  * create or cancel may carry an {@code Idempotency-Key} header: a repeat gets the first answer (same status and body,
  * plus {@code Idempotent-Replayed: true}) instead of a second effect.
  */
@@ -54,6 +56,16 @@ public class CronResource {
     @GET
     public List<CronJobView> list(@PathParam("team") String team) {
         return service.list(team).stream().map(CronJobView::of).toList();
+    }
+
+    /**
+     * The limits in force for the team's jobs, general and for jobs its agents create, with its current counts (shown
+     * by {@code cohort budget} through lead-service). A literal segment, so it never reads as a job id.
+     */
+    @GET
+    @Path("limits")
+    public CronLimits limits(@PathParam("team") String team) {
+        return service.limits(team);
     }
 
     @GET

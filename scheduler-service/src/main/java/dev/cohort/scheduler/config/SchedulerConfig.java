@@ -45,6 +45,31 @@ public interface SchedulerConfig {
     @WithDefault("1m")
     Duration minInterval();
 
+    /**
+     * Tighter limits for jobs an agent schedules ({@code schedule_cron}; {@code createdBy} is an agent of the team):
+     * a model that schedules work for itself in a loop spends tokens with nobody watching, so fewer jobs and rarer
+     * firings than people may set.
+     */
+    ModelJobs modelJobs();
+
+    /** {@code cohort.scheduler.model-jobs.*}: limits of the jobs agents create; jobs people create are not counted. */
+    interface ModelJobs {
+        /**
+         * Jobs created by the team's agents that one team may have at once (one-shot jobs count until they fire). Ten
+         * covers a lead's standing reports and reminders; more is a loop, not a plan.
+         */
+        @WithDefault("10")
+        int maxPerTeam();
+
+        /**
+         * The shortest time between two firings of a recurring job an agent creates: every firing is a model turn with
+         * nobody watching, so {@code * * * * *} (1440 turns a day) is refused; 10 minutes still allows a close watch
+         * on a build. The general {@code min-interval} applies when it is longer.
+         */
+        @WithDefault("10m")
+        Duration minInterval();
+    }
+
     /** Longest prompt accepted: it becomes a user message of the lead on every firing. */
     @WithDefault("8000")
     int maxPromptLength();

@@ -3,12 +3,14 @@ package dev.cohort.scheduler.persistence;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.scheduler.service.CronJob;
 import dev.cohort.scheduler.service.IdempotentAnswer;
+import dev.cohort.scheduler.service.JobLimits;
 import dev.cohort.scheduler.service.MissedPolicy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -56,6 +58,8 @@ public class CronJobRepository {
         DONE,
         /** The team already has the maximum number of jobs; nothing changed. */
         LIMIT_REACHED,
+        /** The team already has the maximum number of model-created jobs; nothing changed. */
+        MODEL_LIMIT_REACHED,
         /** There is no such job; nothing changed. */
         NOT_FOUND,
         /** Another request with this key committed first; nothing changed, its answer is in {@link #findAnswer}. */
@@ -68,6 +72,18 @@ public class CronJobRepository {
      * changes nothing ({@link Outcome#KEY_TAKEN}). {@code key} null: no key.
      */
     public Outcome insertWithinLimit(CronJob job, int maxPerTeam, String key, IdempotentAnswer answer) {
+        return insertWithinLimits(job, new JobLimits(maxPerTeam, Duration.ZERO, Integer.MAX_VALUE, Duration.ZERO), false,
+                key, answer);
+    }
+
+    /**
+     * Inserts a job unless one more would break {@code limits}' counts ({@link JobLimits#check}): the team's jobs, and
+     * when {@code model} (the job is model-created) the team's model-created jobs. The counts and the insert run under
+     * a per-team transaction-scoped advisory lock, so concurrent creations on several replicas cannot overshoot either
+     * limit; the idempotency key is claimed first, as in {@link #insertWithinLimit(CronJob, int, String,
+     * IdempotentAnswer)}.
+     */
+    public Outcome insertWithinLimits(CronJob job, JobLimits limits, boolean model, String key, IdempotentAnswer answer) {
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);
             try {
@@ -79,15 +95,11 @@ public class CronJobRepository {
                     lock.setString(1, "scheduler.team:" + job.team());
                     lock.execute();
                 }
-                try (PreparedStatement count = c.prepareStatement("SELECT count(*) FROM scheduler.cron_job WHERE team = ?")) {
-                    count.setString(1, job.team());
-                    try (ResultSet rs = count.executeQuery()) {
-                        rs.next();
-                        if (rs.getLong(1) >= maxPerTeam) {
-                            c.rollback();
-                            return Outcome.LIMIT_REACHED;
-                        }
-                    }
+                Counts counts = counts(c, job.team());
+                JobLimits.Count verdict = limits.check(counts.jobs(), counts.modelJobs(), model);
+                if (verdict != JobLimits.Count.OK) {
+                    c.rollback();
+                    return verdict == JobLimits.Count.TEAM_LIMIT ? Outcome.LIMIT_REACHED : Outcome.MODEL_LIMIT_REACHED;
                 }
                 insert(c, job);
                 c.commit();
@@ -98,6 +110,36 @@ public class CronJobRepository {
             }
         } catch (SQLException e) {
             throw new PersistenceException("insert cron job " + job.id(), e);
+        }
+    }
+
+    /**
+     * A team's jobs now, and how many of them are model-created ({@link JobLimits#modelCreated}).
+     *
+     * @param jobs      every job of the team
+     * @param modelJobs the jobs whose {@code created_by} is an agent of the team
+     */
+    public record Counts(long jobs, long modelJobs) {
+    }
+
+    /** {@link Counts} of {@code team}. */
+    public Counts counts(String team) {
+        try (Connection c = dataSource.getConnection()) {
+            return counts(c, team);
+        } catch (SQLException e) {
+            throw new PersistenceException("count cron jobs of team " + team, e);
+        }
+    }
+
+    private static Counts counts(Connection c, String team) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT count(*), count(*) FILTER (WHERE created_by LIKE ?)"
+                + " FROM scheduler.cron_job WHERE team = ?")) {
+            ps.setString(1, JobLimits.MODEL_CREATED_PATTERN);
+            ps.setString(2, team);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return new Counts(rs.getLong(1), rs.getLong(2));
+            }
         }
     }
 

@@ -2,6 +2,7 @@ package dev.cohort.scheduler.service;
 
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.core.tools.cron.CronLimits;
 import dev.cohort.scheduler.config.SchedulerConfig;
 import dev.cohort.scheduler.persistence.CronJobRepository;
 import dev.cohort.scheduler.service.CronRequestException.Kind;
@@ -136,23 +137,28 @@ public class CronJobService {
         if (next.isEmpty()) {
             throw new CronRequestException(Kind.INVALID_CRON, "cron '" + cron + "' never fires (no matching date in the next 50 years)");
         }
+        JobLimits limits = JobLimits.of(config);
+        boolean model = JobLimits.modelCreated(createdBy);
         if (recurring) {
+            Duration min = limits.minIntervalFor(model);
             Optional<Duration> gap = cron.shortestGap(LocalDateTime.ofInstant(now, ZoneOffset.UTC), INTERVAL_PROBE_FIRINGS,
-                    config.minInterval());
-            if (gap.isPresent() && gap.get().compareTo(config.minInterval()) < 0) {
-                throw new CronRequestException(Kind.INVALID_CRON, "cron '" + cron + "' fires every " + human(gap.get())
-                        + "; the minimum interval is " + human(config.minInterval()) + " (cohort.scheduler.min-interval)");
+                    min);
+            Optional<String> refusal = gap.flatMap(g -> limits.intervalRefusal(cron.toString(), g, model));
+            if (refusal.isPresent()) {
+                throw new CronRequestException(Kind.INVALID_CRON, refusal.get());
             }
         }
         checkTeamExists(team);
 
         CronJob job = new CronJob(newId(), team, target, cron.expression(), req.prompt(), recurring, durable, zone.getId(),
                 missed, createdBy, now, durable ? null : instanceId, next.get(), null, 0);
-        CronJobRepository.Outcome outcome = repository.insertWithinLimit(job, config.maxJobsPerTeam(), idempotencyKey,
+        CronJobRepository.Outcome outcome = repository.insertWithinLimits(job, limits, model, idempotencyKey,
                 idempotencyKey == null ? null : new IdempotentAnswer(digest, 201, job));
         switch (outcome) {
-            case LIMIT_REACHED -> throw new CronRequestException(Kind.LIMIT_EXCEEDED, "team '" + team + "' already has "
-                    + config.maxJobsPerTeam() + " cron jobs, the limit (cohort.scheduler.max-jobs-per-team); cancel one first");
+            case LIMIT_REACHED -> throw new CronRequestException(Kind.LIMIT_EXCEEDED,
+                    limits.countRefusal(team, JobLimits.Count.TEAM_LIMIT));
+            case MODEL_LIMIT_REACHED -> throw new CronRequestException(Kind.LIMIT_EXCEEDED,
+                    limits.countRefusal(team, JobLimits.Count.MODEL_LIMIT));
             case KEY_TAKEN -> {
                 // a concurrent request with the same key committed first: its answer is this request's answer
                 String d = digest;
@@ -162,8 +168,9 @@ public class CronJobService {
             default -> {
             }
         }
-        Log.infof("cron scheduled team=%s job=%s cron='%s' target=%s recurring=%s durable=%s timezone=%s next=%s", team,
-                job.id(), job.cron(), target, recurring, durable, job.timezone(), job.nextFireAt());
+        Log.infof("cron scheduled team=%s job=%s cron='%s' target=%s recurring=%s durable=%s timezone=%s next=%s"
+                + " createdBy=%s", team, job.id(), job.cron(), target, recurring, durable, job.timezone(), job.nextFireAt(),
+                createdBy);
         return new Created(job, false);
     }
 
@@ -175,6 +182,15 @@ public class CronJobService {
             Log.debugf("cron create replayed team=%s job=%s", team, a.job().id());
             return new Created(a.job(), true);
         });
+    }
+
+    /** The limits in force for {@code team} and its current counts ({@code GET …/crons/limits}). */
+    public CronLimits limits(String team) {
+        requireTeamId(team);
+        JobLimits l = JobLimits.of(config);
+        CronJobRepository.Counts counts = repository.counts(team);
+        return new CronLimits(team, l.maxJobsPerTeam(), l.minInterval().toSeconds(), l.maxModelJobsPerTeam(),
+                l.minIntervalFor(true).toSeconds(), counts.jobs(), counts.modelJobs());
     }
 
     /** The team's jobs, oldest first. */

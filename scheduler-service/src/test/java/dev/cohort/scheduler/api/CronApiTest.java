@@ -112,6 +112,49 @@ class CronApiTest {
     }
 
     @Test
+    void aJobAnAgentSchedulesMayFireAtMostEveryTenMinutesWhilePeopleKeepTheGeneralInterval() {
+        String team = "api-model-interval";
+        String agent = ",\"createdBy\":\"" + team + "/lead\"";
+        // the general limit (2m in the test profile) is named when it is the one broken
+        assertProblem(create(team, "{\"cron\":\"* * * * *\",\"prompt\":\"p\"" + agent + "}"), 400, "invalid-cron",
+                "cron '* * * * *' fires every 1 minute; the minimum interval of a job an agent schedules is 10 minutes"
+                        + " (cohort.scheduler.model-jobs.min-interval); schedule it less often, or a person can create it"
+                        + " (cohort cron add)");
+        assertProblem(create(team, "{\"cron\":\"*/5 * * * *\",\"prompt\":\"p\"" + agent + "}"), 400, "invalid-cron",
+                "cron '*/5 * * * *' fires every 5 minutes; the minimum interval of a job an agent schedules is 10 minutes"
+                        + " (cohort.scheduler.model-jobs.min-interval); schedule it less often, or a person can create it"
+                        + " (cohort cron add)");
+        assertThat(create(team, "{\"cron\":\"*/10 * * * *\",\"prompt\":\"p\"" + agent + "}").statusCode()).isEqualTo(201);
+        assertThat(create(team, "{\"cron\":\"*/5 * * * *\",\"prompt\":\"p\",\"recurring\":false" + agent + "}")
+                .statusCode()).as("a one-shot job has no interval").isEqualTo(201);
+        // people: the CLI, the dashboard, any createdBy that is not an agent id (the test profile allows 5 jobs)
+        for (String person : List.of("cli", "dashboard", "alice")) {
+            assertThat(create(team, "{\"cron\":\"*/5 * * * *\",\"prompt\":\"p\",\"createdBy\":\"" + person + "\"}")
+                    .statusCode()).as(person).isEqualTo(201);
+        }
+    }
+
+    @Test
+    void aTeamsAgentsMayKeepOnlyAFewJobsWhilePeopleMayStillAddTheirsAndTheLimitsSaySo() {
+        String team = "api-model-limit";
+        // the test profile sets cohort.scheduler.model-jobs.max-per-team=3 (and max-jobs-per-team=5)
+        for (int i = 0; i < 3; i++) {
+            assertThat(create(team, "{\"cron\":\"@hourly\",\"prompt\":\"job " + i + "\",\"createdBy\":\"" + team
+                    + "/lead\"}").statusCode()).isEqualTo(201);
+        }
+        assertProblem(create(team, "{\"cron\":\"@daily\",\"prompt\":\"one more\",\"createdBy\":\"" + team
+                + "/alice\"}"), 400, "limit-exceeded", "team 'api-model-limit' already has 3 cron jobs scheduled by its"
+                + " agents, the limit (cohort.scheduler.model-jobs.max-per-team); cancel one first, or a person can create"
+                + " the job (cohort cron add)");
+        assertThat(create(team, "{\"cron\":\"@daily\",\"prompt\":\"mine\",\"createdBy\":\"cli\"}").statusCode())
+                .isEqualTo(201);
+
+        assertThat(api().get("/api/v1/teams/{team}/crons/limits", team).jsonPath().getMap(""))
+                .isEqualTo(Map.of("team", team, "maxJobsPerTeam", 5, "minIntervalSeconds", 120, "maxModelJobsPerTeam", 3,
+                        "modelMinIntervalSeconds", 600, "jobs", 4, "modelJobs", 3));
+    }
+
+    @Test
     void otherBadFieldsAreRefusedOneByOne() {
         assertProblem(create("api-fields", "{\"cron\":\"@daily\"}"), 400, "invalid-request",
                 "prompt is required: the message the target receives when the job fires");

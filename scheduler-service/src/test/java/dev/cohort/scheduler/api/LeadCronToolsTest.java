@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The seed's s14 "try these prompts" as the lead's tool calls against the running scheduler (the model's part of the
- * script needs the engine's loop): schedule every 2 minutes, list, cancel and verify with list.
+ * script needs the engine's loop): schedule every 10 minutes (the shortest interval of a job an agent schedules), list,
+ * cancel and verify with list.
  */
 @QuarkusTest
 class LeadCronToolsTest {
@@ -40,15 +41,15 @@ class LeadCronToolsTest {
                 Duration.ofSeconds(30))));
         ToolContext lead = IdentityContext.lead("tools-s14");
 
-        ToolResult scheduled = run(tools, lead, "schedule_cron", "{\"cron\":\"*/2 * * * *\","
+        ToolResult scheduled = run(tools, lead, "schedule_cron", "{\"cron\":\"*/10 * * * *\","
                 + "\"prompt\":\"print the current date and time\",\"recurring\":true,\"durable\":true}");
-        Matcher m = Pattern.compile("Scheduled (cron_[a-z0-9]{12}): '\\*/2 \\* \\* \\* \\*' → print the current date and time"
+        Matcher m = Pattern.compile("Scheduled (cron_[a-z0-9]{12}): '\\*/10 \\* \\* \\* \\*' → print the current date and time"
                 + " \\[recurring, durable, UTC\\]; next firing (\\S+)").matcher(scheduled.content());
         assertThat(m.matches()).as(scheduled.content()).isTrue();
         String id = m.group(1);
 
         assertThat(run(tools, lead, "list_crons", "{}").content())
-                .isEqualTo("  " + id + ": '*/2 * * * *' → print the current date and time [recurring, durable] next "
+                .isEqualTo("  " + id + ": '*/10 * * * *' → print the current date and time [recurring, durable] next "
                         + m.group(2) + " (UTC)");
 
         assertThat(run(tools, lead, "cancel_cron", "{\"job_id\":\"" + id + "\"}")).isEqualTo(ToolResult.ok("Cancelled " + id));
@@ -67,6 +68,28 @@ class LeadCronToolsTest {
                         "scheduler:unknown-team"));
         assertThat(run(tools, IdentityContext.lead("tools-errors"), "cancel_cron", "{\"job_id\":\"cron_missing\"}").rule())
                 .isEqualTo("not-found");
+    }
+
+    @Test
+    void theCapsOnJobsTheModelCreatesReachTheModelAsErrorsNamingTheirKeys() throws Exception {
+        ToolRegistry tools = ToolRegistry.of(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN),
+                Duration.ofSeconds(30))));
+        ToolContext lead = IdentityContext.lead("tools-caps");
+
+        assertThat(run(tools, lead, "schedule_cron", "{\"cron\":\"* * * * *\",\"prompt\":\"poll\"}"))
+                .isEqualTo(new ToolResult("Error: cron '* * * * *' fires every 1 minute; the minimum interval of a job an"
+                        + " agent schedules is 10 minutes (cohort.scheduler.model-jobs.min-interval); schedule it less often,"
+                        + " or a person can create it (cohort cron add)", true, "scheduler:invalid-cron"));
+        // the test profile sets cohort.scheduler.model-jobs.max-per-team=3
+        for (int i = 0; i < 3; i++) {
+            assertThat(run(tools, lead, "schedule_cron", "{\"cron\":\"@hourly\",\"prompt\":\"job " + i + "\"}").error())
+                    .isFalse();
+        }
+        assertThat(run(tools, lead, "schedule_cron", "{\"cron\":\"@hourly\",\"prompt\":\"one more\"}"))
+                .isEqualTo(new ToolResult("Error: team 'tools-caps' already has 3 cron jobs scheduled by its agents, the"
+                        + " limit (cohort.scheduler.model-jobs.max-per-team); cancel one first, or a person can create the"
+                        + " job (cohort cron add)", true, "scheduler:limit-exceeded"));
+        assertThat(list(tools, lead)).hasSize(3);
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import dev.cohort.core.engine.AgentContext;
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.engine.AgentSession;
+import dev.cohort.core.engine.ApprovalGateway;
 import dev.cohort.core.engine.GatewayModelClient;
 import dev.cohort.core.engine.StopReason;
 import dev.cohort.core.engine.TurnResult;
@@ -39,6 +40,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -49,8 +51,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The seed's s14 "try these prompts", end to end through the engine's loop, the lead's cron tools, this running
- * service and Kafka, with the scripted model: schedule a job every 2 minutes; it fires at the next even minute and
- * the lead runs {@code bash date} with nobody watching; list the jobs; cancel and verify with {@code list_crons}.
+ * service and Kafka, with the scripted model: schedule a job every 10 minutes (the seed's 2 minutes is below the
+ * shortest interval of a job an agent schedules) and a person approves it; it fires at the next tenth minute and the
+ * lead runs {@code bash date} with nobody watching; list the jobs; cancel and verify with {@code list_crons}.
  * The lead's host (lead-service) is played by the test: it takes the fired prompt from {@code cohort.prompts} and runs
  * the turn as {@code [cron] <prompt>}, unattended.
  */
@@ -58,6 +61,8 @@ import org.junit.jupiter.api.Test;
 class S14TryThesePromptsTest {
 
     private static final String TEAM = "s14-team";
+    /** The team of the refusals: its job list must stay empty whatever the other test schedules. */
+    private static final String TEAM2 = "s14-unattended";
 
     @TestHTTPResource("/")
     URL base;
@@ -80,31 +85,33 @@ class S14TryThesePromptsTest {
     }
 
     @Test
-    void scheduleEveryTwoMinutesWatchItFireThenListCancelAndVerify() throws Exception {
-        List<Tool> tools = new ArrayList<>(List.of(new BashTool()));
-        tools.addAll(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN), Duration.ofSeconds(30))));
-        AgentEngine engine = AgentEngine.builder()
-                .model(new GatewayModelClient(new LlmGateway(new LlmSettings(model.baseUrl(), "sk-test", "scripted",
-                        Optional.empty(), Duration.ofSeconds(20)))))
-                .tools(ToolRegistry.of(tools)).events(e -> { }).bundledSkills(List.of()).build();
-        AgentSession lead = engine.open(AgentContext.of(TEAM, "lead", AgentRole.LEAD, this::shell), null);
+    void scheduleEveryTenMinutesWatchItFireThenListCancelAndVerify() throws Exception {
+        List<ApprovalGateway.Request> asked = new CopyOnWriteArrayList<>();
+        AgentSession lead = lead(r -> {
+            asked.add(r);
+            return ApprovalGateway.Decision.approve(); // the person at the CLI says yes
+        });
 
-        // 1. "Schedule a job that prints the current date and time every 2 minutes."
+        // 1. "Schedule a job that prints the current date and time every 10 minutes."
         model.load("""
                 {"rules":[
-                 {"match":{"lastRole":"user","lastUserMessage":"every 2 minutes"},"reply":{"toolCalls":[{"id":"s1",
-                   "name":"schedule_cron","arguments":{"cron":"*/2 * * * *","prompt":"Print the current date and time",
+                 {"match":{"lastRole":"user","lastUserMessage":"every 10 minutes"},"reply":{"toolCalls":[{"id":"s1",
+                   "name":"schedule_cron","arguments":{"cron":"*/10 * * * *","prompt":"Print the current date and time",
                    "recurring":true,"durable":true}}]}},
                  {"match":{"lastRole":"tool","lastMessage":"^Scheduled"},"reply":{"text":"{{lastMessage}}"}}]}""");
-        TurnResult scheduled = lead.run("Schedule a job that prints the current date and time every 2 minutes");
+        TurnResult scheduled = lead.run("Schedule a job that prints the current date and time every 10 minutes");
 
         assertThat(scheduled.reason()).isEqualTo(StopReason.COMPLETED);
-        Matcher m = Pattern.compile("Scheduled (cron_[a-z0-9]{12}): '\\*/2 \\* \\* \\* \\*' → Print the current date and time"
+        assertThat(asked).singleElement().satisfies(r -> assertThat(List.of(r.tool(), r.reason())).containsExactly(
+                "schedule_cron", "a new recurring cron job ('*/10 * * * *' → Print the current date and time) that would"
+                        + " run prompts later with nobody watching (a person approves each job the model schedules;"
+                        + " cohort.lead.model-cron-jobs=allow lifts this)"));
+        Matcher m = Pattern.compile("Scheduled (cron_[a-z0-9]{12}): '\\*/10 \\* \\* \\* \\*' → Print the current date and time"
                 + " \\[recurring, durable, UTC\\]; next firing (\\S+)").matcher(scheduled.text());
         assertThat(m.matches()).as(scheduled.text()).isTrue();
         String id = m.group(1);
         Instant due = Instant.parse(m.group(2));
-        assertThat(due.getEpochSecond() % 120).as("an even minute").isZero();
+        assertThat(due.getEpochSecond() % 600).as("a tenth minute").isZero();
         assertThat(model.requests().get(0).body().path("tools").findValuesAsText("name"))
                 .contains("schedule_cron", "list_crons", "cancel_cron");
 
@@ -135,8 +142,8 @@ class S14TryThesePromptsTest {
                  {"match":{"lastRole":"tool"},"reply":{"text":"{{lastMessage}}"}}]}""");
         TurnResult listed = lead.run("List all cron jobs");
 
-        assertThat(listed.text()).isEqualTo("  " + id + ": '*/2 * * * *' → Print the current date and time [recurring, durable] next "
-                + due.plus(Duration.ofMinutes(2)) + " (UTC)");
+        assertThat(listed.text()).isEqualTo("  " + id + ": '*/10 * * * *' → Print the current date and time [recurring, durable] next "
+                + due.plus(Duration.ofMinutes(10)) + " (UTC)");
 
         // 4. "Cancel the recurring job and verify with list_crons." (the scripted model knows the id from the list)
         model.load("""
@@ -152,6 +159,51 @@ class S14TryThesePromptsTest {
         assertThat(cancelled.modelCalls()).isEqualTo(3);
         assertThat(given().header("Authorization", "Bearer " + LeadServiceStub.TOKEN).get("/api/v1/teams/{team}/crons", TEAM)
                 .jsonPath().getList("id")).isEmpty();
+    }
+
+    @Test
+    void aCronFiredTurnCannotScheduleMoreJobsAndAPersonsNoReachesTheModel() throws Exception {
+        List<ApprovalGateway.Request> asked = new CopyOnWriteArrayList<>();
+        AgentSession lead = lead(r -> {
+            asked.add(r);
+            return ApprovalGateway.Decision.deny("not now");
+        }, TEAM2);
+        model.load("""
+                {"rules":[
+                 {"match":{"lastRole":"user"},"reply":{"toolCalls":[{"id":"again","name":"schedule_cron",
+                   "arguments":{"cron":"0 * * * *","prompt":"do it again"}}]}},
+                 {"match":{"lastRole":"tool"},"reply":{"text":"{{lastMessage}}"}}]}""");
+
+        // a turn the clock started: nobody can approve, so the job is refused without asking anyone
+        TurnResult fired = lead.run("[cron] keep going", "cron", true);
+        assertThat(fired.text()).isEqualTo("Error: permission denied by rule 'model-cron-job': a new recurring cron job"
+                + " ('0 * * * *' → do it again) that would run prompts later with nobody watching (a person approves each"
+                + " job the model schedules; cohort.lead.model-cron-jobs=allow lifts this) needs approval, and nobody can"
+                + " approve it in an unattended (scheduled) turn");
+        assertThat(asked).isEmpty();
+
+        // a person watching says no
+        TurnResult refused = lead.run("schedule it hourly");
+        assertThat(refused.text()).startsWith("Error: permission denied: a new recurring cron job").endsWith(
+                " needed approval and it was refused (not now)");
+        assertThat(asked).hasSize(1);
+        assertThat(given().header("Authorization", "Bearer " + LeadServiceStub.TOKEN).get("/api/v1/teams/{team}/crons", TEAM2)
+                .jsonPath().getList("id")).isEmpty();
+    }
+
+    /** The lead of this test's team: bash in a small workspace and the cron tools, approvals by {@code approvals}. */
+    private AgentSession lead(ApprovalGateway approvals) throws Exception {
+        return lead(approvals, TEAM);
+    }
+
+    private AgentSession lead(ApprovalGateway approvals, String team) throws Exception {
+        List<Tool> tools = new ArrayList<>(List.of(new BashTool()));
+        tools.addAll(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN), Duration.ofSeconds(30))));
+        AgentEngine engine = AgentEngine.builder()
+                .model(new GatewayModelClient(new LlmGateway(new LlmSettings(model.baseUrl(), "sk-test", "scripted",
+                        Optional.empty(), Duration.ofSeconds(20)))))
+                .tools(ToolRegistry.of(tools)).events(e -> { }).bundledSkills(List.of()).approvals(approvals).build();
+        return engine.open(AgentContext.of(team, "lead", AgentRole.LEAD, this::shell), null);
     }
 
     /** A real, small workspace: runs the command with sh in a temporary directory. */

@@ -1,9 +1,12 @@
 package dev.cohort.core.tools.cron;
 
+import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolFailure;
 import dev.cohort.core.tools.ToolInfrastructureException;
+import dev.cohort.core.tools.ToolResult;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The lead's cron tools (seed s14) over one {@link SchedulerClient}, and the texts they show the model. A scheduler
@@ -19,9 +22,14 @@ public final class CronTools {
     private CronTools() {
     }
 
-    /** {@code schedule_cron}, {@code list_crons}, {@code cancel_cron}, all over {@code client}. */
+    /** {@code schedule_cron} (each job asks a person), {@code list_crons}, {@code cancel_cron}, over {@code client}. */
     public static List<Tool> all(SchedulerClient client) {
-        return List.of(new ScheduleCronTool(client), new ListCronsTool(client), new CancelCronTool(client));
+        return all(client, ScheduleCronTool.Approval.ASK);
+    }
+
+    /** The three tools; {@code approval} says whether a job {@code schedule_cron} creates needs a person's approval. */
+    public static List<Tool> all(SchedulerClient client, ScheduleCronTool.Approval approval) {
+        return List.of(new ScheduleCronTool(client, approval), new ListCronsTool(client), new CancelCronTool(client));
     }
 
     /** The scheduler's problem slug for an {@code Idempotency-Key} sent again with a different request. */
@@ -31,12 +39,12 @@ public final class CronTools {
      * The model-visible result of a scheduler refusal of a keyed call: the scheduler's {@code idempotency-key-reused}
      * becomes the same "call id reused" error every idempotent tool gives; any other refusal is shown as it is.
      */
-    static dev.cohort.core.tools.ToolResult refusal(dev.cohort.core.tools.ToolFailure f, dev.cohort.core.tools.EffectKey key) {
+    static ToolResult refusal(ToolFailure f, EffectKey key) {
         return ("scheduler:" + KEY_REUSED).equals(f.rule()) ? key.reused(null) : f.toResult();
     }
 
     /** Runs a call on the scheduler, mapping its failures to the two kinds of tool failure. */
-    static <T> T call(String what, java.util.function.Supplier<T> call) {
+    static <T> T call(String what, Supplier<T> call) {
         try {
             return call.get();
         } catch (SchedulerClient.Refused r) {

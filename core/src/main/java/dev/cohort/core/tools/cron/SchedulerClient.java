@@ -117,6 +117,15 @@ public class SchedulerClient {
         }
     }
 
+    /**
+     * {@code GET …/crons/limits}: the limits in force for the team and its current counts. One attempt, no retry: it
+     * is read for display ({@code cohort budget}), where "scheduler unavailable" is a better answer than a wait.
+     */
+    public CronLimits limits(String team) {
+        URI uri = URI.create(crons(team) + "/limits");
+        return Json.read(send(request(uri).GET().build(), true, 200, 1).body(), CronLimits.class);
+    }
+
     /** {@code DELETE …/crons/{id}}: true when cancelled, false when the team has no such job. */
     public boolean cancel(String team, String jobId) {
         return cancel(team, jobId, null);
@@ -158,8 +167,12 @@ public class SchedulerClient {
     }
 
     private HttpResponse<String> send(HttpRequest req, boolean idempotent, int expected) {
+        return send(req, idempotent, expected, ATTEMPTS);
+    }
+
+    private HttpResponse<String> send(HttpRequest req, boolean idempotent, int expected, int attempts) {
         Exception last = null;
-        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+        for (int attempt = 1; attempt <= attempts; attempt++) {
             try {
                 HttpResponse<String> resp = http.send(req, HttpResponse.BodyHandlers.ofString());
                 int status = resp.statusCode();
@@ -189,7 +202,7 @@ public class SchedulerClient {
                 Thread.currentThread().interrupt();
                 throw new Unavailable("interrupted while calling the scheduler", e);
             }
-            if (attempt < ATTEMPTS) {
+            if (attempt < attempts) {
                 try {
                     Thread.sleep(BACKOFF.toMillis() * attempt);
                 } catch (InterruptedException e) {

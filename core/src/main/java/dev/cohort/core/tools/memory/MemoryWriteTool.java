@@ -10,21 +10,34 @@ import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
+import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.function.Function;
 
 /**
  * {@code memory_write {name, type, description, body}}: "remember X" made explicit (s09 gap 11: no memory tool
  * there). The name is slugged; an existing memory of that name is replaced, and the result says so. Idempotent on
- * (agent, call id): a repeated call (a resumed turn) gets the first result, never "Updated" for its own write.
+ * (agent, call id): a repeated call (a resumed turn) gets the first result, never "Updated" for its own write. The
+ * memory records its provenance, the calling agent (identity from the host) and the time, which the prompt shows
+ * with it: a memory is a note an agent wrote, not an instruction.
  */
 public final class MemoryWriteTool implements Tool {
     public static final String NAME = "memory_write";
     private final Function<String, MemoryStore> stores;
+    private final InstantSource clock;
 
     /** @param stores the memory store of each team */
     public MemoryWriteTool(Function<String, MemoryStore> stores) {
+        this(stores, InstantSource.system());
+    }
+
+    /**
+     * @param stores the memory store of each team
+     * @param clock  the time a memory is written at
+     */
+    public MemoryWriteTool(Function<String, MemoryStore> stores, InstantSource clock) {
         this.stores = stores;
+        this.clock = clock;
     }
 
     @Override
@@ -58,7 +71,8 @@ public final class MemoryWriteTool implements Tool {
         try {
             m = new Memory(call.args().path("name").asText(), MemoryType.parse(call.args().path("type").asText())
                     .orElseThrow(() -> new IllegalArgumentException("type must be user, feedback, project or reference")),
-                    call.args().path("description").asText(), call.args().path("body").asText());
+                    call.args().path("description").asText(), call.args().path("body").asText(),
+                    ctx.agentId() + " (memory_write)", clock.instant());
         } catch (IllegalArgumentException e) {
             return ToolResult.error("memory", e.getMessage());
         }

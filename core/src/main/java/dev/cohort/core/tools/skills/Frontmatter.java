@@ -54,6 +54,11 @@ public final class Frontmatter {
 
     /** A skill from a SKILL.md's text; {@code dirName} names it when the frontmatter has no name. */
     public static Skill toSkill(String dirName, String text, String source) {
+        return toSkill(dirName, text, source, null);
+    }
+
+    /** {@link #toSkill(String, String, String)} of the file at {@code path} (a workspace skill's file). */
+    public static Skill toSkill(String dirName, String text, String source, String path) {
         Parsed p = parse(text);
         String name = p.string("name") == null || p.string("name").isEmpty() ? dirName : p.string("name");
         String desc = p.string("description");
@@ -61,6 +66,6 @@ public final class Frontmatter {
             desc = p.body().lines().map(String::strip).filter(l -> !l.isEmpty()).findFirst()
                     .map(l -> l.replaceFirst("^#+\\s*", "")).orElse("(no description)");
         }
-        return new Skill(name, desc.replaceAll("\\s+", " "), p.string("when_to_use"), p.body(), source);
+        return new Skill(name, desc.replaceAll("\\s+", " "), p.string("when_to_use"), p.body(), source, path);
     }
 }

@@ -65,7 +65,7 @@ public final class SkillLibrary implements SkillCatalog {
                         LOG.warnf("bundled skill %s listed in skills/index.txt has no SKILL.md", dir);
                         continue;
                     }
-                    out.add(Frontmatter.toSkill(dir, new String(in.readAllBytes(), StandardCharsets.UTF_8), "bundled"));
+                    out.add(Frontmatter.toSkill(dir, new String(in.readAllBytes(), StandardCharsets.UTF_8), Skill.BUNDLED));
                 }
             }
         } catch (IOException e) {
@@ -128,7 +128,7 @@ public final class SkillLibrary implements SkillCatalog {
                     complete = false;
                     continue;
                 }
-                found.add(Frontmatter.toSkill(m.group(2), stripLineNumbers(file.output()), "workspace"));
+                found.add(Frontmatter.toSkill(m.group(2), stripLineNumbers(file.output()), Skill.WORKSPACE, m.group(1)));
             }
         }
         return new WorkspaceReadCache.Read<>(List.copyOf(found), complete);

@@ -15,6 +15,7 @@ import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -28,7 +29,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** memory_write / memory_delete: "remember X" and "forget X", per team. */
 class MemoryToolsTest {
     final Map<String, MemoryStore> stores = Map.of("t1", new InMemoryMemoryStore(), "t2", new InMemoryMemoryStore());
-    final MemoryWriteTool write = new MemoryWriteTool(stores::get);
+    /** When every memory in these tests is written. */
+    static final Instant AT = Instant.parse("2026-03-01T09:30:00Z");
+    final MemoryWriteTool write = new MemoryWriteTool(stores::get, () -> AT);
     final MemoryDeleteTool delete = new MemoryDeleteTool(stores::get);
 
     private static final AtomicInteger CALL_IDS = new AtomicInteger();
@@ -56,7 +59,7 @@ class MemoryToolsTest {
     @MethodSource("storeKinds")
     void aRepeatedMemoryWriteGetsTheFirstResultAndWritesNothingMore(String kind, @TempDir Path dir) {
         Function<String, MemoryStore> teams = storesOf(kind, dir);
-        MemoryWriteTool tool = new MemoryWriteTool(teams);
+        MemoryWriteTool tool = new MemoryWriteTool(teams, () -> AT);
         ToolCall first = call("memory_write", """
                 {"name":"prefers-tabs","type":"user","description":"tabs","body":"Indent with tabs."}""");
         assertThat(tool.execute(first, ctx("t1"))).isEqualTo(ToolResult.ok("Saved memory 'prefers-tabs' (user)."));
@@ -67,8 +70,9 @@ class MemoryToolsTest {
         ToolResult repeat = tool.execute(first, ctx("t1"));
 
         assertThat(repeat).isEqualTo(ToolResult.ok("Saved memory 'prefers-tabs' (user)."));
+        // the memory says who wrote it and when, in either store
         assertThat(teams.apply("t1").all()).containsExactly(new Memory("prefers-tabs", MemoryType.USER, "tabs",
-                "Tabs, width 4."));
+                "Tabs, width 4.", "t1/lead (memory_write)", AT));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -148,7 +152,7 @@ class MemoryToolsTest {
                 {"name":"prefers-tabs","type":"user","description":"tabs","body":"Tabs, width 4."}"""), ctx("t1")))
                 .isEqualTo(ToolResult.ok("Updated memory 'prefers-tabs' (user)."));
         assertThat(stores.get("t1").all()).containsExactly(new Memory("prefers-tabs", MemoryType.USER, "tabs",
-                "Tabs, width 4."));
+                "Tabs, width 4.", "t1/lead (memory_write)", AT));
         assertThat(stores.get("t2").all()).isEmpty();
 
         assertThat(delete.execute(call("memory_delete", "{\"name\":\"nope\"}"), ctx("t1")).content())
