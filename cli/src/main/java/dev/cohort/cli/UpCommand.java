@@ -36,8 +36,9 @@ import picocli.CommandLine.Spec;
  * {@code cohort up}: the whole system on this machine.
  *
  * <p>Sequence: start the embedded Kafka broker and PostgreSQL (or use {@code COHORT_DB_URL}) in this JVM →
- * optionally the scripted model → the four services as child JVMs (lead-service and teammate-service as many times
- * as {@code --lead-replicas} / {@code --teammate-replicas} say) with the current directory as the
+ * optionally the scripted model → the four services as child JVMs (lead-service, teammate-service and
+ * scheduler-service as many times as {@code --lead-replicas} / {@code --teammate-replicas} / {@code --scheduler-replicas}
+ * say) with the current directory as the
  * {@code default} team's workspace → print where everything listens → wait until every {@code /q/health/ready}
  * is UP → print a one-time dashboard login link ({@link #dashboardLines}) → supervise: a child that exits on its own is reported and restarted with backoff, or given up on
  * ({@link Supervisor}, {@link RestartPolicy}) → run until Ctrl-C / SIGTERM, then end supervision, stop the children
@@ -63,6 +64,12 @@ public final class UpCommand implements Callable<Integer> {
      * the teammates over more replicas than a laptop runs usefully, and a typo ({@code 100}) is refused before it starts.
      */
     static final int MAX_TEAMMATE_REPLICAS = 16;
+
+    /**
+     * At most this many scheduler-service JVMs. One replica fires every job due in a minute within that minute's first
+     * second; more replicas add failover, not capacity, so 4 is plenty, and each costs a JVM's heap.
+     */
+    static final int MAX_SCHEDULER_REPLICAS = 4;
 
     /**
      * The JVM flags of every service child: a small heap and the serial collector (several JVMs share a laptop). No
@@ -149,6 +156,19 @@ public final class UpCommand implements Callable<Integer> {
                     "--teammate-replicas must be 1 to " + MAX_TEAMMATE_REPLICAS + ", not " + n);
         }
         teammateReplicas = n;
+    }
+
+    int schedulerReplicas = 1;
+
+    @Option(names = "--scheduler-replicas", paramLabel = "N", defaultValue = "1",
+            description = "scheduler-service JVMs to start, 1 to " + MAX_SCHEDULER_REPLICAS + " (default 1): the first on --scheduler-port, "
+                    + "the others on free ports; they share one database and each due minute of a job fires once.")
+    void schedulerReplicas(int n) {
+        if (n < 1 || n > MAX_SCHEDULER_REPLICAS) {
+            throw new ParameterException(spec.commandLine(),
+                    "--scheduler-replicas must be 1 to " + MAX_SCHEDULER_REPLICAS + ", not " + n);
+        }
+        schedulerReplicas = n;
     }
 
     @Option(names = "--max-restarts", paramLabel = "N",
@@ -262,6 +282,10 @@ public final class UpCommand implements Callable<Integer> {
         List<Service> teammates = teammateReplicas(teammateReplicas, services.get(2).port(), freePort);
         services.set(2, teammates.get(0));
         services.addAll(teammates.subList(1, teammates.size()));
+        // the scheduler replicas likewise: one database, where each due job is claimed by one of them (FOR UPDATE SKIP LOCKED)
+        List<Service> schedulers = schedulerReplicas(schedulerReplicas, services.get(3).port(), freePort);
+        services.set(3, schedulers.get(0));
+        services.addAll(schedulers.subList(1, schedulers.size()));
         Path logs = Files.createDirectories(runDir.resolve("logs"));
         Path serviceTmp = Files.createDirectories(runDir.resolve("tmp"));
         for (Service s : services) {
@@ -324,7 +348,7 @@ public final class UpCommand implements Callable<Integer> {
         dashboardLines("http://127.0.0.1:" + services.get(1).port(), token).forEach(System.out::println);
         double secs = (System.nanoTime() - t0) / 1e9;
         System.out.printf("cohort up: all four services ready in %.1f s%s. Ctrl-C stops everything.%n", secs,
-                replicasNote(leadReplicas, teammateReplicas));
+                replicasNote(leadReplicas, teammateReplicas, schedulerReplicas));
         System.out.println(maxRestarts == 0 ? "cohort up: a service that exits stays down (--max-restarts 0)"
                 : "cohort up: a service that exits is restarted with backoff (at most " + maxRestarts
                         + (maxRestarts == 1 ? " time" : " times") + " within " + Supervisor.format(Duration.ofSeconds(restartWindow)) + ")");
@@ -375,6 +399,20 @@ public final class UpCommand implements Callable<Integer> {
         return out;
     }
 
+    /**
+     * The scheduler-service JVMs: {@code scheduler-service} on {@code firstPort}, then {@code scheduler-service-2} … on
+     * ports from {@code freePort}. Each picks its own instance id at every start (host name and a random suffix,
+     * {@code SchedulerBeans}), so the non-durable jobs of a replica that crashed end with it, restarted or not.
+     */
+    static List<Service> schedulerReplicas(int n, int firstPort, IntSupplier freePort) {
+        List<Service> out = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            out.add(new Service(i == 1 ? "scheduler-service" : "scheduler-service-" + i, "scheduler-service",
+                    i == 1 ? firstPort : freePort.getAsInt()));
+        }
+        return out;
+    }
+
     /** {@link #JVM_FLAGS}, plus {@link #FAST_START_FLAG} when {@code COHORT_FAST_START} is {@code 1}. */
     static List<String> jvmFlags(String fastStart) {
         List<String> flags = new ArrayList<>(JVM_FLAGS);
@@ -385,13 +423,16 @@ public final class UpCommand implements Callable<Integer> {
     }
 
     /** {@code ""}, or {@code " (2 lead-service replicas, 3 teammate-service replicas)"} for what runs more than once. */
-    static String replicasNote(int leads, int teammates) {
+    static String replicasNote(int leads, int teammates, int schedulers) {
         List<String> parts = new ArrayList<>();
         if (leads > 1) {
             parts.add(leads + " lead-service replicas");
         }
         if (teammates > 1) {
             parts.add(teammates + " teammate-service replicas");
+        }
+        if (schedulers > 1) {
+            parts.add(schedulers + " scheduler-service replicas");
         }
         return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
     }

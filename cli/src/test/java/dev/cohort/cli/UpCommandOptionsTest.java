@@ -68,6 +68,32 @@ class UpCommandOptionsTest {
         assertThat(r.err()).contains("Usage: up ");
     }
 
+    @ParameterizedTest(name = "--scheduler-replicas {0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            0   | --scheduler-replicas must be 1 to 4, not 0
+            5   | --scheduler-replicas must be 1 to 4, not 5
+            -1  | --scheduler-replicas must be 1 to 4, not -1
+            two | Invalid value for option '--scheduler-replicas': 'two' is not an int
+            """)
+    void aSchedulerReplicaCountOutside1To4IsAUsageErrorNamingTheRange(String value, String message) {
+        Run r = up("--scheduler-replicas", value);
+        assertThat(r.rc()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst()).contains(message);
+        assertThat(r.err()).contains("Usage: up ");
+    }
+
+    @Test
+    void theFirstSchedulerReplicaGetsTheSchedulerPortAndTheOthersFreePorts() {
+        AtomicInteger free = new AtomicInteger(41000);
+        assertThat(UpCommand.schedulerReplicas(3, 8082, free::incrementAndGet)).containsExactly(
+                new UpCommand.Service("scheduler-service", "scheduler-service", 8082),
+                new UpCommand.Service("scheduler-service-2", "scheduler-service", 41001),
+                new UpCommand.Service("scheduler-service-3", "scheduler-service", 41002));
+        assertThat(UpCommand.schedulerReplicas(1, 8082, () -> {
+            throw new AssertionError("one replica needs no free port");
+        })).extracting(UpCommand.Service::port).containsExactly(8082);
+    }
+
     @Test
     void theFirstTeammateReplicaGetsTheTeammatePortAndTheOthersFreePortsEachWithItsOwnPortAndInstanceId() {
         AtomicInteger free = new AtomicInteger(40000);
@@ -84,15 +110,16 @@ class UpCommandOptionsTest {
         })).extracting(UpCommand.Service::port).containsExactly(8081);
     }
 
-    @ParameterizedTest(name = "{0} leads, {1} teammates")
+    @ParameterizedTest(name = "{0} leads, {1} teammates, {2} schedulers")
     @CsvSource(delimiter = '|', textBlock = """
-            1 | 1 | ''
-            2 | 1 | ' (2 lead-service replicas)'
-            1 | 3 | ' (3 teammate-service replicas)'
-            2 | 2 | ' (2 lead-service replicas, 2 teammate-service replicas)'
+            1 | 1 | 1 | ''
+            2 | 1 | 1 | ' (2 lead-service replicas)'
+            1 | 3 | 1 | ' (3 teammate-service replicas)'
+            1 | 1 | 2 | ' (2 scheduler-service replicas)'
+            2 | 2 | 2 | ' (2 lead-service replicas, 2 teammate-service replicas, 2 scheduler-service replicas)'
             """)
-    void theReadyLineNamesTheServicesThatRunMoreThanOnce(int leads, int teammates, String note) {
-        assertThat(UpCommand.replicasNote(leads, teammates)).isEqualTo(note);
+    void theReadyLineNamesTheServicesThatRunMoreThanOnce(int leads, int teammates, int schedulers, String note) {
+        assertThat(UpCommand.replicasNote(leads, teammates, schedulers)).isEqualTo(note);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.cohort.core.http;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -16,11 +17,15 @@ import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +58,8 @@ class DirectHttpTest {
         final ServerSocket socket;
         final AtomicInteger accepted = new AtomicInteger();
         final BlockingQueue<Got> got = new LinkedBlockingQueue<>();
+        /** The client's port of each connection, by connection number. */
+        final Map<Integer, Integer> clientPorts = new ConcurrentHashMap<>();
         volatile BiFunction<Got, Integer, String> answer;
 
         Server(BiFunction<Got, Integer, String> answer) throws IOException {
@@ -70,6 +77,7 @@ class DirectHttpTest {
                 try {
                     Socket s = socket.accept();
                     int n = accepted.incrementAndGet();
+                    clientPorts.put(n, s.getPort());
                     Thread.ofPlatform().daemon().start(() -> serve(s, n));
                 } catch (IOException e) {
                     return;
@@ -97,7 +105,16 @@ class DirectHttpTest {
                     boolean silentClose = a.endsWith(CLOSE);
                     out.write(a.replace(CLOSE, "").getBytes(StandardCharsets.UTF_8));
                     out.flush();
-                    if (silentClose || a.toLowerCase(Locale.ROOT).contains("connection: close")) {
+                    if (silentClose) {
+                        // the server's end is closed (the client reads its end of stream), but what the client still
+                        // sends on it arrives and is recorded: a request sent on the closed connection is visible
+                        s.shutdownOutput();
+                        while ((head = readHead(in)) != null) {
+                            got.add(new Got(head, "", connection));
+                        }
+                        return;
+                    }
+                    if (a.toLowerCase(Locale.ROOT).contains("connection: close")) {
                         return;
                     }
                 }
@@ -126,7 +143,10 @@ class DirectHttpTest {
         }
     }
 
-    /** Appended to an answer: the server closes the connection after it without saying so (an idle timeout). */
+    /**
+     * Appended to an answer: the server closes the connection after it without saying so (an idle timeout), yet still
+     * records a request sent on it.
+     */
     static final String CLOSE = "\u0000close";
 
     static String ok(String body) {
@@ -248,11 +268,45 @@ class DirectHttpTest {
         // the server closes every connection after its first answer, without saying so (as an idle timeout does)
         try (Server s = new Server((g, i) -> ok("\"" + g.connection() + "\"") + CLOSE)) {
             assertEquals("\"1\"", post(s, "{}").text());
-            Thread.sleep(50); // let the server's close arrive
+            awaitClientEndClosedByPeer(s, 1);
             assertEquals("\"2\"", post(s, "{}").text());
             assertEquals(2, s.accepted.get());
-            assertEquals(2, s.got.size(), "no request was lost on the closed connection");
+            // a client that did not notice the close would send the second request on connection 1 first (and, its
+            // answer never coming, again on a new one): the server records it there
+            assertEquals(List.of(1, 2), s.got.stream().map(Got::connection).toList(),
+                    "the second request went out on a new connection only");
         }
+    }
+
+    /**
+     * Waits until the kernel has the client's end of connection {@code n} in {@code CLOSE_WAIT}: the server's close
+     * has arrived there, so whatever the client does next, it can know. Read from {@code /proc/net/tcp} and
+     * {@code tcp6} (Java sockets are IPv6 sockets mapping IPv4 addresses).
+     */
+    private static void awaitClientEndClosedByPeer(Server s, int n) {
+        int clientPort = s.clientPorts.get(n);
+        int serverPort = s.socket.getLocalPort();
+        await("the server's close of connection " + n + " arrived at the client").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(5)).until(() -> tcpState(clientPort, serverPort), "08"::equals);
+    }
+
+    /** The hexadecimal TCP state of the socket from {@code localPort} to {@code remotePort}, or null. */
+    private static String tcpState(int localPort, int remotePort) throws IOException {
+        for (String table : List.of("/proc/net/tcp", "/proc/net/tcp6")) {
+            List<String> lines = Files.readAllLines(Path.of(table));
+            for (String line : lines.subList(1, lines.size())) {
+                String[] f = line.trim().split("\\s+");
+                if (port(f[1]) == localPort && port(f[2]) == remotePort) {
+                    return f[3];
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The port of an {@code address:port} column of {@code /proc/net/tcp}, hexadecimal. */
+    private static int port(String addressAndPort) {
+        return Integer.parseInt(addressAndPort.substring(addressAndPort.indexOf(':') + 1), 16);
     }
 
     @Test

@@ -10,7 +10,12 @@ import dev.cohort.devstack.model.RecordedRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.StreamSupport;
@@ -23,7 +28,8 @@ import org.junit.jupiter.api.TestInstance;
  * Issue 14, item 9, end to end with real processes (tool runner, lead-service, one teammate-service replica), the
  * scripted model over HTTP, a real broker and PostgreSQL: the s15 "try these prompts" (alice writes schema.sql, bob
  * reads it, both report to the lead, which is woken by their results); a message chain alice → bob → lead; an outside
- * system's Kafka record and an HTTP message acted on by a teammate. Each scenario has its own team, so its scripted
+ * system's Kafka records and an HTTP message acted on by a teammate (a record repeated with its id once, one without an
+ * id as often as it is sent). Each scenario has its own team, so its scripted
  * rules (matched on the agent id {@code <team>/<name>}) and its assertions do not meet the others'.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -142,7 +148,7 @@ class TeamScenariosIT {
     // ---- from outside: a Kafka producer and the HTTP API
 
     @Test
-    void anOutsideKafkaRecordAndAnHttpMessageAreActedOnByATeammate() {
+    void anOutsideKafkaRecordAndAnHttpMessageAreActedOnByATeammate_aRepeatedRecordOnce() throws Exception {
         String team = stack.createTeam("ext");
         load("""
                 {"name":"ext-lead-spawn","match":{"agent":"ext/lead","lastRole":"user","lastMessage":"spawn carol"},
@@ -154,23 +160,45 @@ class TeamScenariosIT {
                  "reply":{"toolCalls":[{"name":"bash","arguments":{"command":"echo build-ok-$((40+2))"}}]}},
                 {"name":"ext-carol-built","match":{"agent":"ext/carol","lastRole":"tool","lastMessage":"build-ok-42"},"reply":{"text":"build passed"}},
                 {"name":"ext-carol-http","match":{"agent":"ext/carol","lastRole":"user","lastMessage":"from=\\"user\\" type=\\"message\\"[^>]*>\\nstatus please"},
-                 "reply":{"text":"all green"}}
+                 "reply":{"text":"all green"}},
+                {"name":"ext-carol-note","match":{"agent":"ext/carol","lastRole":"user","lastMessage":"note the release"},"reply":{"text":"release noted"}}
                 """);
         try {
             stack.prompt(team, "spawn carol");
             awaitLeadInput("ext", "carol's first result", m -> m.contains("from=\"carol\" type=\"result\"")
                     && m.contains("standing by"));
 
-            String record = Json.write(Map.of("team", team, "from", "ci", "to", "carol", "type", "message",
+            // a record with an id, sent twice (a producer's retry): one message, one build
+            String build = Json.write(Map.of("id", "ci-build-1", "team", team, "from", "ci", "to", "carol", "type", "message",
                     "content", "run the build"));
-            stack.produce(Topics.TEAMMATE_INBOX, team + "/carol", record);
-            stack.produce(Topics.TEAMMATE_INBOX, team + "/carol", record); // a second record: its own message (no id)
+            stack.produce(Topics.TEAMMATE_INBOX, team + "/carol", build);
+            stack.produce(Topics.TEAMMATE_INBOX, team + "/carol", build);
             awaitLeadInput("ext", "carol's build result", m -> m.contains("build passed"));
+            // a record without an id, sent twice: each record is a message of its own (its id is its offset)
+            String note = Json.write(Map.of("team", team, "from", "ci", "to", "carol", "type", "message",
+                    "content", "note the release"));
+            stack.produce(Topics.TEAMMATE_INBOX, team + "/carol", note);
+            stack.produce(Topics.TEAMMATE_INBOX, team + "/carol", note);
 
             HttpResponse<String> posted = stack.post("/api/v1/teams/" + team + "/agents/carol/messages",
                     Map.of("content", "status please"));
             assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
             awaitLeadInput("ext", "carol's http answer", m -> m.contains("all green"));
+
+            // the HTTP message went on carol's partition after the four records, and carol acted on it: every record
+            // before it was handled. The repeated build is not in carol's inbox, and no second build ran.
+            assertThat(inbox(team, "carol")).filteredOn(row -> row.endsWith("run the build"))
+                    .containsExactly("ci-build-1 run the build");
+            assertThat(inbox(team, "carol")).filteredOn(row -> row.endsWith("note the release")).hasSize(2)
+                    .allMatch(row -> row.startsWith("kafka:" + Topics.TEAMMATE_INBOX + "-"));
+            assertThat(stack.model().requests().stream().filter(r -> "ext-carol-build".equals(r.rule()))).hasSize(1);
+            // carol's events reach the event log on their own topic, in her order: once her answer to the HTTP message
+            // is stored, every event of the turns before it is
+            List<JsonNode> events = awaitEvent(team, "carol's http answer stored", e -> e.path("type").asText()
+                    .equals("assistant_message") && e.path("agent").asText().equals("carol")
+                    && e.path("data").path("text").asText().equals("all green"));
+            assertThat(events).filteredOn(e -> e.path("type").asText().equals("tool_call_started")
+                    && e.path("agent").asText().equals("carol")).hasSize(1);
             assertThat(stack.post("/api/v1/teams/" + team + "/agents/nobody/messages", Map.of("content", "x"))
                     .statusCode()).isEqualTo(404);
         } catch (Throwable t) {
@@ -405,6 +433,22 @@ class TeamScenariosIT {
     }
 
     // ---- helpers
+
+    /** The agent's stored inbox messages as {@code "<id> <content>"}, oldest first (teammate-service's store). */
+    private List<String> inbox(String team, String agent) throws SQLException {
+        try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
+                "SELECT id, content FROM teammate.inbox WHERE team = ? AND agent = ? ORDER BY seq")) {
+            ps.setString(1, team);
+            ps.setString(2, agent);
+            List<String> out = new ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getString(1) + " " + rs.getString(2));
+                }
+            }
+            return out;
+        }
+    }
 
     private List<RecordedRequest> leadRequests(String team) {
         return stack.model().requests().stream().filter(r -> (team + "/lead").equals(r.agent())).toList();
