@@ -251,6 +251,8 @@ const RELOADS = {
   approvals: ['approval_requested', 'approval_resolved', 'protocol_updated', 'turn_completed'],
   usage: ['turn_completed'],
   crons: ['cron_fired', 'turn_completed'],
+  // every turn reads the rules again (the settings file may have changed; a bad one is an error event)
+  permissions: ['turn_started', 'error'],
 };
 const pending = new Set();
 
@@ -418,7 +420,32 @@ async function addCron(ev) {
   }
 }
 
-const LOADERS = { board: loadBoard, agents: loadAgents, approvals: loadApprovals, usage: loadUsage, crons: loadCrons };
+// The team's permission rules: its own (the API's) and the workspace settings file's, deny first as the gate decides.
+async function loadPermissions() {
+  try {
+    const p = await api(teamPath('/permissions'));
+    const file = p.settingsFile || {};
+    const rows = [];
+    for (const kind of ['deny', 'ask', 'allow']) {
+      for (const r of p[kind] || []) rows.push([kind, r, 'team (API)']);
+      for (const r of file[kind] || []) rows.push([kind, r, file.path]);
+    }
+    const head = el('tr', {}, ...['Decision', 'Rule', 'From'].map((h) => el('th', { scope: 'col', text: h })));
+    const body = rows.map(([kind, rule, from]) => el('tr', { 'data-rule-kind': kind },
+      el('td', { text: kind }), el('td', {}, el('code', { text: rule })), el('td', { text: from })));
+    $('permissions').replaceChildren(
+      file.error ? el('p', { class: 'error', role: 'alert', text: file.path + ': ' + file.error }) : '',
+      rows.length ? el('table', {}, el('thead', {}, head), el('tbody', {}, ...body))
+        : el('p', { class: 'muted', text: 'No rules: the permission mode alone decides.' }),
+      el('p', { class: 'muted', text: 'Deny wins over ask, ask over allow. Change the team\'s rules with'
+        + ' `cohort team permissions --set …`; .cohort/settings.json adds its own.' }));
+  } catch (e) {
+    if (e.message !== 'unauthorized') $('permissions').replaceChildren(el('p', { class: 'muted', text: 'Permission rules could not be loaded: ' + e.message }));
+  }
+}
+
+const LOADERS = { board: loadBoard, agents: loadAgents, approvals: loadApprovals, usage: loadUsage, crons: loadCrons,
+  permissions: loadPermissions };
 
 // ---- prompt and interrupt
 async function sendPrompt(ev) {

@@ -1,6 +1,7 @@
 package dev.cohort.host.client;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.cohort.core.engine.permission.PermissionRuleSet;
 
 /**
  * The team as lead-service's internal API gives it to a teammate host ({@code GET /internal/v1/teams/{team}}).
@@ -12,14 +13,22 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
  * @param usageToday     the team's usage in the UTC day {@code usageDay} (the lead's usage ledger from 00:00 UTC to
  *                       the read; {@code null}: a lead before per-day budgets)
  * @param usageDay       the UTC day of {@code usageToday}
+ * @param permissions    the team's permission rules set through the API ({@code PUT …/permissions}), which its
+ *                       teammates follow like the lead; {@code null}: none, or a lead before team rules
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record LeadTeam(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets,
-        dev.cohort.core.engine.Usage usageToday, java.time.LocalDate usageDay) {
+        dev.cohort.core.engine.Usage usageToday, java.time.LocalDate usageDay, PermissionRuleSet permissions) {
 
     /** A team without the day's usage (a lead before per-day budgets). */
     public LeadTeam(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets) {
-        this(id, permissionMode, budgets, null, null);
+        this(id, permissionMode, budgets, null, null, null);
+    }
+
+    /** A team without permission rules (a lead before team rules). */
+    public LeadTeam(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets,
+            dev.cohort.core.engine.Usage usageToday, java.time.LocalDate usageDay) {
+        this(id, permissionMode, budgets, usageToday, usageDay, null);
     }
 
     /** The day's usage as the budget check reads it; {@code null} when the lead did not send it. */

@@ -4,6 +4,7 @@ import dev.cohort.core.engine.hooks.CommandHook;
 import dev.cohort.core.engine.hooks.Hook;
 import dev.cohort.core.engine.permission.PermissionMode;
 import dev.cohort.core.engine.permission.PermissionPolicy;
+import dev.cohort.core.engine.permission.PermissionRuleSet;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ToolEffect;
 import dev.cohort.core.tools.Toolsets;
@@ -44,12 +45,15 @@ import java.util.function.Supplier;
  *                      {@link BudgetSource} that caches them is asked to read them again before a turn stops on them
  * @param teamUsageToday the team's usage since 00:00 UTC (for the per-day team budget), read only while one is in
  *                      force; a {@code null} result = not tracked
+ * @param permissions   the team's permission rules set through the host (the API), read at the start of every turn
+ *                      (a change applies from the next turn); the engine adds those of the workspace settings file
  */
 public record AgentContext(String team, String agent, AgentRole role, Supplier<String> cwd, String workspaceText,
         Set<String> allowlist, Supplier<PermissionMode> mode, List<PermissionPolicy.Rule> rules,
         Supplier<List<CommandHook>> commandHooks, WorkspaceToolExecutor workspace, StateStore store, InboxSource inbox,
         Supplier<String> teamContext, List<Hook> hooks, Supplier<Usage> teamUsage, Consumer<ToolEffect> effects,
-        Supplier<Budgets.Overrides> budgets, Supplier<Usage> teamUsageToday) {
+        Supplier<Budgets.Overrides> budgets, Supplier<Usage> teamUsageToday,
+        Supplier<PermissionRuleSet> permissions) {
 
     public AgentContext {
         cwd = cwd == null ? () -> null : cwd;
@@ -67,6 +71,7 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
         } : effects;
         budgets = budgets == null ? () -> null : budgets;
         teamUsageToday = teamUsageToday == null ? () -> null : teamUsageToday;
+        permissions = permissions == null ? () -> PermissionRuleSet.EMPTY : permissions;
     }
 
     /** An agent without budget overrides (source compatibility). */
@@ -76,13 +81,13 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
             InboxSource inbox, Supplier<String> teamContext, List<Hook> hooks, Supplier<Usage> teamUsage,
             Consumer<ToolEffect> effects) {
         this(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace, store, inbox,
-                teamContext, hooks, teamUsage, effects, null, null);
+                teamContext, hooks, teamUsage, effects, null, null, null);
     }
 
     /** The team's own budgets, read at every step ({@code null} result: the engine's). */
     public AgentContext withBudgets(Supplier<Budgets.Overrides> b) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, b, teamUsageToday);
+                store, inbox, teamContext, hooks, teamUsage, effects, b, teamUsageToday, permissions);
     }
 
     /** An agent with the role's default allowlist, default mode, and no store, inbox or team context. */
@@ -93,7 +98,7 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
 
     public AgentContext withStore(StateStore s) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace, s,
-                inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
+                inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
     }
 
     public AgentContext withMode(PermissionMode m) {
@@ -103,17 +108,17 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** The team's mode, read at every call. */
     public AgentContext withMode(Supplier<PermissionMode> m) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, m, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
     }
 
     public AgentContext withAllowlist(Set<String> a) {
         return new AgentContext(team, agent, role, cwd, workspaceText, a, mode, rules, commandHooks, workspace, store,
-                inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
+                inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
     }
 
     public AgentContext withInbox(InboxSource i) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, i, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
+                store, i, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
     }
 
     public AgentContext withCommandHooks(List<CommandHook> h) {
@@ -124,12 +129,12 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** Command hooks read at every turn start. */
     public AgentContext withCommandHooks(Supplier<List<CommandHook>> h) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, h, workspace, store, inbox,
-                teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
+                teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
     }
 
     public AgentContext withTeamContext(Supplier<String> t) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, t, hooks, teamUsage, effects, budgets, teamUsageToday);
+                store, inbox, t, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
     }
 
     /** A fixed working directory. */
@@ -140,38 +145,44 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** The working directory, consulted for every tool call. */
     public AgentContext withCwd(Supplier<String> dir) {
         return new AgentContext(team, agent, role, dir, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
     }
 
     public AgentContext withWorkspaceText(String text) {
         return new AgentContext(team, agent, role, cwd, text, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
     }
 
     public AgentContext withRules(List<PermissionPolicy.Rule> r) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, r, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
     }
 
     /** This agent's own Java hooks. */
     public AgentContext withHooks(List<? extends Hook> h) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, List.copyOf(h), teamUsage, effects, budgets, teamUsageToday);
+                store, inbox, teamContext, List.copyOf(h), teamUsage, effects, budgets, teamUsageToday, permissions);
     }
 
     public AgentContext withTeamUsage(Supplier<Usage> u) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, u, effects, budgets, teamUsageToday);
+                store, inbox, teamContext, hooks, u, effects, budgets, teamUsageToday, permissions);
     }
 
     /** The team's usage since 00:00 UTC, read at every step while a per-day team budget is in force. */
     public AgentContext withTeamUsageToday(Supplier<Usage> u) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets, u);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, u, permissions);
+    }
+
+    /** The team's permission rules (API), read at the start of every turn. */
+    public AgentContext withPermissions(Supplier<PermissionRuleSet> p) {
+        return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, p);
     }
 
     public AgentContext withEffects(Consumer<ToolEffect> e) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, e, budgets, teamUsageToday);
+                store, inbox, teamContext, hooks, teamUsage, e, budgets, teamUsageToday, permissions);
     }
 }

@@ -3,6 +3,7 @@ package dev.cohort.core.engine;
 import dev.cohort.core.engine.hooks.Hook;
 import dev.cohort.core.engine.hooks.Hooks;
 import dev.cohort.core.engine.permission.PermissionPolicy;
+import dev.cohort.core.engine.permission.WorkspacePermissionSettings;
 import dev.cohort.core.engine.prompt.MemoryProvider;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.skills.Skill;
@@ -10,6 +11,7 @@ import dev.cohort.core.tools.skills.SkillLibrary;
 import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.DoubleSupplier;
 import dev.cohort.core.engine.recovery.Sleeper;
@@ -34,6 +36,8 @@ public final class AgentEngine {
     final EngineMetrics metrics;
     /** The workspace file with command hooks read at every turn start, or {@code null}. */
     final String hookSettingsFile;
+    /** The permission rules of that same file, with each team's last good ones; {@code null} without a file. */
+    final WorkspacePermissionSettings permissionSettings;
     final dev.cohort.core.trace.Tracing tracing;
 
     private AgentEngine(Builder b) {
@@ -52,6 +56,7 @@ public final class AgentEngine {
         this.random = b.random;
         this.metrics = b.metrics;
         this.hookSettingsFile = b.hookSettingsFile;
+        this.permissionSettings = b.hookSettingsFile == null ? null : new WorkspacePermissionSettings(b.hookSettingsFile);
         this.tracing = b.tracing;
     }
 
@@ -75,6 +80,14 @@ public final class AgentEngine {
     /** The spans of turns, model calls and tool calls ({@link dev.cohort.core.trace.Tracing#NOOP} by default). */
     public dev.cohort.core.trace.Tracing tracing() {
         return tracing;
+    }
+
+    /**
+     * The permission rules of the workspace settings file as the engine's turns read them (each team's last good
+     * ones kept when the file breaks); empty when the engine reads no workspace settings file.
+     */
+    public Optional<WorkspacePermissionSettings> workspacePermissions() {
+        return Optional.ofNullable(permissionSettings);
     }
 
     /** The transcript store (where compaction keeps full texts). */
@@ -136,10 +149,11 @@ public final class AgentEngine {
         }
 
         /**
-         * Reads command hooks from this workspace file (Claude Code's settings format, {@link
-         * dev.cohort.core.engine.hooks.HookSettings}) through the workspace executor at the start of every turn, e.g.
-         * {@code .cohort/settings.json}; {@code null} (the default) = no workspace hooks. A missing file means none;
-         * an unreadable or invalid one is an {@code error} event and the turn runs without its hooks.
+         * Reads command hooks and permission rules from this workspace file (Claude Code's settings format, {@link
+         * dev.cohort.core.engine.hooks.HookSettings}, {@link WorkspacePermissionSettings}) through the workspace
+         * executor at the start of every turn, e.g. {@code .cohort/settings.json}; {@code null} (the default) = no
+         * workspace settings. A missing file means none; an unreadable or invalid one is an {@code error} event and
+         * the turn runs without its hooks and with its last good permission rules.
          */
         public Builder workspaceHookSettings(String path) {
             this.hookSettingsFile = path;

@@ -1,10 +1,13 @@
 package dev.cohort.core.engine;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.hooks.CommandHook;
 import dev.cohort.core.engine.hooks.Hooks;
 import dev.cohort.core.engine.hooks.PreToolUseHook;
 import dev.cohort.core.engine.hooks.WorkspaceHookSettings;
 import dev.cohort.core.engine.permission.PermissionPolicy;
+import dev.cohort.core.engine.permission.PermissionRule;
+import dev.cohort.core.engine.permission.WorkspacePermissionSettings;
 import dev.cohort.core.engine.prompt.PromptCache;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.tools.AgentRole;
@@ -14,10 +17,14 @@ import dev.cohort.core.tools.Toolsets;
 import dev.cohort.core.tools.skills.SkillLibrary;
 import dev.cohort.core.tools.subagent.SubagentRunner;
 import dev.cohort.core.tools.todo.TodoList;
+import dev.cohort.core.tools.workspace.ToolOutcome;
+import dev.cohort.core.tools.workspace.WorkspaceReadCache;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +35,8 @@ import org.jboss.logging.Logger;
  * agent at a time; {@link #cancel()} and {@link #detach()} may be called from any thread.
  *
  * <p><b>A turn</b> ({@link #run}): {@code turn_started} → the turn's hooks are assembled (the engine's built-in
- * hooks, the agent's own Java hooks, the team's command hooks, the workspace settings file's) → skills are re-read
+ * hooks, the agent's own Java hooks, the team's command hooks, the workspace settings file's), and so are its
+ * permission rules (the agent's, the team's, the workspace settings file's) → skills are re-read
  * → UserPromptSubmit hooks rewrite the input → it is appended and saved → the {@link TurnLoop} runs it to its end.
  * {@link #resume()} continues a restored turn in progress at its last saved step.
  *
@@ -44,7 +52,10 @@ public final class AgentSession implements ModelCaller.Signals {
     private final AgentEngine engine;
     private final AgentContext agent;
     private final WorkspaceHookSettings workspaceHooks;
-    private final PermissionPolicy policy;
+    /** The rules in force this turn (the agent's, the team's, the workspace settings file's), set per turn. */
+    private PermissionPolicy policy;
+    /** The team's rules as last read through the host: kept when a read fails, so a deny is never dropped. */
+    private List<PermissionRule> lastTeamRules = List.of();
     private final SkillLibrary skills;
     private final PromptCache promptCache = new PromptCache();
     private final PromptCache subPromptCache = new PromptCache();
@@ -395,7 +406,11 @@ public final class AgentSession implements ModelCaller.Signals {
         // once for the hook settings and again for the skills
         WorkspaceToolExecutor.Target target = new WorkspaceToolExecutor.Target(agent.team(), agent.agent(),
                 agent.cwd().get());
-        hooks = turnHooks(events, target);
+        // the settings file is read once for its hooks and its permission rules
+        WorkspaceToolExecutor settingsReads = agent.workspace() instanceof WorkspaceReadCache
+                ? agent.workspace() : new SettingsReadOnce(agent.workspace());
+        hooks = turnHooks(events, target, settingsReads);
+        policy = turnPolicy(events, target, settingsReads);
         if (allowed.contains(Toolsets.LOAD_SKILL)) {
             try {
                 skills.refresh(agent.workspace(), target);
@@ -415,7 +430,7 @@ public final class AgentSession implements ModelCaller.Signals {
         offered.retainAll(engine.tools.names());
         return new TurnContext(agent.team(), agent.agent(), role, turnId, unattended, agent.cwd(), agent.workspace(),
                 todos, skills, subagents, loop, Set.copyOf(allowlist), offered, engine.tools.specs(offered), user,
-                maxCalls, user);
+                maxCalls, user, agent.mode());
     }
 
     /**
@@ -423,7 +438,8 @@ public final class AgentSession implements ModelCaller.Signals {
      * workspace settings file. A source that cannot be read is an {@code error} event and the turn runs without its
      * hooks (the workspace file's fails closed for mutating tools when it was broken after being good).
      */
-    private Hooks turnHooks(TurnEvents events, WorkspaceToolExecutor.Target target) {
+    private Hooks turnHooks(TurnEvents events, WorkspaceToolExecutor.Target target,
+            WorkspaceToolExecutor settingsReads) {
         Hooks base = engine.hooks.with(agent.hooks());
         List<CommandHook> commands = new ArrayList<>();
         try {
@@ -438,7 +454,7 @@ public final class AgentSession implements ModelCaller.Signals {
             // which any agent of the team can make, while the workspace's settings directory only a person changes
             WorkspaceToolExecutor.Target settingsAt = new WorkspaceToolExecutor.Target(target.team(), target.agent(),
                     null);
-            WorkspaceHookSettings.Result r = workspaceHooks.read(agent.workspace(), settingsAt);
+            WorkspaceHookSettings.Result r = workspaceHooks.read(settingsReads, settingsAt);
             if (r.problem() != null) {
                 LOG.warnf("%s. team=%s agent=%s", r.problem(), agent.team(), agent.agent());
                 events.settingsProblem(r.problem(), workspaceHooks.path());
@@ -453,6 +469,68 @@ public final class AgentSession implements ModelCaller.Signals {
             }
         }
         return base.with(commands.stream().map(CommandHook::toHook).toList()).withReporter(events::hookFailed);
+    }
+
+    /**
+     * The permission rules of this turn, for the agent and its subagents: the agent's own, the team's (set through the
+     * host, e.g. the API), then those of the workspace settings file. A source that cannot be read or parsed is an
+     * {@code error} event and keeps its last good rules, so a broken source never lifts a deny.
+     */
+    private PermissionPolicy turnPolicy(TurnEvents events, WorkspaceToolExecutor.Target target,
+            WorkspaceToolExecutor settingsReads) {
+        List<PermissionPolicy.Rule> rules = new ArrayList<>(agent.rules().isEmpty() ? engine.policy.rules()
+                : agent.rules());
+        try {
+            lastTeamRules = agent.permissions().get().parse(PermissionRule.TEAM_ORIGIN, "permissions");
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "cannot read the team's permission rules. team=%s agent=%s", agent.team(), agent.agent());
+            events.settingsProblem("cannot read the team's permission rules: " + e.getMessage() + "; this turn keeps"
+                    + " the last ones read (" + lastTeamRules.size() + ")", null);
+        }
+        rules.addAll(lastTeamRules);
+        if (engine.permissionSettings != null) {
+            // the team workspace's own file, never a worktree's (see turnHooks)
+            WorkspacePermissionSettings.Result r = engine.permissionSettings.read(settingsReads,
+                    new WorkspaceToolExecutor.Target(target.team(), target.agent(), null));
+            if (r.problem() != null) {
+                LOG.warnf("%s. team=%s agent=%s", r.problem(), agent.team(), agent.agent());
+                if (!r.wholeFile()) {
+                    // a problem of the file as a whole is the hooks' error event already (same file, same read)
+                    events.settingsProblem(r.problem(), engine.permissionSettings.path());
+                }
+            }
+            rules.addAll(r.parsed());
+        }
+        return engine.policy.withRules(rules);
+    }
+
+    /**
+     * The workspace for one turn start's reads of the settings file, for a host without a {@link WorkspaceReadCache}:
+     * the hooks' and the permission rules' reads of the same file are one tool-runner call. A read that threw is not
+     * kept (the next reader tries again).
+     */
+    private static final class SettingsReadOnce implements WorkspaceToolExecutor {
+        private final WorkspaceToolExecutor delegate;
+        private final Map<String, ToolOutcome> reads = new HashMap<>();
+
+        SettingsReadOnce(WorkspaceToolExecutor delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public ToolOutcome execute(String tool, String callId, ObjectNode args, Target target) {
+            if (!"read_file".equals(tool)) {
+                return delegate.execute(tool, callId, args, target);
+            }
+            String key = target + " " + args;
+            ToolOutcome kept = reads.get(key);
+            if (kept != null) {
+                return kept;
+            }
+            ToolOutcome out = delegate.execute(tool, callId, args, target);
+            reads.put(key, out);
+            return out;
+        }
     }
 
     /** A hook failed outside a turn's loop (no turn id to report). */

@@ -1,5 +1,6 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.engine.permission.PermissionMode;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.skills.SkillCatalog;
@@ -33,15 +34,22 @@ import java.util.function.Supplier;
  * @param modelUser  the OpenAI {@code user} of every call ({@code <team>/<name>}, {@code /sub} for a subagent)
  * @param maxCalls   the model-call cap of the loop
  * @param storeKey   where transcripts of this loop go
+ * @param modeSource the team's permission mode, consulted per call: in {@code plan} the workspace tools run read-only
  */
 record TurnContext(String team, String agent, AgentRole role, String turnId, boolean unattended,
         Supplier<String> cwdSource, WorkspaceToolExecutor workspace, TodoList todos, SkillCatalog skills,
         SubagentRunner subagents, LoopPolicy policy, Set<String> allowlist, Set<String> offered,
-        List<ToolSpecification> specs, String modelUser, int maxCalls, String storeKey) implements ToolContext {
+        List<ToolSpecification> specs, String modelUser, int maxCalls, String storeKey,
+        Supplier<PermissionMode> modeSource) implements ToolContext {
 
     @Override
     public String cwd() {
         return cwdSource.get();
+    }
+
+    @Override
+    public boolean readOnly() {
+        return modeSource.get() == PermissionMode.PLAN;
     }
 
     /** {@code true} in a subagent's loop (events say {@code subagent: true}). */

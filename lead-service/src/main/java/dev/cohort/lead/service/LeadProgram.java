@@ -27,6 +27,7 @@ import dev.cohort.lead.persistence.ApprovalRepository;
 import dev.cohort.lead.persistence.InboxRepository;
 import dev.cohort.lead.persistence.InboxRepository.InboxRow;
 import dev.cohort.lead.persistence.LeadInputLedger;
+import dev.cohort.lead.persistence.PermissionRepository;
 import dev.cohort.lead.persistence.PromptRepository;
 import dev.cohort.lead.persistence.PromptRepository.QueuedPrompt;
 import dev.cohort.lead.persistence.TeamRepository;
@@ -66,6 +67,9 @@ public class LeadProgram implements AgentProgram {
 
     @Inject
     TeamRepository teams;
+
+    @Inject
+    PermissionRepository permissions;
 
     @Inject
     EventService events;
@@ -133,6 +137,8 @@ public class LeadProgram implements AgentProgram {
                 .withWorkspaceText(workspaceText(team))
                 .withMode(() -> PermissionMode.of(mode(team)))
                 .withCommandHooks(() -> teamHooks(team))
+                // the team's permission rules (PUT …/permissions), one query at each turn start
+                .withPermissions(() -> permissions.find(team))
                 .withTeamUsage(() -> agents.teamUsage(team))
                 .withBudgets(() -> budgets.overrides(team))
                 // the per-day team budget: the ledger (lead.usage) of every agent of the team since 00:00 UTC, one

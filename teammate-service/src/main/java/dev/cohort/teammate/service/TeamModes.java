@@ -2,6 +2,7 @@ package dev.cohort.teammate.service;
 
 import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.permission.PermissionMode;
+import dev.cohort.core.engine.permission.PermissionRuleSet;
 import dev.cohort.host.client.LeadInternalClient;
 import dev.cohort.host.client.LeadTeam;
 import dev.cohort.teammate.config.TeammateConfig;
@@ -11,8 +12,9 @@ import jakarta.inject.Inject;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The permission mode and the own budgets of each team, which its teammates follow (ARCHITECTURE §3.4: a team in {@code plan} mode is
- * read-only, {@code deny-asks} denies every ask, … for the lead and the teammates alike). The team is lead-service's
+ * The permission mode, the permission rules and the own budgets of each team, which its teammates follow
+ * (ARCHITECTURE §3.4: a team in {@code plan} mode is read-only, {@code deny-asks} denies every ask, a team's rules
+ * apply, … for the lead and the teammates alike). The team is lead-service's
  * data, read over its internal API ({@code GET /internal/v1/teams/{team}}) and trusted for
  * {@code cohort.teammate.mode-refresh} (2 s): the engine asks at every tool call, the lead at most once per team per
  * interval. An older value (up to {@link #MAX_STALE}, 30 s) is still answered while it is read again in the
@@ -28,7 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
 @ApplicationScoped
 public class TeamModes {
 
-    private record Known(PermissionMode mode, Budgets.Overrides budgets, Budgets.DayUsage today, long readAt) {
+    private record Known(PermissionMode mode, Budgets.Overrides budgets, Budgets.DayUsage today,
+            PermissionRuleSet permissions, long readAt) {
     }
 
     /** What "today" is (UTC); tests set another. */
@@ -67,6 +70,16 @@ public class TeamModes {
      */
     public Budgets.Overrides budgets(String team) {
         return known(team).budgets();
+    }
+
+    /**
+     * The team's permission rules set through the lead's API, read with the mode and trusted as long (the engine reads
+     * them at every turn start); {@link PermissionRuleSet#EMPTY} when there are none or the lead was never read. When
+     * the lead cannot be read the last rules read are kept, so a deny is not dropped while it is away.
+     */
+    public PermissionRuleSet permissions(String team) {
+        PermissionRuleSet p = known(team).permissions();
+        return p == null ? PermissionRuleSet.EMPTY : p;
     }
 
     /**
@@ -139,15 +152,17 @@ public class TeamModes {
         try {
             LeadTeam t = lead.team(team);
             PermissionMode mode = PermissionMode.of(t == null || t.permissionMode() == null ? "default" : t.permissionMode());
-            Known fresh = new Known(mode, t == null ? null : t.budgets(), t == null ? null : t.dayUsage(), now);
+            Known fresh = new Known(mode, t == null ? null : t.budgets(), t == null ? null : t.dayUsage(),
+                    t == null ? null : t.permissions(), now);
             known.put(team, fresh);
             return fresh;
         } catch (RuntimeException e) {
             PermissionMode fallback = k != null ? k.mode() : PermissionMode.DEFAULT;
-            Known kept = new Known(fallback, k != null ? k.budgets() : null, k != null ? k.today() : null, now);
+            Known kept = new Known(fallback, k != null ? k.budgets() : null, k != null ? k.today() : null,
+                    k != null ? k.permissions() : null, now);
             known.put(team, kept);
-            Log.warnf("team=%s cannot read the team's permission mode and budgets from lead-service (%s); using %s",
-                    team, e.toString(), fallback.wire());
+            Log.warnf("team=%s cannot read the team's permission mode, rules and budgets from lead-service (%s); using %s"
+                    + " and the last rules read", team, e.toString(), fallback.wire());
             return null;
         }
     }

@@ -131,6 +131,9 @@ public class TeammateProgram implements AgentProgram {
                 .withTeamContext(() -> teamContext(key))
                 // the team's permission mode (lead-service's data), read at every call through a short cache
                 .withMode(() -> modes.of(key.team()))
+                // the team's permission rules (PUT /api/v1/teams/{team}/permissions), read at every turn start through
+                // the same short cache; the engine adds the workspace settings file's
+                .withPermissions(() -> modes.permissions(key.team()))
                 // the plan gate (issue 15): mutating calls refused until a plan of the teammate's is approved
                 .withHooks(List.of(protocols.planGate()))
                 .withWorkspaceText(workspaceText(key.team()))

@@ -15,8 +15,10 @@ import dev.cohort.core.tools.Tool;
  * <p>Order: (1) the hard denies of the command rule set ({@link CommandRules}, shared with the tool runner; every
  * mode, bypass included) → (1b) the protected config: a file write to a path in {@code .cohort/} and a non-read-only
  * command mentioning {@code .cohort} ({@link CommandRule#PROTECTED_CONFIG}) ASK in every mode but plan (which denies
- * them), bypass included, whatever the team's rules say → (2) the mode ({@code bypass} allows; {@code plan} denies
- * mutating tools except read-only commands) → (3) the team's rules, first match on the command or path → (4) the
+ * them), bypass included, whatever the team's rules say, and so does an act that keeps running without a person
+ * ({@link PermissionSubject.Persistent}, e.g. a cron job the model schedules) → (2) the mode ({@code bypass} allows;
+ * {@code plan} denies mutating tools except read-only commands) → (3) the team's rules, deny over ask over allow across
+ * all of them ({@link PermissionPolicy#decide}: a deny matching any simple command of a line wins) → (4) the
  * asks: the command rule set's (destructive commands, destructive git, permission changes, writes outside the
  * workspace), destructive acts (e.g. discarding a worktree's work), and file writes outside the workspace (not in
  * {@code accept-edits}). An ASK in {@code deny-asks} mode, or in a turn nobody watches, is a DENY.
@@ -65,6 +67,9 @@ public final class PermissionGate {
                 return PermissionDecision.ask(CommandRule.PROTECTED_CONFIG.id(), "a write to the workspace's "
                         + CommandRules.PROTECTED_DIR + "/ directory (" + written + "), which holds its settings and hooks");
             }
+            if (subject instanceof PermissionSubject.Persistent p) {
+                return PermissionDecision.ask(p.rule(), p.reason());
+            }
         }
         if (mode == PermissionMode.BYPASS) {
             return PermissionDecision.ALLOW;
@@ -76,15 +81,9 @@ public final class PermissionGate {
             return PermissionDecision.deny("plan-mode", "the team is in plan mode (read-only): '" + tool + "'"
                     + (command ? " with a command that may change something" : "") + " is not allowed");
         }
-        String text = subject.ruleText();
-        for (PermissionPolicy.Rule r : policy.rules()) {
-            if (r.tool().equals(tool) && text != null && r.pattern().matcher(text).find()) {
-                return switch (r.action()) {
-                    case ALLOW -> PermissionDecision.ALLOW;
-                    case DENY -> PermissionDecision.deny("rule:" + r.describe(), "denied by the team rule " + r.describe());
-                    case ASK -> PermissionDecision.ask("rule:" + r.describe(), "the team rule " + r.describe());
-                };
-            }
+        PermissionDecision byRules = policy.decide(tool, subject, workspace);
+        if (byRules != null) {
+            return byRules;
         }
         if (command && verdict.kind() == CommandRule.Kind.ASK) {
             return PermissionDecision.ask(verdict.rule().id(), verdict.reason());

@@ -7,7 +7,12 @@ import dev.cohort.core.protocol.Json;
 import dev.cohort.core.shell.CommandRule;
 import dev.cohort.core.shell.CommandRules;
 import dev.cohort.core.testing.CommandTable;
+import dev.cohort.core.tools.cron.ScheduleCronTool;
+import dev.cohort.core.tools.cron.SchedulerClient;
+import java.net.URI;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -168,7 +173,7 @@ class PermissionGateTest {
     }
 
     @Test
-    void teamRulesApplyAfterHardDeniesFirstMatchWins() {
+    void teamRulesApplyAfterHardDenies() {
         PermissionPolicy p = P.withRules(List.of(
                 PermissionPolicy.Rule.of("bash", "^rm -rf build$", PermissionDecision.Kind.ALLOW),
                 PermissionPolicy.Rule.of("bash", "^npm publish", PermissionDecision.Kind.DENY),
@@ -182,5 +187,54 @@ class PermissionGateTest {
         // a team rule cannot allow a hard deny either
         assertThat(gateDecide(PermissionMode.DEFAULT, "bash", true, bash("rm -rf ."), p, WS, false).rule())
                 .isEqualTo("recursive-delete-of-protected-path");
+    }
+
+    @Test
+    void aCronJobTheModelSchedulesAsksInEveryModeBypassIncludedAndIsDeniedWhereNobodyCanApprove() {
+        ScheduleCronTool tool = new ScheduleCronTool(SCHEDULER);
+        ObjectNode args = Json.MAPPER.createObjectNode().put("cron", "*/5 * * * *").put("prompt", "check the build");
+        String reason = "a new recurring cron job ('*/5 * * * *' → check the build) that would run prompts later with"
+                + " nobody watching (a person approves each job the model schedules; cohort.lead.model-cron-jobs=allow"
+                + " lifts this)";
+        for (PermissionMode m : List.of(PermissionMode.DEFAULT, PermissionMode.ACCEPT_EDITS, PermissionMode.BYPASS)) {
+            assertThat(cron(tool, m, args, P, false)).as(m.wire()).isEqualTo(PermissionDecision.ask("model-cron-job", reason));
+        }
+        assertThat(cron(tool, PermissionMode.PLAN, args, P, false).rule()).isEqualTo("plan-mode");
+        assertThat(cron(tool, PermissionMode.DENY_ASKS, args, P, false)).isEqualTo(PermissionDecision.deny("model-cron-job",
+                reason + " needs approval, and the team's permission mode is deny-asks"));
+        // a cron-fired turn cannot schedule more jobs: nobody is there to approve, whatever the mode
+        for (PermissionMode m : List.of(PermissionMode.DEFAULT, PermissionMode.BYPASS)) {
+            assertThat(cron(tool, m, args, P, true)).as(m.wire()).isEqualTo(PermissionDecision.deny("model-cron-job",
+                    reason + " needs approval, and nobody can approve it in an unattended (scheduled) turn"));
+        }
+        // a team rule does not lift the ask: the allowance is the operator's configuration
+        PermissionPolicy allowAll = P.withRules(List.of(PermissionPolicy.Rule.of("schedule_cron", ".*",
+                PermissionDecision.Kind.ALLOW)));
+        assertThat(cron(tool, PermissionMode.DEFAULT, args, allowAll, false).kind()).isEqualTo(PermissionDecision.Kind.ASK);
+    }
+
+    @Test
+    void anOperatorsAllowanceLetsTheModelScheduleJobsWithoutAskingButPlanModeStillDenies() {
+        ScheduleCronTool tool = new ScheduleCronTool(SCHEDULER, ScheduleCronTool.Approval.ALLOW);
+        ObjectNode args = Json.MAPPER.createObjectNode().put("cron", "@daily").put("prompt", "report")
+                .put("recurring", false);
+
+        assertThat(cron(tool, PermissionMode.DEFAULT, args, P, false)).isEqualTo(PermissionDecision.ALLOW);
+        assertThat(cron(tool, PermissionMode.DEFAULT, args, P, true)).isEqualTo(PermissionDecision.ALLOW);
+        assertThat(cron(tool, PermissionMode.PLAN, args, P, false).rule()).isEqualTo("plan-mode");
+        // the default asks, and says what kind of job and which prompt, cut for the person asked
+        String longPrompt = "x".repeat(200);
+        assertThat(cron(new ScheduleCronTool(SCHEDULER), PermissionMode.DEFAULT, args.put("prompt", longPrompt), P, false)
+                .reason()).startsWith("a new one-shot cron job ('@daily' → " + "x".repeat(80) + "…) that would run");
+    }
+
+    /** A client the gate never calls: the decision is made on the arguments alone. */
+    private static final SchedulerClient SCHEDULER = new SchedulerClient(URI.create("http://127.0.0.1:9"),
+            Optional.empty(), Duration.ofSeconds(1));
+
+    private static PermissionDecision cron(ScheduleCronTool tool, PermissionMode mode, ObjectNode args,
+            PermissionPolicy policy, boolean unattended) {
+        return PermissionGate.decide(mode, tool.name(), tool.isMutating(), tool.permissionSubject(args), policy, WS,
+                unattended);
     }
 }

@@ -1,6 +1,8 @@
 package dev.cohort.lead.teammates.api;
 
+import dev.cohort.core.engine.permission.PermissionRuleSet;
 import dev.cohort.lead.api.ApiException;
+import dev.cohort.lead.persistence.PermissionRepository;
 import dev.cohort.lead.persistence.TeamRepository;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
@@ -11,9 +13,10 @@ import jakarta.ws.rs.core.MediaType;
 
 /**
  * What a teammate host needs of its team, behind {@code cohort.internal.token}: {@code GET /internal/v1/teams/{team}}
- * → {@code {id, permissionMode, budgets, usageToday, usageDay}} ({@code budgets}: the team's own budget overrides, only
- * the fields it set; {@code usageToday}: the team's usage in the UTC day {@code usageDay} from the usage ledger, for the
- * per-day team budget — one indexed SUM per read, and a teammate host reads at most once per team per
+ * → {@code {id, permissionMode, budgets, usageToday, usageDay, permissions}} ({@code budgets}: the team's own budget
+ * overrides, only the fields it set; {@code permissions}: the team's own permission rules, {@code {allow, ask, deny}};
+ * {@code usageToday}: the team's usage in the UTC day {@code usageDay} from the usage ledger, for the per-day team
+ * budget — one indexed SUM per read, and a teammate host reads at most once per team per
  * {@code cohort.teammate.mode-refresh}). The team is lead-service's data (ARCHITECTURE §3.2): teammates follow the team's
  * permission mode (a team in {@code plan} mode is read-only for its teammates too) without reading the lead's schema.
  */
@@ -23,8 +26,11 @@ public class InternalTeamResource {
 
     /** The team as a teammate host sees it. */
     public record TeamInfo(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets,
-            dev.cohort.core.engine.Usage usageToday, java.time.LocalDate usageDay) {
+            dev.cohort.core.engine.Usage usageToday, java.time.LocalDate usageDay, PermissionRuleSet permissions) {
     }
+
+    @Inject
+    PermissionRepository permissions;
 
     @Inject
     TeamRepository teams;
@@ -40,7 +46,7 @@ public class InternalTeamResource {
         return teams.find(team).map(t -> {
             dev.cohort.core.engine.Budgets.DayUsage today = teamBudgets.dayUsage(t.id());
             return new TeamInfo(t.id(), t.permissionMode() == null ? "default" : t.permissionMode(),
-                    budgets.find(t.id()), today.usage(), today.day());
+                    budgets.find(t.id()), today.usage(), today.day(), permissions.find(t.id()));
         }).orElseThrow(() -> ApiException.notFound("unknown team \"" + team + "\""));
     }
 }
