@@ -1,5 +1,6 @@
 package dev.cohort.core.toolrunner;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.Map;
 
@@ -13,12 +14,27 @@ import java.util.Map;
  * @param cwd    where the call runs, chosen by the host, never by the model: {@code null}/{@code ""} for the team
  *               workspace, a workspace-relative directory, or {@code wt:<name>} for a worktree (as returned by
  *               {@code create_worktree} in {@code cwd})
- * @param args   the tool's arguments as the model gave them
+ * @param args     the tool's arguments as the model gave them
+ * @param readOnly set by the host when the agent works read-only (its team's permission mode is {@code plan}): the
+ *                 runner then refuses writes and runs commands with the workspace, the worktrees and the team's
+ *                 {@code HOME} mounted read-only; {@code null} (absent) = {@code false}
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-public record ToolCallRequest(String team, String agent, String callId, String cwd, Map<String, Object> args) {
+public record ToolCallRequest(String team, String agent, String callId, String cwd, Map<String, Object> args,
+        Boolean readOnly) {
 
     public ToolCallRequest {
         args = args == null ? Map.of() : args;
+    }
+
+    /** A request of an agent that may write (the usual case). */
+    public ToolCallRequest(String team, String agent, String callId, String cwd, Map<String, Object> args) {
+        this(team, agent, callId, cwd, args, null);
+    }
+
+    /** {@code true} when the runner must not let this call change anything. */
+    @JsonIgnore
+    public boolean isReadOnly() {
+        return Boolean.TRUE.equals(readOnly);
     }
 }

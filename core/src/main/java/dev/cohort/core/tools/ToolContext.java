@@ -35,6 +35,14 @@ public interface ToolContext {
     /** The id of the running turn, for logs and events. */
     String turnId();
 
+    /**
+     * {@code true} while the agent may only read (its team's permission mode is {@code plan}): workspace tools ask the
+     * tool runner to enforce it (read-only mounts), beyond the permission gate's own check.
+     */
+    default boolean readOnly() {
+        return false;
+    }
+
     /** {@code true} for turns nobody watches (cron-fired): tools must never wait for a human. */
     boolean unattended();
 

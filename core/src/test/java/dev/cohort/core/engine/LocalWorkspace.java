@@ -25,6 +25,8 @@ import java.util.stream.Stream;
 final class LocalWorkspace implements WorkspaceToolExecutor {
     final Path root;
     final List<String> executed = Collections.synchronizedList(new ArrayList<>());
+    /** Who asked for each call, in order (the engine's {@link Target}s). */
+    final List<Target> targets = Collections.synchronizedList(new ArrayList<>());
     private final Map<String, ToolOutcome> record = new ConcurrentHashMap<>();
     private final boolean dedupe;
 
@@ -45,6 +47,7 @@ final class LocalWorkspace implements WorkspaceToolExecutor {
             return seen;
         }
         executed.add(tool + ":" + callId);
+        targets.add(target);
         ToolOutcome out;
         try {
             out = run(tool, args);

@@ -52,6 +52,23 @@ class PermissionAndHookScenariosTest extends ScriptedModelTestBase {
     }
 
     @Test
+    void inPlanModeEveryWorkspaceCallAsksTheToolRunnerToEnforceReadOnlyAndOtherwiseNone() {
+        ws = new LocalWorkspace(dir, false); // both sessions' scripts use call id c1
+        oneCallThenEcho("bash", "{\"command\":\"ls\"}");
+        lead(new EngineHarness.Approvals(false), List.of(), ctx().withMode(PermissionMode.PLAN)).run("look around");
+        oneCallThenEcho("bash", "{\"command\":\"ls\"}");
+        lead(new EngineHarness.Approvals(false), List.of(), ctx()).run("look around");
+
+        List<Boolean> bash = new ArrayList<>();
+        for (int i = 0; i < ws.executed.size(); i++) {
+            if (ws.executed.get(i).startsWith("bash:")) {
+                bash.add(ws.targets.get(i).readOnly());
+            }
+        }
+        assertThat(bash).containsExactly(true, false);
+    }
+
+    @Test
     void s03CreatingAFileInTheWorkspacePassesWithoutAsking() {
         oneCallThenEcho("write_file", "{\"path\":\"test.txt\",\"content\":\"\"}");
         EngineHarness.Approvals approvals = new EngineHarness.Approvals(false);

@@ -110,6 +110,16 @@ public class CommandSandbox {
      * runs in the workspace, the workspace's settings directory (created when missing, so no command can create it).
      */
     private List<Path> readOnly(ToolContext ctx) {
+        if (ctx.readOnly()) {
+            // plan mode: what a call may otherwise write, bound read-only (a hidden home or state is seen, not changed)
+            List<Path> all = new ArrayList<>(readOnly);
+            all.add(ctx.root());
+            if (ctx.worktree() != null && Files.isDirectory(ctx.workspace().resolve(".git"))) {
+                all.add(ctx.workspace().resolve(".git"));
+            }
+            all.add(workspaces.home(ctx.team()));
+            return all;
+        }
         if (ctx.worktree() != null) {
             return readOnly; // the main workspace is not writable from a worktree (only its .git is)
         }
@@ -127,7 +137,9 @@ public class CommandSandbox {
         List<Path> writable = writable(ctx, home);
         List<String> prefix = l == Level.NONE ? List.of()
                 : prefix(l, new Sandbox.Layout(ctx.root(), hidden, writable, readOnly(ctx), networkAllowed(ctx.team())));
-        return new WarmSandboxes.Key(ctx.team(), prefix, ctx.root(), writable);
+        // the directories whose replacement makes a warm sandbox unusable: those it binds, writable or not
+        List<Path> binds = ctx.readOnly() ? List.of(ctx.root(), home) : writable;
+        return new WarmSandboxes.Key(ctx.team(), prefix, ctx.root(), binds);
     }
 
     /**
@@ -143,6 +155,9 @@ public class CommandSandbox {
     }
 
     private List<Path> writable(ToolContext ctx, Path home) {
+        if (ctx.readOnly()) {
+            return List.of(); // only the private /tmp; the rest is bound read-only (readOnly(ctx))
+        }
         List<Path> writable = new ArrayList<>();
         writable.add(ctx.root());
         if (ctx.worktree() != null) {

@@ -15,6 +15,14 @@ public interface Tool {
     boolean isMutating();
 
     /**
+     * {@code true} when a read-only call ({@link ToolContext#readOnly()}, plan mode) may still run it, because what it
+     * does is confined by read-only mounts ({@code bash}); every other mutating tool is refused in such a call.
+     */
+    default boolean runsUnderReadOnlyMounts() {
+        return !isMutating();
+    }
+
+    /**
      * Runs the tool. A model-visible failure is thrown as {@link ToolError} (or returned with {@code error} set);
      * {@code durationMs} of the result is filled in by the caller.
      */

@@ -9,9 +9,15 @@ import java.nio.file.Path;
  * @param root      the containment root: the workspace, or the worktree the call runs in
  * @param cwd       the directory relative paths start from (inside {@code root})
  * @param worktree  the worktree name when the call runs in one, else {@code null}
+ * @param readOnly  the host says the agent works read-only (plan mode): nothing may be written
  */
 public record ToolContext(String team, String agent, String callId, Path workspace, Path root, Path cwd,
-        String worktree) {
+        String worktree, boolean readOnly) {
+
+    /** A call that may write. */
+    public ToolContext(String team, String agent, String callId, Path workspace, Path root, Path cwd, String worktree) {
+        this(team, agent, callId, workspace, root, cwd, worktree, false);
+    }
 
     /** Resolves a model-given path inside the containment root. */
     public Path resolve(String userPath) {

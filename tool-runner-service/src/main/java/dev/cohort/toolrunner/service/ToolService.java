@@ -299,8 +299,12 @@ public class ToolService {
                     + " (rule: unknown-tool)", 0);
         } else {
             ToolContext ctx = new ToolContext(req.team(), req.agent(), req.callId(), loc.workspace(), loc.root(),
-                    loc.cwd(), loc.worktree());
+                    loc.cwd(), loc.worktree(), req.isReadOnly());
             try {
+                if (ctx.readOnly() && !tool.get().runsUnderReadOnlyMounts()) {
+                    throw new ToolError("plan-mode", "the agent works read-only (its team is in plan mode): '" + name
+                            + "' would change the workspace and is not run");
+                }
                 r = tool.get().execute(ctx, new Args(req.args(), tool.get().arguments()));
                 if (r.error() != null) {
                     outcome = "error";

@@ -30,7 +30,8 @@ public final class ToolRunnerWorkspaceExecutor implements WorkspaceToolExecutor 
         Map<String, Object> argMap = Json.MAPPER.convertValue(args, MAP);
         ToolCallResult r;
         try {
-            r = client.call(tool, new ToolCallRequest(target.team(), target.agent(), callId, target.cwd(), argMap));
+            r = client.call(tool, new ToolCallRequest(target.team(), target.agent(), callId, target.cwd(), argMap,
+                    target.readOnly() ? Boolean.TRUE : null));
         } catch (ToolRunnerException e) {
             if (e.status() == 400 || e.status() == 404 || e.status() == 422) {
                 // the runner refused this call's content (unknown tool, bad arguments): the model can fix it

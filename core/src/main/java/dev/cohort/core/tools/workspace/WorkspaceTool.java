@@ -19,7 +19,7 @@ public abstract class WorkspaceTool extends SpecifiedTool {
     @Override
     public ToolResult execute(ToolCall call, ToolContext ctx) {
         ToolOutcome outcome = ctx.workspace().execute(name(), call.id(), call.args(),
-                new WorkspaceToolExecutor.Target(ctx.team(), ctx.agent(), ctx.cwd()));
+                new WorkspaceToolExecutor.Target(ctx.team(), ctx.agent(), ctx.cwd(), ctx.readOnly()));
         return outcome.toResult();
     }
 }

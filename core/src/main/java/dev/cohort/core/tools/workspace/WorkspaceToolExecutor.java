@@ -22,7 +22,15 @@ public interface WorkspaceToolExecutor {
      */
     ToolOutcome execute(String tool, String callId, ObjectNode args, Target target);
 
-    /** The caller of a workspace tool: team, agent, and the host-chosen working directory. */
-    record Target(String team, String agent, String cwd) {
+    /**
+     * The caller of a workspace tool: team, agent, the host-chosen working directory, and whether the agent works
+     * read-only (plan mode), which the tool runner then enforces with read-only mounts.
+     */
+    record Target(String team, String agent, String cwd, boolean readOnly) {
+
+        /** A caller that may write. */
+        public Target(String team, String agent, String cwd) {
+            this(team, agent, cwd, false);
+        }
     }
 }

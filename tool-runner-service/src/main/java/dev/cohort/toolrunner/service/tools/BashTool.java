@@ -72,6 +72,11 @@ public class BashTool implements Tool {
     }
 
     @Override
+    public boolean runsUnderReadOnlyMounts() {
+        return true; // a read-only call's command sees the workspace, worktrees and HOME read-only
+    }
+
+    @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws Exception {
         String command = args.string("command");
         Long timeoutMs = args.optLong("timeout_ms");
