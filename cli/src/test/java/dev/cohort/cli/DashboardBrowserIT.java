@@ -22,15 +22,16 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The dashboard (#19) in a real headless Chromium against real services: {@code cohort up} with the scripted model
- * ({@code dashboard-scenario.json}) and an API token, Debian's chromium driven over WebDriver. A person opens the page,
- * logs in (a wrong token first), plans work onto the board, watches the lead's {@code rm -r build} wait for approval,
- * approves it by clicking and sees the tool result; a teammate spawned by the lead shows up under its own name and
- * moves task_1 from "pending" to "completed"; the feed filters by agent; a plan of a teammate in plan mode is denied
- * with a reason by clicking, another's approved by clicking (that teammate then writes its file); a cron job is added
- * and removed through the lead's proxy; a turn waiting for an approval is ended by the interrupt button. The one-time
- * login link {@code cohort up} printed logs in without typing and is refused the second time; {@code cohort dashboard}'s
- * link logs in again. Every visible text's contrast is measured (WCAG AA). Screenshots land in
- * {@code target/dashboard-screenshots/}.
+ * ({@code dashboard-scenario.json}) and an API token, Debian's chromium driven over WebDriver (without chromium and
+ * chromedriver the test is skipped, saying how to install them). A person opens the page, logs in (a wrong token
+ * first), plans work onto the board, watches the lead's {@code rm -r build} wait for approval, approves it by clicking
+ * and sees the tool result; a teammate spawned by the lead shows up under its own name and moves task_1 from "pending"
+ * to "completed"; the feed filters by agent; a plan of a teammate in plan mode is denied with a reason by clicking,
+ * another's approved by clicking (that teammate then writes its file); a cron job is added and removed through the
+ * lead's proxy, and a bad schedule is refused with the scheduler's own reason; a turn waiting for an approval is ended
+ * by the interrupt button. The one-time login link {@code cohort up} printed logs in without typing and is refused the
+ * second time; {@code cohort dashboard}'s link logs in again. Every visible text's contrast is measured (WCAG AA).
+ * Screenshots land in {@code target/dashboard-screenshots/}.
  */
 class DashboardBrowserIT {
 
@@ -44,6 +45,8 @@ class DashboardBrowserIT {
 
     @Test
     void aPersonLogsInWatchesTheTeamApprovesACommandAndSeesATeammateMoveATask() throws Exception {
+        // before anything starts: without a browser the test is skipped (or fails in CI), saying how to install one
+        WebDriver.Browser browser = WebDriver.browser();
         Path scenario = tmp.resolve("scenario.json");
         try (InputStream in = DashboardBrowserIT.class.getResourceAsStream("dashboard-scenario.json")) {
             Files.write(scenario, in.readAllBytes());
@@ -79,7 +82,7 @@ class DashboardBrowserIT {
             assertThat(http.send(HttpRequest.newBuilder(URI.create(lead + "/api/v1/login-codes")).POST(HttpRequest.BodyPublishers.noBody())
                     .build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(401);
 
-            try (WebDriver b = WebDriver.start(Files.createDirectories(tmp.resolve("chromium-profile")), tmp.resolve("chromedriver.log"))) {
+            try (WebDriver b = WebDriver.start(browser, Files.createDirectories(tmp.resolve("chromium-profile")), tmp.resolve("chromedriver.log"))) {
                 b.open(lead + "/");
                 waitVisible(b, "#login-view");
                 assertThat(b.focusedId()).as("the token field has the focus").isEqualTo("login-token");
@@ -231,6 +234,8 @@ class DashboardBrowserIT {
                 b.type(b.find("#cron-prompt"), "never");
                 b.click(b.find("#cron-add"));
                 await("the bad schedule is refused").atMost(PATIENCE).until(() -> b.text("#cron-status").startsWith("failed: "));
+                assertThat(b.text("#cron-status")).isEqualTo("failed: cron needs 5 fields (minute hour day-of-month month"
+                        + " day-of-week), got 3 in 'not a cron'");
                 b.screenshot(SHOTS.resolve("05-crons.png"));
                 b.click(b.find("#crons li[data-cron-id] button"));
                 await("the cron job is gone").atMost(PATIENCE).until(() -> b.text("#crons").contains("No cron jobs."));

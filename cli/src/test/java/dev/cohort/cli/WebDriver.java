@@ -3,6 +3,7 @@ package dev.cohort.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.devstack.OptionalProgram;
 import dev.cohort.devstack.Ports;
 import java.io.IOException;
 import java.net.URI;
@@ -16,17 +17,16 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * A small W3C WebDriver client for the browser test: starts Debian's {@code chromedriver} on a free port, opens one
- * headless Chromium session ({@code /usr/bin/chromium}, fresh profile, no network services of its own) and speaks the
- * standard JSON wire protocol over {@code java.net.http} — no Selenium jars, no browser download. {@link #close()}
- * ends the session (Chromium quits) and stops the driver process it started.
+ * headless Chromium session (fresh profile, no network services of its own) and speaks the standard JSON wire protocol
+ * over {@code java.net.http} — no Selenium jars, no browser download. {@link #close()} ends the session (Chromium
+ * quits) and stops the driver process it started.
  */
 final class WebDriver implements AutoCloseable {
 
-    static final Path CHROMIUM = Path.of(System.getenv().getOrDefault("COHORT_CHROMIUM", "/usr/bin/chromium"));
-    static final Path CHROMEDRIVER = Path.of(System.getenv().getOrDefault("COHORT_CHROMEDRIVER", "/usr/bin/chromedriver"));
     private static final String ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
     private final Process driver;
@@ -40,10 +40,43 @@ final class WebDriver implements AutoCloseable {
         this.session = session;
     }
 
+    /** The two programs a session needs. */
+    record Browser(Path chromium, Path chromedriver) {
+    }
+
+    /**
+     * Chromium and chromedriver: {@code COHORT_CHROMIUM} / {@code COHORT_CHROMEDRIVER}, else {@code chromium} /
+     * {@code chromedriver} on {@code PATH} (Debian's packages put them there). Without them the calling test is
+     * skipped with one line saying how to install them ({@link OptionalProgram#CHROMIUM}), or fails under
+     * {@code COHORT_TEST_REQUIRE_CHROMIUM=1}, which {@code .ci/run} sets.
+     */
+    static Browser browser() {
+        Map<String, String> env = System.getenv();
+        Optional<Path> chromium = locate(env, "COHORT_CHROMIUM", "chromium");
+        Optional<Path> driver = locate(env, "COHORT_CHROMEDRIVER", "chromedriver");
+        OptionalProgram.CHROMIUM.assume(chromium.isEmpty() ? Optional.of("chromium is not on PATH (nor COHORT_CHROMIUM)")
+                : driver.isEmpty() ? Optional.of("chromedriver is not on PATH (nor COHORT_CHROMEDRIVER)") : Optional.empty());
+        return new Browser(chromium.orElseThrow(), driver.orElseThrow());
+    }
+
+    /** {@code env}'s {@code variable} when set (an error when it is not executable), else {@code command} on its PATH. */
+    static Optional<Path> locate(Map<String, String> env, String variable, String command) {
+        String explicit = env.get(variable);
+        if (explicit != null && !explicit.isBlank()) {
+            Path p = Path.of(explicit);
+            if (!Files.isRegularFile(p) || !Files.isExecutable(p)) {
+                throw new IllegalStateException(variable + "=" + explicit + " is not an executable file; point it at "
+                        + command + " or unset it to use the " + command + " on PATH");
+            }
+            return Optional.of(p);
+        }
+        return OptionalProgram.find(command, env.get("PATH"));
+    }
+
     /** Starts chromedriver and a headless Chromium with {@code profile} as its fresh user-data-dir. */
-    static WebDriver start(Path profile, Path driverLog) throws IOException, InterruptedException {
+    static WebDriver start(Browser browser, Path profile, Path driverLog) throws IOException, InterruptedException {
         int port = Ports.free();
-        Process p = new ProcessBuilder(CHROMEDRIVER.toString(), "--port=" + port)
+        Process p = new ProcessBuilder(browser.chromedriver().toString(), "--port=" + port)
                 .redirectErrorStream(true).redirectOutput(driverLog.toFile()).start();
         String base = "http://127.0.0.1:" + port;
         HttpClient probe = HttpClient.newHttpClient();
@@ -67,7 +100,7 @@ final class WebDriver implements AutoCloseable {
         ObjectNode caps = Json.MAPPER.createObjectNode();
         ObjectNode options = caps.putObject("capabilities").putObject("alwaysMatch").put("browserName", "chrome")
                 .putObject("goog:chromeOptions");
-        options.put("binary", CHROMIUM.toString());
+        options.put("binary", browser.chromium().toString());
         var args = options.putArray("args");
         for (String a : List.of("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                 "--disable-background-networking", "--disable-component-update", "--disable-sync",

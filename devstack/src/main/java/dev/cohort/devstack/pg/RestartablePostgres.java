@@ -1,38 +1,37 @@
 package dev.cohort.devstack.pg;
 
 import dev.cohort.devstack.Ports;
-import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
  * A PostgreSQL server that can be stopped (as a crash: {@code pg_ctl -m immediate}) and started again on the same
- * data directory and port: the "database down, database back" fault of the reliability suite (issue 17).
- * {@link LocalPostgres} itself is unchanged.
+ * data directory and port: the "database down, database back" fault of the reliability suite.
  *
- * <p>Needs system binaries ({@code PG_BIN} or Debian's {@code /usr/lib/postgresql/N/bin}): zonky's embedded server
- * cannot be restarted on its data directory. {@link #available()} says whether they are there. As root the binaries
- * run as the {@code postgres} OS user through {@code runuser}, like {@link LocalPostgres}. Same settings as
+ * <p>Binaries as for {@link LocalPostgres}: {@code PG_BIN}, else Debian's {@code /usr/lib/postgresql/N/bin}, else
+ * zonky's from Maven Central ({@link ZonkyBinaries}, run here with {@code initdb} and {@code pg_ctl} directly, since
+ * zonky's embedded server cannot be restarted on its data directory); {@code COHORT_DEVSTACK_PG=debian|zonky} forces
+ * one. PostgreSQL refuses to run as root: as root, Debian's binaries run as the {@code postgres} OS user through
+ * {@code runuser}, zonky's in a user namespace of their own ({@code unshare -U}, as zonky does). Same settings as
  * {@link LocalPostgres} (loopback, fsync off) except {@code synchronous_commit}, which stays on: an immediate stop is
  * a server crash, not a machine crash, so every committed row must survive it (in the OS page cache, replayed from
  * the WAL), as on a real server.
  */
 public final class RestartablePostgres implements AutoCloseable {
 
-    private final Path bin;
+    private final Binaries binaries;
     private final Path dir;
     private final Path data;
     private final int port;
@@ -41,8 +40,8 @@ public final class RestartablePostgres implements AutoCloseable {
     private boolean running;
     private boolean closed;
 
-    private RestartablePostgres(Path bin, Path dir, int port, boolean root) {
-        this.bin = bin;
+    private RestartablePostgres(Binaries binaries, Path dir, int port, boolean root) {
+        this.binaries = binaries;
         this.dir = dir;
         this.data = dir.resolve("data");
         this.port = port;
@@ -51,28 +50,44 @@ public final class RestartablePostgres implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(hook);
     }
 
-    /** Whether system PostgreSQL binaries are there (this class cannot run without them). */
-    public static boolean available() {
-        return binaries().isPresent();
+    /** The binaries in use and how they run as root. */
+    private record Binaries(Path bin, String provider) {
+
+        /** {@code cmd} as a user PostgreSQL accepts when this JVM runs as root (it refuses root itself). */
+        List<String> asUser(boolean root, List<String> cmd) {
+            if (!root) {
+                return cmd;
+            }
+            if (provider.equals("debian")) {
+                return LocalPostgres.asUser(true, cmd);
+            }
+            // no postgres OS user on a machine without Debian's package: zonky's way, root unmapped in a user namespace
+            List<String> all = new ArrayList<>(List.of("unshare", "-U"));
+            all.addAll(cmd);
+            return all;
+        }
+
+        String tool(String name) {
+            return bin.resolve(name).toString();
+        }
     }
 
     /** initdb in a temp directory, starts the server on a free loopback port, creates the {@code cohort} database. */
     public static RestartablePostgres start() {
-        Path bin = binaries().orElseThrow(() -> new IllegalStateException(
-                "RestartablePostgres needs system PostgreSQL binaries (PG_BIN or apt-get install postgresql)"));
+        Binaries binaries = binaries();
         boolean root = "root".equals(System.getProperty("user.name"));
         Path dir;
         try {
             dir = Files.createTempDirectory("cohort-pg-r-");
-            if (root) {
+            if (root && binaries.provider().equals("debian")) {
                 run(List.of("chown", "-R", "postgres:postgres", dir.toString()), null);
             }
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        RestartablePostgres pg = new RestartablePostgres(bin, dir, Ports.free(), root);
+        RestartablePostgres pg = new RestartablePostgres(binaries, dir, Ports.free(), root);
         try {
-            run(pg.asUser(List.of(bin.resolve("initdb").toString(), "-D", pg.data.toString(), "-U", LocalPostgres.USER, "-A",
+            run(pg.asUser(List.of(binaries.tool("initdb"), "-D", pg.data.toString(), "-U", LocalPostgres.USER, "-A",
                     "trust", "-E", "UTF8", "--locale=C", "--no-sync")), dir);
             pg.restart();
             pg.createDatabase();
@@ -81,6 +96,11 @@ public final class RestartablePostgres implements AutoCloseable {
             throw e;
         }
         return pg;
+    }
+
+    /** {@code debian} or {@code zonky}: which binaries run (as {@link LocalPostgres#provider()}). */
+    public String provider() {
+        return binaries.provider();
     }
 
     /** {@code jdbc:postgresql://127.0.0.1:<port>/cohort}; the same before and after a restart. */
@@ -108,7 +128,7 @@ public final class RestartablePostgres implements AutoCloseable {
     public synchronized void stop() {
         if (running) {
             running = false;
-            run(asUser(List.of(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-m", "immediate", "-w", "stop")), dir);
+            run(asUser(List.of(binaries.tool("pg_ctl"), "-D", data.toString(), "-m", "immediate", "-w", "stop")), dir);
         }
     }
 
@@ -125,7 +145,7 @@ public final class RestartablePostgres implements AutoCloseable {
                 // returns before its WAL leaves the server's memory, and an immediate stop loses the last ~0.6 s of
                 // committed transactions, which a real server (or LocalPostgres' throw-away data) never has to face
                 + " -F -c fsync=off -c synchronous_commit=on -c full_page_writes=off -c max_connections=200";
-        run(asUser(List.of(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-l", dir.resolve("server.log").toString(),
+        run(asUser(List.of(binaries.tool("pg_ctl"), "-D", data.toString(), "-l", dir.resolve("server.log").toString(),
                 "-w", "-t", "120", "-o", opts, "start")), dir);
         running = true;
     }
@@ -177,36 +197,23 @@ public final class RestartablePostgres implements AutoCloseable {
         }
     }
 
-    private static Optional<Path> binaries() {
-        Optional<String> explicit = LocalPostgres.setting("PG_BIN", "cohort.devstack.pg-bin");
-        if (explicit.isPresent()) {
-            Path p = Path.of(explicit.get());
-            return Files.isExecutable(p.resolve("initdb")) ? Optional.of(p) : Optional.empty();
+    private static Binaries binaries() {
+        String forced = LocalPostgres.setting("COHORT_DEVSTACK_PG", "cohort.devstack.pg").orElse("auto");
+        Optional<Path> system = forced.equals("zonky") ? Optional.empty() : LocalPostgres.systemBinaries();
+        if (system.isPresent()) {
+            return new Binaries(system.get(), "debian");
         }
-        Path root = Path.of("/usr/lib/postgresql");
-        if (!Files.isDirectory(root)) {
-            return Optional.empty();
+        if (forced.equals("debian")) {
+            throw new IllegalStateException("COHORT_DEVSTACK_PG=debian but no PostgreSQL binaries found (set PG_BIN or apt-get install postgresql)");
         }
-        try (Stream<Path> s = Files.list(root)) {
-            return s.filter(d -> Files.isExecutable(d.resolve("bin/initdb")) && Files.isExecutable(d.resolve("bin/pg_ctl")))
-                    .max(Comparator.comparingInt(d -> {
-                        try {
-                            return Integer.parseInt(d.getFileName().toString());
-                        } catch (NumberFormatException e) {
-                            return 0;
-                        }
-                    }))
-                    .map(d -> d.resolve("bin"));
-        } catch (IOException e) {
-            return Optional.empty();
-        }
+        return new Binaries(ZonkyBinaries.bin(), "zonky");
     }
 
     private List<String> asUser(List<String> cmd) {
-        return LocalPostgres.asUser(root, cmd);
+        return binaries.asUser(root, cmd);
     }
 
     private static void run(List<String> cmd, Path dir) {
-        LocalPostgres.run(cmd, dir, java.time.Duration.ofSeconds(180));
+        LocalPostgres.run(cmd, dir, Duration.ofSeconds(180));
     }
 }

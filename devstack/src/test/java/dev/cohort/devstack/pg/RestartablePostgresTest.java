@@ -3,21 +3,38 @@ package dev.cohort.devstack.pg;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cohort.devstack.OptionalProgram;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** Issue 17: a server stopped as in a crash and started again keeps its committed rows and its address. */
+/**
+ * A server stopped as in a crash and started again keeps its committed rows and its address, on the system's binaries
+ * and on zonky's from Maven Central (all a machine with only a JDK has).
+ */
 class RestartablePostgresTest {
 
-    @Test
-    void aCommittedRowSurvivesAnImmediateStopAndTheRestartOnTheSamePort() throws Exception {
-        Assumptions.assumeTrue(RestartablePostgres.available(), "needs system PostgreSQL binaries (PG_BIN or Debian's)");
+    @AfterEach
+    void unforce() {
+        System.clearProperty("cohort.devstack.pg");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"debian", "zonky"})
+    void aCommittedRowSurvivesAnImmediateStopAndTheRestartOnTheSamePort(String provider) throws Exception {
+        if (provider.equals("debian")) {
+            OptionalProgram.POSTGRESQL.assume(LocalPostgres.systemBinaries().isPresent() ? Optional.empty()
+                    : Optional.of("no PG_BIN and no /usr/lib/postgresql/N/bin/initdb"));
+        }
+        System.setProperty("cohort.devstack.pg", provider);
         try (RestartablePostgres pg = RestartablePostgres.start()) {
+            assertThat(pg.provider()).isEqualTo(provider);
             String url = pg.jdbcUrl();
             try (Connection c = DriverManager.getConnection(url, pg.username(), pg.password()); Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE t (v TEXT)");

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.cohort.devstack.OptionalProgram;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.service.CommandSandbox.Level;
 import dev.cohort.toolrunner.service.Sandbox.Kind;
@@ -111,17 +112,27 @@ class SandboxTest {
                 "GIT_COMMITTER_EMAIL", "a@x.invalid");
     }
 
+    /**
+     * Skips the test, with one line saying what to install, where {@code level} cannot sandbox on this machine; under
+     * {@code COHORT_TEST_REQUIRE_BWRAP=1} / {@code COHORT_TEST_REQUIRE_UNSHARE=1} ({@code .ci/run} sets each when it
+     * works there) that is a failure instead.
+     */
     private void assumeWorks(Level level) throws Exception {
         if (level == Level.NONE) {
             return;
         }
-        Ran r = bash(level, "echo sandbox-works");
-        boolean works = r.outcome().exitCode() == 0 && r.output().equals("sandbox-works\n");
-        if (level == Level.BUBBLEWRAP && "1".equals(System.getenv("COHORT_TEST_REQUIRE_BWRAP"))) {
-            // .ci/run sets this when it installed a working bwrap: then these tests must run, not skip
-            assertThat(works).as("bubblewrap works in CI: %s", r.output()).isTrue();
+        OptionalProgram program = level == Level.BUBBLEWRAP ? OptionalProgram.BWRAP : OptionalProgram.UNSHARE;
+        List<String> commands = level == Level.BUBBLEWRAP ? List.of("bwrap") : List.of("unshare", "setpriv");
+        String path = System.getenv("PATH");
+        Optional<String> missing = commands.stream().filter(c -> OptionalProgram.find(c, path).isEmpty()).findFirst()
+                .map(c -> c + " is not on PATH");
+        if (missing.isEmpty()) {
+            Ran r = bash(level, "echo sandbox-works");
+            if (r.outcome().exitCode() != 0 || !r.output().equals("sandbox-works\n")) {
+                missing = Optional.of(level.id() + " cannot sandbox here: " + r.output());
+            }
         }
-        Assumptions.assumeTrue(works, level.id() + " does not work on this machine: " + r.output());
+        program.assume(missing);
     }
 
     @ParameterizedTest
