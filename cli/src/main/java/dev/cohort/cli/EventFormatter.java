@@ -169,16 +169,9 @@ final class EventFormatter {
         if (args == null || args.isNull() || args.isMissingNode()) {
             return "";
         }
-        JsonNode obj = args;
-        if (args.isTextual()) {
-            try {
-                obj = Json.MAPPER.readTree(args.asText());
-            } catch (IOException | RuntimeException e) {
-                return oneLine(args.asText(), ARGS_MAX);
-            }
-            if (obj == null) {
-                return oneLine(args.asText(), ARGS_MAX);
-            }
+        JsonNode obj = tree(args);
+        if (obj == null) {
+            return oneLine(args.asText(), ARGS_MAX);
         }
         if ("todo_write".equals(tool) && obj.path("todos").isArray()) {
             int n = obj.path("todos").size();
@@ -194,6 +187,18 @@ final class EventFormatter {
         return oneLine(Json.write(obj), ARGS_MAX);
     }
 
+    /** The arguments as a tree: themselves, or parsed from the JSON text the engine passed; {@code null} if not JSON. */
+    private static JsonNode tree(JsonNode args) {
+        if (!args.isTextual()) {
+            return args;
+        }
+        try {
+            return Json.MAPPER.readTree(args.asText());
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
     /**
      * The call a person approves, whole: the main argument of a known tool ({@code bash} → the command) as written,
      * then the other arguments as compact JSON; else all arguments as compact JSON, or the text the engine passed.
@@ -203,16 +208,9 @@ final class EventFormatter {
         if (args == null || args.isNull() || args.isMissingNode()) {
             return "";
         }
-        JsonNode obj = args;
-        if (args.isTextual()) {
-            try {
-                obj = Json.MAPPER.readTree(args.asText());
-            } catch (IOException | RuntimeException e) {
-                return args.asText();
-            }
-            if (obj == null || !obj.isObject()) {
-                return args.asText();
-            }
+        JsonNode obj = tree(args);
+        if (obj == null || args.isTextual() && !obj.isObject()) {
+            return args.asText();
         }
         if (!obj.isObject()) {
             return Json.write(obj);

@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 public final class WorkspaceHookSettings {
     private static final Pattern NUMBERED = Pattern.compile("^ *\\d+\\t", Pattern.MULTILINE);
     /** Lines read at most; a longer settings file is refused rather than half-read. */
-    private static final int MAX_LINES = 5000;
+    public static final int MAX_LINES = 5000;
     /** The name a fail-closed turn's refusals report. */
     public static final String FAIL_CLOSED_RULE = "hook-settings-unreadable";
 
@@ -59,9 +59,7 @@ public final class WorkspaceHookSettings {
     public Result read(WorkspaceToolExecutor workspace, WorkspaceToolExecutor.Target target) {
         ToolOutcome out;
         try {
-            out = workspace instanceof WorkspaceReadCache cache
-                    ? cache.get("hook-settings:" + path, target, () -> readFile(cache, target))
-                    : readFile(workspace, target).value();
+            out = readSettingsFile(workspace, target, path);
         } catch (RuntimeException e) {
             return unreadable("cannot read " + path + " through the tool runner: " + e.getMessage());
         }
@@ -95,15 +93,27 @@ public final class WorkspaceHookSettings {
         return new Result(lastHooks, null);
     }
 
+    /**
+     * The settings file {@code path} as read_file answers it, through the executor's cache when it has one (one read
+     * serves the hooks and the permission rules of the same file); a failed read is not kept.
+     */
+    public static ToolOutcome readSettingsFile(WorkspaceToolExecutor workspace, WorkspaceToolExecutor.Target target,
+            String path) {
+        return workspace instanceof WorkspaceReadCache cache
+                ? cache.get("hook-settings:" + path, target, () -> readFile(cache, target, path))
+                : readFile(workspace, target, path).value();
+    }
+
     /** The file as read_file answers it; kept unless the read failed (an error other than "not found"). */
-    private WorkspaceReadCache.Read<ToolOutcome> readFile(WorkspaceToolExecutor workspace,
-            WorkspaceToolExecutor.Target target) {
+    private static WorkspaceReadCache.Read<ToolOutcome> readFile(WorkspaceToolExecutor workspace,
+            WorkspaceToolExecutor.Target target, String path) {
         ObjectNode args = Json.MAPPER.createObjectNode().put("path", path).put("limit", MAX_LINES);
         ToolOutcome out = workspace.execute("read_file", "hook-settings-" + UUID.randomUUID(), args, target);
         return new WorkspaceReadCache.Read<>(out, !out.isError() || notFound(out));
     }
 
-    private static boolean notFound(ToolOutcome out) {
+    /** {@code true} when the read failed because the file does not exist (no settings: nothing to apply). */
+    public static boolean notFound(ToolOutcome out) {
         return out.error().contains("not found") || out.error().contains("not-found");
     }
 

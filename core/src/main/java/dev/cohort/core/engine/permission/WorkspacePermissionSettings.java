@@ -2,13 +2,12 @@ package dev.cohort.core.engine.permission;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.engine.hooks.WorkspaceHookSettings;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.tools.workspace.ToolOutcome;
 import dev.cohort.core.tools.workspace.WorkspaceReadCache;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
@@ -26,7 +25,7 @@ public final class WorkspacePermissionSettings {
     /** The line numbers read_file puts before each line. */
     private static final Pattern NUMBERED = Pattern.compile("^ *\\d+\\t", Pattern.MULTILINE);
     /** Lines read at most, as for the hooks of the same file: a longer file is refused rather than half-read. */
-    private static final int MAX_LINES = 5000;
+    private static final int MAX_LINES = WorkspaceHookSettings.MAX_LINES;
     /** The file, relative to the team workspace root; also how the messages and the rules' origin name it. */
     private final String path;
 
@@ -61,15 +60,13 @@ public final class WorkspacePermissionSettings {
         String team = target.team();
         ToolOutcome out;
         try {
-            // the key of the hooks' read of the same file: one cached read serves both
-            out = workspace instanceof WorkspaceReadCache cache
-                    ? cache.get("hook-settings:" + path, target, () -> readFile(cache, target))
-                    : readFile(workspace, target).value();
+            // the hooks' read of the same file: one cached read serves both
+            out = WorkspaceHookSettings.readSettingsFile(workspace, target, path);
         } catch (RuntimeException e) {
             return kept(team, "cannot read " + path + " through the tool runner: " + e.getMessage(), true);
         }
         if (out.isError()) {
-            if (notFound(out)) {
+            if (WorkspaceHookSettings.notFound(out)) {
                 good.remove(team);
                 return new Result(PermissionRuleSet.EMPTY, List.of(), null, false);
             }
@@ -133,14 +130,4 @@ public final class WorkspacePermissionSettings {
         return r.allow().size() + " allow, " + r.ask().size() + " ask, " + r.deny().size() + " deny";
     }
 
-    private WorkspaceReadCache.Read<ToolOutcome> readFile(WorkspaceToolExecutor workspace,
-            WorkspaceToolExecutor.Target target) {
-        ObjectNode args = Json.MAPPER.createObjectNode().put("path", path).put("limit", MAX_LINES);
-        ToolOutcome out = workspace.execute("read_file", "permission-settings-" + UUID.randomUUID(), args, target);
-        return new WorkspaceReadCache.Read<>(out, !out.isError() || notFound(out));
-    }
-
-    private static boolean notFound(ToolOutcome out) {
-        return out.error().contains("not found") || out.error().contains("not-found");
-    }
 }
