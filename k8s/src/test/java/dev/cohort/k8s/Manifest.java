@@ -57,10 +57,86 @@ record Manifest(String name, List<ObjectNode> objects, Map<String, Set<String>> 
         return k8sDir().resolve("src/test/resources");
     }
 
-    /** Builds {@code dir} with kustomize once per JVM; the README is the nearest one above {@code dir}. */
+    /**
+     * The values a cluster's operator writes into each overlay's {@code cluster.env} (git-ignored, required by the
+     * overlays' kustomizations): here an address that looks like an API server endpoint, not a placeholder, and a
+     * registry of the deployer's own, and (prod) the object store of PostgreSQL's backups.
+     */
+    static final String TEST_CLUSTER_ENV = "apiserver-cidr=10.0.0.1/32\nimage-registry=registry.example.com/cohort\n"
+            + "backup-destination-path=s3://cohort-test-backups/prod\n";
+
+    private static volatile Path staged;
+
+    /**
+     * Builds {@code dir} with kustomize once per JVM; the README is the nearest one above {@code dir}. A directory of
+     * {@code k8s/} is built in a copy of {@code k8s/} whose overlays have {@link #TEST_CLUSTER_ENV} as their
+     * {@code cluster.env}, so the build neither needs nor reads a developer's own cluster values.
+     */
     static Manifest of(Path dir) {
         Path abs = dir.toAbsolutePath().normalize();
-        return CACHE.computeIfAbsent(abs, d -> parse(nameOf(d), Kubectl.kustomize(d), readmeFor(d)));
+        return CACHE.computeIfAbsent(abs, d -> parse(nameOf(d), Kubectl.kustomize(inStagedCopy(d)), readmeFor(d)));
+    }
+
+    /** Where {@code dir} (a directory of k8s/) is in the staged copy; other directories are built in place. */
+    static Path inStagedCopy(Path dir) {
+        Path k8s = k8sDir().toAbsolutePath().normalize();
+        if (!dir.startsWith(k8s)) {
+            return dir;
+        }
+        if (staged == null) {
+            synchronized (Manifest.class) {
+                if (staged == null) {
+                    staged = copyOfK8s(TEST_CLUSTER_ENV);
+                }
+            }
+        }
+        return staged.resolve(k8s.relativize(dir).toString());
+    }
+
+    /**
+     * A copy of k8s/ (manifests and test resources, not target/ or the Java sources) in a temporary directory, with
+     * {@code clusterEnv} as every overlay's {@code cluster.env}, or with none when it is null.
+     */
+    static Path copyOfK8s(String clusterEnv) {
+        Path k8s = k8sDir().toAbsolutePath().normalize();
+        try {
+            Path root = Files.createTempDirectory("cohort-k8s-");
+            try (Stream<Path> all = Files.walk(k8s)) {
+                for (Path p : all.toList()) {
+                    Path rel = k8s.relativize(p);
+                    if (rel.startsWith("target") || rel.startsWith("src/test/java") || rel.toString().endsWith("cluster.env")) {
+                        continue;
+                    }
+                    Path to = root.resolve(rel.toString());
+                    if (Files.isDirectory(p)) {
+                        Files.createDirectories(to);
+                    } else {
+                        Files.copy(p, to);
+                    }
+                }
+            }
+            if (clusterEnv != null) {
+                try (Stream<Path> overlays = Files.list(root.resolve("overlays"))) {
+                    for (Path o : overlays.filter(Files::isDirectory).toList()) {
+                        Files.writeString(o.resolve("cluster.env"), clusterEnv);
+                    }
+                }
+            }
+            deleteOnExit(root);
+            return root;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot copy " + k8s, e);
+        }
+    }
+
+    private static void deleteOnExit(Path root) {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try (Stream<Path> s = Files.walk(root)) {
+                s.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException ignored) {
+                // a temporary directory; the OS cleans /tmp
+            }
+        }, "delete-" + root.getFileName()));
     }
 
     /** Parses built YAML (several documents). */

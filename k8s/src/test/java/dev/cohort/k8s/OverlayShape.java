@@ -150,6 +150,17 @@ final class OverlayShape {
             if (c.path("spec").path("instances").asInt() != 3) {
                 out.add(Manifest.id(c) + ": prod runs 3 PostgreSQL instances, not " + c.path("spec").path("instances").asInt());
             }
+            // prod's data outlives its volumes: base backups and the WAL archive in an object store, on a schedule
+            JsonNode store = c.path("spec").path("backup").path("barmanObjectStore");
+            String path = store.path("destinationPath").asText("");
+            if (!path.matches("(s3|gs|https?)://.+") && !path.startsWith("azure")) {
+                out.add(Manifest.id(c) + ": prod has no backup object store (spec.backup.barmanObjectStore.destinationPath \"" + path + "\")");
+            }
+            boolean scheduled = m.ofKind("ScheduledBackup").stream()
+                    .anyMatch(b -> b.path("spec").path("cluster").path("name").asText().equals(Manifest.nameOf(c)));
+            if (!scheduled) {
+                out.add(Manifest.id(c) + ": prod has no ScheduledBackup of it");
+            }
         });
         return out;
     }

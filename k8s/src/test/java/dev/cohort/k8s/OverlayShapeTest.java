@@ -32,6 +32,7 @@ class OverlayShapeTest {
             overlay-prod-short-stabilisation | prod | scaleDown.stabilizationWindowSeconds 60 < 300
             overlay-prod-lag-only            | prod | no second trigger on running teammates
             overlay-prod-one-postgres        | prod | Cluster/cohort-db: prod runs 3 PostgreSQL instances, not 1
+            overlay-prod-no-backup           | prod | Cluster/cohort-db: prod has no backup object store
             overlay-prod-partitions-differ   | prod | KafkaTopic cohort.teammate.inbox has 12 partitions but teammate-service is configured with cohort.teammate.partitions=16
             overlay-prod-query-namespace     | prod | query counts namespace "cohort-dev" but the overlay deploys to "cohort"
             overlay-dev-two-schedulers       | dev  | Deployment/scheduler-service: dev runs one replica, not 2

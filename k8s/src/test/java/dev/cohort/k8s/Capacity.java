@@ -1,0 +1,147 @@
+package dev.cohort.k8s;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+
+/** Capacity that adds up: what the services can ask of PostgreSQL at their most pods fits what it admits. */
+final class Capacity {
+
+    /** PostgreSQL's default {@code max_connections}. */
+    static final int PG_DEFAULT_MAX_CONNECTIONS = 100;
+    /** PostgreSQL's default {@code superuser_reserved_connections}: slots the application can never use. */
+    static final int PG_DEFAULT_SUPERUSER_RESERVED = 3;
+    /**
+     * Connections kept free besides the reserved ones: CloudNativePG's instance manager and the operator's checks,
+     * a {@code psql} of an operator on call, the exporter.
+     */
+    static final int HEADROOM = 10;
+    /** Agroal's {@code quarkus.datasource.jdbc.max-size} when nothing sets it (Quarkus 3 docs). */
+    static final int QUARKUS_DEFAULT_POOL = 20;
+
+    private Capacity() {
+    }
+
+    /**
+     * For each CNPG Cluster: Σ over the workloads that take its {@code <cluster>-app} Secret of pool size × most pods
+     * (replicas or the autoscaler's maximum, plus a rolling update's surge) ≤ {@code max_connections} −
+     * {@code superuser_reserved_connections} − {@link #HEADROOM}. Otherwise a scale-up or a rollout at full scale
+     * gets "too many clients" and the services' pools fail.
+     */
+    static List<String> connectionsFitPostgres(Manifest m) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode c : m.ofKind("Cluster")) {
+            JsonNode params = c.path("spec").path("postgresql").path("parameters");
+            int max = Integer.parseInt(params.path("max_connections").asText(Integer.toString(PG_DEFAULT_MAX_CONNECTIONS)));
+            int reserved = Integer.parseInt(params.path("superuser_reserved_connections").asText(Integer.toString(PG_DEFAULT_SUPERUSER_RESERVED)));
+            String secret = Manifest.nameOf(c) + "-app";
+            int total = 0;
+            List<String> parts = new ArrayList<>();
+            for (JsonNode w : m.workloads()) {
+                if (!usesSecret(w, secret)) {
+                    continue;
+                }
+                int pool = poolSize(m, w);
+                int pods = mostPods(m, w);
+                total += pool * pods;
+                parts.add(Manifest.nameOf(w) + " " + pods + " × " + pool);
+            }
+            int budget = max - reserved - HEADROOM;
+            if (total > budget) {
+                out.add(Manifest.id(c) + ": the services may open " + total + " connections (" + String.join(" + ", parts)
+                        + ") but max_connections " + max + " − " + reserved + " reserved − " + HEADROOM + " headroom leaves " + budget);
+            }
+        }
+        return out;
+    }
+
+    /** The most pods a workload can have at once: its autoscaler's maximum or its replicas, plus the rollout surge. */
+    static int mostPods(Manifest m, JsonNode w) {
+        int pods = Manifest.replicas(w);
+        for (JsonNode so : m.ofKind("ScaledObject")) {
+            if (so.path("spec").path("scaleTargetRef").path("name").asText().equals(Manifest.nameOf(w))) {
+                pods = Math.max(pods, so.path("spec").path("maxReplicaCount").asInt(CrossReferences.KEDA_DEFAULT_MAX_REPLICAS));
+            }
+        }
+        for (JsonNode h : m.ofKind("HorizontalPodAutoscaler")) {
+            if (h.path("spec").path("scaleTargetRef").path("name").asText().equals(Manifest.nameOf(w))) {
+                pods = Math.max(pods, h.path("spec").path("maxReplicas").asInt(1));
+            }
+        }
+        JsonNode strategy = w.path("spec").path("strategy");
+        if (w.path("kind").asText().equals("Deployment") && !strategy.path("type").asText("RollingUpdate").equals("Recreate")) {
+            JsonNode surge = strategy.path("rollingUpdate").path("maxSurge");
+            // the API's default is 25 %, rounded up
+            String s = surge.isMissingNode() ? "25%" : surge.asText();
+            pods += s.endsWith("%") ? (int) Math.ceil(pods * Integer.parseInt(s.substring(0, s.length() - 1)) / 100.0) : Integer.parseInt(s);
+        }
+        return pods;
+    }
+
+    /** The pool size of a workload's service: its env, else its application.properties, else Quarkus' default. */
+    static int poolSize(Manifest m, JsonNode w) {
+        String fromEnv = CrossReferences.containerEnv(m, w).get("QUARKUS_DATASOURCE_JDBC_MAX_SIZE");
+        if (fromEnv != null) {
+            return Integer.parseInt(fromEnv.strip());
+        }
+        String app = Manifest.podLabels(w).get("app.kubernetes.io/name");
+        Optional<Properties> props = app == null ? Optional.empty() : CrossReferences.applicationProperties(app);
+        return props.map(p -> p.getProperty("quarkus.datasource.jdbc.max-size")).map(v -> Integer.parseInt(v.strip()))
+                .orElse(QUARKUS_DEFAULT_POOL);
+    }
+
+    /**
+     * Every Cohort container requests the memory it is limited to: under node memory pressure the kubelet evicts the
+     * pods using more than they requested first, and an evicted service loses the work it had in flight.
+     */
+    static List<String> memoryRequestsEqualLimits(Manifest m) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode w : m.workloads()) {
+            for (JsonNode c : Manifest.containers(w)) {
+                if (RunJava.serviceOf(c).isEmpty()) {
+                    continue;
+                }
+                String req = c.path("resources").path("requests").path("memory").asText("");
+                String lim = c.path("resources").path("limits").path("memory").asText("");
+                if (!req.isEmpty() && !lim.isEmpty() && bytes(req) != bytes(lim)) {
+                    out.add(Manifest.id(w) + " container " + c.path("name").asText() + ": memory request " + req + " < limit " + lim
+                            + ": above its request it is among the first pods evicted under node memory pressure");
+                }
+            }
+        }
+        return out;
+    }
+
+    /** A memory quantity in bytes (binary and decimal suffixes). */
+    static long bytes(String quantity) {
+        var q = java.util.regex.Pattern.compile("(\\d+)(Ki|Mi|Gi|Ti|k|K|M|G|T)?").matcher(quantity.strip());
+        if (!q.matches()) {
+            throw new IllegalArgumentException("memory quantity " + quantity);
+        }
+        long n = Long.parseLong(q.group(1));
+        return n * switch (q.group(2) == null ? "" : q.group(2)) {
+            case "Ki" -> 1L << 10;
+            case "Mi" -> 1L << 20;
+            case "Gi" -> 1L << 30;
+            case "Ti" -> 1L << 40;
+            case "k", "K" -> 1_000L;
+            case "M" -> 1_000_000L;
+            case "G" -> 1_000_000_000L;
+            case "T" -> 1_000_000_000_000L;
+            default -> 1L;
+        };
+    }
+
+    private static boolean usesSecret(JsonNode w, String secret) {
+        for (JsonNode c : Manifest.containers(w)) {
+            for (JsonNode e : c.path("env")) {
+                if (e.path("valueFrom").path("secretKeyRef").path("name").asText().equals(secret)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}

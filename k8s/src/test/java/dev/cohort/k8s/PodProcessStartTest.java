@@ -1,0 +1,300 @@
+package dev.cohort.k8s;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.devstack.Ports;
+import dev.cohort.devstack.ServiceProcess;
+import dev.cohort.devstack.pg.LocalPostgres;
+import dev.cohort.devstack.kafka.EmbeddedKafka;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Starts each Cohort workload of each overlay as its pod would start it, on this machine: the JVM options
+ * {@link RunJava} composes from the image's defaults and the container's env (its ConfigMap and Secrets with test
+ * values), the container's memory limit, a read-only working directory and home with only the manifest's writable
+ * mounts writable, against devstack's KRaft broker and PostgreSQL; the service must reach {@code /q/health/ready}.
+ * VALIDATION.md says what this does not reproduce (the image's JDK, uid 185, the kernel's read-only root, cgroups).
+ */
+class PodProcessStartTest {
+
+    /** Several services boot one after another on a shared 2-core machine under load. */
+    private static final Duration START_TIMEOUT = Duration.ofMinutes(3);
+    /** Test values for the hand-made Secret's keys: long enough for every token check of the services. */
+    private static final String TEST_SECRET = "test-secret-0123456789abcdef0123456789abcdef";
+    /** Refused connections a service must survive before its database comes up (Flyway's first retries: 1, 2 s). */
+    private static final int CUT_OFF_ATTEMPTS = 3;
+
+    private static EmbeddedKafka kafka;
+    private static LocalPostgres postgres;
+    private static final List<Path> dirs = new ArrayList<>();
+
+    static Stream<Arguments> workloads() {
+        List<Arguments> out = new ArrayList<>();
+        for (Path o : Manifest.overlays()) {
+            Manifest m = Manifest.of(o);
+            for (JsonNode w : m.workloads()) {
+                for (JsonNode c : Manifest.podTemplate(w).orElseThrow().path("spec").path("containers")) {
+                    if (RunJava.runsRunJava(c)) {
+                        out.add(Arguments.of(m.name(), Manifest.nameOf(w), c.path("name").asText()));
+                    }
+                }
+            }
+        }
+        return out.stream();
+    }
+
+    @Test
+    void everyOverlayHasAJvmWorkloadToStart() {
+        assertThat(workloads().map(a -> a.get()[0] + "/" + a.get()[1]))
+                .contains("overlays/dev/lead-service", "overlays/prod/teammate-service");
+    }
+
+    /** What run-java.sh's options do on a JVM: it starts ({@code -version}) and runs exactly one collector. */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("workloads")
+    void theComposedJvmOptionsStartAJvm(String build, String workload, String container) throws Exception {
+        Pod pod = pod(build, workload, container, Map.of());
+        assertThat(RunJava.collectors(pod.jvmOptions())).as("collectors of %s", pod.jvmOptions()).hasSize(1);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(pod.jvmOptions());
+        cmd.add("-version");
+        Path log = Files.createTempFile("cohort-jvm-version-", ".log");
+        try {
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("java -version returns").isTrue();
+            assertThat(p.exitValue()).as("%s\n%s", String.join(" ", cmd), Files.readString(log)).isZero();
+        } finally {
+            Files.deleteIfExists(log);
+        }
+    }
+
+    /** The packaged service, started with the pod's command line, env and writable mounts, reaches readiness. */
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("workloads")
+    void theServiceStartsAsItsPodWouldAndBecomesReady(String build, String workload, String container) {
+        Manifest m = Manifest.of(Manifest.k8sDir().resolve(build));
+        Path jar = Manifest.repo().resolve(container).resolve("target/quarkus-app/quarkus-run.jar");
+        assertThat(jar).as("the packaged service (built before this module in the reactor)").isRegularFile();
+        startInfrastructure(m);
+        Map<String, String> infra = new LinkedHashMap<>();
+        // the Strimzi bootstrap Service's name resolves only in the cluster: devstack's broker stands in for it
+        infra.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        Pod pod = pod(build, workload, container, infra);
+        try (ServiceProcess sp = ServiceProcess.start(workload, jar, Ports.free(), pod.env(), pod.workDir(), START_TIMEOUT,
+                pod.jvmOptions())) {
+            assertThat(sp.isAlive()).isTrue();
+        }
+    }
+
+    /**
+     * A service whose pod starts before PostgreSQL accepts connections (a fresh install, a failover) waits for it
+     * instead of exiting: the pod's env (its Flyway connection retries) on prod's teammate-service; the database's
+     * port first answers one connection and closes it, as a server that is not up yet, then PostgreSQL starts there.
+     */
+    @Test
+    void aServiceStartedBeforeItsDatabaseWaitsForItAndBecomesReady() throws Exception {
+        Manifest m = Manifest.of(Manifest.k8sDir().resolve("overlays/prod"));
+        Path jar = Manifest.repo().resolve("teammate-service/target/quarkus-app/quarkus-run.jar");
+        assertThat(jar).isRegularFile();
+        startInfrastructure(m);
+        Map<String, String> infra = new LinkedHashMap<>();
+        infra.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        int dbPort = Ports.free();
+        infra.put("COHORT_DB_URL", "jdbc:postgresql://127.0.0.1:" + dbPort + "/" + LocalPostgres.DATABASE);
+        infra.put("COHORT_DB_USER", LocalPostgres.USER);
+        infra.put("COHORT_DB_PASSWORD", "postgres");
+        Pod pod = pod("overlays/prod", "teammate-service", "teammate-service", infra);
+        CompletableFuture<ServiceProcess> started;
+        try (ServerSocket notUpYet = new ServerSocket(dbPort, 50, InetAddress.getLoopbackAddress())) {
+            started = CompletableFuture.supplyAsync(() -> ServiceProcess.start("teammate-service-early", jar, Ports.free(), pod.env(),
+                    pod.workDir(), START_TIMEOUT, pod.jvmOptions()));
+            // CUT_OFF_ATTEMPTS connection attempts reach the port and are cut off: the service keeps trying while the
+            // database is not there; one that gives up exits instead, which ends the wait with its log
+            notUpYet.setSoTimeout(1000);
+            long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
+            int cutOff = 0;
+            while (cutOff < CUT_OFF_ATTEMPTS) {
+                if (started.isDone()) {
+                    started.join(); // throws: the service exited (or became ready without its database)
+                    throw new AssertionError("the service became ready while its database refused every connection");
+                }
+                assertThat(System.nanoTime()).as("%d connection attempts within %s", CUT_OFF_ATTEMPTS, START_TIMEOUT).isLessThan(deadline);
+                try (Socket attempt = notUpYet.accept()) {
+                    cutOff++;
+                } catch (java.net.SocketTimeoutException noAttemptYet) {
+                    // no attempt in this second: look at the process again
+                }
+            }
+        }
+        try (LocalPostgres late = LocalPostgres.start(dbPort)) {
+            ServiceProcess sp = started.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+            try (sp) {
+                assertThat(sp.isAlive()).isTrue();
+            }
+        } finally {
+            started.thenAccept(ServiceProcess::close);
+        }
+    }
+
+    /** A pod of a build, made runnable here. */
+    record Pod(List<String> jvmOptions, Map<String, String> env, Path workDir) {
+    }
+
+    private static Pod pod(String build, String workload, String container, Map<String, String> overrides) {
+        Manifest m = Manifest.of(Manifest.k8sDir().resolve(build));
+        JsonNode w = m.workloads().stream().filter(o -> Manifest.nameOf(o).equals(workload)).findFirst().orElseThrow();
+        JsonNode spec = Manifest.podTemplate(w).orElseThrow().path("spec");
+        JsonNode c = stream(spec.path("containers")).filter(x -> x.path("name").asText().equals(container)).findFirst().orElseThrow();
+        Map<String, String> env = RunJava.containerEnv(m, c, v -> testValue(v, workload));
+        env.putAll(overrides);
+        // the root filesystem is read-only: the working directory (run-java.sh's /deployments) and the image's home
+        // are unwritable; each writable mount of the pod (emptyDir, PVC) is a fresh writable directory
+        Path readOnly = dir("cohort-pod-root-");
+        Map<String, Path> mounts = new LinkedHashMap<>();
+        for (JsonNode vm : c.path("volumeMounts")) {
+            if (!vm.path("readOnly").asBoolean(false)) {
+                mounts.put(vm.path("mountPath").asText(), dir("cohort-pod-mount-"));
+            }
+        }
+        env.replaceAll((k, v) -> onMounts(v, mounts));
+        env.put("HOME", readOnly.toString());
+        List<String> opts = new ArrayList<>();
+        for (String o : RunJava.options(env)) {
+            opts.add(onMounts(o, mounts));
+        }
+        opts.add("-Duser.home=" + readOnly);
+        // the container's memory limit as the JVM would see it through its cgroup
+        String limit = c.path("resources").path("limits").path("memory").asText("");
+        if (!limit.isEmpty()) {
+            opts.add("-XX:MaxRAM=" + bytes(limit));
+        }
+        try {
+            Files.setPosixFilePermissions(readOnly, PosixFilePermissions.fromString("r-xr-xr-x"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new Pod(List.copyOf(opts), env, readOnly);
+    }
+
+    /** A value or option naming a path under a writable mount, moved to that mount's local directory. */
+    private static String onMounts(String value, Map<String, Path> mounts) {
+        String out = value;
+        for (var e : mounts.entrySet()) {
+            out = out.replaceAll("(^|[=:,\\s])" + java.util.regex.Pattern.quote(e.getKey()) + "(?=/|$|[\\s:,])",
+                    "$1" + java.util.regex.Matcher.quoteReplacement(e.getValue().toString()));
+        }
+        return out;
+    }
+
+    /** Test values for what the cluster would give: Secrets (CNPG's from devstack's PostgreSQL) and field refs. */
+    private static Optional<String> testValue(JsonNode valueFrom, String workload) {
+        JsonNode s = valueFrom.path("secretKeyRef");
+        if (!s.isMissingNode()) {
+            String key = s.path("key").asText();
+            if (s.path("name").asText().endsWith("-app") && postgres != null) {
+                return Optional.of(switch (key) {
+                    case "jdbc-uri" -> postgres.jdbcUrl();
+                    case "username", "user" -> postgres.username();
+                    case "password" -> postgres.password();
+                    default -> TEST_SECRET;
+                });
+            }
+            return Optional.of(TEST_SECRET);
+        }
+        if (valueFrom.path("fieldRef").path("fieldPath").asText().equals("metadata.name")) {
+            return Optional.of(workload + "-7d9f8c6b5-x2k4p");
+        }
+        return Optional.of("test");
+    }
+
+    private static synchronized void startInfrastructure(Manifest m) {
+        if (kafka == null) {
+            Set<String> topics = new LinkedHashSet<>();
+            for (JsonNode t : m.ofKind("KafkaTopic")) {
+                topics.add(t.path("spec").path("topicName").asText(Manifest.nameOf(t)));
+            }
+            kafka = EmbeddedKafka.start(0, topics, 12);
+        }
+        if (postgres == null) {
+            postgres = LocalPostgres.start(0);
+        }
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        if (kafka != null) {
+            kafka.close();
+        }
+        if (postgres != null) {
+            postgres.close();
+        }
+        for (Path d : dirs) {
+            d.toFile().setWritable(true);
+            try (Stream<Path> s = Files.walk(d)) {
+                s.sorted(Comparator.reverseOrder()).forEach(p -> {
+                    p.toFile().setWritable(true);
+                    p.toFile().delete();
+                });
+            }
+        }
+    }
+
+    private static Path dir(String prefix) {
+        try {
+            Path d = Files.createTempDirectory(prefix);
+            dirs.add(d);
+            return d;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static long bytes(String quantity) {
+        var m = java.util.regex.Pattern.compile("(\\d+)(Ki|Mi|Gi|K|M|G)?").matcher(quantity);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("memory quantity " + quantity);
+        }
+        long n = Long.parseLong(m.group(1));
+        return n * switch (m.group(2) == null ? "" : m.group(2)) {
+            case "Ki" -> 1024L;
+            case "Mi" -> 1024L * 1024;
+            case "Gi" -> 1024L * 1024 * 1024;
+            case "K" -> 1000L;
+            case "M" -> 1000L * 1000;
+            case "G" -> 1000L * 1000 * 1000;
+            default -> 1L;
+        };
+    }
+
+    private static Stream<JsonNode> stream(JsonNode array) {
+        List<JsonNode> l = new ArrayList<>();
+        array.forEach(l::add);
+        return l.stream();
+    }
+}
