@@ -22,7 +22,7 @@ import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
- * What the model sees of a loop's conversation (s08): the system prompt (the cached, stable prefix), in a persistent
+ * What the model sees of a loop's conversation: the system prompt (the cached, stable prefix), in a persistent
  * loop the team's memories as a {@code <memories>} user message sent ahead of the conversation (never stored in it,
  * never in the system prompt: they are notes agents wrote, {@link MemoryBlock}), the estimate of the prompt's size, and the compaction pipeline before each call, cheapest first: L0 (oversized
  * results stored, a preview kept) → L1 (the middle snipped and stored) → L2 (old results stubbed) while over the

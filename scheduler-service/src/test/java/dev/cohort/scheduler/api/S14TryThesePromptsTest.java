@@ -62,7 +62,7 @@ class S14TryThesePromptsTest {
 
     private static final String TEAM = "s14-team";
     /** The team of the refusals: its job list must stay empty whatever the other test schedules. */
-    private static final String TEAM2 = "s14-unattended";
+    private static final String TEAM2 = "cron-unattended";
 
     @TestHTTPResource("/")
     URL base;

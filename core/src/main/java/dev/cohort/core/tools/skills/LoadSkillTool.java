@@ -13,7 +13,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * {@code load_skill} (s07): returns a skill's body, without its frontmatter, as the tool result, in a {@code <skill>}
+ * {@code load_skill}: returns a skill's body, without its frontmatter, as the tool result, in a {@code <skill>}
  * element naming where it comes from. A workspace skill is a file anyone who edits the repository can write, agents
  * included, so its body comes with a sentence saying it has that file's authority, not the user's or the operator's;
  * a {@code <skill} or {@code </skill} in a body is neutralised, so a file cannot end its element and pose as more.
