@@ -28,16 +28,20 @@ final class Supervisor {
     /** One service JVM: how to start it, and its current process (replaced by each restart). */
     static final class Child {
         final String name;
+        /** The API's port. */
         final int port;
+        /** Where health and metrics are served: readiness is asked there. */
+        final int managementPort;
         final Path log;
         private final ProcessBuilder builder;
         private Process process;
         private Duration startedAt;
         private RestartPolicy.History history = RestartPolicy.History.NONE;
 
-        private Child(String name, int port, ProcessBuilder builder, Path log) {
+        private Child(String name, int port, int managementPort, ProcessBuilder builder, Path log) {
             this.name = name;
             this.port = port;
+            this.managementPort = managementPort;
             this.builder = builder;
             this.log = log;
         }
@@ -69,7 +73,7 @@ final class Supervisor {
     private boolean armed;
     private boolean stopping;
 
-    /** {@code ready} answers whether the service on a port reports {@code /q/health/ready} UP. */
+    /** {@code ready} answers whether the service with that management port reports {@code /q/health/ready} UP. */
     Supervisor(RestartPolicy policy, IntPredicate ready, PrintStream out) {
         this.policy = policy;
         this.ready = ready;
@@ -77,8 +81,8 @@ final class Supervisor {
     }
 
     /** Starts a child (not yet supervised: see {@link #arm}). */
-    Child start(String name, int port, ProcessBuilder builder, Path log) throws IOException {
-        Child c = new Child(name, port, builder.redirectErrorStream(true).redirectOutput(Redirect.appendTo(log.toFile())), log);
+    Child start(String name, int port, int managementPort, ProcessBuilder builder, Path log) throws IOException {
+        Child c = new Child(name, port, managementPort, builder.redirectErrorStream(true).redirectOutput(Redirect.appendTo(log.toFile())), log);
         synchronized (lock) {
             if (stopping) {
                 throw new IllegalStateException("cohort up is stopping");
@@ -193,7 +197,7 @@ final class Supervisor {
                     return;
                 }
             }
-            if (ready.test(c.port)) {
+            if (ready.test(c.managementPort)) {
                 out.printf("cohort up: %s is back (pid %d, ready %.1f s after its restart)%n", c.name, p.pid(),
                         (System.nanoTime() - t0) / 1e9);
                 return;

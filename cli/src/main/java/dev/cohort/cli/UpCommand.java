@@ -268,6 +268,8 @@ public final class UpCommand implements Callable<Integer> {
         // more lead replicas on free ports (picked once the broker, the database and the model listen): the same
         // consumer group, so the range assignor splits the team partitions between them; never a port planned already
         Set<Integer> taken = new HashSet<>(services.stream().map(Service::port).toList());
+        taken.add(port(kafkaPort, "COHORT_KAFKA_PORT", 9092));
+        taken.add(port(pgPort, "COHORT_PG_PORT", 5433));
         IntSupplier freePort = () -> {
             int p;
             do {
@@ -286,6 +288,7 @@ public final class UpCommand implements Callable<Integer> {
         List<Service> schedulers = schedulerReplicas(schedulerReplicas, services.get(3).port(), freePort);
         services.set(3, schedulers.get(0));
         services.addAll(schedulers.subList(1, schedulers.size()));
+        Map<String, Integer> managementPorts = managementPorts(services, taken, freePort);
         Path logs = Files.createDirectories(runDir.resolve("logs"));
         Path serviceTmp = Files.createDirectories(runDir.resolve("tmp"));
         for (Service s : services) {
@@ -299,8 +302,11 @@ public final class UpCommand implements Callable<Integer> {
             pb.environment().putAll(common);
             pb.environment().putAll(s.env());
             pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(s.port()));
+            int management = managementPorts.get(s.name());
+            pb.environment().put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
+            pb.environment().put("QUARKUS_MANAGEMENT_HOST", "127.0.0.1");
             pb.directory(ws.toFile());
-            supervisor.start(s.name(), s.port(), pb, logs.resolve(s.name() + ".log"));
+            supervisor.start(s.name(), s.port(), management, pb, logs.resolve(s.name() + ".log"));
         }
         new LocalRun("http://127.0.0.1:" + services.get(1).port(), "http://127.0.0.1:" + services.get(3).port(), token,
                 ProcessHandle.current().pid()).write();
@@ -311,7 +317,8 @@ public final class UpCommand implements Callable<Integer> {
         for (Supervisor.Child c : supervisor.children()) {
             String instance = services.stream().filter(s -> s.name().equals(c.name)).findFirst()
                     .map(s -> s.env().get("COHORT_INSTANCE_ID")).map(id -> "  replica " + id).orElse("");
-            System.out.printf("  %-20s http://127.0.0.1:%d  pid %d%s%n", c.name, c.port, c.process().pid(), instance);
+            System.out.printf("  %-20s http://127.0.0.1:%d  pid %d  management http://127.0.0.1:%d%s%n", c.name, c.port,
+                    c.process().pid(), c.managementPort, instance);
         }
         System.out.printf("  %-20s %s%n", "model", scripted ? stack.model().baseUrl() + " (scripted)" : modelLine());
         System.out.printf("  %-20s %s%n", "workspace", ws);
@@ -333,7 +340,7 @@ public final class UpCommand implements Callable<Integer> {
                     return 1;
                 }
             }
-            pending.removeIf(c -> ready(http, c.port));
+            pending.removeIf(c -> ready(http, c.managementPort));
             if (pending.isEmpty()) {
                 break;
             }
@@ -344,7 +351,7 @@ public final class UpCommand implements Callable<Integer> {
             Thread.sleep(250);
         }
         supervisor.arm();
-        System.out.println(sandboxLine(http, services.get(0).port()));
+        System.out.println(sandboxLine(http, managementPorts.get(services.get(0).name())));
         dashboardLines("http://127.0.0.1:" + services.get(1).port(), token).forEach(System.out::println);
         double secs = (System.nanoTime() - t0) / 1e9;
         System.out.printf("cohort up: all four services ready in %.1f s%s. Ctrl-C stops everything.%n", secs,
@@ -413,6 +420,34 @@ public final class UpCommand implements Callable<Integer> {
         return out;
     }
 
+    /**
+     * Each service's management port (health, metrics), by service name: the first of each kind on its API port + 1000
+     * (9080 lead, 9081 teammate, 9082 scheduler, 9083 tool runner with the default ports); replicas, and a port in use
+     * or planned already, on a free port. The start-up listing shows each. {@code taken} holds the planned ports and gains these.
+     */
+    static Map<String, Integer> managementPorts(List<Service> services, Set<Integer> taken, IntSupplier freePort) {
+        Map<String, Integer> out = new LinkedHashMap<>();
+        Set<String> firsts = new HashSet<>();
+        for (Service s : services) {
+            int wanted = s.port() + MANAGEMENT_PORT_OFFSET;
+            boolean first = firsts.add(s.module());
+            out.put(s.name(), first && wanted <= 65535 && bindable(wanted) && taken.add(wanted) ? wanted : freePort.getAsInt());
+        }
+        return out;
+    }
+
+    /** Whether nothing listens on {@code port} of 127.0.0.1 now. */
+    private static boolean bindable(int port) {
+        try (java.net.ServerSocket s = new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The first service of each kind serves health and metrics on its API port + this. */
+    static final int MANAGEMENT_PORT_OFFSET = 1000;
+
     /** {@link #JVM_FLAGS}, plus {@link #FAST_START_FLAG} when {@code COHORT_FAST_START} is {@code 1}. */
     static List<String> jvmFlags(String fastStart) {
         List<String> flags = new ArrayList<>(JVM_FLAGS);
@@ -444,12 +479,12 @@ public final class UpCommand implements Callable<Integer> {
                 + (env("OPENAI_API_KEY") == null ? " (OPENAI_API_KEY not set)" : "");
     }
 
-    /** The tool runner's sandbox in force, from its readiness data ({@code "sandbox":"bubblewrap"}). */
-    static String sandboxLine(HttpClient http, int toolRunnerPort) {
+    /** The tool runner's sandbox in force, from its readiness data ({@code "sandbox":"bubblewrap"}) on its management port. */
+    static String sandboxLine(HttpClient http, int toolRunnerManagementPort) {
         String requested = env("COHORT_SANDBOX") != null ? env("COHORT_SANDBOX") : "auto";
         String level = "unknown";
         try {
-            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + toolRunnerPort + "/q/health/ready"))
+            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + toolRunnerManagementPort + "/q/health/ready"))
                     .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
             var m = java.util.regex.Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(body);
             if (m.find()) {
@@ -465,9 +500,9 @@ public final class UpCommand implements Callable<Integer> {
                 : "cohort up: tool sandbox: " + level + " (COHORT_SANDBOX=" + requested + ")";
     }
 
-    private static boolean ready(HttpClient http, int port) {
+    private static boolean ready(HttpClient http, int managementPort) {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready"))
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready"))
                     .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 && r.body().contains("\"UP\"");
         } catch (IOException e) {

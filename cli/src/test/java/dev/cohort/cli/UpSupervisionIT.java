@@ -40,8 +40,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UpSupervisionIT {
 
-    /** A service line of the start-up listing: {@code  lead-service-2   http://127.0.0.1:41234  pid 5678}. */
-    private static final Pattern LISTED = Pattern.compile("\\s+(\\S+)\\s+http://127\\.0\\.0\\.1:(\\d+)\\s+pid (\\d+)");
+    /**
+     * A service line of the start-up listing:
+     * {@code  lead-service-2   http://127.0.0.1:41234  pid 5678  management http://127.0.0.1:41235}, a teammate-service one
+     * with {@code  replica teammate-1} after it.
+     */
+    private static final Pattern LISTED = Pattern.compile(
+            "\\s+(\\S+)\\s+http://127\\.0\\.0\\.1:(\\d+)\\s+pid (\\d+)\\s+management http://127\\.0\\.0\\.1:(\\d+)(?:\\s+replica \\S+)?");
 
     private static final Pattern BACK = Pattern.compile("cohort up: lead-service is back \\(pid (\\d+), ready [0-9.]+ s after its restart\\)");
 
@@ -53,7 +58,7 @@ class UpSupervisionIT {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private record Listed(String name, int port, long pid) {
+    private record Listed(String name, int port, long pid, int management) {
     }
 
     @Test
@@ -79,7 +84,8 @@ class UpSupervisionIT {
                 ProcessHandle h = ProcessHandle.of(l.pid()).orElseThrow();
                 assertThat(h.parent().map(ProcessHandle::pid)).contains(up.process().pid());
                 assertThat(h.info().commandLine().orElse("")).contains("lead-service/target/quarkus-app/quarkus-run.jar");
-                assertThat(ready(l.port())).as("%s is ready", l.name()).isTrue();
+                assertThat(ready(l.management())).as("%s is ready", l.name()).isTrue();
+                assertThat(ready(l.port())).as("%s's API port serves no health", l.name()).isFalse();
             }
             assertThat(up.out()).anyMatch(l -> l.matches("cohort up: all four services ready in [0-9.]+ s \\(2 lead-service replicas\\)\\. "
                     + "Ctrl-C stops everything\\."))
@@ -100,7 +106,7 @@ class UpSupervisionIT {
                 ProcessHandle again = ProcessHandle.of(restarted).orElseThrow();
                 assertThat(again.parent().map(ProcessHandle::pid)).contains(up.process().pid());
                 seen.addAll(up.process().descendants().toList());
-                assertThat(ready(lead.port())).isTrue();
+                assertThat(ready(lead.management())).isTrue();
                 assertThat(UpCommandIT.send("ping", "http://127.0.0.1:" + lead.port(), token)).isEqualTo(new UpCommandIT.Sent(0, "pong", ""));
 
                 // killed again, over --max-restarts 1 within the window: given up on; the rest keep running
@@ -111,8 +117,9 @@ class UpSupervisionIT {
                 assertThat(gaveUp).endsWith("lead-service.log");
                 assertThat(up.process().isAlive()).isTrue();
                 assertThat(listening(lead.port())).as("nothing restarted on the given-up replica's port").isFalse();
-                for (int port : new int[] {second.port(), up.ports()[3], up.ports()[4], up.ports()[5]}) {
-                    assertThat(ready(port)).as("service on %d still ready", port).isTrue();
+                for (Listed l : List.of(second, listed(up, "teammate-service"), listed(up, "scheduler-service"),
+                        listed(up, "tool-runner-service"))) {
+                    assertThat(ready(l.management())).as("%s still ready", l.name()).isTrue();
                 }
                 // failover: once the dead members' sessions expire, the second replica owns every team and answers
                 await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
@@ -134,7 +141,7 @@ class UpSupervisionIT {
         for (String line : up.out()) {
             Matcher m = LISTED.matcher(line);
             if (m.matches() && m.group(1).equals(name)) {
-                return new Listed(name, Integer.parseInt(m.group(2)), Long.parseLong(m.group(3)));
+                return new Listed(name, Integer.parseInt(m.group(2)), Long.parseLong(m.group(3)), Integer.parseInt(m.group(4)));
             }
         }
         throw new AssertionError(name + " is not listed; output:\n" + String.join("\n", up.out()));
@@ -168,9 +175,9 @@ class UpSupervisionIT {
         return owned;
     }
 
-    private boolean ready(int port) throws InterruptedException {
+    private boolean ready(int managementPort) throws InterruptedException {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready"))
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready"))
                     .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 && r.body().contains("\"UP\"");
         } catch (IOException e) {

@@ -36,7 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 class UpTeammateReplicasIT {
 
     /** A service line of the start-up listing: {@code  teammate-service-2   http://127.0.0.1:41234  pid 5678  replica teammate-2}. */
-    private static final Pattern LISTED = Pattern.compile("\\s+(\\S+)\\s+http://127\\.0\\.0\\.1:(\\d+)\\s+pid (\\d+)(?:\\s+replica (\\S+))?");
+    private static final Pattern LISTED = Pattern.compile("\\s+(\\S+)\\s+http://127\\.0\\.0\\.1:(\\d+)\\s+pid (\\d+)"
+            + "\\s+management http://127\\.0\\.0\\.1:(\\d+)(?:\\s+replica (\\S+))?");
 
     /** Generous for a loaded 2-core machine: a service JVM's start there takes up to a minute. */
     private static final Duration RESTART = Duration.ofSeconds(180);
@@ -46,7 +47,7 @@ class UpTeammateReplicasIT {
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-    private record Listed(String name, int port, long pid, String replica) {
+    private record Listed(String name, int port, long pid, int management, String replica) {
     }
 
     @Test
@@ -71,9 +72,10 @@ class UpTeammateReplicasIT {
                         .contains("-Xmx384m -XX:+UseSerialGC ").doesNotContain("TieredStopAtLevel")
                         .contains("teammate-service/target/quarkus-app/quarkus-run.jar");
                 assertThat(environment(t.pid())).containsEntry("COHORT_TEAMMATE_PORT", "" + t.port())
-                        .containsEntry("QUARKUS_HTTP_PORT", "" + t.port()).containsEntry("COHORT_INSTANCE_ID", t.replica());
+                        .containsEntry("QUARKUS_HTTP_PORT", "" + t.port()).containsEntry("COHORT_INSTANCE_ID", t.replica())
+                        .containsEntry("QUARKUS_MANAGEMENT_PORT", "" + t.management());
                 assertThat(session(t.pid())).as("%s leads a session of its own", t.name()).isEqualTo(t.pid());
-                assertThat(live(t.port())).as("%s is live", t.name()).isTrue();
+                assertThat(live(t.management())).as("%s is live", t.name()).isTrue();
             }
             // no other service runs twice
             assertThat(up.out().stream().map(LISTED::matcher).filter(Matcher::matches).map(m -> m.group(1)).toList())
@@ -93,11 +95,11 @@ class UpTeammateReplicasIT {
             assertThat(environment(restarted)).containsEntry("COHORT_TEAMMATE_PORT", "" + second.port())
                     .containsEntry("COHORT_INSTANCE_ID", "teammate-2");
             assertThat(session(restarted)).as("the restarted replica leads a session of its own").isEqualTo(restarted);
-            assertThat(live(second.port())).isTrue();
+            assertThat(live(second.management())).isTrue();
 
             // the other replica was never touched: the same process, live, and no line says it exited
             assertThat(ProcessHandle.of(first.pid()).map(ProcessHandle::isAlive)).contains(true);
-            assertThat(live(first.port())).isTrue();
+            assertThat(live(first.management())).isTrue();
             assertThat(up.process().isAlive()).isTrue();
             assertThat(up.out()).noneMatch(l -> l.startsWith("cohort up: teammate-service (pid") || l.startsWith("cohort up: lead-service")
                     || l.startsWith("cohort up: scheduler-service") || l.startsWith("cohort up: tool-runner-service"));
@@ -114,7 +116,7 @@ class UpTeammateReplicasIT {
         for (String line : up.out()) {
             Matcher m = LISTED.matcher(line);
             if (m.matches() && m.group(1).equals(name)) {
-                return new Listed(name, Integer.parseInt(m.group(2)), Long.parseLong(m.group(3)), m.group(4));
+                return new Listed(name, Integer.parseInt(m.group(2)), Long.parseLong(m.group(3)), Integer.parseInt(m.group(4)), m.group(5));
             }
         }
         throw new AssertionError(name + " is not listed; output:\n" + String.join("\n", up.out()));
@@ -143,9 +145,9 @@ class UpTeammateReplicasIT {
         return env;
     }
 
-    private boolean live(int port) throws InterruptedException {
+    private boolean live(int managementPort) throws InterruptedException {
         try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/live"))
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/q/health/live"))
                     .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
             return r.statusCode() == 200 && r.body().contains("\"UP\"");
         } catch (IOException e) {

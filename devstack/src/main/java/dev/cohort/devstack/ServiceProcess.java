@@ -23,13 +23,15 @@ public final class ServiceProcess implements AutoCloseable {
     private final String name;
     private final Process process;
     private final int port;
+    private final int managementPort;
     private final Path log;
     private final Thread hook;
 
-    private ServiceProcess(String name, Process process, int port, Path log) {
+    private ServiceProcess(String name, Process process, int port, int managementPort, Path log) {
         this.name = name;
         this.process = process;
         this.port = port;
+        this.managementPort = managementPort;
         this.log = log;
         this.hook = new Thread(this::kill, "stop-" + name);
         Runtime.getRuntime().addShutdownHook(hook);
@@ -58,8 +60,9 @@ public final class ServiceProcess implements AutoCloseable {
     }
 
     /**
-     * Starts {@code jar} with the given environment (plus {@code QUARKUS_HTTP_PORT}, {@code QUARKUS_HTTP_HOST}) and waits
-     * until {@code /q/health/ready} answers 200; JVM flags {@link #jvmFlags(String)}.
+     * Starts {@code jar} with the given environment (plus {@code QUARKUS_HTTP_PORT}, {@code QUARKUS_HTTP_HOST}, and a free
+     * management port in {@code QUARKUS_MANAGEMENT_PORT} unless the environment names one) and waits until
+     * {@code /q/health/ready} on the management port answers 200; JVM flags {@link #jvmFlags(String)}.
      */
     public static ServiceProcess start(String name, Path jar, int port, Map<String, String> env, Path workDir, Duration timeout) {
         return start(name, jar, port, env, workDir, timeout, jvmFlags(name));
@@ -88,8 +91,13 @@ public final class ServiceProcess implements AutoCloseable {
             pb.environment().putAll(env);
             pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
             pb.environment().put("QUARKUS_HTTP_HOST", "127.0.0.1");
+            // health and metrics are served on the management interface only (quarkus.management.enabled)
+            int management = env.containsKey("QUARKUS_MANAGEMENT_PORT") ? Integer.parseInt(env.get("QUARKUS_MANAGEMENT_PORT"))
+                    : Ports.free();
+            pb.environment().put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
+            pb.environment().put("QUARKUS_MANAGEMENT_HOST", "127.0.0.1");
             pb.directory(workDir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
-            ServiceProcess sp = new ServiceProcess(name, pb.start(), port, log);
+            ServiceProcess sp = new ServiceProcess(name, pb.start(), port, management, log);
             sp.awaitReady(timeout);
             return sp;
         } catch (IOException e) {
@@ -106,7 +114,7 @@ public final class ServiceProcess implements AutoCloseable {
                 throw new IllegalStateException(name + " exited with " + process.exitValue() + ":\n" + logTail());
             }
             try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url() + "/q/health/ready"))
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(managementUrl() + "/q/health/ready"))
                         .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
                     return;
@@ -132,8 +140,18 @@ public final class ServiceProcess implements AutoCloseable {
         return "http://127.0.0.1:" + port;
     }
 
+    /** Where health ({@code /q/health}) and metrics ({@code /q/metrics}) are served: the management port. */
+    public String managementUrl() {
+        return "http://127.0.0.1:" + managementPort;
+    }
+
     public long pid() {
         return process.pid();
+    }
+
+    /** The name it was started as. */
+    public String name() {
+        return name;
     }
 
     public boolean isAlive() {

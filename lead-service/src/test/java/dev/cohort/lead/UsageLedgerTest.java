@@ -20,6 +20,7 @@ import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.lead.persistence.EventRepository;
 import dev.cohort.lead.usage.UsageRepository;
 import io.agroal.api.AgroalDataSource;
+import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -81,7 +82,7 @@ class UsageLedgerTest {
 
     /** The value of the one Prometheus sample of {@code name} whose labels include all of {@code labels}. */
     private static double metric(String name, String... labels) {
-        String text = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String text = given().get(TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString();
         List<Double> found = new ArrayList<>();
         Matcher m = Pattern.compile("(?m)^" + name + "\\{([^}]*)\\} (\\S+)$").matcher(text);
         while (m.find()) {

@@ -182,7 +182,7 @@ class LogHygieneIT {
     }
 
     private String metrics(Service s) {
-        HttpResponse<String> r = stack.get(s, "/q/metrics");
+        HttpResponse<String> r = stack.managementGet(s, "/q/metrics");
         assertThat(r.statusCode()).isEqualTo(200);
         return r.body();
     }

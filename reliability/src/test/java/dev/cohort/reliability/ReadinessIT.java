@@ -82,7 +82,7 @@ class ReadinessIT {
     /** {@code GET /q/health/ready}; an answer that does not come within 10 s counts as status 0 with no checks. */
     private static Readiness readiness(RelStack st, Service s) {
         try {
-            HttpResponse<String> r = st.http.send(HttpRequest.newBuilder(URI.create(st.url(s) + "/q/health/ready"))
+            HttpResponse<String> r = st.http.send(HttpRequest.newBuilder(URI.create(st.managementUrl(s) + "/q/health/ready"))
                     .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
             Map<String, String> checks = new LinkedHashMap<>();
             JsonNode body = Json.MAPPER.readTree(r.body());

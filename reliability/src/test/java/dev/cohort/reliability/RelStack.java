@@ -78,6 +78,8 @@ final class RelStack implements AutoCloseable {
     private final Map<Service, Map<String, String>> extraEnv = new ConcurrentHashMap<>();
     /** Replicas 2, 3 … of lead-service and teammate-service, by {@link #replicaName}; replica 1 is {@link #procs}. */
     private final Map<String, ServiceProcess> replicas = new ConcurrentHashMap<>();
+    /** Each replica's management port (health, metrics) by replica name: the same after a restart. */
+    private final Map<String, Integer> managementPorts = new ConcurrentHashMap<>();
     private final Map<String, Integer> replicaPorts = new ConcurrentHashMap<>();
     private final Map<String, String> env = new LinkedHashMap<>();
     private final StringBuilder pastLogs = new StringBuilder();
@@ -193,6 +195,20 @@ final class RelStack implements AutoCloseable {
         return "http://127.0.0.1:" + ports.get(s);
     }
 
+    /** Where replica 1 of {@code s} serves health and metrics (its management port, kept across restarts). */
+    String managementUrl(Service s) {
+        return replicaManagementUrl(s, 1);
+    }
+
+    /** Where replica {@code n} of {@code s} serves health and metrics. */
+    String replicaManagementUrl(Service s, int n) {
+        return "http://127.0.0.1:" + managementPort(s, n);
+    }
+
+    private int managementPort(Service s, int n) {
+        return managementPorts.computeIfAbsent(replicaName(s, n), k -> Ports.free());
+    }
+
     ServiceProcess process(Service s) {
         return procs.get(s);
     }
@@ -223,6 +239,7 @@ final class RelStack implements AutoCloseable {
             e.put("COHORT_INSTANCE_ID", "teammate-" + n); // as cohort up names its replicas
         }
         e.putAll(extraEnv.getOrDefault(s, Map.of()));
+        e.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(managementPort(s, n)));
         List<String> flags = new ArrayList<>(ServiceProcess.jvmFlags(s.module));
         if (s == Service.LEAD) {
             flags.add("-Dmp.messaging.incoming.lead-in.client.id=rel-lead-" + n);
@@ -404,11 +421,11 @@ final class RelStack implements AutoCloseable {
         p.close();
     }
 
-    /** Whether every service, each replica that runs included, answers {@code /q/health/ready} with 200. */
+    /** Whether every service, each replica that runs included, answers {@code /q/health/ready} with 200 (management port). */
     boolean allReady() {
         for (Service s : Service.values()) {
             for (int n : liveReplicas(s)) {
-                if (!ready(replicaUrl(s, n))) {
+                if (!ready(replicaManagementUrl(s, n))) {
                     return false;
                 }
             }
@@ -417,7 +434,7 @@ final class RelStack implements AutoCloseable {
     }
 
     boolean ready(Service s) {
-        return ready(url(s));
+        return ready(managementUrl(s));
     }
 
     boolean ready(String base) {
@@ -434,7 +451,7 @@ final class RelStack implements AutoCloseable {
 
     /** The tool runner's own count of 503 answers ({@code http_server_requests} in its Prometheus metrics). */
     long count503() {
-        HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(url(Service.TOOL_RUNNER) + "/q/metrics"))
+        HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(managementUrl(Service.TOOL_RUNNER) + "/q/metrics"))
                 .timeout(Duration.ofSeconds(10)).GET().build());
         long n = 0;
         for (String line : r.body().split("\n")) {
@@ -469,6 +486,11 @@ final class RelStack implements AutoCloseable {
     }
 
     // ---- HTTP on the public API (with the API token)
+
+    /** A GET of health or metrics on replica 1's management port (no token). */
+    HttpResponse<String> managementGet(Service s, String path) {
+        return send(HttpRequest.newBuilder(URI.create(managementUrl(s) + path)).timeout(Duration.ofSeconds(30)).GET().build());
+    }
 
     HttpResponse<String> get(Service s, String path) {
         return send(HttpRequest.newBuilder(URI.create(url(s) + path)).timeout(Duration.ofSeconds(30))

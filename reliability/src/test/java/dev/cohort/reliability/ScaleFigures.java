@@ -571,7 +571,7 @@ final class ScaleFigures {
     /** Heap in use from the replica's own Prometheus metrics, MB; -1 if unreadable. */
     private static long heapMb(RelStack stack, Service s, int n) {
         try {
-            var r = stack.send(HttpRequest.newBuilder(URI.create(stack.replicaUrl(s, n) + "/q/metrics")).timeout(Duration.ofSeconds(10)).GET().build());
+            var r = stack.send(HttpRequest.newBuilder(URI.create(stack.replicaManagementUrl(s, n) + "/q/metrics")).timeout(Duration.ofSeconds(10)).GET().build());
             double bytes = 0;
             boolean any = false;
             for (String line : r.body().split("\n")) {

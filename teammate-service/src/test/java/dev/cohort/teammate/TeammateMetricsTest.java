@@ -12,6 +12,7 @@ import static org.awaitility.Awaitility.await;
 import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.teammate.service.TeammateMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.file.Files;
@@ -70,7 +71,10 @@ class TeammateMetricsTest {
         assertThat(exposed()).as("as Prometheus reads it").isEqualTo(1.0);
         assertThat(sample("cohort_teammates{state=\"running\"}")).isEqualTo(1.0);
 
-        Files.createFile(gate); // the workspace exists: the tool runner prepared it for the running command
+        // a running turn may not have reached the tool runner yet: the gate goes in once the runner made the workspace
+        // (the command passes a gate that is there before it starts)
+        await().atMost(PATIENCE).until(() -> Files.isDirectory(gate.getParent()));
+        Files.createFile(gate);
         assertThat(awaitResults(team, "gus", 1).get(0).content()).isEqualTo("gus done");
         await().atMost(PATIENCE).until(() -> gauge() == 0.0);
         assertThat(exposed()).isEqualTo(0.0);
@@ -89,7 +93,7 @@ class TeammateMetricsTest {
     }
 
     static String metricsBody() {
-        return given().get("/q/metrics").then().statusCode(200).extract().asString();
+        return given().get(TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString();
     }
 
     /** The sum of the series of {@code metric} whose labels contain every one of {@code labels}. */
@@ -118,7 +122,7 @@ class TeammateMetricsTest {
     }
 
     static double exposed() {
-        String body = given().get("/q/metrics").then().statusCode(200).extract().asString();
+        String body = given().get(TestHTTPResourceManager.getManagementUri() + "/metrics").then().statusCode(200).extract().asString();
         Matcher m = EXPOSED.matcher(body);
         assertThat(m.find()).as("cohort_teammates_running on /q/metrics").isTrue();
         return Double.parseDouble(m.group(1));

@@ -108,7 +108,7 @@ class ToolRunnerBenchmarkIT {
             StringBuilder report = new StringBuilder("\n=== tool-runner benchmark (packaged runner, loopback HTTP, ")
                     .append(Runtime.getRuntime().availableProcessors()).append(" cores) ===\n");
             String health = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(runner.url() + "/q/health/ready")).GET().build(),
+                    java.net.URI.create(runner.managementUrl() + "/q/health/ready")).GET().build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString()).body();
             var level = java.util.regex.Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(health);
             report.append("sandbox in force: ").append(level.find() ? level.group(1) : "unknown").append('\n');
@@ -128,7 +128,7 @@ class ToolRunnerBenchmarkIT {
                 long[] idle1 = cpu(runner.pid());
                 report.append(String.format("%-15s runner JVM CPU while idle: %.2f ms per second%n", e.getKey(),
                         (idle1[0] - idle0[0]) * 10.0 / 2));
-                Map<String, double[]> phases0 = phases(runner.url());
+                Map<String, double[]> phases0 = phases(runner.managementUrl());
                 Map<String, Long> threads0 = threadCpu(runner.pid());
                 long[] cpu0 = cpu(runner.pid());
                 long[] ns = new long[SAMPLES];
@@ -141,7 +141,7 @@ class ToolRunnerBenchmarkIT {
                 }
                 long[] cpu1 = cpu(runner.pid());
                 Map<String, Long> threads1 = threadCpu(runner.pid());
-                Map<String, double[]> phases1 = phases(runner.url());
+                Map<String, double[]> phases1 = phases(runner.managementUrl());
                 Arrays.sort(ns);
                 report.append(String.format("%-15s sequential n=%d  p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms%n",
                         e.getKey(), SAMPLES, ns[SAMPLES / 2] / 1e6, ns[(int) (SAMPLES * 0.9)] / 1e6,
@@ -171,7 +171,7 @@ class ToolRunnerBenchmarkIT {
                 }
             }
             String metrics = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(runner.url() + "/q/metrics")).GET().build(),
+                    java.net.URI.create(runner.managementUrl() + "/q/metrics")).GET().build(),
                     java.net.http.HttpResponse.BodyHandlers.ofString()).body();
             var warm = java.util.regex.Pattern.compile(
                     "cohort_toolrunner_warm_sandbox_total\\{[^}]*outcome=\"([^\"]+)\"[^}]*} ([0-9.eE+-]+)").matcher(metrics);
@@ -226,7 +226,7 @@ class ToolRunnerBenchmarkIT {
         return out;
     }
 
-    /** The runner's per-phase timers of {@code bash} ({@code cohort_toolrunner_bash_phase_seconds}): count and sum. */
+    /** The runner's per-phase timers of {@code bash} ({@code cohort_toolrunner_bash_phase_seconds}) on its management port {@code url}: count and sum. */
     private static Map<String, double[]> phases(String url) throws Exception {
         String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
                 java.net.URI.create(url + "/q/metrics")).GET().build(),

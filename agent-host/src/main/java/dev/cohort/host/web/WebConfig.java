@@ -20,7 +20,7 @@ public interface WebConfig {
      * Which request paths need a bearer token, and which config key holds it: path prefix (e.g. {@code /api}) →
      * name of the property with the token (e.g. {@code cohort.api.token}). The longest matching prefix decides. A
      * prefix whose token is absent or blank is open (local runs). No entry = nothing is checked. Paths outside
-     * every prefix (health {@code /q/health}, metrics {@code /q/metrics}) stay open.
+     * every prefix stay open; health and metrics are served on the management port, which this filter does not see.
      */
     Map<String, String> bearer();
 

@@ -159,15 +159,18 @@ class LeadAccessIT {
     }
 
     @Test
-    void healthAndMetricsStayOpenWithoutAToken() {
-        HttpResponse<String> ready = stack.send(stack.request("/q/health/ready", null).GET().build());
+    void healthAndMetricsStayOpenWithoutATokenOnTheManagementPortOnly() {
+        HttpResponse<String> ready = stack.send(stack.managementRequest("/q/health/ready").GET().build());
         assertThat(ready.statusCode()).isEqualTo(200);
         assertThat(LeadStack.json(ready.body()).path("status").asText()).isEqualTo("UP");
-        HttpResponse<String> live = stack.send(stack.request("/q/health/live", null).GET().build());
+        HttpResponse<String> live = stack.send(stack.managementRequest("/q/health/live").GET().build());
         assertThat(live.statusCode()).isEqualTo(200);
-        HttpResponse<String> metrics = stack.send(stack.request("/q/metrics", null).GET().build());
+        HttpResponse<String> metrics = stack.send(stack.managementRequest("/q/metrics").GET().build());
         assertThat(metrics.statusCode()).isEqualTo(200);
         assertThat(metrics.body()).contains("# TYPE ");
+        // the API's port answers neither, with or without the token
+        assertThat(stack.send(stack.request("/q/health/ready", null).GET().build()).statusCode()).isEqualTo(404);
+        assertThat(stack.send(stack.request("/q/metrics", TOKEN).GET().build()).statusCode()).isEqualTo(404);
     }
 
     /**

@@ -237,6 +237,11 @@ final class LeadStack implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(Json.write(body))).build());
     }
 
+    /** A request to the lead's management port (health, metrics), which needs no token. */
+    HttpRequest.Builder managementRequest(String path) {
+        return HttpRequest.newBuilder(URI.create(lead.managementUrl() + path)).timeout(Duration.ofSeconds(30));
+    }
+
     HttpRequest.Builder request(String path, String token) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(leadUrl() + path)).timeout(Duration.ofSeconds(30));
         if (token != null) {

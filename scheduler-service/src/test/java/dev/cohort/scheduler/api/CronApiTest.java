@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.scheduler.support.LeadServiceStub;
+import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
@@ -178,12 +179,12 @@ class CronApiTest {
         assertProblem(given().header("Authorization", "Bearer nope").get("/api/v1/teams/api-auth/crons"), 401,
                 "unauthorized", "invalid bearer token");
 
-        Response ready = given().get("/q/health/ready");
+        Response ready = given().get(TestHTTPResourceManager.getManagementUri() + "/health/ready");
         assertThat(ready.statusCode()).isEqualTo(200);
         assertThat(ready.jsonPath().getList("checks.name", String.class))
                 .anySatisfy(n -> assertThat(n).containsIgnoringCase("database"))
                 .anySatisfy(n -> assertThat(n).containsIgnoringCase("kafka"));
-        assertThat(given().get("/q/metrics").statusCode()).isEqualTo(200);
+        assertThat(given().get(TestHTTPResourceManager.getManagementUri() + "/metrics").statusCode()).isEqualTo(200);
     }
 
     private static Response createKeyed(String team, String key, String body) {

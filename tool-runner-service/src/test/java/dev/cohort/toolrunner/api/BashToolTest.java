@@ -16,6 +16,7 @@ import dev.cohort.toolrunner.Calls;
 import dev.cohort.toolrunner.Processes;
 import dev.cohort.toolrunner.TempWorkspaceResource;
 import dev.cohort.toolrunner.persistence.ToolCallStore;
+import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.junit.QuarkusTest;
@@ -296,7 +297,7 @@ class BashToolTest {
                 .header("WWW-Authenticate", "Bearer");
         given().header("Authorization", "Bearer wrong").contentType(ContentType.JSON).body("{}")
                 .get("/internal/v1/background/bg_x").then().statusCode(401);
-        given().get("/q/health/ready").then().statusCode(200);
+        given().get(TestHTTPResourceManager.getManagementUri() + "/health/ready").then().statusCode(200);
     }
 
     @Test

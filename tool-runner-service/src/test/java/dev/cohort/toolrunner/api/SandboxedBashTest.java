@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.toolrunner.Calls;
 import dev.cohort.toolrunner.TempWorkspaceResource;
+import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
@@ -46,7 +47,7 @@ class SandboxedBashTest {
         String chosen = System.getenv("COHORT_SANDBOX");
         Assumptions.assumeTrue(chosen == null || chosen.isBlank() || chosen.equals("auto"),
                 "COHORT_SANDBOX=" + chosen + " chosen for this run: the default is not under test");
-        JsonPath health = given().get("/q/health/ready").then().statusCode(200).extract().jsonPath();
+        JsonPath health = given().get(TestHTTPResourceManager.getManagementUri() + "/health/ready").then().statusCode(200).extract().jsonPath();
         Map<String, Object> data = health.getMap("checks.find { it.name == 'sandbox' }.data");
         assertThat(data).containsEntry("requested", "auto");
         assertThat(data.get("sandbox")).isIn("bubblewrap", "unshare");
