@@ -12,6 +12,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -68,6 +69,13 @@ class UpSchedulerReplicasIT {
     private record Stored(String id, long fireCount, Instant nextFireAt) {
     }
 
+    /** The database and credentials {@code cohort up} gave its services (devstack's, drawn when its PostgreSQL started). */
+    private record Db(String url, String user, String password) {
+        Connection connect() throws SQLException {
+            return DriverManager.getConnection(url, user, password);
+        }
+    }
+
     @Test
     void twoSchedulerReplicasOnOneDatabaseFireEachDueMinuteOfAJobOnce() throws Exception {
         Path scenario = Files.writeString(tmp.resolve("scenario.json"), """
@@ -89,7 +97,8 @@ class UpSchedulerReplicasIT {
             assertThat(second).isNotIn(up.ports()[0], up.ports()[1], up.ports()[2], up.ports()[3], up.ports()[4],
                     up.ports()[5], up.ports()[6]);
 
-            String jdbc = "jdbc:postgresql://127.0.0.1:" + up.ports()[1] + "/cohort";
+            Db jdbc = db(up, "scheduler-service");
+            assertThat(jdbc.url()).isEqualTo("jdbc:postgresql://127.0.0.1:" + up.ports()[1] + "/cohort");
             // both firing loops run: each replica heartbeats its own instance id from its loop
             await("two live scheduler instances").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
                     .until(() -> liveInstances(jdbc), ids -> ids.size() == 2);
@@ -144,6 +153,31 @@ class UpSchedulerReplicasIT {
         return out;
     }
 
+    /**
+     * The database credentials of a listed service, as its process has them ({@code COHORT_DB_*} in its environment):
+     * the local PostgreSQL wants a password, drawn anew by every {@code cohort up}.
+     */
+    private static Db db(UpCommandIT.Up up, String service) throws IOException {
+        long pid = -1;
+        for (String line : up.out()) {
+            Matcher m = LISTED.matcher(line);
+            if (m.matches() && m.group(1).equals(service)) {
+                pid = Long.parseLong(m.group(3));
+            }
+        }
+        assertThat(pid).as("the pid of %s in the start-up listing", service).isPositive();
+        Map<String, String> env = new HashMap<>();
+        byte[] environ = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ"));
+        for (String entry : new String(environ, StandardCharsets.UTF_8).split("\0")) {
+            int eq = entry.indexOf('=');
+            if (eq > 0) {
+                env.put(entry.substring(0, eq), entry.substring(eq + 1));
+            }
+        }
+        assertThat(env).containsKeys("COHORT_DB_URL", "COHORT_DB_USER", "COHORT_DB_PASSWORD");
+        return new Db(env.get("COHORT_DB_URL"), env.get("COHORT_DB_USER"), env.get("COHORT_DB_PASSWORD"));
+    }
+
     private String createJob(int port, String prompt) throws IOException, InterruptedException {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
                 + "/api/v1/teams/default/crons")).timeout(Duration.ofSeconds(30)).header("Authorization", "Bearer " + TOKEN)
@@ -155,8 +189,8 @@ class UpSchedulerReplicasIT {
     }
 
     /** Scheduler instances that heartbeated within the last 30 s (the default interval is 5 s). */
-    private static List<String> liveInstances(String jdbc) throws SQLException {
-        try (Connection c = DriverManager.getConnection(jdbc, "postgres", "postgres"); PreparedStatement ps = c.prepareStatement(
+    private static List<String> liveInstances(Db jdbc) throws SQLException {
+        try (Connection c = jdbc.connect(); PreparedStatement ps = c.prepareStatement(
                 "SELECT id FROM scheduler.instance WHERE heartbeat_at > now() - interval '30 seconds'");
                 ResultSet rs = ps.executeQuery()) {
             List<String> ids = new ArrayList<>();
@@ -168,8 +202,8 @@ class UpSchedulerReplicasIT {
     }
 
     /** The jobs' fire counts and next due minutes, read in one statement (one consistent snapshot). */
-    private static Map<String, Stored> stored(String jdbc, List<String> jobs) throws SQLException {
-        try (Connection c = DriverManager.getConnection(jdbc, "postgres", "postgres"); PreparedStatement ps = c.prepareStatement(
+    private static Map<String, Stored> stored(Db jdbc, List<String> jobs) throws SQLException {
+        try (Connection c = jdbc.connect(); PreparedStatement ps = c.prepareStatement(
                 "SELECT id, fire_count, next_fire_at FROM scheduler.cron_job WHERE id = ANY (?)")) {
             ps.setArray(1, c.createArrayOf("text", jobs.toArray()));
             Map<String, Stored> out = new HashMap<>();

@@ -19,15 +19,19 @@ public final class Devstack implements AutoCloseable {
     private final String jdbcUrl;
     private final String dbUser;
     private final String dbPassword;
+    private final String dbSuperuser;
+    private final String dbSuperuserPassword;
 
     private Devstack(EmbeddedKafka kafka, LocalPostgres postgres, ScriptedModelServer model, String jdbcUrl, String dbUser,
-            String dbPassword) {
+            String dbPassword, String dbSuperuser, String dbSuperuserPassword) {
         this.kafka = kafka;
         this.postgres = postgres;
         this.model = model;
         this.jdbcUrl = jdbcUrl;
         this.dbUser = dbUser;
         this.dbPassword = dbPassword;
+        this.dbSuperuser = dbSuperuser;
+        this.dbSuperuserPassword = dbSuperuserPassword;
     }
 
     /**
@@ -46,19 +50,27 @@ public final class Devstack implements AutoCloseable {
             String url = env("COHORT_DB_URL");
             String user;
             String password;
+            String superuser;
+            String superuserPassword;
             if (url != null) {
+                // the user's own server, with the credentials the user gives (else the services' own defaults)
                 user = orDefault(env("COHORT_DB_USER"), "postgres");
                 password = orDefault(env("COHORT_DB_PASSWORD"), "postgres");
+                superuser = user;
+                superuserPassword = password;
             } else {
+                // a password for every connection: the services get the application role, the superuser stays here
                 pg = LocalPostgres.start(pgPort);
                 url = pg.jdbcUrl();
                 user = pg.username();
                 password = pg.password();
+                superuser = pg.superuser();
+                superuserPassword = pg.superuserPassword();
             }
             if (modelPort >= 0) {
                 model = ScriptedModelServer.start(modelPort);
             }
-            return new Devstack(kafka, pg, model, url, user, password);
+            return new Devstack(kafka, pg, model, url, user, password, superuser, superuserPassword);
         } catch (RuntimeException e) {
             if (model != null) {
                 model.close();
@@ -91,17 +103,35 @@ public final class Devstack implements AutoCloseable {
         return jdbcUrl;
     }
 
+    /**
+     * The role the services log in as: the local server's application role (no superuser, owner of the database); with
+     * {@code COHORT_DB_URL}, the given one.
+     */
     public String dbUser() {
         return dbUser;
     }
 
+    /** Its password: drawn for the local server when it started, or the given one. */
     public String dbPassword() {
         return dbPassword;
     }
 
     /**
+     * The local server's superuser, for a test or benchmark that changes server settings ({@code ALTER SYSTEM}) or reads
+     * what only a superuser may; never given to a service. With {@code COHORT_DB_URL}, the given user.
+     */
+    public String dbSuperuser() {
+        return dbSuperuser;
+    }
+
+    public String dbSuperuserPassword() {
+        return dbSuperuserPassword;
+    }
+
+    /**
      * The environment a packaged service process needs to use this stack: {@code KAFKA_BOOTSTRAP_SERVERS},
-     * {@code COHORT_DB_URL}, {@code COHORT_DB_USER}, {@code COHORT_DB_PASSWORD} (a mutable copy, in that order).
+     * {@code COHORT_DB_URL}, {@code COHORT_DB_USER}, {@code COHORT_DB_PASSWORD} (a mutable copy, in that order); the
+     * database credentials are the application role's ({@link #dbUser()}), never the superuser's.
      */
     public Map<String, String> serviceEnvironment() {
         Map<String, String> m = new LinkedHashMap<>();

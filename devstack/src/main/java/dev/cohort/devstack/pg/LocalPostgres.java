@@ -1,18 +1,13 @@
 package dev.cohort.devstack.pg;
 
 import dev.cohort.devstack.Ports;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -25,69 +20,111 @@ import java.util.stream.Stream;
  *
  * <p>Binaries, in order: {@code PG_BIN} (env or system property {@code cohort.devstack.pg-bin}); the newest
  * Debian install under {@code /usr/lib/postgresql/N/bin}; otherwise zonky's PostgreSQL binaries, which come
- * from Maven Central with the build. Provider can be forced with {@code COHORT_DEVSTACK_PG=debian|zonky}.
- * PostgreSQL refuses to run as root: as root, Debian binaries run as the {@code postgres} OS user through
- * {@code runuser}, and zonky wraps them in a user namespace. The server listens on 127.0.0.1 only, with
- * durability off (fsync, synchronous commit) because its data is throw-away. One database, {@code cohort}.
+ * from Maven Central with the build ({@link ZonkyBinaries}). Provider can be forced with
+ * {@code COHORT_DEVSTACK_PG=debian|zonky}. PostgreSQL refuses to run as root: as root, Debian binaries run as the
+ * {@code postgres} OS user through {@code runuser}, and zonky's in a user namespace ({@code unshare -U}). The server
+ * listens on 127.0.0.1 only, with durability off (fsync, synchronous commit) because its data is throw-away. One
+ * database, {@code cohort}.
+ *
+ * <p>Every connection needs a password ({@link PgCluster}: {@code scram-sha-256} over TCP and the Unix socket). Two
+ * roles: the superuser {@value #SUPERUSER}, with a password of its own that stays in this JVM (for the bootstrap, and
+ * for a test or benchmark that changes server settings), and the application role {@value #USER}, which is no
+ * superuser and owns the {@value #DATABASE} database (so each service creates and migrates its own schema there, as
+ * the application user of a production database does). The services get the application role:
+ * {@link #username()}, {@link #password()}.
  */
 public final class LocalPostgres implements AutoCloseable {
 
     /** The database every service shares (one schema per service). */
     public static final String DATABASE = "cohort";
-    public static final String USER = "postgres";
+    /** The application role: no superuser, owner of {@value #DATABASE}. */
+    public static final String USER = "cohort";
+    /** The cluster's bootstrap superuser. */
+    public static final String SUPERUSER = PgCluster.SUPERUSER;
 
-    private final int port;
+    private static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+    private final PgCluster cluster;
+    private final String password;
     private final String provider;
-    private final Runnable stopper;
-    private final long startupMillis;
-    private volatile boolean closed;
+    private final Thread hook;
+    private volatile long startupMillis;
+    private boolean closed;
 
-    private LocalPostgres(int port, String provider, Runnable stopper, long startupMillis) {
-        this.port = port;
+    private LocalPostgres(PgCluster cluster, String password, String provider) {
+        this.cluster = cluster;
+        this.password = password;
         this.provider = provider;
-        this.stopper = stopper;
-        this.startupMillis = startupMillis;
+        this.hook = new Thread(this::stopAndDelete, "cohort-pg-stop");
     }
 
-    /** Starts a server on the given port (0 = free) and creates the {@value #DATABASE} database. */
+    /**
+     * Starts a server on the given port (0 = free) and creates the {@value #DATABASE} database, owned by the
+     * application role {@value #USER} with a fresh password ({@link #password()}).
+     */
     public static LocalPostgres start(int port) {
-        long t0 = System.nanoTime();
-        int p = Ports.orFree(port);
-        String forced = setting("COHORT_DEVSTACK_PG", "cohort.devstack.pg").orElse("auto");
-        Optional<Path> bin = forced.equals("zonky") ? Optional.empty() : systemBinaries();
-        LocalPostgres pg;
-        if (bin.isPresent()) {
-            pg = startSystem(bin.get(), p, t0);
-        } else if (forced.equals("debian")) {
-            throw new IllegalStateException("COHORT_DEVSTACK_PG=debian but no PostgreSQL binaries found (set PG_BIN or apt-get install postgresql)");
-        } else {
-            pg = startZonky(p, t0);
+        return start(port, newPassword());
+    }
+
+    /**
+     * As {@link #start(int)}, with the application role's password chosen by the caller (from {@link #newPassword()}):
+     * for a process given its database credentials before the server exists.
+     *
+     * @param password at least 32 characters
+     */
+    public static LocalPostgres start(int port, String password) {
+        if (password == null || password.length() < 32) {
+            throw new IllegalArgumentException("the application role's password needs 32 characters or more: use LocalPostgres.newPassword()");
         }
+        long t0 = System.nanoTime();
+        PgCluster.Binaries binaries = PgCluster.binaries();
+        PgCluster cluster = PgCluster.init(binaries, Ports.orFree(port), "cohort-pg-", TIMEOUT);
+        LocalPostgres pg = new LocalPostgres(cluster, password, binaries.provider());
+        Runtime.getRuntime().addShutdownHook(pg.hook);
         try {
-            pg.createDatabase();
+            // throw-away data: durability off makes tests faster and changes no SQL semantics
+            cluster.start("-F -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", TIMEOUT);
+            cluster.createOwnedDatabase(USER, password, DATABASE, 100);
         } catch (RuntimeException e) {
             pg.close();
             throw e;
         }
+        pg.startupMillis = (System.nanoTime() - t0) / 1_000_000;
         return pg;
+    }
+
+    /** A fresh password (32 bytes of {@link java.security.SecureRandom}, as 64 hex digits). */
+    public static String newPassword() {
+        return PgCluster.newPassword();
     }
 
     /** {@code jdbc:postgresql://127.0.0.1:<port>/cohort}. */
     public String jdbcUrl() {
-        return "jdbc:postgresql://127.0.0.1:" + port + "/" + DATABASE;
+        return "jdbc:postgresql://127.0.0.1:" + cluster.port() + "/" + DATABASE;
     }
 
+    /** The application role {@value #USER}: what the services log in as. */
     public String username() {
         return USER;
     }
 
-    /** Authentication is {@code trust} on loopback; any password works. */
+    /** The application role's password. */
     public String password() {
-        return "postgres";
+        return password;
+    }
+
+    /** The superuser {@value #SUPERUSER}, for what the application role may not do (server settings); never a service's. */
+    public String superuser() {
+        return SUPERUSER;
+    }
+
+    /** The superuser's password, drawn for this cluster. */
+    public String superuserPassword() {
+        return cluster.superuserPassword();
     }
 
     public int port() {
-        return port;
+        return cluster.port();
     }
 
     /** {@code debian} or {@code zonky}: which binaries run. */
@@ -99,31 +136,32 @@ public final class LocalPostgres implements AutoCloseable {
         return startupMillis;
     }
 
+    /** The cluster: its directory, server log and socket (tests). */
+    PgCluster cluster() {
+        return cluster;
+    }
+
     @Override
-    public synchronized void close() {
-        if (!closed) {
-            closed = true;
-            stopper.run();
+    public void close() {
+        stopAndDelete();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException ignored) {
+            // the JVM is shutting down
         }
     }
 
-    private void createDatabase() {
-        String url = "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
-        SQLException last = null;
-        for (int i = 0; i < 100; i++) {
-            try (Connection c = DriverManager.getConnection(url, USER, password()); Statement s = c.createStatement()) {
-                try (ResultSet rs = s.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + DATABASE + "'")) {
-                    if (!rs.next()) {
-                        s.execute("CREATE DATABASE " + DATABASE);
-                    }
-                }
-                return;
-            } catch (SQLException e) {
-                last = e;
-                sleep(100);
-            }
+    private synchronized void stopAndDelete() {
+        if (closed) {
+            return;
         }
-        throw new IllegalStateException("PostgreSQL on port " + port + " does not accept connections", last);
+        closed = true;
+        try {
+            cluster.stop(TIMEOUT);
+        } catch (RuntimeException ignored) {
+            // already gone
+        }
+        cluster.delete();
     }
 
     // ---------------------------------------------------------------------------------------------- system binaries
@@ -151,58 +189,6 @@ public final class LocalPostgres implements AutoCloseable {
         }
     }
 
-    private static LocalPostgres startSystem(Path bin, int port, long t0) {
-        boolean root = "root".equals(System.getProperty("user.name"));
-        Path dir;
-        try {
-            dir = Files.createTempDirectory("cohort-pg-");
-            if (root) {
-                run(List.of("chown", "-R", "postgres:postgres", dir.toString()), null);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        Path data = dir.resolve("data");
-        Path log = dir.resolve("server.log");
-        run(asUser(root, List.of(bin.resolve("initdb").toString(), "-D", data.toString(), "-U", USER, "-A", "trust",
-                "-E", "UTF8", "--locale=C", "--no-sync")), dir);
-        String opts = "-p " + port + " -h 127.0.0.1 -k " + dir
-                // throw-away data: durability off makes tests faster and changes no SQL semantics
-                + " -F -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200";
-        Runnable stop = () -> {
-            try {
-                run(asUser(root, List.of(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-m", "immediate", "-w", "stop")), dir);
-            } catch (RuntimeException ignored) {
-                // already gone
-            }
-            deleteQuietly(dir);
-        };
-        try {
-            run(asUser(root, List.of(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-l", log.toString(), "-w", "-t", "60",
-                    "-o", opts, "start")), dir);
-        } catch (RuntimeException e) {
-            String serverLog = "";
-            try {
-                serverLog = Files.readString(log);
-            } catch (IOException ignored) {
-                // no log
-            }
-            stop.run();
-            throw new IllegalStateException(e.getMessage() + "\n" + serverLog, e);
-        }
-        Thread hook = new Thread(stop, "cohort-pg-stop");
-        Runtime.getRuntime().addShutdownHook(hook);
-        Runnable stopper = () -> {
-            stop.run();
-            try {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            } catch (IllegalStateException ignored) {
-                // JVM already shutting down
-            }
-        };
-        return new LocalPostgres(port, "debian", stopper, (System.nanoTime() - t0) / 1_000_000);
-    }
-
     /** {@code cmd} as the {@code postgres} user when this JVM runs as root (PostgreSQL refuses to run as root). */
     static List<String> asUser(boolean root, List<String> cmd) {
         if (!root) {
@@ -213,12 +199,8 @@ public final class LocalPostgres implements AutoCloseable {
         return all;
     }
 
-    private static void run(List<String> cmd, Path dir) {
-        run(cmd, dir, java.time.Duration.ofSeconds(120));
-    }
-
     /** Runs a PostgreSQL tool, its output kept for the error; fails on a non-zero exit or after {@code timeout}. */
-    static void run(List<String> cmd, Path dir, java.time.Duration timeout) {
+    static void run(List<String> cmd, Path dir, Duration timeout) {
         try {
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
             if (dir != null) {
@@ -247,31 +229,6 @@ public final class LocalPostgres implements AutoCloseable {
         }
     }
 
-    // ---------------------------------------------------------------------------------------------- zonky binaries
-
-    private static LocalPostgres startZonky(int port, long t0) {
-        try {
-            EmbeddedPostgres pg = EmbeddedPostgres.builder()
-                    .setPort(port)
-                    .setServerConfig("listen_addresses", "127.0.0.1")
-                    .setServerConfig("fsync", "off")
-                    .setServerConfig("synchronous_commit", "off")
-                    .setServerConfig("full_page_writes", "off")
-                    .setServerConfig("max_connections", "200")
-                    .start();
-            Runnable stop = () -> {
-                try {
-                    pg.close();
-                } catch (IOException ignored) {
-                    // already gone
-                }
-            };
-            return new LocalPostgres(port, "zonky", stop, (System.nanoTime() - t0) / 1_000_000);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start zonky embedded PostgreSQL", e);
-        }
-    }
-
     // ---------------------------------------------------------------------------------------------- helpers
 
     static Optional<String> setting(String env, String property) {
@@ -287,23 +244,6 @@ public final class LocalPostgres implements AutoCloseable {
             return Integer.parseInt(s);
         } catch (NumberFormatException e) {
             return dflt;
-        }
-    }
-
-    private static void deleteQuietly(Path dir) {
-        try (Stream<Path> s = Files.walk(dir)) {
-            s.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-        } catch (IOException ignored) {
-            // best effort
-        }
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
     }
 }

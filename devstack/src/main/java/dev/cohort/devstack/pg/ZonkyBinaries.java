@@ -22,8 +22,8 @@ import org.tukaani.xz.XZInputStream;
 
 /**
  * zonky's PostgreSQL binaries (the Maven Central artifact the build already has) unpacked once per machine, so that
- * {@link RestartablePostgres} can run {@code initdb} and {@code pg_ctl} on them itself: zonky's own server offers one
- * start and one stop, not a crash and a restart on the same data directory.
+ * {@link PgCluster} can run {@code initdb} and {@code pg_ctl} on them itself: zonky's own server offers one start and
+ * one stop, not a crash and a restart on the same data directory, and initdb there trusts every local connection.
  */
 final class ZonkyBinaries {
 

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cohort.devstack.OptionalProgram;
+import java.net.InetSocketAddress;
+import java.net.UnixDomainSocketAddress;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -15,8 +17,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A server stopped as in a crash and started again keeps its committed rows and its address, on the system's binaries
- * and on zonky's from Maven Central (all a machine with only a JDK has).
+ * A server stopped as in a crash and started again keeps its committed rows, its address and its credentials, on the
+ * system's binaries and on zonky's from Maven Central (all a machine with only a JDK has).
  */
 class RestartablePostgresTest {
 
@@ -54,6 +56,41 @@ class RestartablePostgresTest {
                     ResultSet rs = s.executeQuery("SELECT v FROM t")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getString(1)).isEqualTo("kept");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"debian", "zonky"})
+    void everyLoginNeedsThePasswordBeforeAndAfterARestartAndTheSameCredentialsWork(String provider) throws Exception {
+        PostgresCredentialsTest.force(provider);
+        try (RestartablePostgres pg = RestartablePostgres.start()) {
+            String password = pg.password();
+            String superuserPassword = pg.superuserPassword();
+            assertThat(pg.username()).isEqualTo(LocalPostgres.USER);
+            assertThat(password).matches("[0-9a-f]{64}").isNotEqualTo(superuserPassword);
+            for (int round = 0; round < 2; round++) {
+                for (String user : new String[] {pg.username(), pg.superuser()}) {
+                    assertThat(PostgresCredentialsTest.firstAuthenticationRequest(
+                            new InetSocketAddress("127.0.0.1", pg.port()), user)).isEqualTo(10); // SASL, not in
+                    assertThat(PostgresCredentialsTest.firstAuthenticationRequest(
+                            UnixDomainSocketAddress.of(pg.cluster().socket()), user)).isEqualTo(10);
+                    assertThatThrownBy(() -> DriverManager.getConnection(pg.jdbcUrl() + "?user=" + user))
+                            .isInstanceOf(SQLException.class);
+                    assertThatThrownBy(() -> DriverManager.getConnection(pg.jdbcUrl(), user, LocalPostgres.newPassword()))
+                            .isInstanceOf(SQLException.class);
+                }
+                try (Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.username(), pg.password());
+                        Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_user")) {
+                    assertThat(rs.next()).isTrue();
+                    assertThat(rs.getString(1)).isEqualTo(LocalPostgres.USER);
+                }
+                DriverManager.getConnection(pg.jdbcUrl(), pg.superuser(), pg.superuserPassword()).close();
+                pg.stop();
+                pg.restart();
+                // the same credentials, kept in memory across the restart
+                assertThat(pg.password()).isEqualTo(password);
+                assertThat(pg.superuserPassword()).isEqualTo(superuserPassword);
             }
         }
     }

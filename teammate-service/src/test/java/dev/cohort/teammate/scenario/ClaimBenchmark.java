@@ -377,7 +377,7 @@ public final class ClaimBenchmark {
 
         static StatementLog start(TeamStack stack) throws Exception {
             java.nio.file.Path file;
-            try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement()) {
+            try (java.sql.Connection c = stack.adminDb(); java.sql.Statement st = c.createStatement()) {
                 try (java.sql.ResultSet rs = st.executeQuery("SHOW data_directory")) {
                     rs.next();
                     file = java.nio.file.Path.of(rs.getString(1)).resolveSibling("server.log"); // devstack's pg_ctl -l
@@ -395,7 +395,7 @@ public final class ClaimBenchmark {
         }
 
         Counted stop() throws Exception {
-            try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement()) {
+            try (java.sql.Connection c = stack.adminDb(); java.sql.Statement st = c.createStatement()) {
                 st.execute("ALTER SYSTEM RESET log_min_duration_statement");
                 st.execute("SELECT pg_reload_conf()");
             }
@@ -493,7 +493,7 @@ public final class ClaimBenchmark {
             // PostgreSQL may run detached (pg_ctl): its postmaster is the one of our data directory, read from the server
             long pg = 0;
             String dataDir;
-            try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement();
+            try (java.sql.Connection c = stack.adminDb(); java.sql.Statement st = c.createStatement();
                     java.sql.ResultSet rs = st.executeQuery("SHOW data_directory")) {
                 rs.next();
                 dataDir = rs.getString(1);
