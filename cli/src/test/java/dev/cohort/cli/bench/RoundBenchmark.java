@@ -6,6 +6,7 @@ import dev.cohort.cli.UpCommand;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.Devstack;
 import dev.cohort.devstack.Ports;
+import dev.cohort.devstack.ProcessMemory;
 import dev.cohort.devstack.model.RecordedRequest;
 import dev.cohort.devstack.model.Scenario;
 import dev.cohort.devstack.model.ScriptedModelServer;
@@ -121,6 +122,10 @@ public final class RoundBenchmark {
     private Process runner;
     private Path runnerLog;
     private int runnerPort;
+    /** The tool runner's management port: health and metrics. */
+    private int runnerManagementPort;
+    /** The lead's management port. */
+    private int leadManagementPort;
     private long callIds;
     /** The measured turns' round gaps (ms), for the side-by-side table with the peers. */
     private double[] cohortGaps;
@@ -210,7 +215,9 @@ public final class RoundBenchmark {
         topics.add(PROBE_TOPIC);
         stack = Devstack.start(Ports.free(), topics, 4, Ports.free(), 0);
         runnerPort = Ports.free();
+        runnerManagementPort = Ports.free();
         int leadPort = Ports.free();
+        leadManagementPort = Ports.free();
         leadUrl = "http://127.0.0.1:" + leadPort;
         Map<String, String> env = new LinkedHashMap<>(stack.serviceEnvironment());
         // what UpCommand gives every service (the teammate and scheduler URLs point nowhere: not used by this bench)
@@ -234,12 +241,12 @@ public final class RoundBenchmark {
         // the runner's calls of 10 ms or more, each with its phases (CallPhases), for the tail's report
         runnerEnv.put("QUARKUS_LOG_CATEGORY__DEV_COHORT_TOOLRUNNER_SLOWCALLS__LEVEL", "DEBUG");
         Path tmp = Files.createDirectories(runDir.resolve("tmp"));
-        runner = startService("tool-runner-service", runnerJar, runnerPort, runnerEnv, ws, logs, tmp);
-        awaitReady("tool-runner-service", runner, runnerPort, logs);
-        lead = startService("lead-service", leadJar, leadPort, env, ws, logs, tmp);
-        awaitReady("lead-service", lead, leadPort, logs);
+        runner = startService("tool-runner-service", runnerJar, runnerPort, runnerManagementPort, runnerEnv, ws, logs, tmp);
+        awaitReady("tool-runner-service", runner, runnerManagementPort, logs);
+        lead = startService("lead-service", leadJar, leadPort, leadManagementPort, env, ws, logs, tmp);
+        awaitReady("lead-service", lead, leadManagementPort, logs);
         System.out.printf("[round-bench] ready: lead pid %d, tool runner pid %d, sandbox %s, logs %s%n", lead.pid(),
-                runner.pid(), sandbox(runnerPort), logs);
+                runner.pid(), sandbox(runnerManagementPort), logs);
 
         for (int w = 1; w <= warmup; w++) {
             Turn t = turn("warm-up " + w);
@@ -405,7 +412,21 @@ public final class RoundBenchmark {
         if (dbStats && Boolean.parseBoolean(opts.getOrDefault("statements", "true"))) {
             statements();
         }
+        memory("lead-service", lead, leadManagementPort);
+        memory("tool-runner-service", runner, runnerManagementPort);
         System.out.printf("[round-bench] done, load average %s%n", load());
+    }
+
+    /** The service's memory after the measured turns, as a container's memory limit counts it ({@link ProcessMemory}). */
+    private static void memory(String name, Process p, int managementPort) {
+        try {
+            System.out.printf("[round-bench] memory of %s: %s%n", name,
+                    ProcessMemory.of(p.pid(), "http://127.0.0.1:" + managementPort).describe());
+        } catch (IOException e) {
+            System.out.printf("[round-bench] memory of %s: unreadable (%s)%n", name, e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** One prompt: 20 tool rounds and the final answer; returns the model requests and the lead's events. */
@@ -647,6 +668,11 @@ public final class RoundBenchmark {
         return DriverManager.getConnection(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
     }
 
+    /** As the superuser: the server's settings and its data directory are not the services' role's to see or change. */
+    private Connection adminDb() throws SQLException {
+        return DriverManager.getConnection(stack.jdbcUrl(), stack.dbSuperuser(), stack.dbSuperuserPassword());
+    }
+
     /**
      * The counters once the services' pending statistics reached the shared counters: a backend flushes them at most
      * once a second and an idle one within about 10 s, so this waits until two reads 2 s apart agree (at most 15 s).
@@ -726,7 +752,7 @@ public final class RoundBenchmark {
      */
     private void statements() throws Exception {
         Path log;
-        try (Connection c = db(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW data_directory")) {
+        try (Connection c = adminDb(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW data_directory")) {
             rs.next();
             log = Path.of(rs.getString(1)).getParent().resolve("server.log");
         }
@@ -734,7 +760,7 @@ public final class RoundBenchmark {
             System.out.println("[round-bench] statement log not readable (" + log + "): statements per round not counted");
             return;
         }
-        try (Connection c = db(); Statement s = c.createStatement()) {
+        try (Connection c = adminDb(); Statement s = c.createStatement()) {
             s.execute("ALTER SYSTEM SET log_statement = 'all'");
             s.execute("SELECT pg_reload_conf()");
         }
@@ -742,7 +768,7 @@ public final class RoundBenchmark {
         long from = Files.size(log);
         turn("statement log");
         Thread.sleep(500);
-        try (Connection c = db(); Statement s = c.createStatement()) {
+        try (Connection c = adminDb(); Statement s = c.createStatement()) {
             s.execute("ALTER SYSTEM RESET log_statement");
             s.execute("SELECT pg_reload_conf()");
         }
@@ -844,7 +870,7 @@ public final class RoundBenchmark {
      */
     private Map<String, double[]> runnerTimers() {
         try {
-            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + runnerPort + "/q/metrics")).build(),
+            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + runnerManagementPort + "/q/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             Map<String, double[]> out = new java.util.LinkedHashMap<>();
             out.put(BASH_TIMER, new double[2]);
@@ -951,7 +977,7 @@ public final class RoundBenchmark {
         m.put("runner's commands (bwrap, bash)", ticks(runner.pid(), true));
         m.put("bench JVM (Kafka broker, model, SSE)", ticks(ProcessHandle.current().pid(), false));
         long pg = 0;
-        try (Connection c = db(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW data_directory")) {
+        try (Connection c = adminDb(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW data_directory")) {
             rs.next();
             long postmaster = Long.parseLong(Files.readAllLines(Path.of(rs.getString(1), "postmaster.pid")).getFirst().trim());
             pg = ticks(postmaster, false) + ticks(postmaster, true);
@@ -1101,8 +1127,8 @@ public final class RoundBenchmark {
         }
     }
 
-    private Process startService(String name, Path jar, int port, Map<String, String> env, Path ws, Path logs, Path tmp)
-            throws IOException {
+    private Process startService(String name, Path jar, int port, int managementPort, Map<String, String> env, Path ws, Path logs,
+            Path tmp) throws IOException {
         List<String> cmd = new ArrayList<>(sessionPrefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(jvmFlags);
@@ -1114,12 +1140,14 @@ public final class RoundBenchmark {
                 .redirectOutput(logs.resolve(name + ".log").toFile());
         pb.environment().putAll(env);
         pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
+        pb.environment().put("QUARKUS_MANAGEMENT_PORT", Integer.toString(managementPort));
+        pb.environment().put("QUARKUS_MANAGEMENT_HOST", "127.0.0.1");
         Process p = pb.start();
         children.add(p);
         return p;
     }
 
-    private void awaitReady(String name, Process p, int port, Path logs) throws Exception {
+    private void awaitReady(String name, Process p, int managementPort, Path logs) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
         while (System.nanoTime() < deadline) {
             if (!p.isAlive()) {
@@ -1127,7 +1155,7 @@ public final class RoundBenchmark {
                         + ":\n" + tail(logs.resolve(name + ".log")));
             }
             try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/q/health/ready"))
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready"))
                         .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
                     return;
@@ -1140,9 +1168,9 @@ public final class RoundBenchmark {
         throw new IllegalStateException(name + " not ready after 180 s:\n" + tail(logs.resolve(name + ".log")));
     }
 
-    private String sandbox(int runnerPort) {
+    private String sandbox(int managementPort) {
         try {
-            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + runnerPort + "/q/health/ready")).build(),
+            String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             var m = java.util.regex.Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(body);
             return m.find() ? m.group(1) : "unknown";

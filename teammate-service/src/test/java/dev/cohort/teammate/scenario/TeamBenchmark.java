@@ -2,6 +2,7 @@ package dev.cohort.teammate.scenario;
 
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.devstack.ProcessMemory;
 import dev.cohort.devstack.ServiceProcess;
 import dev.cohort.devstack.model.RecordedRequest;
 import java.io.IOException;
@@ -51,6 +52,19 @@ public final class TeamBenchmark {
     private TeamBenchmark() {
     }
 
+    /** Each service's memory at the end, as a container's memory limit counts it ({@link ProcessMemory}). */
+    static void memory(TeamStack stack) {
+        for (ServiceProcess p : stack.processes()) {
+            try {
+                System.out.printf("memory of %s: %s%n", p.name(), ProcessMemory.of(p.pid(), p.managementUrl()).describe());
+            } catch (IOException e) {
+                System.out.printf("memory of %s: unreadable (%s)%n", p.name(), e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     /**
      * How this JVM compiles: {@code cohort up} runs its broker in the CLI's JVM with C2, which is what the README's
      * figures since 2026-12-04 use; {@code -XX:TieredStopAtLevel=1} (C1 only) was the benchmark's earlier form.
@@ -88,6 +102,7 @@ public final class TeamBenchmark {
                 if (idle > 0) {
                     idleFleet(stack, idle);
                 }
+                memory(stack);
                 System.out.printf("load average at end: %s%n", loadAverage());
             } catch (Throwable t) {
                 System.out.println(stack.logs());

@@ -160,6 +160,19 @@ final class TeamStack implements AutoCloseable {
         }
     }
 
+    /** The processes running now: tool runner, lead, teammate replicas. */
+    List<ServiceProcess> processes() {
+        List<ServiceProcess> out = new java.util.ArrayList<>();
+        if (runner != null) {
+            out.add(runner);
+        }
+        if (lead != null) {
+            out.add(lead);
+        }
+        out.addAll(teammates);
+        return out;
+    }
+
     private ServiceProcess newTeammate(String instance) {
         Map<String, String> e = new HashMap<>(env);
         e.put("COHORT_INSTANCE_ID", instance);
@@ -224,6 +237,11 @@ final class TeamStack implements AutoCloseable {
 
     Connection db() throws SQLException {
         return DriverManager.getConnection(stack.jdbcUrl(), stack.dbUser(), stack.dbPassword());
+    }
+
+    /** As the superuser: the server's settings and its data directory are not the services' role's to see or change. */
+    Connection adminDb() throws SQLException {
+        return DriverManager.getConnection(stack.jdbcUrl(), stack.dbSuperuser(), stack.dbSuperuserPassword());
     }
 
     /** The lead-service and tool-runner processes (benchmarks read their CPU time). */
