@@ -6,7 +6,10 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
 
-/** Capacity that adds up: what the services can ask of PostgreSQL at their most pods fits what it admits. */
+/**
+ * Capacity that adds up: what the services can ask of PostgreSQL at their most pods fits what it admits, and what
+ * PostgreSQL may then use fits the memory it is given.
+ */
 final class Capacity {
 
     /** PostgreSQL's default {@code max_connections}. */
@@ -20,6 +23,24 @@ final class Capacity {
     static final int HEADROOM = 10;
     /** Agroal's {@code quarkus.datasource.jdbc.max-size} when nothing sets it (Quarkus 3 docs). */
     static final int QUARKUS_DEFAULT_POOL = 20;
+    /**
+     * The private memory budgeted for each PostgreSQL backend besides its {@code work_mem}: catalog and relation
+     * caches, plan caches, the process's own stack and libraries, and its page tables for the shared buffers it maps.
+     * Measured, a fresh connection takes under 2 MiB with huge pages (Andres Freund, "Measuring the Memory Overhead
+     * of a Postgres Connection", 2020) and up to about 10 MiB without them, independent of {@code work_mem} (PGConf.DE
+     * 2025, "PostgreSQL Connections Memory Usage: How Much, Why and When?"); Kubernetes nodes rarely give PostgreSQL
+     * huge pages, so the upper figure.
+     */
+    static final long BACKEND_OVERHEAD_BYTES = 10L << 20;
+    /**
+     * The share of an instance's memory limit the budget may fill. The rest is for what the formula leaves out: the
+     * instance manager (CNPG's Go process in the same container), PostgreSQL's auxiliary processes and WAL senders,
+     * wal_buffers and other shared memory, temp_buffers, and queries that use more than one {@code work_mem} (one
+     * per sort or hash node, hashes up to {@code hash_mem_multiplier} times).
+     */
+    static final double MEMORY_SHARE = 0.8;
+    /** PostgreSQL's default {@code autovacuum_max_workers} (PostgreSQL 13–18). */
+    static final int PG_DEFAULT_AUTOVACUUM_WORKERS = 3;
 
     private Capacity() {
     }
@@ -93,8 +114,9 @@ final class Capacity {
     }
 
     /**
-     * Every Cohort container requests the memory it is limited to: under node memory pressure the kubelet evicts the
-     * pods using more than they requested first, and an evicted service loses the work it had in flight.
+     * Every Cohort container and every PostgreSQL instance (a CNPG Cluster's {@code spec.resources}) requests the
+     * memory it is limited to: under node memory pressure the kubelet evicts the pods using more than they requested
+     * first; an evicted service loses the work it had in flight, an evicted primary fails over.
      */
     static List<String> memoryRequestsEqualLimits(Manifest m) {
         List<String> out = new ArrayList<>();
@@ -111,7 +133,88 @@ final class Capacity {
                 }
             }
         }
+        for (JsonNode c : m.ofKind("Cluster")) {
+            String req = c.path("spec").path("resources").path("requests").path("memory").asText("");
+            String lim = c.path("spec").path("resources").path("limits").path("memory").asText("");
+            if (!req.isEmpty() && !lim.isEmpty() && bytes(req) != bytes(lim)) {
+                out.add(Manifest.id(c) + ": PostgreSQL's memory request " + req + " < limit " + lim
+                        + ": above its request an instance is among the first pods evicted under node memory pressure");
+            }
+        }
         return out;
+    }
+
+    /**
+     * For each CNPG Cluster, PostgreSQL's memory at full use fits the instance's memory limit:
+     * {@code shared_buffers} + {@code max_connections} × ({@code work_mem} + {@link #BACKEND_OVERHEAD_BYTES}) +
+     * {@code autovacuum_max_workers} × {@code maintenance_work_mem} (or {@code autovacuum_work_mem} when set) ≤
+     * {@link #MEMORY_SHARE} × the limit. The memory parameters must be explicit ({@code shared_buffers},
+     * {@code work_mem}, {@code maintenance_work_mem}, {@code max_connections}), so the budget does not rest on
+     * defaults an operator or image release may change, and the instance must have a memory limit. Beyond the limit
+     * the kernel kills a backend, and PostgreSQL restarts every connection of the instance (a failover if it is the
+     * primary).
+     */
+    static List<String> postgresMemoryFitsItsConnections(Manifest m) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode c : m.ofKind("Cluster")) {
+            JsonNode params = c.path("spec").path("postgresql").path("parameters");
+            String limit = c.path("spec").path("resources").path("limits").path("memory").asText("");
+            List<String> missing = new ArrayList<>();
+            for (String p : List.of("max_connections", "shared_buffers", "work_mem", "maintenance_work_mem")) {
+                if (!params.hasNonNull(p)) {
+                    missing.add(p);
+                }
+            }
+            if (limit.isEmpty()) {
+                missing.add("resources.limits.memory");
+            }
+            if (!missing.isEmpty()) {
+                out.add(Manifest.id(c) + ": PostgreSQL's memory cannot be budgeted: it sets no " + String.join(", ", missing)
+                        + " (spec.postgresql.parameters, spec.resources)");
+                continue;
+            }
+            int connections = Integer.parseInt(params.path("max_connections").asText().strip());
+            long shared = pgBytes(params.path("shared_buffers").asText(), 8L << 10);
+            long work = pgBytes(params.path("work_mem").asText(), 1L << 10);
+            long maintenance = pgBytes(params.path("maintenance_work_mem").asText(), 1L << 10);
+            String autovacuumMem = params.path("autovacuum_work_mem").asText("-1").strip();
+            long perWorker = autovacuumMem.equals("-1") ? maintenance : pgBytes(autovacuumMem, 1L << 10);
+            int workers = Integer.parseInt(params.path("autovacuum_max_workers").asText(String.valueOf(PG_DEFAULT_AUTOVACUUM_WORKERS)).strip());
+            long need = shared + connections * (work + BACKEND_OVERHEAD_BYTES) + workers * perWorker;
+            long allowed = (long) (bytes(limit) * MEMORY_SHARE);
+            if (need > allowed) {
+                out.add(Manifest.id(c) + ": PostgreSQL may use " + mib(need) + " MiB (shared_buffers " + mib(shared) + " MiB + max_connections "
+                        + connections + " × (work_mem " + mib(work) + " MiB + " + mib(BACKEND_OVERHEAD_BYTES) + " MiB per backend) + " + workers
+                        + " autovacuum workers × " + mib(perWorker) + " MiB) but " + Math.round(MEMORY_SHARE * 100) + " % of its memory limit "
+                        + limit + " is " + mib(allowed) + " MiB");
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A PostgreSQL memory setting in bytes: units {@code B}, {@code kB}, {@code MB}, {@code GB}, {@code TB} (powers of
+     * 1024, as postgresql.conf reads them); a bare number is in the parameter's own unit ({@code shared_buffers}: 8 kB
+     * blocks; the {@code *_mem} settings: kB).
+     */
+    static long pgBytes(String value, long bareUnit) {
+        var q = java.util.regex.Pattern.compile("(\\d+)\\s*(B|kB|MB|GB|TB)?").matcher(value.strip());
+        if (!q.matches()) {
+            throw new IllegalArgumentException("PostgreSQL memory setting " + value);
+        }
+        long n = Long.parseLong(q.group(1));
+        return n * switch (q.group(2) == null ? "" : q.group(2)) {
+            case "B" -> 1L;
+            case "kB" -> 1L << 10;
+            case "MB" -> 1L << 20;
+            case "GB" -> 1L << 30;
+            case "TB" -> 1L << 40;
+            default -> bareUnit;
+        };
+    }
+
+    private static long mib(long bytes) {
+        return bytes >> 20;
     }
 
     /** A memory quantity in bytes (binary and decimal suffixes). */

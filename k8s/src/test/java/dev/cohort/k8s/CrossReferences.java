@@ -399,12 +399,52 @@ final class CrossReferences {
         }
         return applicationProperties(app).map(p -> {
             Map<String, String> env = containerEnv(m, w);
-            String v = env.getOrDefault("QUARKUS_HTTP_PORT", resolve(p.getProperty("quarkus.http.port", "8080"), env));
+            String v = env.getOrDefault("QUARKUS_HTTP_PORT", resolve(property(p, "quarkus.http.port", "8080"), env));
             return Integer.parseInt(v.trim());
         });
     }
 
-    /** The probes and the container port hit the port the service really listens on. */
+    /** Quarkus' default {@code quarkus.management.port}. */
+    static final int QUARKUS_DEFAULT_MANAGEMENT_PORT = 9000;
+
+    /** A property as the image's prod profile reads it: {@code %prod.<key>} over {@code <key>}, else {@code def}. */
+    static String property(Properties p, String key, String def) {
+        return p.getProperty("%prod." + key, p.getProperty(key, def));
+    }
+
+    /**
+     * Whether the service builds with Quarkus' management interface ({@code quarkus.management.enabled}): then
+     * {@code /q/health} and {@code /q/metrics} are served on the management port only, never on the http port. The
+     * property is fixed at build time, so only application.properties counts, not the pod's env.
+     */
+    static boolean managementEnabled(Properties p) {
+        return property(p, "quarkus.management.enabled", "false").strip().equals("true");
+    }
+
+    /** The port of the management interface: {@code QUARKUS_MANAGEMENT_PORT} of the env, else the property, else 9000. */
+    static int managementPort(Properties p, Map<String, String> env) {
+        String v = env.getOrDefault("QUARKUS_MANAGEMENT_PORT",
+                resolve(property(p, "quarkus.management.port", String.valueOf(QUARKUS_DEFAULT_MANAGEMENT_PORT)), env));
+        return Integer.parseInt(v.strip());
+    }
+
+    /** The management port of a workload's service, if it is one of ours and builds with the management interface. */
+    static Optional<Integer> managementPort(Manifest m, JsonNode w) {
+        String app = Manifest.podLabels(w).get("app.kubernetes.io/name");
+        if (app == null) {
+            return Optional.empty();
+        }
+        return applicationProperties(app).filter(CrossReferences::managementEnabled).map(p -> managementPort(p, containerEnv(m, w)));
+    }
+
+    /**
+     * The ports of the pod are the ports the service really listens on: a container port is its
+     * {@code quarkus.http.port} (the pod's env applied: {@code ${COHORT_TEAMMATE_PORT:8081}} …); the probes and a
+     * {@code prometheus.io/port} annotation hit the port that serves {@code /q} — the management port
+     * ({@code quarkus.management.port}, default 9000, {@code QUARKUS_MANAGEMENT_PORT}) when the service builds with
+     * the management interface, else the http port — and a container port named {@code management} is that port;
+     * {@code prometheus.io/path} is {@code /q/metrics}.
+     */
     static List<String> portsMatchTheService(Manifest m) {
         List<String> out = new ArrayList<>();
         for (JsonNode w : m.workloads()) {
@@ -412,9 +452,12 @@ final class CrossReferences {
             if (port.isEmpty()) {
                 continue;
             }
+            Optional<Integer> management = managementPort(m, w);
+            int q = management.orElse(port.get());
+            String qPort = management.isPresent() ? q + ", its management port" : q + ", its http port";
             JsonNode c = Manifest.podTemplate(w).orElseThrow().path("spec").path("containers").path(0);
             Map<String, Integer> named = new LinkedHashMap<>();
-            Set<Integer> numbers = new HashSet<>();
+            Set<Integer> numbers = new java.util.TreeSet<>();
             c.path("ports").forEach(p -> {
                 numbers.add(p.path("containerPort").asInt());
                 if (p.has("name")) {
@@ -424,10 +467,14 @@ final class CrossReferences {
             if (!numbers.contains(port.get())) {
                 out.add(Manifest.id(w) + ": the service listens on " + port.get() + " (quarkus.http.port) but the container ports are " + numbers);
             }
+            if (management.isPresent() && named.containsKey("management") && named.get("management").intValue() != q) {
+                out.add(Manifest.id(w) + ": container port \"management\" is " + named.get("management") + " but the service's management"
+                        + " interface listens on " + q + " (quarkus.management.port)");
+            }
             JsonNode annotations = Manifest.podTemplate(w).orElseThrow().path("metadata").path("annotations");
-            if (annotations.has("prometheus.io/port") && !annotations.path("prometheus.io/port").asText().equals(String.valueOf(port.get()))) {
+            if (annotations.has("prometheus.io/port") && !annotations.path("prometheus.io/port").asText().equals(String.valueOf(q))) {
                 out.add(Manifest.id(w) + ": annotation prometheus.io/port " + annotations.path("prometheus.io/port").asText()
-                        + " is not the port the service listens on (" + port.get() + "): Prometheus would scrape nothing");
+                        + " is not the port the service serves /q/metrics on (" + qPort + "): Prometheus would scrape nothing");
             }
             if (annotations.has("prometheus.io/path") && !annotations.path("prometheus.io/path").asText().equals("/q/metrics")) {
                 out.add(Manifest.id(w) + ": annotation prometheus.io/path " + annotations.path("prometheus.io/path").asText()
@@ -439,8 +486,9 @@ final class CrossReferences {
                     continue;
                 }
                 Integer n = p.isTextual() ? named.get(p.asText()) : Integer.valueOf(p.asInt());
-                if (!port.get().equals(n)) {
-                    out.add(Manifest.id(w) + ": " + which + " hits port " + p + " but the service listens on " + port.get());
+                if (n == null || n != q) {
+                    out.add(Manifest.id(w) + ": " + which + " hits port " + p + (p.isTextual() ? " (" + n + ")" : "")
+                            + " but the service serves /q/health on " + qPort);
                 }
             }
         }

@@ -20,8 +20,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Grafana dashboard {@code k8s/observability/cohort-dashboard.json} (issue 18 item 5): it parses, has the panels
- * the issue asks for, and every metric its PromQL queries is one Cohort or Strimzi's Kafka Exporter exposes — a list
+ * The Grafana dashboard {@code k8s/observability/cohort-dashboard.json}: it parses, has the panels README.md
+ * section 9 lists, and every metric its PromQL queries is one Cohort or Strimzi's Kafka Exporter exposes — a list
  * kept here ({@link #EXPOSED}), each Cohort name cross-checked with the Micrometer names in the services' code, so a
  * renamed meter or a typo in a query fails here and not on an empty panel in production.
  */

@@ -11,8 +11,8 @@ import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 
 /**
- * The hardening policies of issue #16 point 5 as pure functions of a build: each returns its violations, one line per
- * object and rule, so a test can name exactly what broke.
+ * The pods' hardening policies as pure functions of a build: each returns its violations, one line per object and
+ * rule, so a test can name exactly what broke.
  */
 final class Hardening {
 

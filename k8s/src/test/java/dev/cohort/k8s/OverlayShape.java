@@ -11,7 +11,7 @@ import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** What issue #16 asks of each overlay (point 1, 2, 3, 4), as pure functions of its build. */
+/** The shape of each overlay (replicas, topics, scaling, PostgreSQL, backups), as pure functions of its build. */
 final class OverlayShape {
 
     /** The five topics of ARCHITECTURE.md §4. */

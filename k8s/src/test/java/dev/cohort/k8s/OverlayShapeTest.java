@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** The dev and prod overlays have the shape issue #16 asks for; broken/overlay-* prove each rule can fail. */
+/** The dev and prod overlays have the shape README.md describes; broken/overlay-* prove each rule can fail. */
 class OverlayShapeTest {
 
     @Test

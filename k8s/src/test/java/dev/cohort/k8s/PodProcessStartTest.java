@@ -12,6 +12,10 @@ import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -23,6 +27,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -37,8 +42,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Starts each Cohort workload of each overlay as its pod would start it, on this machine: the JVM options
  * {@link RunJava} composes from the image's defaults and the container's env (its ConfigMap and Secrets with test
  * values), the container's memory limit, a read-only working directory and home with only the manifest's writable
- * mounts writable, against devstack's KRaft broker and PostgreSQL; the service must reach {@code /q/health/ready}.
- * VALIDATION.md says what this does not reproduce (the image's JDK, uid 185, the kernel's read-only root, cgroups).
+ * mounts writable, against devstack's KRaft broker and PostgreSQL; the service must answer its readiness probe as the
+ * kubelet would ask it: the probe's path on the port the probe names, the container port {@code management} (Quarkus'
+ * management interface, where health and metrics are served and not on the http port). Before the start, the test
+ * checks that the probes name that port and that it is the port the service would listen on in the pod (its
+ * {@code quarkus.management.port} with the pod's env applied). The process ({@link ServiceProcess}) then gets free
+ * local ports for its http and management interfaces ({@code QUARKUS_HTTP_PORT}, {@code QUARKUS_MANAGEMENT_PORT}, on
+ * 127.0.0.1), as a port mapping would map the container's ports, since several services share this machine; once
+ * ready, its http port must not answer the readiness path. VALIDATION.md says what this does not reproduce (the
+ * image's JDK, uid 185, the kernel's read-only root, cgroups).
  */
 class PodProcessStartTest {
 
@@ -94,7 +106,7 @@ class PodProcessStartTest {
         }
     }
 
-    /** The packaged service, started with the pod's command line, env and writable mounts, reaches readiness. */
+    /** The packaged service, started with the pod's command line, env and writable mounts, answers its readiness probe. */
     @ParameterizedTest(name = "{0} {1}")
     @MethodSource("workloads")
     void theServiceStartsAsItsPodWouldAndBecomesReady(String build, String workload, String container) {
@@ -109,6 +121,11 @@ class PodProcessStartTest {
         try (ServiceProcess sp = ServiceProcess.start(workload, jar, Ports.free(), pod.env(), pod.workDir(), START_TIMEOUT,
                 pod.jvmOptions())) {
             assertThat(sp.isAlive()).isTrue();
+            // the http port answers (it is up: readiness comes after both interfaces listen), but not with health
+            assertThat(httpStatus(sp.url() + pod.readinessPath()))
+                    .as("%s on the http port, which the Service and the API's NetworkPolicies open: health is served on the"
+                            + " management port only", pod.readinessPath())
+                    .isPositive().isNotEqualTo(200);
         }
     }
 
@@ -127,8 +144,10 @@ class PodProcessStartTest {
         infra.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
         int dbPort = Ports.free();
         infra.put("COHORT_DB_URL", "jdbc:postgresql://127.0.0.1:" + dbPort + "/" + LocalPostgres.DATABASE);
+        // the service gets its credentials before the server exists, as from CNPG's Secret before the instance is up
+        String password = LocalPostgres.newPassword();
         infra.put("COHORT_DB_USER", LocalPostgres.USER);
-        infra.put("COHORT_DB_PASSWORD", "postgres");
+        infra.put("COHORT_DB_PASSWORD", password);
         Pod pod = pod("overlays/prod", "teammate-service", "teammate-service", infra);
         CompletableFuture<ServiceProcess> started;
         try (ServerSocket notUpYet = new ServerSocket(dbPort, 50, InetAddress.getLoopbackAddress())) {
@@ -152,7 +171,7 @@ class PodProcessStartTest {
                 }
             }
         }
-        try (LocalPostgres late = LocalPostgres.start(dbPort)) {
+        try (LocalPostgres late = LocalPostgres.start(dbPort, password)) {
             ServiceProcess sp = started.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
             try (sp) {
                 assertThat(sp.isAlive()).isTrue();
@@ -162,8 +181,13 @@ class PodProcessStartTest {
         }
     }
 
-    /** A pod of a build, made runnable here. */
-    record Pod(List<String> jvmOptions, Map<String, String> env, Path workDir) {
+    /**
+     * A pod of a build, made runnable here.
+     *
+     * @param env the container's env with test values, and {@code QUARKUS_MANAGEMENT_PORT} a free local port
+     * @param readinessPath the readiness probe's path (ServiceProcess asks it on the management port)
+     */
+    record Pod(List<String> jvmOptions, Map<String, String> env, Path workDir, String readinessPath) {
     }
 
     private static Pod pod(String build, String workload, String container, Map<String, String> overrides) {
@@ -172,7 +196,11 @@ class PodProcessStartTest {
         JsonNode spec = Manifest.podTemplate(w).orElseThrow().path("spec");
         JsonNode c = stream(spec.path("containers")).filter(x -> x.path("name").asText().equals(container)).findFirst().orElseThrow();
         Map<String, String> env = RunJava.containerEnv(m, c, v -> testValue(v, workload));
+        String readinessPath = probesOnTheManagementPort(m, c, container);
         env.putAll(overrides);
+        // the container's management port (checked above) mapped to a free port here, as a port mapping would: several
+        // services share this machine; ServiceProcess binds it on 127.0.0.1 and waits for readiness there
+        env.put("QUARKUS_MANAGEMENT_PORT", Integer.toString(Ports.free()));
         // the root filesystem is read-only: the working directory (run-java.sh's /deployments) and the image's home
         // are unwritable; each writable mount of the pod (emptyDir, PVC) is a fresh writable directory
         Path readOnly = dir("cohort-pod-root-");
@@ -199,7 +227,48 @@ class PodProcessStartTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return new Pod(List.copyOf(opts), env, readOnly);
+        return new Pod(List.copyOf(opts), env, readOnly, readinessPath);
+    }
+
+    /**
+     * The container's probes name its port {@code management}, and that port is where the service's management
+     * interface listens in the pod ({@code quarkus.management.port}, the pod's env applied): what the kubelet asks is
+     * what the service serves. Returns the readiness probe's path.
+     */
+    private static String probesOnTheManagementPort(Manifest m, JsonNode c, String service) {
+        Integer containerPort = null;
+        for (JsonNode p : c.path("ports")) {
+            if (p.path("name").asText().equals(LeastExposure.MANAGEMENT)) {
+                containerPort = p.path("containerPort").asInt();
+            }
+        }
+        assertThat(containerPort).as("%s: a container port named %s", service, LeastExposure.MANAGEMENT).isNotNull();
+        Properties props = CrossReferences.applicationProperties(service).orElseThrow();
+        assertThat(CrossReferences.managementEnabled(props)).as("%s builds with quarkus.management.enabled=true", service).isTrue();
+        assertThat(CrossReferences.managementPort(props, RunJava.containerEnv(m, c, v -> Optional.empty())))
+                .as("%s: the port its management interface listens on in the pod is the container port %s", service, LeastExposure.MANAGEMENT)
+                .isEqualTo(containerPort);
+        for (String probe : List.of("startupProbe", "livenessProbe", "readinessProbe")) {
+            assertThat(c.path(probe).path("httpGet").path("port").asText()).as("%s: %s's port", service, probe)
+                    .isEqualTo(LeastExposure.MANAGEMENT);
+        }
+        String path = c.path("readinessProbe").path("httpGet").path("path").asText();
+        assertThat(path).as("%s: the readiness probe's path", service).isEqualTo("/q/health/ready");
+        return path;
+    }
+
+    /** The status of a GET of {@code url}, or -1 when nothing answers. */
+    private static int httpStatus(String url) {
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException e) {
+            return -1;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
     }
 
     /** A value or option naming a path under a writable mount, moved to that mount's local directory. */
