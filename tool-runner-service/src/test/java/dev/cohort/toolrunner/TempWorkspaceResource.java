@@ -24,7 +24,9 @@ public class TempWorkspaceResource implements QuarkusTestResourceLifecycleManage
                     "cohort.tool-runner.state-dir", state.toString(),
                     "cohort.tool-runner.token", TOKEN,
                     "cohort.tool-runner.instance-id", "test-instance",
-                    "cohort.tool-runner.sandbox-network-teams", NETWORK_TEAM);
+                    "cohort.tool-runner.sandbox-network-teams", NETWORK_TEAM,
+                    // a fork bomb in a test is held at this many processes (the default, 1024, is for real work)
+                    "cohort.tool-runner.limits.processes", "256");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -10,20 +10,25 @@ import org.eclipse.microprofile.health.Readiness;
 
 /**
  * Shows the sandbox in force in {@code /q/health/ready} ({@code sandbox}: bubblewrap, unshare or none, and what
- * was requested), so {@code cohort up} and operators can see it. Always up: a runner without the requested sandbox
- * does not start at all.
+ * was requested), so {@code cohort up} and operators can see it, and how commands are limited ({@code limits}: cgroups
+ * and rlimits, or rlimits only; {@code processes-limit}: how the process limit is enforced, or why it is not). Always
+ * up: a runner without the requested sandbox, or with a nonsense limit, does not start at all.
  */
 @Readiness
 @ApplicationScoped
 public class SandboxHealthCheck implements HealthCheck {
     @Inject
     CommandSandbox sandbox;
+    @Inject
+    dev.cohort.toolrunner.service.CommandLimits limits;
 
     @Override
     public HealthCheckResponse call() {
         return HealthCheckResponse.named("sandbox").up()
                 .withData("sandbox", sandbox.level().id())
                 .withData("requested", sandbox.requested().name().toLowerCase(Locale.ROOT))
+                .withData("limits", limits.mechanism())
+                .withData("processes-limit", limits.processesEnforcement())
                 .build();
     }
 }

@@ -107,6 +107,9 @@ public interface ToolRunnerConfig {
 
     Background background();
 
+    /** What one command may use ({@code CommandLimits}): processes, memory, CPU, file size, open files, stored output. */
+    Limits limits();
+
     /** Git invocations made by the runner itself (worktrees, workspace initialisation). */
     @WithDefault("30s")
     Duration gitTimeout();
@@ -212,6 +215,73 @@ public interface ToolRunnerConfig {
         /** Files larger than this are skipped by grep (logs and blobs, not source). */
         @WithDefault("10000000")
         long grepMaxFileBytes();
+    }
+
+    /**
+     * Limits of one command ({@code bash} and background jobs), applied inside its sandbox before the command runs:
+     * cgroups where the machine lets the runner create them, else rlimits (tool-runner README, "Limits"). Sizes are
+     * bytes with an optional {@code k}, {@code m}, {@code g} or {@code t} (powers of 1024); {@code unlimited} turns a
+     * limit off. Each value is checked at start-up: a nonsense value stops the runner with the key and the reason.
+     */
+    interface Limits {
+        /**
+         * Processes and threads of one command (cgroup {@code pids.max}; else {@code RLIMIT_NPROC} where it counts per
+         * sandbox, i.e. in the user namespace of a sandbox of a non-root runner). Enough for parallel builds; a fork
+         * bomb stops there.
+         */
+        @WithDefault("1024")
+        String processes();
+
+        /**
+         * Memory of each process ({@code RLIMIT_DATA}: heap and private mappings; address space reserved but unused,
+         * as a JVM or V8 reserves it, does not count) and, with cgroups v2, of the whole command ({@code memory.max}).
+         * A size, or a share of the machine's memory such as {@code 50%}.
+         */
+        @WithDefault("50%")
+        String memory();
+
+        /**
+         * CPU time of each process ({@code RLIMIT_CPU}): a backstop behind the wall-clock timeouts, which already kill
+         * the whole command; long enough for any build within a background job's timeout.
+         */
+        @WithDefault("4h")
+        String cpuTime();
+
+        /**
+         * CPUs one command may keep busy (cgroups v2 {@code cpu.max}, so one runaway leaves the rest of the machine to
+         * the runner and the other teams): a number of CPUs such as {@code 1.5}, or a share of the machine's such as
+         * {@code 80%}. Without cgroups v2 there is no such share; only {@code cpu-time} applies.
+         */
+        @WithDefault("80%")
+        String cpus();
+
+        /** Largest file a command may write ({@code RLIMIT_FSIZE}): a runaway {@code yes > f} stops there. */
+        @WithDefault("4g")
+        String fileSize();
+
+        /** Open files of each process ({@code RLIMIT_NOFILE}, soft and hard: a command cannot raise it). */
+        @WithDefault("8192")
+        String openFiles();
+
+        /**
+         * Output of one command stored by the runner (its {@code outputRef}, a background job's log), in characters:
+         * past it the rest is not stored and the command's process group is killed, so a never-ending output neither
+         * fills the disk nor holds a slot until its timeout.
+         */
+        @WithDefault("64m")
+        String outputSize();
+
+        /**
+         * {@code auto}: use cgroups where the runner can create them (detected once at start-up, shown in
+         * {@code /q/health/ready}); {@code off}: rlimits only.
+         */
+        @WithDefault("auto")
+        CgroupUse cgroups();
+    }
+
+    /** Whether command limits use cgroups. */
+    enum CgroupUse {
+        AUTO, OFF
     }
 
     /** Background jobs (s13). */

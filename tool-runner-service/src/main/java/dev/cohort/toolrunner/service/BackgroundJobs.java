@@ -58,6 +58,8 @@ public class BackgroundJobs {
     CommandLauncher launcher;
     @Inject
     OutputStore outputs;
+    @Inject
+    CommandLimits limits;
 
     /** Jobs of this instance whose end is not stored yet; an entry exists from before the thread starts. */
     private final Map<String, Job> running = new ConcurrentHashMap<>();
@@ -108,7 +110,8 @@ public class BackgroundJobs {
         store.insert(id, ctx.team(), ctx.agent(), ctx.callId(), command, ctx.display(ctx.cwd()), ref,
                 config.instanceId());
         ProcessRunner.Spec spec = launcher.spec(ctx, command, timeout);
-        OutputCapture capture = new OutputCapture(config.background().summaryChars(), outputs.file(ctx.team(), id), true);
+        OutputCapture capture = new OutputCapture(config.background().summaryChars(), outputs.file(ctx.team(), id), true)
+                .storeAtMost(limits.values().outputSize());
         Log.infof("team=%s agent=%s call=%s background job %s started", ctx.team(), ctx.agent(), ctx.callId(), id);
         events.emit(Event.of(ctx.team(), ctx.agent(), new BackgroundStarted(id, ctx.callId(), command)));
         Job job = new Job();
@@ -143,6 +146,10 @@ public class BackgroundJobs {
                 ms = o.durationMs();
                 status = "timed_out";
                 error = "timed out after " + spec.timeout().toSeconds() + " s; the process group was killed";
+            } else if (capture.limitReached()) {
+                ms = o.durationMs();
+                status = "failed";
+                error = CommandLimits.outputLimitError(capture.storeLimit());
             } else {
                 ms = o.durationMs();
                 exit = o.exitCode();

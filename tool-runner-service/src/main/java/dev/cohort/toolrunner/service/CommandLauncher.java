@@ -5,10 +5,16 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
-/** Builds the {@link ProcessRunner.Spec} of a command: scrubbed environment, and the sandbox in force. */
+/**
+ * Builds the {@link ProcessRunner.Spec} of a command: scrubbed environment, the sandbox in force and, inside it right
+ * before the shell, the command's rlimits; a cold start also gets a cgroup of its own where cgroups are used
+ * ({@link CommandLimits}).
+ */
 @ApplicationScoped
 public class CommandLauncher {
     @Inject
@@ -19,6 +25,8 @@ public class CommandLauncher {
     CommandSandbox sandbox;
     @Inject
     WarmSandboxes warm;
+    @Inject
+    CommandLimits limits;
 
     private volatile Pattern deny;
 
@@ -45,7 +53,20 @@ public class CommandLauncher {
             env = new java.util.HashMap<>(env);
             env.put("TRACEPARENT", traceparent);
         }
-        return new ProcessRunner.Spec(config.shell(), command, ctx.cwd(), env, timeout, sandbox.prefix(ctx, home));
+        return new ProcessRunner.Spec(config.shell(), command, ctx.cwd(), env, timeout,
+                withLimits(sandbox.prefix(ctx, home)), null, limits.cgroups());
+    }
+
+    /** {@code prefix} followed by the rlimits step: the last thing run inside the sandbox before the shell. */
+    private List<String> withLimits(List<String> prefix) {
+        List<String> step = limits.prefix();
+        if (step.isEmpty()) {
+            return prefix;
+        }
+        List<String> all = new ArrayList<>(prefix.size() + step.size());
+        all.addAll(prefix);
+        all.addAll(step);
+        return all;
     }
 
     /**
@@ -59,8 +80,17 @@ public class CommandLauncher {
         if (!warm.enabled() || s.env().containsKey("TRACEPARENT")) {
             return s;
         }
-        WarmSandboxes.Key key = sandbox.warmKey(ctx, home);
+        WarmSandboxes.Key key = warmKey(ctx, home);
         return new ProcessRunner.Spec(s.shell(), s.command(), s.cwd(), s.env(), s.timeout(), s.sandboxPrefix(),
-                () -> warm.take(key));
+                () -> warm.take(key), s.cgroups());
+    }
+
+    /**
+     * The pool of {@code ctx}'s warm sandboxes: the sandbox's warm key with the rlimits step, so a warm sandbox's stub
+     * (and the command it runs) has exactly a cold start's limits; its cgroup is its own, made when it starts.
+     */
+    public WarmSandboxes.Key warmKey(ToolContext ctx, Path home) {
+        WarmSandboxes.Key k = sandbox.warmKey(ctx, home);
+        return new WarmSandboxes.Key(k.team(), withLimits(k.command()), k.directory(), k.binds());
     }
 }

@@ -101,8 +101,22 @@ public class CommandSandbox {
         if (l == Level.NONE) {
             return List.of();
         }
-        return prefix(l, new Sandbox.Layout(ctx.cwd(), hidden, writable(ctx, home), readOnly(ctx),
+        return prefix(l, new Sandbox.Layout(ctx.cwd(), hidden(ctx.others()), writable(ctx, home), readOnly(ctx),
                 networkAllowed(ctx.team())));
+    }
+
+    /**
+     * What a call hides: the directories hidden from every call and those holding other teams' workspaces
+     * ({@link Workspaces#othersOf}); the call's own workspace is bound on top, and the teams' workspaces inside team
+     * {@code default}'s are covered again after its bind.
+     */
+    private List<Path> hidden(List<Path> others) {
+        if (others.isEmpty()) {
+            return hidden;
+        }
+        List<Path> all = new ArrayList<>(hidden);
+        all.addAll(others);
+        return all;
     }
 
     /**
@@ -136,7 +150,8 @@ public class CommandSandbox {
         Level l = level();
         List<Path> writable = writable(ctx, home);
         List<String> prefix = l == Level.NONE ? List.of()
-                : prefix(l, new Sandbox.Layout(ctx.root(), hidden, writable, readOnly(ctx), networkAllowed(ctx.team())));
+                : prefix(l, new Sandbox.Layout(ctx.root(), hidden(ctx.others()), writable, readOnly(ctx),
+                        networkAllowed(ctx.team())));
         // the directories whose replacement makes a warm sandbox unusable: those it binds, writable or not
         List<Path> binds = ctx.readOnly() ? List.of(ctx.root(), home) : writable;
         return new WarmSandboxes.Key(ctx.team(), prefix, ctx.root(), binds);
@@ -144,14 +159,15 @@ public class CommandSandbox {
 
     /**
      * The prefix for the runner's own git on a team's repository ({@link WorkspaceGit}): the sandbox of a command of
-     * that team, in {@code cwd}, writable only in {@code writable}, without network; empty for {@code none}.
+     * that team, in {@code cwd}, writable only in {@code writable}, without network, the other teams' workspaces
+     * ({@code others}) hidden as from its commands; empty for {@code none}.
      */
-    public List<String> gitPrefix(Path cwd, List<Path> writable) {
+    public List<String> gitPrefix(Path cwd, List<Path> writable, List<Path> others) {
         Level l = level();
         if (l == Level.NONE) {
             return List.of();
         }
-        return prefix(l, new Sandbox.Layout(cwd, hidden, writable, readOnly, false));
+        return prefix(l, new Sandbox.Layout(cwd, hidden(others), writable, readOnly, false));
     }
 
     private List<Path> writable(ToolContext ctx, Path home) {

@@ -12,7 +12,8 @@ import java.util.List;
 
 /**
  * Lists the regular files under a directory for glob and grep: symlinks are not followed (a link to {@code /} must
- * not make a search leave the workspace), {@code .git} is skipped, and the walk stops at a deadline or a file count.
+ * not make a search leave the workspace), {@code .git} and other teams' workspaces are skipped, and the walk stops
+ * at a deadline or a file count.
  */
 public final class FileWalker {
     /** A file with its modification time. */
@@ -27,12 +28,23 @@ public final class FileWalker {
     }
 
     public static Listing walk(Path base, long deadlineNanos, int maxFiles) throws IOException {
+        return walk(base, deadlineNanos, maxFiles, List.of());
+    }
+
+    /**
+     * As {@link #walk(Path, long, int)}, never entering {@code skipped} (real paths: other teams' workspaces inside
+     * the root), so a search lists nothing of them.
+     */
+    public static Listing walk(Path base, long deadlineNanos, int maxFiles, List<Path> skipped) throws IOException {
         List<Entry> files = new ArrayList<>();
         boolean[] stopped = {false};
         Files.walkFileTree(base, new SimpleFileVisitor<>() {
             @Override
             public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
                 if (!dir.equals(base) && dir.getFileName().toString().equals(".git")) {
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+                if (!skipped.isEmpty() && skipped.stream().anyMatch(dir::startsWith)) {
                     return FileVisitResult.SKIP_SUBTREE;
                 }
                 return FileVisitResult.CONTINUE;

@@ -29,6 +29,10 @@ public final class OutputCapture {
     private boolean ringFull;
     private long total;
     private BufferedWriter spill;
+    /** Characters stored at most ({@code -1}: no limit); past it the rest is dropped and {@link #onLimit} runs. */
+    private long storeLimit = -1;
+    private boolean limitReached;
+    private Runnable onLimit;
 
     /**
      * @param cap         characters kept in the result
@@ -47,6 +51,34 @@ public final class OutputCapture {
         }
     }
 
+    /**
+     * Stores at most {@code chars} characters of output (in the file and in memory; {@code <= 0}: no limit): what comes
+     * after is read and dropped, the stored output ends with a note, and the action given to {@link #onLimit} runs
+     * once (the runner kills the command's process group), so a never-ending output cannot fill the disk.
+     */
+    public synchronized OutputCapture storeAtMost(long chars) {
+        this.storeLimit = chars > 0 ? chars : -1;
+        return this;
+    }
+
+    /** What runs (on a thread of its own) when the stored output reaches its limit; at once if it already has. */
+    public synchronized void onLimit(Runnable action) {
+        this.onLimit = action;
+        if (limitReached) {
+            Thread.ofVirtual().name("output-limit").start(action);
+        }
+    }
+
+    /** {@code true} when the output passed {@link #storeAtMost}'s limit (the rest was dropped). */
+    public synchronized boolean limitReached() {
+        return limitReached;
+    }
+
+    /** The limit of {@link #storeAtMost}, {@code -1} when none. */
+    public synchronized long storeLimit() {
+        return storeLimit;
+    }
+
     /** Reads {@code in} to its end. */
     public void consume(InputStream in) throws IOException {
         Reader r = new InputStreamReader(in, StandardCharsets.UTF_8.newDecoder()
@@ -60,6 +92,37 @@ public final class OutputCapture {
 
     /** Adds characters. */
     public synchronized void accept(char[] buf, int off, int len) {
+        if (limitReached) {
+            return; // past the limit: dropped (the command is being killed; its pipe is drained to the end)
+        }
+        if (storeLimit > 0 && total + len > storeLimit) {
+            int fits = (int) (storeLimit - total);
+            if (fits > 0) {
+                store(buf, off, fits);
+            }
+            limitReached = true;
+            if (spill != null) {
+                try {
+                    spill.write(limitNote());
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot write the output file " + spillFile, e);
+                }
+            }
+            Runnable action = onLimit;
+            if (action != null) {
+                Thread.ofVirtual().name("output-limit").start(action);
+            }
+            return;
+        }
+        store(buf, off, len);
+    }
+
+    private String limitNote() {
+        return "\n\n[… output limit: the command wrote more than " + storeLimit + " characters; the runner kept the first "
+                + storeLimit + ", dropped the rest and killed the command's process group (rule: output-limit) …]\n";
+    }
+
+    private void store(char[] buf, int off, int len) {
         try {
             if (spill != null) {
                 spill.write(buf, off, len);
@@ -172,7 +235,7 @@ public final class OutputCapture {
      */
     public synchronized String text(String ref) {
         if (total <= cap) {
-            return first.toString();
+            return first.toString() + (limitReached ? limitNote() : "");
         }
         String tail = ringFull
                 ? new String(ring, ringPos, tailCap - ringPos) + new String(ring, 0, ringPos)
@@ -180,7 +243,7 @@ public final class OutputCapture {
         long omitted = total - headCap - tail.length();
         return first.substring(0, headCap)
                 + "\n\n[… output truncated: " + omitted + " of " + total + " characters omitted (kept the first "
-                + headCap + " and the last " + tail.length() + "); the whole output: read_file path=\"" + ref
-                + "\" …]\n\n" + tail;
+                + headCap + " and the last " + tail.length() + "); the " + (limitReached ? "stored" : "whole")
+                + " output: read_file path=\"" + ref + "\" …]\n\n" + tail + (limitReached ? limitNote() : "");
     }
 }

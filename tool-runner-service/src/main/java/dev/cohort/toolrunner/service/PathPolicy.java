@@ -7,6 +7,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
 
 /**
  * Path containment: every path a tool touches must resolve, with symlinks resolved, inside the containment root (the
@@ -81,7 +82,16 @@ public final class PathPolicy {
 
     /** As {@link #resolve} and additionally refuses devices, FIFOs and sockets (reading one could block or leak). */
     public static Path resolveForFileAccess(Path root, Path cwd, String userPath) {
+        return resolveForFileAccess(root, cwd, userPath, List.of());
+    }
+
+    /**
+     * As {@link #resolveForFileAccess(Path, Path, String)}, and refuses a path that resolves into one of
+     * {@code otherTeams} (directories holding other teams' workspaces inside the root), before looking at the file.
+     */
+    public static Path resolveForFileAccess(Path root, Path cwd, String userPath, List<Path> otherTeams) {
         Path real = resolve(root, cwd, userPath);
+        refuseOtherTeams(real, otherTeams, userPath);
         try {
             BasicFileAttributes a = Files.readAttributes(real, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (a.isOther()) {
@@ -94,6 +104,29 @@ public final class PathPolicy {
             throw new ToolError("io-error", "cannot inspect '" + userPath + "': " + e.getMessage());
         }
         return real;
+    }
+
+    /**
+     * Refuses {@code real} (a resolved, symlink-free path) when it is or lies in one of {@code otherTeams}: whatever
+     * the spelling ({@code ..}, absolute, a symbolic link), the resolved path decides.
+     *
+     * @throws ToolError with rule {@code other-team-workspace}
+     */
+    public static void refuseOtherTeams(Path real, List<Path> otherTeams, String userPath) {
+        for (Path o : otherTeams) {
+            if (real.startsWith(o)) {
+                throw new ToolError("other-team-workspace", "path '" + userPath + "' leads into another team's"
+                        + " workspace (or the directory holding them); a team's tools reach only its own workspace");
+            }
+        }
+    }
+
+    /** Those of {@code dirs} that lie strictly inside {@code root}: the ones a path under the root can reach. */
+    public static List<Path> inside(Path root, List<Path> dirs) {
+        if (dirs.isEmpty()) {
+            return List.of();
+        }
+        return dirs.stream().filter(d -> d.startsWith(root) && !d.equals(root)).toList();
     }
 
     private static boolean isSpecialFs(Path p) {

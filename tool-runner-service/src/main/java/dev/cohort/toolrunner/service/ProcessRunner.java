@@ -16,7 +16,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@code /dev/null}; stdout and stderr share one pipe, so they arrive in order; output is captured by an
  * {@link OutputCapture}. Hook commands use the other form ({@link #run(Spec, OutputCapture, OutputCapture, Path,
  * java.util.function.Consumer)}): stdin is read from a file and stderr is captured on its own. Processes left behind by a finished command ({@code sleep 300 &}) are killed too: work that
- * should outlive its call belongs in a background job.
+ * should outlive its call belongs in a background job. A command whose stored output passes its limit
+ * ({@link OutputCapture#storeAtMost}) has its group killed at once; where cgroups are used, a cold start's session
+ * leader joins the command's cgroup before it execs the sandbox ({@link CommandCgroups}).
  */
 public final class ProcessRunner {
     /** How long to wait for the output pipe to drain after the shell exits before killing stragglers that hold it. */
@@ -31,12 +33,18 @@ public final class ProcessRunner {
      * @param sandboxPrefix the sandbox's command line for {@code cwd} (a cold start)
      * @param warm          where a warm sandbox for this command comes from ({@code null}: always cold); used for
      *                      foreground commands without stdin or separate stderr
+     * @param cgroups       where a cold start gets its cgroup ({@code null}: none); a warm sandbox has its own
      */
     public record Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
-            List<String> sandboxPrefix, WarmSource warm) {
+            List<String> sandboxPrefix, WarmSource warm, CommandCgroups cgroups) {
         public Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
                 List<String> sandboxPrefix) {
-            this(shell, command, cwd, env, timeout, sandboxPrefix, null);
+            this(shell, command, cwd, env, timeout, sandboxPrefix, null, null);
+        }
+
+        public Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
+                List<String> sandboxPrefix, WarmSource warm) {
+            this(shell, command, cwd, env, timeout, sandboxPrefix, warm, null);
         }
     }
 
@@ -96,8 +104,25 @@ public final class ProcessRunner {
             }
             // the warm sandbox did not start the command (none, dead, or it ended before its acknowledgement): cold
         }
+        // the command's cgroup, limited before its first process joins it; removed once the command is over
+        CommandCgroups.Cgroup cgroup = spec.cgroups() == null ? null : spec.cgroups().create();
+        try {
+            return runCold(spec, capture, stderr, stdin, onStart, cgroup);
+        } finally {
+            if (cgroup != null) {
+                cgroup.release();
+            }
+        }
+    }
+
+    private static Outcome runCold(Spec spec, OutputCapture capture, OutputCapture stderr, Path stdin,
+            java.util.function.Consumer<Handle> onStart, CommandCgroups.Cgroup cgroup)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add("setsid");
+        if (cgroup != null) {
+            cmd.addAll(cgroup.join()); // the session leader joins the cgroup, then execs the sandbox
+        }
         cmd.addAll(spec.sandboxPrefix());
         cmd.add(spec.shell());
         cmd.add("-c");
@@ -113,6 +138,7 @@ public final class ProcessRunner {
         if (onStart != null) {
             onStart.accept(handle);
         }
+        killOnOutputLimit(p, capture, stderr);
         IOException[] readError = new IOException[1];
         PipeReader reader = PipeReader.start(() -> {
             try {
@@ -155,6 +181,7 @@ public final class ProcessRunner {
             return null;
         }
         CallPhases.mark(CallPhases.STARTED);
+        killOnOutputLimit(p, capture, null);
         AtomicBoolean went = new AtomicBoolean();
         IOException[] readError = new IOException[1];
         long[] marks = CallPhases.current();
@@ -180,9 +207,26 @@ public final class ProcessRunner {
             return null;
         }
         PidWindow startup = w.startupPids();
-        return drain(p, handle, reader, null, readError, capture, null, start,
-                startup == null || lastBeforeCommand <= 0 ? null : List.of(startup, new PidWindow(lastBeforeCommand, 0)),
-                timedOut);
+        try {
+            return drain(p, handle, reader, null, readError, capture, null, start,
+                    startup == null || lastBeforeCommand <= 0 ? null : List.of(startup, new PidWindow(lastBeforeCommand, 0)),
+                    timedOut);
+        } finally {
+            w.releaseCgroup(); // the command is over: what is left in its cgroup is killed, the cgroup removed
+        }
+    }
+
+    /**
+     * When the stored output passes its limit ({@link OutputCapture#storeAtMost}), the command's whole process group
+     * is killed: a never-ending output ends the call at once instead of filling the disk until the timeout.
+     */
+    private static void killOnOutputLimit(Process p, OutputCapture capture, OutputCapture stderr) {
+        // the group's leader is the process itself; no destroyForcibly(), which would close the pipe under its reader
+        Runnable kill = () -> killGroup(p.pid());
+        capture.onLimit(kill);
+        if (stderr != null) {
+            stderr.onLimit(kill);
+        }
     }
 
     /** Waits for the shell (killing the group on timeout), drains the output, kills leftovers. */
@@ -237,7 +281,8 @@ public final class ProcessRunner {
         if (stderr != null) {
             stderr.close();
         }
-        if (readError[0] != null && !timedOut && !handle.cancelled.get()) {
+        boolean overLimit = capture.limitReached() || (stderr != null && stderr.limitReached());
+        if (readError[0] != null && !timedOut && !handle.cancelled.get() && !overLimit) {
             throw readError[0];
         }
         long ms = (System.nanoTime() - start) / 1_000_000;

@@ -14,11 +14,12 @@ import java.util.Objects;
  * <li>the whole system read-only; a minimal {@code /dev}; a {@code /proc} of a new PID namespace (no other process
  * is visible, so no {@code /proc/<pid>/environ} of a Cohort service can be read); a private, empty {@code /tmp}
  * and {@code /run} (no unix socket of the host, such as PostgreSQL's or Docker's, is reachable);</li>
- * <li>the {@linkplain Layout#hidden() hidden} directories (the user's home, the runner's and the CLI's state) covered
- * by empty tmpfs;</li>
+ * <li>the {@linkplain Layout#hidden() hidden} directories (the user's home, the runner's and the CLI's state, the
+ * directories holding other teams' workspaces) covered by empty tmpfs;</li>
  * <li>the {@linkplain Layout#writable() writable} directories (containment root, team {@code HOME}, a worktree's
  * main {@code .git}) bound read-write on top, so a workspace under the user's home stays reachable;</li>
- * <li>a hidden directory that lies inside a writable one (state inside the workspace) is covered again;</li>
+ * <li>a hidden directory that lies inside a writable or read-only one (state inside the workspace, another team's
+ * workspace inside team {@code default}'s) is covered again, the directories between them held in place;</li>
  * <li>a new network namespace (only loopback, not the host's) unless {@linkplain Layout#network() allowed}.</li>
  * </ol>
  * Killing the outer process kills everything inside (PID 1 of the namespace dies, {@code --die-with-parent} /
@@ -67,7 +68,7 @@ public final class Sandbox {
     /**
      * The mounts over the read-only system, in the order they must be made: later mounts win over earlier ones on
      * the same or an enclosing path, so hiding comes first, then the writable binds, then re-hiding what the binds
-     * exposed.
+     * exposed, then the read-only binds and re-hiding what they exposed.
      */
     public static List<Mount> plan(Layout layout) {
         List<Mount> mounts = new ArrayList<>();
@@ -75,27 +76,35 @@ public final class Sandbox {
         mounts.add(new Mount(Kind.TMPFS, RUN));
         List<Path> hidden = byDepth(layout.hidden());
         List<Path> writable = byDepth(layout.writable());
+        List<Path> readOnly = layout.readOnly();
         for (Path h : hidden) {
-            if (!h.equals(h.getRoot()) && visible(mounts, h)) {
+            // one inside a directory bound below is hidden after that bind instead (covering it now would be undone)
+            if (!h.equals(h.getRoot()) && !strictlyInside(h, writable) && !strictlyInside(h, readOnly)
+                    && visible(mounts, h)) {
                 mounts.add(new Mount(Kind.TMPFS, h));
             }
         }
         for (Path w : writable) {
             mounts.add(new Mount(Kind.BIND, w));
         }
+        for (Path p : pins(hidden, writable)) {
+            mounts.add(new Mount(Kind.BIND, p));
+        }
         for (Path h : hidden) {
-            // exposed again by a bind (state inside the workspace); a directory that is itself writable stays
-            if (!h.equals(h.getRoot()) && !writable.contains(h) && visible(mounts, h)) {
-                mounts.add(new Mount(Kind.TMPFS, h));
-                for (Path w : writable) {
-                    if (w.startsWith(h) && !w.equals(h)) {
-                        mounts.add(new Mount(Kind.BIND, w));
-                    }
-                }
+            // exposed again by a bind (state, or another team's workspace, inside the workspace); a directory that is
+            // itself writable stays
+            if (!h.equals(h.getRoot()) && strictlyInside(h, writable) && !writable.contains(h) && visible(mounts, h)) {
+                hideAgain(mounts, h, writable, List.of());
             }
         }
-        for (Path r : layout.readOnly()) {
+        for (Path r : readOnly) {
             mounts.add(new Mount(Kind.RO_BIND, r));
+        }
+        for (Path h : hidden) {
+            // exposed again by a read-only bind (a workspace bound read-only in plan mode)
+            if (!h.equals(h.getRoot()) && !writable.contains(h) && !readOnly.contains(h) && visible(mounts, h)) {
+                hideAgain(mounts, h, writable, readOnly);
+            }
         }
         // a remount acts on the topmost mount of a path: never on a bind made at the same path (hidden = workspace)
         List<Path> tmpfs = mounts.stream().filter(m -> m.kind() == Kind.TMPFS && !m.path().equals(TMP))
@@ -105,6 +114,54 @@ public final class Sandbox {
             mounts.add(new Mount(Kind.REMOUNT_RO, t));
         }
         return mounts;
+    }
+
+    /**
+     * The directories between a writable directory and a hidden one inside it (another team's workspace below
+     * {@code teams/} of the root, say), each to be bound onto itself before the hidden one is covered: a mount point
+     * cannot be renamed or removed ({@code EBUSY}), so no command can move a directory above the hidden one aside and
+     * find its content at a path that is not covered (a tmpfs moves along with the directory it is mounted on). All
+     * of them come before any cover inside a writable directory, because a bind carries the host's content below it.
+     * Read-only binds need none: nothing in them can be renamed.
+     */
+    static List<Path> pins(List<Path> hidden, List<Path> writable) {
+        java.util.Set<Path> pins = new java.util.LinkedHashSet<>();
+        for (Path h : hidden) {
+            Path w = writable.stream().filter(d -> h.startsWith(d) && !h.equals(d))
+                    .max(Comparator.comparingInt(Path::getNameCount)).orElse(null);
+            if (w == null || writable.contains(h)) {
+                continue;
+            }
+            for (int i = w.getNameCount() + 1; i < h.getNameCount(); i++) {
+                Path between = h.getRoot().resolve(h.subpath(0, i));
+                if (hidden.contains(between)) {
+                    break; // covered itself, and a mount point once covered
+                }
+                if (!writable.contains(between)) {
+                    pins.add(between);
+                }
+            }
+        }
+        return byDepth(List.copyOf(pins));
+    }
+
+    /** Covers {@code h}, which a bind exposed, again, and binds the directories inside it that must stay reachable. */
+    private static void hideAgain(List<Mount> mounts, Path h, List<Path> writable, List<Path> readOnly) {
+        mounts.add(new Mount(Kind.TMPFS, h));
+        for (Path w : writable) {
+            if (w.startsWith(h) && !w.equals(h)) {
+                mounts.add(new Mount(Kind.BIND, w));
+            }
+        }
+        for (Path r : readOnly) {
+            if (r.startsWith(h) && !r.equals(h)) {
+                mounts.add(new Mount(Kind.RO_BIND, r));
+            }
+        }
+    }
+
+    private static boolean strictlyInside(Path p, List<Path> dirs) {
+        return dirs.stream().anyMatch(d -> p.startsWith(d) && !p.equals(d));
     }
 
     /** {@code true} when the host's content shows at {@code p}: the last mount on it or an enclosing path is a bind. */

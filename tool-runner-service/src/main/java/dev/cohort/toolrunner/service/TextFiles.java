@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
+import java.util.List;
 import java.util.Set;
 
 /** File helpers shared by the file tools: binary detection, strict UTF-8 reads, atomic writes. */
@@ -63,12 +64,23 @@ public final class TextFiles {
      * an existing file. The parent is re-checked against {@code root} after it was created.
      */
     public static void writeAtomically(Path root, Path target, byte[] bytes, String display) throws IOException {
+        writeAtomically(root, List.of(), target, bytes, display);
+    }
+
+    /**
+     * As {@link #writeAtomically(Path, Path, byte[], String)}; the re-checked parent must not lie in one of
+     * {@code otherTeams} either (a link swapped in meanwhile that points into another team's workspace).
+     */
+    public static void writeAtomically(Path root, List<Path> otherTeams, Path target, byte[] bytes, String display)
+            throws IOException {
         Path parent = target.getParent();
         Files.createDirectories(parent);
-        if (!parent.toRealPath().startsWith(root)) {
+        Path realParent = parent.toRealPath();
+        if (!realParent.startsWith(root)) {
             throw new ToolError("symlink-escape", "the directory of '" + display
                     + "' was replaced by a link out of the workspace");
         }
+        PathPolicy.refuseOtherTeams(realParent, otherTeams, display);
         Set<PosixFilePermission> perms = null;
         if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
             perms = Files.getPosixFilePermissions(target, LinkOption.NOFOLLOW_LINKS);

@@ -87,6 +87,11 @@ public class ToolService {
         phases = new CallPhases(meters);
     }
 
+    /** Execution slots free now (tests: a runaway command must not keep one). */
+    int freeSlots() {
+        return slots.availablePermits();
+    }
+
     void onStart(@Observes StartupEvent ev) throws SQLException {
         int n = calls.markInterrupted(config.instanceId(), ToolCallResult.failure(
                 "this call was running when the tool runner restarted; its outcome is unknown and it is not run again"
@@ -299,7 +304,7 @@ public class ToolService {
                     + " (rule: unknown-tool)", 0);
         } else {
             ToolContext ctx = new ToolContext(req.team(), req.agent(), req.callId(), loc.workspace(), loc.root(),
-                    loc.cwd(), loc.worktree(), req.isReadOnly());
+                    loc.cwd(), loc.worktree(), req.isReadOnly(), loc.others());
             try {
                 if (ctx.readOnly() && !tool.get().runsUnderReadOnlyMounts()) {
                     throw new ToolError("plan-mode", "the agent works read-only (its team is in plan mode): '" + name

@@ -41,6 +41,10 @@ import java.util.concurrent.TimeUnit;
  * the command), so isolation between calls is what it was: nothing of a previous call (environment, {@code /tmp},
  * processes) is there. The process group, timeout kill, output pipe and caps are {@link ProcessRunner}'s, unchanged.
  *
+ * <p>A warm sandbox has a cold start's limits: its command line ends with the same {@code prlimit} step (part of its
+ * key), and where cgroups are used it gets a cgroup of its own when it starts, released after its call
+ * ({@link CommandLimits}).
+ *
  * <p>Pools are keyed by the sandbox's whole command line (team, containment root, binds, network) and started
  * lazily: the first call of a key starts its own (as a cold call would) and a replacement is started off the latency
  * path, on a starter thread, each time one is taken: once the call has been answered ({@link AfterResponse}) when
@@ -174,6 +178,8 @@ public class WarmSandboxes {
     ToolRunnerConfig config;
     @Inject
     io.micrometer.core.instrument.MeterRegistry meters;
+    @Inject
+    CommandLimits limits;
 
     /** Calls served by a sandbox started before them. */
     final java.util.concurrent.atomic.AtomicLong pooled = new java.util.concurrent.atomic.AtomicLong();
@@ -268,6 +274,8 @@ public class WarmSandboxes {
         private final List<Path> binds;
         private final CompletableFuture<Boolean> ready = new CompletableFuture<>();
         private volatile String failure;
+        /** Its cgroup (every process of the sandbox is in it from the start); {@code null}: none. */
+        private volatile CommandCgroups.Cgroup cgroup;
 
         private Warm(Process process, List<Path> binds, List<Object> fileKeys) {
             this.startedNanos = System.nanoTime();
@@ -326,7 +334,16 @@ public class WarmSandboxes {
             Thread.ofVirtual().name("warm-kill-" + pid).start(() -> {
                 ProcessRunner.killGroup(pid);
                 process.destroyForcibly();
+                releaseCgroup();
             });
+        }
+
+        /** Its call is over (or it is discarded): what is left in its cgroup is killed and the cgroup removed. */
+        void releaseCgroup() {
+            CommandCgroups.Cgroup cg = cgroup;
+            if (cg != null) {
+                cg.release();
+            }
         }
 
         String failure() {
@@ -539,14 +556,29 @@ public class WarmSandboxes {
     /** Starts one warm sandbox of {@code key}; its readiness is read on a pooled thread ({@link PipeReader}). */
     Warm start(Key key) throws IOException {
         List<Object> keys = fileKeys(key.binds());
-        List<String> cmd = new ArrayList<>(key.command().size() + 4);
+        // each warm sandbox has a cgroup of its own, its limits set before the sandbox's first process joins it
+        CommandCgroups cgroups = limits == null ? null : limits.cgroups();
+        CommandCgroups.Cgroup cg = cgroups == null ? null : cgroups.create();
+        List<String> cmd = new ArrayList<>(key.command().size() + 12);
         cmd.add("setsid");
+        if (cg != null) {
+            cmd.addAll(cg.join());
+        }
         cmd.addAll(key.command());
         cmd.addAll(List.of("/bin/bash", "-c", STUB));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(key.directory().toFile()).redirectErrorStream(true);
         pb.environment().clear(); // the stub gets each call's environment in its header
-        Process p = pb.start();
+        Process p;
+        try {
+            p = pb.start();
+        } catch (IOException | RuntimeException e) {
+            if (cg != null) {
+                cg.release();
+            }
+            throw e;
+        }
         Warm w = new Warm(p, key.binds(), keys);
+        w.cgroup = cg;
         awaitReadyByte(p, w);
         return w;
     }

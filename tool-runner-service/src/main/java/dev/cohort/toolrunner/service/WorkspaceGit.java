@@ -16,7 +16,8 @@ import java.util.Map;
  * team's {@code bash} calls, writable only where the operation must write (the workspace with its {@code .git}, the
  * team's worktrees, the team's {@code HOME}). A filter, {@code core.fsmonitor} program or included config file the
  * model put in the repository therefore runs — if git runs it at all — with the model's rights, never the runner's:
- * it sees no other process (no {@code /proc/<pid>/environ} of a service), no network, no runner state.
+ * it sees no other process (no {@code /proc/<pid>/environ} of a service), no network, no runner state and no other
+ * team's workspace.
  */
 @ApplicationScoped
 public class WorkspaceGit {
@@ -37,7 +38,8 @@ public class WorkspaceGit {
             throw new UncheckedIOException("cannot create the worktrees directory " + worktrees, e);
         }
         List<Path> writable = List.of(workspace, realPath(worktrees), home);
-        List<String> prefix = sandbox.gitPrefix(dir, writable);
+        List<Path> others = workspaces.othersOf(team).stream().filter(o -> !o.equals(workspace)).toList();
+        List<String> prefix = sandbox.gitPrefix(dir, writable, others);
         Map<String, String> env = Map.of("PATH", System.getenv().getOrDefault("PATH", "/usr/bin:/bin"),
                 "HOME", home.toString(), "LANG", "C.UTF-8");
         return Git.run(prefix, dir, config.gitTimeout(), env, args);

@@ -35,8 +35,23 @@ public class Workspaces {
     /** Worktree names (s18): letters, digits, dot, underscore, hyphen, 1–64 characters. */
     public static final Pattern WORKTREE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
-    /** Where one call runs. */
-    public record Location(String team, Path workspace, Path root, Path cwd, String worktree) {
+    /**
+     * Where one call runs.
+     *
+     * @param others the directories holding other teams' workspaces that the call must neither see nor reach
+     *               ({@link #othersOf}), without the team's own workspace
+     */
+    public record Location(String team, Path workspace, Path root, Path cwd, String worktree, List<Path> others) {
+        public Location {
+            others = List.copyOf(others);
+        }
+    }
+
+    /** How long a read of the recorded workspaces serves team {@code default}'s calls before it is read again. */
+    private static final long RECORDED_FRESH_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+
+    /** The recorded (own) workspaces of all teams as last read, and when. */
+    private record Recorded(List<Path> paths, long readAtNanos) {
     }
 
     @Inject
@@ -51,6 +66,7 @@ public class Workspaces {
     private final java.util.Set<String> ownWorkspace = ConcurrentHashMap.newKeySet();
     private volatile Path realRoot;
     private volatile Path realState;
+    private volatile Recorded recordedRead;
 
     /** Real path of the workspace root (created if missing). */
     public Path root() {
@@ -268,6 +284,12 @@ public class Workspaces {
         }
         ownWorkspace.add(team);
         ready.put(team, ws);
+        Recorded r = recordedRead;
+        if (r != null && !r.paths().contains(ws)) { // hidden from team default's next call on this replica at once
+            List<Path> paths = new ArrayList<>(r.paths());
+            paths.add(ws);
+            recordedRead = new Recorded(List.copyOf(paths), r.readAtNanos());
+        }
         Log.infof("team=%s workspace %s (asked for '%s')", team, ws, requested);
         return ws;
     }
@@ -354,6 +376,83 @@ public class Workspaces {
         }
     }
 
+    /**
+     * The directories that hold, or may hold, the workspaces of teams other than {@code team}: the root (team
+     * {@code default}'s workspace) for every other team; the teams directory; each of {@code workspace-roots}; and for
+     * team {@code default}, whose workspace may contain them, every recorded own workspace. The team's sandbox covers
+     * each with an empty, read-only directory (its own workspace, bound on top, stays reachable) and its file tools
+     * refuse paths in them. Only existing directories that are their own real path are listed (a mount needs one);
+     * the team's own workspace may be among them (a caller leaves it out).
+     *
+     * <p>For team {@code default} the teams directory, when it lies in the root, is created (empty) when missing, so
+     * that it is hidden from the first call on: no command of team {@code default} can make a directory there that a
+     * team created later would take as its workspace.
+     *
+     * @throws ToolError with rule {@code other-team-workspace} when the recorded workspaces cannot be read
+     */
+    public List<Path> othersOf(String team) {
+        Path root = root();
+        boolean isDefault = Ids.DEFAULT_TEAM.equals(team);
+        List<Path> candidates = new ArrayList<>();
+        if (!isDefault) {
+            candidates.add(root);
+        }
+        Path teams = teamsBase();
+        if (isDefault && teams.startsWith(root) && !teams.equals(root)
+                && !Files.exists(teams, LinkOption.NOFOLLOW_LINKS)) {
+            try {
+                Files.createDirectories(teams);
+            } catch (IOException e) {
+                Log.warnf("cannot create the teams directory %s: %s", teams, e.getMessage());
+            }
+        }
+        candidates.add(teams);
+        candidates.addAll(allowedRoots());
+        if (isDefault) {
+            candidates.addAll(recordedWorkspaces());
+        }
+        return existingOwnRealDirectories(candidates, isDefault ? root : null);
+    }
+
+    /** The recorded workspaces, read at most once a second, and at once on this replica after {@link #assign}. */
+    private List<Path> recordedWorkspaces() {
+        Recorded r = recordedRead;
+        long now = System.nanoTime();
+        if (r != null && now - r.readAtNanos() < RECORDED_FRESH_NANOS) {
+            return r.paths();
+        }
+        try {
+            List<Path> paths = teamWorkspaces.othersThan(Ids.DEFAULT_TEAM).values().stream().map(Path::of).toList();
+            recordedRead = new Recorded(paths, now);
+            return paths;
+        } catch (SQLException e) {
+            if (r != null) {
+                Log.warnf("cannot read the team workspaces again (%s); hiding the ones read before", e.getMessage());
+                return r.paths();
+            }
+            throw new ToolError("other-team-workspace", "the tool runner cannot read which directories are other"
+                    + " teams' workspaces, so it cannot hide them; nothing runs until its database answers");
+        }
+    }
+
+    /** Existing directories whose real path is themselves, without {@code exclude}, {@code /} and duplicates. */
+    private static List<Path> existingOwnRealDirectories(List<Path> candidates, Path exclude) {
+        java.util.Set<Path> out = new java.util.LinkedHashSet<>();
+        for (Path p : candidates) {
+            if (p.getNameCount() == 0 || p.equals(exclude)) {
+                continue;
+            }
+            try {
+                if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS) && p.toRealPath().equals(p)) {
+                    out.add(p);
+                }
+            } catch (IOException e) {
+                // gone meanwhile: nothing to hide
+            }
+        }
+        return List.copyOf(out);
+    }
+
     /** Real paths of {@code workspace-roots} (relative ones against the root); missing roots allow nothing. */
     public List<Path> allowedRoots() {
         List<Path> out = new ArrayList<>();
@@ -416,6 +515,7 @@ public class Workspaces {
      */
     public Location locate(String team, String cwd) {
         Path ws = workspace(team);
+        List<Path> others = othersOf(team).stream().filter(o -> !o.equals(ws)).toList();
         String c = cwd == null ? "" : cwd.strip();
         Path root = ws;
         String worktree = null;
@@ -439,7 +539,7 @@ public class Workspaces {
             }
         }
         if (rel.isEmpty() || rel.equals(".")) {
-            return new Location(team, ws, root, root, worktree);
+            return new Location(team, ws, root, root, worktree, others);
         }
         if (rel.startsWith("/")) {
             throw new IllegalArgumentException("cwd must be relative to the workspace, not absolute: " + cwd);
@@ -447,13 +547,14 @@ public class Workspaces {
         Path dir;
         try {
             dir = PathPolicy.resolve(root, root, rel);
+            PathPolicy.refuseOtherTeams(dir, PathPolicy.inside(root, others), rel);
         } catch (ToolError e) {
             throw new IllegalArgumentException("cwd '" + cwd + "' is not usable: " + e.modelMessage());
         }
         if (!Files.isDirectory(dir)) {
             throw new IllegalArgumentException("cwd '" + cwd + "' is not an existing directory");
         }
-        return new Location(team, ws, root, dir, worktree);
+        return new Location(team, ws, root, dir, worktree, others);
     }
 
     private static Path realDir(Path p) {

@@ -100,4 +100,44 @@ class OutputCaptureTest {
         c.close();
         assertThat(c.text("r")).isEqualTo("a\uFFFDb");
     }
+
+    @Test
+    void pastItsStoreLimitTheRestIsDroppedTheStoredOutputEndsWithANoteAndTheLimitActionRunsOnce() throws Exception {
+        Path file = dir.resolve("limited.txt");
+        OutputCapture c = new OutputCapture(100, file, false).storeAtMost(1_000);
+        java.util.concurrent.atomic.AtomicInteger actions = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.CountDownLatch acted = new java.util.concurrent.CountDownLatch(1);
+        c.onLimit(() -> {
+            actions.incrementAndGet();
+            acted.countDown();
+        });
+        char[] chunk = "0123456789".repeat(30).toCharArray(); // 300 characters
+        for (int i = 0; i < 10; i++) {
+            c.accept(chunk, 0, chunk.length);
+        }
+        c.close();
+        assertThat(acted.await(1, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+        assertThat(actions.get()).isEqualTo(1);
+        assertThat(c.limitReached()).isTrue();
+        assertThat(c.total()).isEqualTo(1_000);
+        String stored = Files.readString(file);
+        assertThat(stored).startsWith("0123456789".repeat(100)).hasSizeLessThan(1_300);
+        assertThat(stored.substring(1_000)).startsWith("\n\n[… output limit: the command wrote more than 1000 characters")
+                .endsWith("(rule: output-limit) …]\n");
+        assertThat(c.text("ref")).contains("the stored output: read_file path=\"ref\"")
+                .endsWith("(rule: output-limit) …]\n");
+    }
+
+    @Test
+    void withoutAStoreLimitEverythingIsStored() throws Exception {
+        Path file = dir.resolve("whole.txt");
+        OutputCapture c = new OutputCapture(100, file, false);
+        char[] chunk = "0123456789".repeat(30).toCharArray();
+        for (int i = 0; i < 10; i++) {
+            c.accept(chunk, 0, chunk.length);
+        }
+        c.close();
+        assertThat(c.limitReached()).isFalse();
+        assertThat(Files.readString(file)).isEqualTo("0123456789".repeat(300));
+    }
 }

@@ -44,6 +44,23 @@ class PathPolicyTest {
     }
 
     @Test
+    void anotherTeamsWorkspaceInsideTheRootIsRefusedHoweverItIsSpelled() throws Exception {
+        Path teams = Files.createDirectories(root.resolve("teams"));
+        Files.createDirectories(teams.resolve("other"));
+        Files.createSymbolicLink(root.resolve("to-other"), Path.of("teams/other"));
+        Files.createSymbolicLink(root.resolve("to-root"), root);
+        java.util.List<Path> others = java.util.List.of(teams);
+        for (String p : new String[] {"teams", "teams/other/x", "src/../teams/other/x", root + "/teams/other/new/x",
+            "to-other/x", "to-root/teams/other", "./teams/../teams/other"}) {
+            assertThatThrownBy(() -> PathPolicy.resolveForFileAccess(root, root, p, others)).as(p)
+                    .isInstanceOfSatisfying(ToolError.class, e -> assertThat(e.rule()).isEqualTo("other-team-workspace"));
+        }
+        assertThat(PathPolicy.resolveForFileAccess(root, root, "teams-notes.md", others))
+                .isEqualTo(root.resolve("teams-notes.md"));
+        assertThat(PathPolicy.inside(root, java.util.List.of(root, teams, tmp, outside))).containsExactly(teams);
+    }
+
+    @Test
     void escapesAreRefusedWithTheRuleThatApplied() {
         assertThat(rule("../x")).isEqualTo("workspace-containment");
         assertThat(rule("/etc/passwd")).isEqualTo("workspace-containment");

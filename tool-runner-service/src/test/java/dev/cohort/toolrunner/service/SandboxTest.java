@@ -227,6 +227,70 @@ class SandboxTest {
 
     @ParameterizedTest
     @EnumSource(value = Level.class, names = {"BUBBLEWRAP", "UNSHARE"})
+    void otherTeamsWorkspacesAreHiddenFromTeamDefaultAndTheRootFromTheOtherTeams(Level level) throws Exception {
+        assumeWorks(level);
+        // a root outside the user's home and outside /tmp: only the hiding itself can keep it from the other teams
+        Path root = Files.createDirectories(base.resolve("root"));
+        Files.writeString(root.resolve("root.txt"), "root file");
+        Path teams = Files.createDirectories(root.resolve("teams"));
+        Path other = Files.createDirectories(teams.resolve("other"));
+        Files.writeString(other.resolve("secret.txt"), "other team secret");
+        Files.writeString(Files.createDirectories(teams.resolve("third")).resolve("secret.txt"), "third team secret");
+        Path own = Files.createDirectories(root.resolve("projects/own"));
+        Files.writeString(own.resolve("secret.txt"), "own team secret");
+
+        Sandbox.Layout asDefault = new Sandbox.Layout(root, List.of(userHome, state, teams, own),
+                List.of(root, teamHome), List.of(), false);
+        String probe = "cd " + root + ";"
+                + " cat teams/other/secret.txt 2>/dev/null || echo no-other;"
+                + " ls -A teams;"
+                + " cat projects/own/secret.txt 2>/dev/null || echo no-own;"
+                + " (mv projects moved) 2>/dev/null && echo MOVED && cat moved/own/secret.txt;"
+                + " (echo x > teams/other/planted) 2>/dev/null && echo PLANTED;"
+                + " (mkdir teams/new) 2>/dev/null && echo MADE;"
+                + " cat root.txt; echo";
+        Path copy = Files.createDirectories(base.resolve("copy"));
+        assertThat(bash(Level.NONE, probe.replace(root.toString(), copyOf(root, copy).toString())).output())
+                .as("without a sandbox team default reads them").contains("other team secret", "own team secret");
+        assertThat(bash(level, asDefault, probe, env(), Duration.ofSeconds(30)).output())
+                .isEqualTo("no-other\nno-own\nroot file\n");
+        assertThat(other.resolve("planted")).doesNotExist();
+        assertThat(teams.resolve("new")).doesNotExist();
+        assertThat(root.resolve("projects")).isDirectory();
+
+        Sandbox.Layout asOther = new Sandbox.Layout(other, List.of(userHome, state, root, teams),
+                List.of(other, teamHome), List.of(), false);
+        String fromOther = "cd " + other + ";"
+                + " cat " + root.resolve("root.txt") + " 2>/dev/null || echo no-root;"
+                + " cat ../third/secret.txt 2>/dev/null || echo no-third;"
+                + " cat ../../projects/own/secret.txt 2>/dev/null || echo no-own;"
+                + " (echo x > " + root.resolve("planted") + ") 2>/dev/null && echo PLANTED;"
+                + " ls -A ..; ls -A " + root + "; cat secret.txt; echo";
+        assertThat(bash(Level.NONE, fromOther).output()).as("without a sandbox the other team reads them")
+                .contains("root file", "third team secret", "own team secret");
+        Files.delete(root.resolve("planted")); // it wrote, too
+        assertThat(bash(level, asOther, fromOther, env(), Duration.ofSeconds(30)).output())
+                .isEqualTo("no-root\nno-third\nno-own\nother\nteams\nother team secret\n");
+        assertThat(root.resolve("planted")).doesNotExist();
+    }
+
+    /** A copy of {@code dir} in {@code into} (the unsandboxed check must not move the original aside). */
+    private static Path copyOf(Path dir, Path into) throws IOException {
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : s.toList()) {
+                Path to = into.resolve(dir.relativize(p).toString());
+                if (Files.isDirectory(p)) {
+                    Files.createDirectories(to);
+                } else {
+                    Files.copy(p, to);
+                }
+            }
+        }
+        return into;
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Level.class, names = {"BUBBLEWRAP", "UNSHARE"})
     void rootInsideHasNoCapabilitySoCannotRemountTheSystemWritable(Level level) throws Exception {
         assumeWorks(level);
         String caps = "grep CapEff /proc/self/status | tr -d '\\t'";
@@ -304,6 +368,53 @@ class SandboxTest {
         List<Mount> plan = Sandbox.plan(new Sandbox.Layout(home, List.of(home), List.of(home), List.of(), false));
         assertThat(plan).containsExactly(new Mount(Kind.TMPFS, Path.of("/tmp")), new Mount(Kind.TMPFS, Path.of("/run")),
                 new Mount(Kind.TMPFS, home), new Mount(Kind.BIND, home), new Mount(Kind.REMOUNT_RO, Path.of("/run")));
+    }
+
+    @Test
+    void otherTeamsWorkspacesInsideTheWorkspaceAreCoveredAgainAndTheDirectoriesAboveThemHeldInPlace() {
+        Path ws = Path.of("/srv/ws");
+        Path state = Path.of("/var/state");
+        Path home = Path.of("/var/state/teams/default/home");
+        Path teams = Path.of("/srv/ws/teams");
+        Path own = Path.of("/srv/ws/projects/a/own");
+        List<Mount> plan = Sandbox.plan(new Sandbox.Layout(ws, List.of(state, own, teams), List.of(ws, home),
+                List.of(ws.resolve(".cohort")), false));
+        assertThat(plan).containsExactly(
+                new Mount(Kind.TMPFS, Path.of("/tmp")),
+                new Mount(Kind.TMPFS, Path.of("/run")),
+                new Mount(Kind.TMPFS, state),
+                new Mount(Kind.BIND, ws),
+                new Mount(Kind.BIND, home),
+                // mount points cannot be renamed: nothing above the hidden workspace can be moved aside
+                new Mount(Kind.BIND, Path.of("/srv/ws/projects")),
+                new Mount(Kind.BIND, Path.of("/srv/ws/projects/a")),
+                new Mount(Kind.TMPFS, teams),
+                new Mount(Kind.TMPFS, own),
+                new Mount(Kind.RO_BIND, ws.resolve(".cohort")),
+                new Mount(Kind.REMOUNT_RO, Path.of("/run")),
+                new Mount(Kind.REMOUNT_RO, state),
+                new Mount(Kind.REMOUNT_RO, teams),
+                new Mount(Kind.REMOUNT_RO, own));
+    }
+
+    @Test
+    void aWorkspaceBoundReadOnlyHidesTheOtherTeamsInsideItToo() {
+        Path ws = Path.of("/srv/ws");
+        Path state = Path.of("/var/state");
+        Path home = Path.of("/var/state/teams/default/home");
+        Path teams = Path.of("/srv/ws/teams");
+        List<Mount> plan = Sandbox.plan(new Sandbox.Layout(ws, List.of(state, teams), List.of(), List.of(ws, home),
+                false));
+        assertThat(plan).containsExactly(
+                new Mount(Kind.TMPFS, Path.of("/tmp")),
+                new Mount(Kind.TMPFS, Path.of("/run")),
+                new Mount(Kind.TMPFS, state),
+                new Mount(Kind.RO_BIND, ws),
+                new Mount(Kind.RO_BIND, home),
+                new Mount(Kind.TMPFS, teams),
+                new Mount(Kind.REMOUNT_RO, Path.of("/run")),
+                new Mount(Kind.REMOUNT_RO, state),
+                new Mount(Kind.REMOUNT_RO, teams));
     }
 
     @Test

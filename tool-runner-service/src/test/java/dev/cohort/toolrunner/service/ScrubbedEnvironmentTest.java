@@ -27,6 +27,8 @@ class ScrubbedEnvironmentTest {
     CommandSandbox sandbox;
     @Inject
     WarmSandboxes warm;
+    @Inject
+    CommandLimits limits;
 
     @Test
     void envOverHttpShowsNoSecretOfTheRunnersEnvironment() {
@@ -46,6 +48,7 @@ class ScrubbedEnvironmentTest {
         withSecrets.workspaces = workspaces;
         withSecrets.sandbox = sandbox;
         withSecrets.warm = warm;
+        withSecrets.limits = limits;
         QuarkusMock.installMockForType(withSecrets, CommandLauncher.class);
 
         String out = bash(newTeam(), "env").output();

@@ -56,7 +56,7 @@ class WarmSandboxTest {
 
     private WarmSandboxes.Key key(String team, String cwd) {
         ToolContext ctx = ctx(team, cwd);
-        return sandbox.warmKey(ctx, workspaces.home(team));
+        return launcher.warmKey(ctx, workspaces.home(team));
     }
 
     private ToolContext ctx(String team, String cwd) {

@@ -44,6 +44,8 @@ public class BashTool implements Tool {
     OutputStore outputs;
     @Inject
     BackgroundJobs background;
+    @Inject
+    dev.cohort.toolrunner.service.CommandLimits limits;
 
     /** The internal argument: text for the command's stdin, with stderr returned apart. */
     public static final String STDIN = "stdin";
@@ -109,10 +111,12 @@ public class BashTool implements Tool {
         Duration timeout = timeoutMs != null ? Duration.ofMillis(timeoutMs) : config.bash().defaultTimeout();
         String id = OutputStore.newId();
         String ref = OutputStore.ref(id);
-        OutputCapture capture = new OutputCapture(config.bash().outputCap(), outputs.file(ctx.team(), id), false);
+        long stored = limits.values().outputSize();
+        OutputCapture capture = new OutputCapture(config.bash().outputCap(), outputs.file(ctx.team(), id), false)
+                .storeAtMost(stored);
         String errId = id + "_stderr";
         OutputCapture stderr = stdin == null ? null
-                : new OutputCapture(config.bash().outputCap(), outputs.file(ctx.team(), errId), false);
+                : new OutputCapture(config.bash().outputCap(), outputs.file(ctx.team(), errId), false).storeAtMost(stored);
         java.nio.file.Path stdinFile = stdin == null ? null : outputs.file(ctx.team(), id + "_stdin");
         ProcessRunner.Outcome o;
         try {
@@ -143,10 +147,13 @@ public class BashTool implements Tool {
                 java.nio.file.Files.deleteIfExists(stdinFile);
             }
         }
+        boolean overLimit = capture.limitReached() || (stderr != null && stderr.limitReached());
         String error = o.timedOut() ? "timed out after " + timeout.toMillis()
                 + " ms; the command's whole process group was killed (rule: timeout). For long work use run_in_background=true"
-                : null;
-        return new ToolCallResult(capture.text(ref), error, o.exitCode(), capture.truncated() ? Boolean.TRUE : null,
+                : overLimit ? dev.cohort.toolrunner.service.CommandLimits.outputLimitError(stored) : null;
+        // killed for its output: its exit status is the kill's, not the command's
+        Integer exitCode = overLimit ? null : o.exitCode();
+        return new ToolCallResult(capture.text(ref), error, exitCode, capture.truncated() ? Boolean.TRUE : null,
                 capture.spilled() ? ref : null, o.durationMs(), stderr == null ? null : stderr.text(OutputStore.ref(errId)));
     }
 }

@@ -79,7 +79,7 @@ public class EditFileTool implements Tool {
                         + "; include more surrounding lines to make it unique, or set replace_all=true");
             }
             String result = all ? text.replace(from, to) : replaceFirst(text, from, to);
-            TextFiles.writeAtomically(ctx.root(), file, result.getBytes(StandardCharsets.UTF_8), path);
+            TextFiles.writeAtomically(ctx.root(), ctx.foreign(), file, result.getBytes(StandardCharsets.UTF_8), path);
             return ToolCallResult.ok("Edited " + ctx.display(file) + ": replaced " + (all ? count : 1)
                     + " occurrence" + ((all ? count : 1) == 1 ? "" : "s"), 0);
         } finally {

@@ -92,7 +92,7 @@ public class GrepTool implements Tool {
         List<FileWalker.Entry> files;
         boolean complete = true;
         if (Files.isDirectory(base, LinkOption.NOFOLLOW_LINKS)) {
-            FileWalker.Listing l = FileWalker.walk(base, deadline, MAX_WALK);
+            FileWalker.Listing l = FileWalker.walk(base, deadline, MAX_WALK, ctx.foreign());
             files = l.files();
             complete = l.complete();
         } else {

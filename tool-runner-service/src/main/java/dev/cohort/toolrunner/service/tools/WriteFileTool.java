@@ -52,7 +52,7 @@ public class WriteFileTool implements Tool {
         lock.lock();
         try {
             existed = Files.exists(file, LinkOption.NOFOLLOW_LINKS);
-            TextFiles.writeAtomically(ctx.root(), file, bytes, path);
+            TextFiles.writeAtomically(ctx.root(), ctx.foreign(), file, bytes, path);
         } finally {
             lock.unlock();
         }
