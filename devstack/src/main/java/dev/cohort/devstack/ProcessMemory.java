@@ -15,7 +15,10 @@ import java.util.List;
  * ({@code VmRSS}, and its peak {@code VmHWM}, from {@code /proc/<pid>/status}) beside what the JVM reports on its own
  * Prometheus endpoint (heap and non-heap committed, live threads, direct buffers). {@link #beyondHeapMb()} — resident
  * memory that is not the committed heap: metaspace, code cache, thread stacks, GC structures, malloc arenas, direct
- * buffers — is what a memory limit must leave besides {@code -Xmx}.
+ * buffers — is what a memory limit must leave besides {@code -Xmx}. The resident set counts only the heap pages
+ * touched so far, so that difference understates it while the heap is not fully used; a JVM started with
+ * {@code -XX:NativeMemoryTracking=summary} also reports, through {@code jcmd VM.native_memory}, everything it committed
+ * besides the heap ({@link #nativeBeyondHeapMb()}), the upper bound a limit must leave.
  *
  * @param rssMb resident now
  * @param peakRssMb the highest resident set since the process started
@@ -23,8 +26,11 @@ import java.util.List;
  * @param nonHeapCommittedMb metaspace, compressed class space and code cache committed now
  * @param threads live threads ({@code jvm_threads_live_threads})
  * @param directMb direct buffers in use ({@code jvm_buffer_memory_used_bytes{id="direct"}})
+ * @param nativeBeyondHeapMb native memory tracking's total committed minus its Java heap committed; -1 when the JVM
+ *     does not track native memory
  */
-public record ProcessMemory(long rssMb, long peakRssMb, long heapCommittedMb, long nonHeapCommittedMb, long threads, long directMb) {
+public record ProcessMemory(long rssMb, long peakRssMb, long heapCommittedMb, long nonHeapCommittedMb, long threads, long directMb,
+        long nativeBeyondHeapMb) {
 
     private static final double MB = 1024.0 * 1024.0;
 
@@ -36,8 +42,9 @@ public record ProcessMemory(long rssMb, long peakRssMb, long heapCommittedMb, lo
     /** One line for a benchmark's report. */
     public String describe() {
         return String.format("RSS %d MB (peak %d MB) = heap committed %d MB + %d MB beyond the heap (non-heap committed %d MB,"
-                + " %d threads, direct buffers %d MB)", rssMb, peakRssMb, heapCommittedMb, beyondHeapMb(), nonHeapCommittedMb,
-                threads, directMb);
+                + " %d threads, direct buffers %d MB)%s", rssMb, peakRssMb, heapCommittedMb, beyondHeapMb(), nonHeapCommittedMb,
+                threads, directMb, nativeBeyondHeapMb < 0 ? "" : "; committed besides the heap (native memory tracking) "
+                        + nativeBeyondHeapMb + " MB");
     }
 
     /**
@@ -65,7 +72,32 @@ public record ProcessMemory(long rssMb, long peakRssMb, long heapCommittedMb, lo
         return new ProcessMemory(rss, hwm, mb(sum(lines, "jvm_memory_committed_bytes{", "area=\"heap\"")),
                 mb(sum(lines, "jvm_memory_committed_bytes{", "area=\"nonheap\"")),
                 Math.round(sum(lines, "jvm_threads_live_threads", "")),
-                mb(sum(lines, "jvm_buffer_memory_used_bytes{", "id=\"direct\"")));
+                mb(sum(lines, "jvm_buffer_memory_used_bytes{", "id=\"direct\"")), nativeBeyondHeap(pid));
+    }
+
+    /** {@code jcmd <pid> VM.native_memory summary}: total committed minus the Java heap's, MB; -1 when not tracked. */
+    static long nativeBeyondHeap(long pid) throws IOException, InterruptedException {
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        if (!Files.isExecutable(jcmd)) {
+            return -1;
+        }
+        Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "VM.native_memory", "summary").redirectErrorStream(true)
+                .start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        p.waitFor();
+        return nativeBeyondHeap(out);
+    }
+
+    /** From a {@code VM.native_memory summary} report; -1 when it has no totals (tracking off). */
+    static long nativeBeyondHeap(String report) {
+        var total = java.util.regex.Pattern.compile("Total: reserved=(\\d+)(KB)?, committed=(\\d+)(KB)?").matcher(report);
+        var heap = java.util.regex.Pattern.compile("Java Heap \\(reserved=(\\d+)(KB)?, committed=(\\d+)(KB)?").matcher(report);
+        if (!total.find() || !heap.find()) {
+            return -1;
+        }
+        long t = Long.parseLong(total.group(3)) * (total.group(4) == null ? 1 : 1024);
+        long h = Long.parseLong(heap.group(3)) * (heap.group(4) == null ? 1 : 1024);
+        return mb(t - h);
     }
 
     /** The sum of the samples of the series starting with {@code prefix} whose labels contain {@code label}. */

@@ -44,6 +44,20 @@ class ProcessMemoryTest {
     }
 
     @Test
+    void nativeMemoryTrackingGivesWhatIsCommittedBesidesTheHeap() {
+        String report = """
+                Native Memory Tracking:
+
+                Total: reserved=1766518KB, committed=302134KB
+                -                 Java Heap (reserved=262144KB, committed=131072KB)
+                                            (mmap: reserved=262144KB, committed=131072KB)
+                -                     Class (reserved=1048935KB, committed=11943KB)
+                """;
+        assertThat(ProcessMemory.nativeBeyondHeap(report)).isEqualTo(167);
+        assertThat(ProcessMemory.nativeBeyondHeap("Native memory tracking is not enabled")).isEqualTo(-1);
+    }
+
+    @Test
     void metricsThatDoNotAnswerAreAnErrorNotZeros() throws Exception {
         HttpServer server = serve(404, "not here");
         try {

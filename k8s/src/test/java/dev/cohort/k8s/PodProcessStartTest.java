@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.devstack.Ports;
+import dev.cohort.devstack.ProcessMemory;
 import dev.cohort.devstack.ServiceProcess;
 import dev.cohort.devstack.pg.LocalPostgres;
 import dev.cohort.devstack.kafka.EmbeddedKafka;
@@ -126,6 +127,13 @@ class PodProcessStartTest {
                     .as("%s on the http port, which the Service and the API's NetworkPolicies open: health is served on the"
                             + " management port only", pod.readinessPath())
                     .isPositive().isNotEqualTo(200);
+            // what the container's memory limit would count right after the start (docs/benchmarks/service-memory.md
+            // has the figures under load)
+            try {
+                System.out.printf("[pod-start] %s %s: %s%n", build, workload, ProcessMemory.of(sp.pid(), sp.managementUrl()).describe());
+            } catch (IOException | InterruptedException e) {
+                System.out.printf("[pod-start] %s %s: memory unreadable (%s)%n", build, workload, e.getMessage());
+            }
         }
     }
 

@@ -235,6 +235,8 @@ public final class RoundBenchmark {
         env.put("OPENAI_BASE_URL", stack.model().baseUrl());
         env.put("OPENAI_API_KEY", "sk-scripted");
         env.put("MODEL_ID", ScriptedModelServer.DEFAULT_MODEL);
+        // the scripted model's usage adds up over hundreds of turns: no daily token budget stops the benchmark
+        env.put("COHORT_ENGINE_BUDGETS_TOKENS_PER_TEAM_PER_DAY", "0");
         Path logs = Files.createDirectories(runDir.resolve("logs"));
         runnerLog = logs.resolve("tool-runner-service.log");
         Map<String, String> runnerEnv = new LinkedHashMap<>(env);

@@ -89,6 +89,8 @@ public final class TeamBenchmark {
         Map<String, String> env = new HashMap<>();
         env.put("COHORT_TEAMMATE_MAX_PER_TEAM", String.valueOf(spawns + 10));
         env.put("COHORT_TEAMMATE_MAX_LIVE_PER_TEAM", String.valueOf(spawns + 10));
+        // thousands of messages of the scripted model: no daily token budget stops the benchmark
+        env.put("COHORT_ENGINE_BUDGETS_TOKENS_PER_TEAM_PER_DAY", "0");
         try (TeamStack stack = TeamStack.start(1, env)) {
             try {
                 stack.createTeam(TEAM);
