@@ -3,6 +3,7 @@ package dev.cohort.k8s;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 
@@ -215,6 +216,89 @@ final class Capacity {
 
     private static long mib(long bytes) {
         return bytes >> 20;
+    }
+
+    /**
+     * What each service's JVM committed besides its heap (metaspace, code cache, thread stacks, GC structures, malloc
+     * arenas, direct buffers), MiB, as native memory tracking reported it under load with the pods' JVM options:
+     * {@code docs/benchmarks/service-memory.md} has the runs and their commands. The scheduler does little (one query
+     * a minute) and has no run of its own: the lead's figure, the larger of a bigger application, bounds it.
+     */
+    static final Map<String, Long> MEASURED_BEYOND_HEAP_MIB = Map.of(
+            "lead-service", 182L,
+            "teammate-service", 161L,
+            "tool-runner-service", 134L,
+            "scheduler-service", 182L);
+    /** Room above the measured figure: another JDK build (the image's 21 against the 25 measured), more threads under load. */
+    static final double BEYOND_HEAP_ROOM = 1.25;
+    /**
+     * What the tool runner's pod must keep free for the commands it runs in the same container (a build, a test run),
+     * besides the runner's own JVM.
+     */
+    static final long TOOL_RUNNER_COMMANDS_MIB = 512;
+
+    /**
+     * Every Cohort container's JVM fits its memory limit with room: maximum heap ({@code -Xmx}, else run-java.sh's
+     * {@code MaxRAMPercentage} of the limit) + {@link #MEASURED_BEYOND_HEAP_MIB} × {@link #BEYOND_HEAP_ROOM} (+
+     * {@link #TOOL_RUNNER_COMMANDS_MIB} for the tool runner) ≤ the limit. Beyond the limit the kernel kills the JVM
+     * (OOMKilled) with whatever work it had in flight, and the heap alone never shows it coming.
+     */
+    static List<String> jvmFitsItsMemoryLimit(Manifest m) {
+        List<String> out = new ArrayList<>();
+        for (JsonNode w : m.workloads()) {
+            for (JsonNode c : Manifest.containers(w)) {
+                Optional<String> service = RunJava.serviceOf(c);
+                if (service.isEmpty()) {
+                    continue;
+                }
+                String where = Manifest.id(w) + " container " + c.path("name").asText();
+                String lim = c.path("resources").path("limits").path("memory").asText("");
+                if (lim.isEmpty()) {
+                    out.add(where + ": no memory limit, so nothing bounds its JVM");
+                    continue;
+                }
+                long limitMib = mib(bytes(lim));
+                List<String> opts = RunJava.options(RunJava.containerEnv(m, c, v -> Optional.of("secret")));
+                long heapMib = maxHeapMib(opts, limitMib);
+                long beyond = Math.round(MEASURED_BEYOND_HEAP_MIB.getOrDefault(service.get(), 182L) * BEYOND_HEAP_ROOM);
+                long commands = service.get().equals("tool-runner-service") ? TOOL_RUNNER_COMMANDS_MIB : 0;
+                long need = heapMib + beyond + commands;
+                if (need > limitMib) {
+                    out.add(where + ": the JVM may use " + need + " MiB (heap " + heapMib + " + " + beyond + " beyond the heap"
+                            + (commands > 0 ? " + " + commands + " for the commands it runs" : "") + ") but its memory limit " + lim
+                            + " is " + limitMib + " MiB");
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The heap's maximum for these JVM options: the last {@code -Xmx}, else {@code MaxRAMPercentage} (default 25) of the limit. */
+    static long maxHeapMib(List<String> opts, long limitMib) {
+        Long xmx = null;
+        double percent = 25.0;
+        for (String o : opts) {
+            if (o.startsWith("-Xmx")) {
+                xmx = mib(jvmBytes(o.substring(4)));
+            } else if (o.startsWith("-XX:MaxRAMPercentage=")) {
+                percent = Double.parseDouble(o.substring("-XX:MaxRAMPercentage=".length()));
+            }
+        }
+        return xmx != null ? xmx : Math.round(limitMib * percent / 100);
+    }
+
+    /** A JVM size ({@code 640m}, {@code 1g}, {@code 524288k}, bytes) in bytes. */
+    static long jvmBytes(String size) {
+        String s = size.strip().toLowerCase(java.util.Locale.ROOT);
+        char unit = s.charAt(s.length() - 1);
+        long n = Character.isDigit(unit) ? Long.parseLong(s) : Long.parseLong(s.substring(0, s.length() - 1));
+        return n * switch (unit) {
+            case 'k' -> 1L << 10;
+            case 'm' -> 1L << 20;
+            case 'g' -> 1L << 30;
+            case 't' -> 1L << 40;
+            default -> 1L;
+        };
     }
 
     /** A memory quantity in bytes (binary and decimal suffixes). */

@@ -48,6 +48,7 @@ enum Checks {
     CONNECTIONS_FIT_POSTGRES(Capacity::connectionsFitPostgres),
     POSTGRES_MEMORY_FITS_ITS_CONNECTIONS(Capacity::postgresMemoryFitsItsConnections),
     MEMORY_REQUESTS_EQUAL_LIMITS(Capacity::memoryRequestsEqualLimits),
+    JVM_FITS_ITS_MEMORY_LIMIT(Capacity::jvmFitsItsMemoryLimit),
     ENV_VARS_ARE_READ_BY_THE_SERVICE(ServiceConfig::envVarsAreReadByTheService),
     JVM_SELECTS_ONE_COLLECTOR(RunJava::oneCollector),
     SCALER_METRICS_ARE_SCRAPED(RoutineEvents::scalerMetricsAreScraped),
