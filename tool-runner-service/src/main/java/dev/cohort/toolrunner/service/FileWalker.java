@@ -1,10 +1,10 @@
 package dev.cohort.toolrunner.service;
 
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
+import java.nio.file.DirectoryIteratorException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
+import java.nio.file.SecureDirectoryStream;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,48 +27,72 @@ public final class FileWalker {
     private FileWalker() {
     }
 
-    public static Listing walk(Path base, long deadlineNanos, int maxFiles) throws IOException {
-        return walk(base, deadlineNanos, maxFiles, List.of());
+    /**
+     * Lists the regular files under {@code base} (a real directory path inside {@code root}), never entering
+     * {@code skipped} (real paths: other teams' workspaces inside the root), so a search lists nothing of them.
+     *
+     * <p>The walk opens {@code base} from the root's directory handle and each subdirectory from its parent's handle,
+     * never following a link ({@link ContainedFiles}): a directory swapped for a link during the walk is not entered
+     * (the link is not a directory, or opening it fails and it is skipped), so nothing outside the root is listed.
+     */
+    public static Listing walk(Path root, Path base, long deadlineNanos, int maxFiles, List<Path> skipped)
+            throws IOException {
+        List<Entry> files = new ArrayList<>();
+        boolean complete = true;
+        if (skipped.stream().noneMatch(base::startsWith)) {
+            try (SecureDirectoryStream<Path> ds = ContainedFiles.openDirectory(root, base, root.relativize(base)
+                    .toString())) {
+                complete = visit(ds, base, base, deadlineNanos, maxFiles, skipped, files);
+            }
+        }
+        files.sort(Comparator.comparing(e -> e.path().toString()));
+        return new Listing(files, complete);
     }
 
-    /**
-     * As {@link #walk(Path, long, int)}, never entering {@code skipped} (real paths: other teams' workspaces inside
-     * the root), so a search lists nothing of them.
-     */
-    public static Listing walk(Path base, long deadlineNanos, int maxFiles, List<Path> skipped) throws IOException {
-        List<Entry> files = new ArrayList<>();
-        boolean[] stopped = {false};
-        Files.walkFileTree(base, new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-                if (!dir.equals(base) && dir.getFileName().toString().equals(".git")) {
-                    return FileVisitResult.SKIP_SUBTREE;
-                }
-                if (!skipped.isEmpty() && skipped.stream().anyMatch(dir::startsWith)) {
-                    return FileVisitResult.SKIP_SUBTREE;
-                }
-                return FileVisitResult.CONTINUE;
+    /** Adds the regular files under {@code ds} (the directory at {@code dir}); {@code false} when a bound stopped it. */
+    private static boolean visit(SecureDirectoryStream<Path> ds, Path dir, Path base, long deadlineNanos,
+            int maxFiles, List<Path> skipped, List<Entry> files) {
+        List<Path> names = new ArrayList<>();
+        try {
+            for (Path p : ds) {
+                names.add(p.getFileName());
             }
-
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
-                if (attrs.isRegularFile()) {
-                    files.add(new Entry(file, attrs.lastModifiedTime().toMillis(), attrs.size()));
+        } catch (DirectoryIteratorException e) {
+            // unreadable entries are skipped, not fatal
+        }
+        for (Path name : names) {
+            BasicFileAttributes a;
+            try {
+                a = ContainedFiles.attributes(ds, name);
+            } catch (IOException e) {
+                continue; // unreadable entries are skipped, not fatal
+            }
+            if (a == null) {
+                continue; // gone meanwhile
+            }
+            Path child = dir.resolve(name);
+            if (a.isDirectory()) {
+                if (name.toString().equals(".git") || skipped.stream().anyMatch(child::startsWith)) {
+                    continue;
                 }
+                if (System.nanoTime() > deadlineNanos) {
+                    return false;
+                }
+                try (SecureDirectoryStream<Path> sub = ds.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+                    if (!visit(sub, child, base, deadlineNanos, maxFiles, skipped, files)) {
+                        return false;
+                    }
+                } catch (IOException e) {
+                    // unreadable, or swapped for a link since it was looked at: not entered
+                }
+            } else if (a.isRegularFile()) {
+                files.add(new Entry(child, a.lastModifiedTime().toMillis(), a.size()));
                 if (files.size() >= maxFiles || System.nanoTime() > deadlineNanos) {
-                    stopped[0] = true;
-                    return FileVisitResult.TERMINATE;
+                    return false;
                 }
-                return FileVisitResult.CONTINUE;
             }
-
-            @Override
-            public FileVisitResult visitFileFailed(Path file, IOException exc) {
-                return FileVisitResult.CONTINUE; // unreadable entries are skipped, not fatal
-            }
-        });
-        files.sort(Comparator.comparing(e -> e.path().toString()));
-        return new Listing(files, !stopped[0]);
+        }
+        return true;
     }
 
     /**

@@ -1,20 +1,13 @@
 package dev.cohort.toolrunner.service;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
 import java.util.List;
-import java.util.Set;
 
 /** File helpers shared by the file tools: binary detection, strict UTF-8 reads, atomic writes. */
 public final class TextFiles {
@@ -24,22 +17,35 @@ public final class TextFiles {
     private TextFiles() {
     }
 
-    /** {@code true} when the first bytes contain a NUL. */
-    public static boolean looksBinary(Path file) throws IOException {
-        try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
-            byte[] head = in.readNBytes(SNIFF_BYTES);
-            for (byte b : head) {
-                if (b == 0) {
-                    return true;
-                }
-            }
-            return false;
+    /**
+     * {@code true} when the first bytes of {@code ch} contain a NUL; the channel is left at position 0, so the caller
+     * reads the same file it inspected.
+     */
+    public static boolean looksBinary(SeekableByteChannel ch) throws IOException {
+        ByteBuffer head = ByteBuffer.allocate(SNIFF_BYTES);
+        while (head.hasRemaining() && ch.read(head) >= 0) {
+            // fill the sniff window or reach the end
         }
+        ch.position(0);
+        for (int k = 0; k < head.position(); k++) {
+            if (head.get(k) == 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
-    /** Reads a whole file as strict UTF-8; binary or invalid text is a model-visible error. */
-    public static String readUtf8(Path file, String display) throws IOException {
-        byte[] bytes = Files.readAllBytes(file);
+    /**
+     * Reads a whole file of the workspace as strict UTF-8, opened from the root's handle ({@link ContainedFiles});
+     * binary or invalid text is a model-visible error.
+     */
+    public static String readUtf8(Path root, Path file, String display) throws IOException {
+        byte[] bytes;
+        try (SeekableByteChannel ch = ContainedFiles.openForRead(root, file, display)) {
+            bytes = ContainedFiles.readAll(ch);
+        } catch (java.nio.file.NoSuchFileException e) {
+            throw new ToolError("not-found", "file not found: " + display);
+        }
         for (int k = 0; k < Math.min(bytes.length, SNIFF_BYTES); k++) {
             if (bytes[k] == 0) {
                 throw binary(display);
@@ -59,47 +65,12 @@ public final class TextFiles {
     }
 
     /**
-     * Writes {@code bytes} to {@code target} atomically: a temporary file in the same directory, then a rename over
-     * the target (which replaces a symlink swapped in meanwhile instead of following it). Keeps the permissions of
-     * an existing file. The parent is re-checked against {@code root} after it was created.
-     */
-    public static void writeAtomically(Path root, Path target, byte[] bytes, String display) throws IOException {
-        writeAtomically(root, List.of(), target, bytes, display);
-    }
-
-    /**
-     * As {@link #writeAtomically(Path, Path, byte[], String)}; the re-checked parent must not lie in one of
-     * {@code otherTeams} either (a link swapped in meanwhile that points into another team's workspace).
+     * Writes {@code bytes} to {@code target} (a real path inside {@code root}) atomically, through the parent's
+     * directory handle: see {@link ContainedFiles#writeAtomically}. The parent must not lie in one of
+     * {@code otherTeams}.
      */
     public static void writeAtomically(Path root, List<Path> otherTeams, Path target, byte[] bytes, String display)
             throws IOException {
-        Path parent = target.getParent();
-        Files.createDirectories(parent);
-        Path realParent = parent.toRealPath();
-        if (!realParent.startsWith(root)) {
-            throw new ToolError("symlink-escape", "the directory of '" + display
-                    + "' was replaced by a link out of the workspace");
-        }
-        PathPolicy.refuseOtherTeams(realParent, otherTeams, display);
-        Set<PosixFilePermission> perms = null;
-        if (Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
-            perms = Files.getPosixFilePermissions(target, LinkOption.NOFOLLOW_LINKS);
-        }
-        Path tmp = Files.createTempFile(parent, "." + target.getFileName() + ".", ".cohort-tmp");
-        try {
-            Files.write(tmp, bytes);
-            if (perms != null) {
-                Files.getFileAttributeView(tmp, PosixFileAttributeView.class).setPermissions(perms);
-            } else {
-                Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
-            }
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        ContainedFiles.writeAtomically(root, otherTeams, target, bytes, display);
     }
 }

@@ -61,7 +61,9 @@ public class EditFileTool implements Tool {
         ReentrantLock lock = locks.of(file);
         lock.lock();
         try {
-            String text = TextFiles.readUtf8(file, path);
+            // read and written through directory handles from the root (TextFiles, ContainedFiles): a directory on
+            // the way swapped for a link meanwhile fails the call instead of leading it outside
+            String text = TextFiles.readUtf8(ctx.root(), file, path);
             String from = oldText;
             String to = newText;
             int count = count(text, from);

@@ -69,7 +69,7 @@ public class GlobTool implements Tool {
             throw ToolError.badArgument("invalid glob pattern: " + e.getMessage());
         }
         long deadline = System.nanoTime() + config.search().timeout().toNanos();
-        FileWalker.Listing listing = FileWalker.walk(base, deadline, MAX_WALK, ctx.foreign());
+        FileWalker.Listing listing = FileWalker.walk(ctx.root(), base, deadline, MAX_WALK, ctx.foreign());
         List<FileWalker.Entry> hits = listing.files().stream().filter(e -> {
             Path rel = base.relativize(e.path());
             return m.matches(rel) || m2 != null && m2.matches(rel);

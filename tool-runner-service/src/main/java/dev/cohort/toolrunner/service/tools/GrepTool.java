@@ -3,6 +3,7 @@ package dev.cohort.toolrunner.service.tools;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.service.Args;
+import dev.cohort.toolrunner.service.ContainedFiles;
 import dev.cohort.toolrunner.service.FileWalker;
 import dev.cohort.toolrunner.service.TextFiles;
 import dev.cohort.toolrunner.service.Tool;
@@ -13,6 +14,8 @@ import jakarta.inject.Inject;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
@@ -92,7 +95,7 @@ public class GrepTool implements Tool {
         List<FileWalker.Entry> files;
         boolean complete = true;
         if (Files.isDirectory(base, LinkOption.NOFOLLOW_LINKS)) {
-            FileWalker.Listing l = FileWalker.walk(base, deadline, MAX_WALK, ctx.foreign());
+            FileWalker.Listing l = FileWalker.walk(ctx.root(), base, deadline, MAX_WALK, ctx.foreign());
             files = l.files();
             complete = l.complete();
         } else {
@@ -108,13 +111,29 @@ public class GrepTool implements Tool {
                     || globM2 != null && globM2.matches(rel))) {
                 continue;
             }
-            if (e.size() > config.search().grepMaxFileBytes() || TextFiles.looksBinary(e.path())) {
+            if (e.size() > config.search().grepMaxFileBytes()) {
                 continue;
             }
             String shown = ctx.display(e.path());
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(Files.newInputStream(e.path(),
-                    LinkOption.NOFOLLOW_LINKS), StandardCharsets.UTF_8.newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE)))) {
+            // opened from the root's directory handle without following links: a directory of the listing swapped
+            // for a link since the walk cannot lead the read outside (ContainedFiles)
+            SeekableByteChannel ch;
+            try {
+                ch = ContainedFiles.openForRead(ctx.root(), e.path(), shown);
+            } catch (IOException ex) {
+                continue; // gone or unreadable: skipped
+            } catch (ToolError ex) {
+                if (ex.rule().equals("path-changed")) {
+                    throw ex;
+                }
+                continue; // no longer a regular file: skipped
+            }
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(Channels.newInputStream(ch),
+                    StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
+                            .onUnmappableCharacter(CodingErrorAction.REPLACE)))) {
+                if (TextFiles.looksBinary(ch)) {
+                    continue;
+                }
                 String line;
                 int n = 0;
                 while ((line = r.readLine()) != null) {

@@ -3,6 +3,7 @@ package dev.cohort.toolrunner.service.tools;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.service.Args;
+import dev.cohort.toolrunner.service.ContainedFiles;
 import dev.cohort.toolrunner.service.OutputStore;
 import dev.cohort.toolrunner.service.TextFiles;
 import dev.cohort.toolrunner.service.Tool;
@@ -13,6 +14,8 @@ import jakarta.inject.Inject;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -20,6 +23,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Set;
 
 /**
@@ -62,16 +66,32 @@ public class ReadFileTool implements Tool {
         }
         int from = offset == null ? 1 : offset;
         int max = limit == null ? config.read().defaultLineLimit() : limit;
-        Path file = OutputStore.isRef(path) ? outputs.resolveRef(ctx.team(), path) : ctx.resolve(path);
+        boolean ref = OutputStore.isRef(path);
+        Path file = ref ? outputs.resolveRef(ctx.team(), path) : ctx.resolve(path);
         if (!Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
             throw new ToolError("not-found", "file not found: " + path);
         }
         if (Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
             throw new ToolError("is-directory", "'" + path + "' is a directory; use glob to list files");
         }
-        if (TextFiles.looksBinary(file)) {
-            throw new ToolError("binary-file", "'" + path
-                    + "' is a binary file; read_file shows text only (inspect it with bash, e.g. 'file' or 'xxd | head')");
+        // A workspace file is opened from the root's directory handle without following links, so a directory
+        // swapped for a link since the check above cannot lead the read outside; the check for binary content and
+        // the read below use this one open file. Stored outputs live in the runner's state, out of any command's reach.
+        SeekableByteChannel ch;
+        try {
+            ch = ref ? Files.newByteChannel(file, Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS))
+                    : ContainedFiles.openForRead(ctx.root(), file, path);
+        } catch (NoSuchFileException e) {
+            throw new ToolError("not-found", "file not found: " + path);
+        }
+        try {
+            if (TextFiles.looksBinary(ch)) {
+                throw new ToolError("binary-file", "'" + path + "' is a binary file; read_file shows text only"
+                        + " (inspect it with bash, e.g. 'file' or 'xxd | head')");
+            }
+        } catch (IOException | RuntimeException e) {
+            ch.close();
+            throw e;
         }
         int cap = config.read().charCap();
         int maxLine = config.read().maxLineChars();
@@ -80,7 +100,7 @@ public class ReadFileTool implements Tool {
         int shown = 0;
         String notice = null;
         try (BufferedReader r = new BufferedReader(new InputStreamReader(
-                Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS), StandardCharsets.UTF_8.newDecoder()
+                Channels.newInputStream(ch), StandardCharsets.UTF_8.newDecoder()
                         .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)))) {
             String line;
             while ((line = r.readLine()) != null) {
