@@ -495,8 +495,8 @@ final class CommandCgroups {
             if (!fits) {
                 continue;
             }
-            String root = unescape(left[3]);
-            String mountPoint = unescape(left[4]);
+            String root = CommandSandbox.unescapeMountinfo(left[3]);
+            String mountPoint = CommandSandbox.unescapeMountinfo(left[4]);
             String rel;
             if (root.equals("/")) {
                 rel = path;
@@ -514,25 +514,6 @@ final class CommandCgroups {
             return Optional.of(dir);
         }
         return Optional.empty();
-    }
-
-    /** mountinfo escapes space, tab, newline and backslash as octal ({@code \040}). */
-    private static String unescape(String s) {
-        StringBuilder b = new StringBuilder();
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            if (c == '\\' && i + 3 < s.length()) {
-                try {
-                    b.append((char) Integer.parseInt(s.substring(i + 1, i + 4), 8));
-                    i += 3;
-                    continue;
-                } catch (NumberFormatException e) {
-                    // not an escape
-                }
-            }
-            b.append(c);
-        }
-        return b.toString();
     }
 
     private static Set<String> words(String s) {

@@ -355,7 +355,7 @@ public class CommandSandbox {
             if (f.length < 5) {
                 continue;
             }
-            Path mp = Path.of(unescape(f[4]));
+            Path mp = Path.of(unescapeMountinfo(f[4]));
             if (mp.getNameCount() == 0 || replaced.stream().anyMatch(mp::startsWith)
                     || hidden.stream().anyMatch(mp::startsWith) || mp.startsWith(mountRoot)) {
                 continue;
@@ -366,7 +366,7 @@ public class CommandSandbox {
     }
 
     /** mountinfo escapes space, tab, newline and backslash as octal ({@code \040}). */
-    private static String unescape(String s) {
+    static String unescapeMountinfo(String s) {
         StringBuilder b = new StringBuilder();
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
