@@ -143,7 +143,7 @@ class DashboardBrowserIT {
                 assertThat(b.text("#approvals .approval")).contains("lead asks:").contains("bash").contains("rm -r build");
                 assertThat(Files.exists(ws.resolve("build"))).as("nothing ran before the approval").isTrue();
                 b.screenshot(SHOTS.resolve("02-approval.png"));
-                b.type(b.find("#approvals .approval input"), "build output is disposable");
+                typeReason(b, "#approvals .approval input", "build output is disposable");
                 b.click(b.find("#approvals .approval button.approve"));
                 await("the tool result appears").atMost(PATIENCE).until(() -> feed(b, "lead", "tool_call_finished").stream()
                         .anyMatch(t -> t.contains("← bash")));
@@ -189,7 +189,7 @@ class DashboardBrowserIT {
                 prompt(b, "Ask bob for a docs plan.");
                 await("bob's plan waits for review").atMost(PATIENCE).until(() -> b.text("#plans").contains("plan of bob"));
                 assertThat(b.text("#plans .approval")).contains("1. Write docs/API.md with every endpoint");
-                b.type(b.find("#plans .approval input"), "add the error responses");
+                typeReason(b, "#plans .approval input", "add the error responses");
                 b.click(b.find("#plans .approval button.deny"));
                 await("the plan panel empties").atMost(PATIENCE).until(() -> b.text("#plans").contains("No plan waits for review."));
                 JsonNode plans = Json.MAPPER.readTree(http.send(HttpRequest.newBuilder(URI.create(lead
@@ -406,5 +406,23 @@ class DashboardBrowserIT {
 
     private static void waitVisible(WebDriver b, String css) {
         await(css + " is shown").atMost(PATIENCE).until(() -> visible(b, css));
+    }
+
+    /**
+     * Types a reason into the first input matching {@code css} and waits until the page holds it: the panels are drawn
+     * again as events arrive, and a box drawn while the keys were being sent starts from what the page had recorded,
+     * so the text is typed again until the box the buttons belong to shows it.
+     */
+    private static void typeReason(WebDriver b, String css, String text) {
+        await("the reason is in the box").atMost(PATIENCE).ignoreExceptions().until(() -> {
+            String now = b.script("const e = document.querySelector(arguments[0]); return e ? e.value : null", css).asText();
+            if (text.equals(now)) {
+                return true;
+            }
+            String input = b.find(css);
+            b.clear(input);
+            b.type(input, text);
+            return false;
+        });
     }
 }
