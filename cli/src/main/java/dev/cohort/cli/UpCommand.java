@@ -3,6 +3,7 @@ package dev.cohort.cli;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.Devstack;
 import dev.cohort.devstack.Ports;
+import dev.cohort.devstack.kafka.KafkaCredentials;
 import dev.cohort.devstack.model.ScriptedModelServer;
 import java.io.IOException;
 import java.net.URI;
@@ -35,7 +36,8 @@ import picocli.CommandLine.Spec;
 /**
  * {@code cohort up}: the whole system on this machine.
  *
- * <p>Sequence: start the embedded Kafka broker and PostgreSQL (or use {@code COHORT_DB_URL}) in this JVM →
+ * <p>Sequence: start the embedded Kafka broker (a SASL/SCRAM login with a password drawn at each start) and
+ * PostgreSQL (or use {@code COHORT_DB_URL}) in this JVM →
  * optionally the scripted model → the four services as child JVMs (lead-service, teammate-service and
  * scheduler-service as many times as {@code --lead-replicas} / {@code --teammate-replicas} / {@code --scheduler-replicas}
  * say) with the current directory as the
@@ -312,7 +314,9 @@ public final class UpCommand implements Callable<Integer> {
                 ProcessHandle.current().pid()).write();
 
         System.out.println();
-        System.out.printf("  %-20s %s%n", "kafka", stack.kafka().bootstrapServers());
+        // the services have the broker's login in their environment; the password is never printed
+        System.out.printf("  %-20s %s  (SASL %s, user %s, password drawn at this start)%n", "kafka", stack.kafka().bootstrapServers(),
+                KafkaCredentials.MECHANISM, stack.kafka().credentials().username());
         System.out.printf("  %-20s %s%s%n", "postgresql", stack.jdbcUrl(), stack.postgres() == null ? " (COHORT_DB_URL)" : "");
         for (Supervisor.Child c : supervisor.children()) {
             String instance = services.stream().filter(s -> s.name().equals(c.name)).findFirst()

@@ -114,8 +114,11 @@ class UpSchedulerReplicasIT {
 
             // every firing the store counts was acknowledged by the broker before it was committed: all of them are
             // before the topics' current ends
-            List<JsonNode> events = records(up.ports()[0], Topics.EVENTS);
-            List<JsonNode> prompts = records(up.ports()[0], Topics.PROMPTS);
+            // with the broker's address and SASL login that cohort up gave the scheduler
+            Map<String, Object> kafka = ServiceEnvironment.kafkaClientProperties(pid(up, "scheduler-service"));
+            assertThat(kafka).containsEntry("bootstrap.servers", "127.0.0.1:" + up.ports()[0]);
+            List<JsonNode> events = records(kafka, Topics.EVENTS);
+            List<JsonNode> prompts = records(kafka, Topics.PROMPTS);
             for (String job : jobs) {
                 Stored s = stored.get(job);
                 // the scheduler's own records are unsequenced (seq 0); lead-service republishes each one sequenced
@@ -158,6 +161,13 @@ class UpSchedulerReplicasIT {
      * the local PostgreSQL wants a password, drawn anew by every {@code cohort up}.
      */
     private static Db db(UpCommandIT.Up up, String service) throws IOException {
+        Map<String, String> env = ServiceEnvironment.of(pid(up, service));
+        assertThat(env).containsKeys("COHORT_DB_URL", "COHORT_DB_USER", "COHORT_DB_PASSWORD");
+        return new Db(env.get("COHORT_DB_URL"), env.get("COHORT_DB_USER"), env.get("COHORT_DB_PASSWORD"));
+    }
+
+    /** The pid of a listed service. */
+    private static long pid(UpCommandIT.Up up, String service) {
         long pid = -1;
         for (String line : up.out()) {
             Matcher m = LISTED.matcher(line);
@@ -166,16 +176,7 @@ class UpSchedulerReplicasIT {
             }
         }
         assertThat(pid).as("the pid of %s in the start-up listing", service).isPositive();
-        Map<String, String> env = new HashMap<>();
-        byte[] environ = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "environ"));
-        for (String entry : new String(environ, StandardCharsets.UTF_8).split("\0")) {
-            int eq = entry.indexOf('=');
-            if (eq > 0) {
-                env.put(entry.substring(0, eq), entry.substring(eq + 1));
-            }
-        }
-        assertThat(env).containsKeys("COHORT_DB_URL", "COHORT_DB_USER", "COHORT_DB_PASSWORD");
-        return new Db(env.get("COHORT_DB_URL"), env.get("COHORT_DB_USER"), env.get("COHORT_DB_PASSWORD"));
+        return pid;
     }
 
     private String createJob(int port, String prompt) throws IOException, InterruptedException {
@@ -217,9 +218,9 @@ class UpSchedulerReplicasIT {
     }
 
     /** Every JSON record of {@code topic} up to its current end (all partitions). */
-    private static List<JsonNode> records(int kafkaPort, String topic) {
+    private static List<JsonNode> records(Map<String, Object> kafka, String topic) {
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:" + kafkaPort);
+        p.putAll(kafka);
         p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
         List<JsonNode> out = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {

@@ -25,7 +25,6 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.TopicPartition;
@@ -73,11 +72,13 @@ class UpSupervisionIT {
             Path runDir = awaitReady(up);
             Set<ProcessHandle> seen = new LinkedHashSet<>(up.process().descendants().toList());
             String token = Json.MAPPER.readTree(tmp.resolve("home").resolve("up.json").toFile()).get("apiToken").asText();
-            String kafka = "127.0.0.1:" + up.ports()[0];
 
             // both replicas listed: the first on --lead-port, the second on a port of its own; each a lead-service child
             Listed lead = listed(up, "lead-service");
             Listed second = listed(up, "lead-service-2");
+            // the broker's address and SASL login, as cohort up gave them to the lead
+            Map<String, Object> kafka = ServiceEnvironment.kafkaClientProperties(lead.pid());
+            assertThat(kafka).containsEntry("bootstrap.servers", "127.0.0.1:" + up.ports()[0]);
             assertThat(lead.port()).isEqualTo(up.ports()[2]);
             assertThat(second.port()).isNotIn(up.ports()[2], up.ports()[3], up.ports()[4], up.ports()[5]);
             for (Listed l : List.of(lead, second)) {
@@ -92,7 +93,7 @@ class UpSupervisionIT {
                     .contains("cohort up: a service that exits is restarted with backoff (at most 1 time within 10 min)");
 
             // one consumer group: each replica owns two of the four partitions of cohort.prompts
-            try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka))) {
+            try (Admin admin = Admin.create(kafka)) {
                 await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
                         .until(() -> promptPartitionsPerMember(admin), m -> m.equals(List.of(Set.of(0, 1), Set.of(2, 3))));
 

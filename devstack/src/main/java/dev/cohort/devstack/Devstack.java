@@ -1,6 +1,7 @@
 package dev.cohort.devstack;
 
 import dev.cohort.devstack.kafka.EmbeddedKafka;
+import dev.cohort.devstack.kafka.KafkaCredentials;
 import dev.cohort.devstack.model.ScriptedModelServer;
 import dev.cohort.devstack.pg.LocalPostgres;
 import java.util.Collection;
@@ -8,7 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The whole local infrastructure in one object: a KRaft broker, PostgreSQL (or an existing server when
+ * The whole local infrastructure in one object: a KRaft broker (SASL/SCRAM login, {@link #kafkaClientProperties()}), PostgreSQL (or an existing server when
  * {@code COHORT_DB_URL} is set) and the scripted model server. Used by {@code cohort up} and the test resources.
  */
 public final class Devstack implements AutoCloseable {
@@ -42,11 +43,20 @@ public final class Devstack implements AutoCloseable {
      * @param modelPort 0 for a free port, -1 for no scripted model
      */
     public static Devstack start(int kafkaPort, Collection<String> topics, int partitions, int pgPort, int modelPort) {
+        return start(kafkaPort, topics, partitions, pgPort, modelPort, KafkaCredentials.generate());
+    }
+
+    /**
+     * As {@link #start(int, Collection, int, int, int)}, with the broker's client login chosen by the caller (for a
+     * process that hands it out before the broker exists).
+     */
+    public static Devstack start(int kafkaPort, Collection<String> topics, int partitions, int pgPort, int modelPort,
+            KafkaCredentials kafkaCredentials) {
         EmbeddedKafka kafka = null;
         LocalPostgres pg = null;
         ScriptedModelServer model = null;
         try {
-            kafka = EmbeddedKafka.start(kafkaPort, topics, partitions);
+            kafka = EmbeddedKafka.start(kafkaPort, topics, partitions, kafkaCredentials);
             String url = env("COHORT_DB_URL");
             String user;
             String password;
@@ -99,6 +109,14 @@ public final class Devstack implements AutoCloseable {
         return model;
     }
 
+    /**
+     * {@code bootstrap.servers} and the SASL settings (user {@value KafkaCredentials#USER}, this start's password) a raw
+     * producer, consumer or admin client of the broker needs: a mutable copy, to add serializers, a group id …
+     */
+    public Map<String, Object> kafkaClientProperties() {
+        return kafka.clientProperties();
+    }
+
     public String jdbcUrl() {
         return jdbcUrl;
     }
@@ -130,22 +148,22 @@ public final class Devstack implements AutoCloseable {
 
     /**
      * The environment a packaged service process needs to use this stack: {@code KAFKA_BOOTSTRAP_SERVERS},
-     * {@code COHORT_DB_URL}, {@code COHORT_DB_USER}, {@code COHORT_DB_PASSWORD} (a mutable copy, in that order); the
-     * database credentials are the application role's ({@link #dbUser()}), never the superuser's.
+     * {@code KAFKA_SECURITY_PROTOCOL}, {@code KAFKA_SASL_MECHANISM}, {@code KAFKA_SASL_JAAS_CONFIG} (Quarkus maps them
+     * onto its global {@code kafka.*} keys, which every channel and raw client of a service uses), {@code COHORT_DB_URL},
+     * {@code COHORT_DB_USER}, {@code COHORT_DB_PASSWORD} (a mutable copy, in that order); the database credentials are
+     * the application role's ({@link #dbUser()}), never the superuser's.
      */
     public Map<String, String> serviceEnvironment() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        Map<String, String> m = new LinkedHashMap<>(kafka.serviceEnvironment());
         m.put("COHORT_DB_URL", jdbcUrl);
         m.put("COHORT_DB_USER", dbUser);
         m.put("COHORT_DB_PASSWORD", dbPassword);
         return m;
     }
 
-    /** Quarkus/service configuration pointing at this stack. */
+    /** Quarkus/service configuration pointing at this stack (the broker's: {@code kafka.bootstrap.servers} and SASL). */
     public Map<String, String> quarkusConfig() {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("kafka.bootstrap.servers", kafka.bootstrapServers());
+        Map<String, String> m = new LinkedHashMap<>(kafka.credentials().quarkusConfig(kafka.bootstrapServers()));
         m.put("quarkus.datasource.jdbc.url", jdbcUrl);
         m.put("quarkus.datasource.username", dbUser);
         m.put("quarkus.datasource.password", dbPassword);

@@ -16,7 +16,6 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ListOffsetsResult;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -54,7 +53,7 @@ class KedaLagOnTheTestBrokerTest {
     @BeforeAll
     static void startBroker() {
         kafka = EmbeddedKafka.start(0, List.of(), 1);
-        admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()));
+        admin = Admin.create(kafka.clientProperties());
     }
 
     @AfterAll
@@ -153,9 +152,10 @@ class KedaLagOnTheTestBrokerTest {
     }
 
     private static void produce(String topic, int partitions, long n) throws Exception {
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(), ProducerConfig.ACKS_CONFIG, "all"))) {
+        Map<String, Object> config = kafka.clientProperties();
+        config.putAll(Map.of(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(), ProducerConfig.ACKS_CONFIG, "all"));
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(config)) {
             for (long i = 0; i < n; i++) {
                 producer.send(new ProducerRecord<>(topic, (int) (i % partitions), "default/t" + i, "{\"n\":" + i + "}"));
             }

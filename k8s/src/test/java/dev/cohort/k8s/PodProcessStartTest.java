@@ -116,8 +116,9 @@ class PodProcessStartTest {
         assertThat(jar).as("the packaged service (built before this module in the reactor)").isRegularFile();
         startInfrastructure(m);
         Map<String, String> infra = new LinkedHashMap<>();
-        // the Strimzi bootstrap Service's name resolves only in the cluster: devstack's broker stands in for it
-        infra.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        // the Strimzi bootstrap Service's name resolves only in the cluster: devstack's broker stands in for it, with the
+        // SASL login it wants (KAFKA_SECURITY_PROTOCOL, KAFKA_SASL_*)
+        infra.putAll(kafka.serviceEnvironment());
         Pod pod = pod(build, workload, container, infra);
         try (ServiceProcess sp = ServiceProcess.start(workload, jar, Ports.free(), pod.env(), pod.workDir(), START_TIMEOUT,
                 pod.jvmOptions())) {
@@ -149,7 +150,7 @@ class PodProcessStartTest {
         assertThat(jar).isRegularFile();
         startInfrastructure(m);
         Map<String, String> infra = new LinkedHashMap<>();
-        infra.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        infra.putAll(kafka.serviceEnvironment());
         int dbPort = Ports.free();
         infra.put("COHORT_DB_URL", "jdbc:postgresql://127.0.0.1:" + dbPort + "/" + LocalPostgres.DATABASE);
         // the service gets its credentials before the server exists, as from CNPG's Secret before the instance is up

@@ -21,14 +21,21 @@ public final class TestKafka {
     private TestKafka() {
     }
 
-    static String bootstrap() {
-        return ConfigProvider.getConfig().getValue("kafka.bootstrap.servers", String.class);
+    /**
+     * The connection settings of the service under test (its {@code kafka.*} configuration: devstack's broker and SASL
+     * login) followed by {@code settings}, key/value pairs.
+     */
+    static Map<String, Object> clientConfig(Object... settings) {
+        Map<String, Object> config = dev.cohort.host.messaging.KafkaClientProperties.fromConfig(ConfigProvider.getConfig());
+        for (int i = 0; i < settings.length; i += 2) {
+            config.put((String) settings[i], settings[i + 1]);
+        }
+        return config;
     }
 
     /** Sends one record and waits for the acknowledgement. */
     public static void send(String topic, String key, String value) {
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(clientConfig(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
             p.send(new ProducerRecord<>(topic, key, value)).get();
         } catch (Exception e) {
@@ -38,8 +45,7 @@ public final class TestKafka {
 
     /** Sends one record with headers (name → UTF-8 value) and waits for the acknowledgement. */
     public static void send(String topic, String key, String value, Map<String, String> headers) {
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-                ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(clientConfig(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
             ProducerRecord<String, String> r = new ProducerRecord<>(topic, key, value);
             headers.forEach((k, v) -> r.headers().add(k, v.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
@@ -53,8 +59,7 @@ public final class TestKafka {
     public static List<ConsumerRecord<String, String>> readUntil(String topic, Predicate<ConsumerRecord<String, String>> done,
             Duration timeout) {
         List<ConsumerRecord<String, String>> seen = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-                ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID(),
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(clientConfig(ConsumerConfig.GROUP_ID_CONFIG, "test-" + UUID.randomUUID(),
                 ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
                 ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {

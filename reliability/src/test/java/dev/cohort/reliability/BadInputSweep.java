@@ -190,7 +190,7 @@ final class BadInputSweep {
         List<KafkaCase> cases = kafkaCases();
         Map<String, KafkaCase> byKey = new HashMap<>();
         Properties p = new Properties();
-        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka.bootstrapServers());
+        p.putAll(stack.kafka.clientProperties());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
             int i = 0;
@@ -205,7 +205,7 @@ final class BadInputSweep {
         }
         Map<String, String> reasons = new HashMap<>();
         Properties cp = new Properties();
-        cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka.bootstrapServers());
+        cp.putAll(stack.kafka.clientProperties());
         cp.put(ConsumerConfig.GROUP_ID_CONFIG, "rel-sweep-" + UUID.randomUUID());
         cp.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(cp, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {

@@ -158,7 +158,7 @@ final class RelStack implements AutoCloseable {
         for (Service s : Service.values()) {
             ports.put(s, Ports.free());
         }
-        env.put("KAFKA_BOOTSTRAP_SERVERS", kafka.bootstrapServers());
+        env.putAll(kafka.serviceEnvironment()); // the broker's address and its SASL login
         env.put("COHORT_DB_URL", pg.jdbcUrl());
         env.put("COHORT_DB_USER", pg.username());
         env.put("COHORT_DB_PASSWORD", pg.password());
@@ -360,7 +360,7 @@ final class RelStack implements AutoCloseable {
     boolean groupSettled(Service s) throws Exception {
         String topic = s == Service.LEAD ? Topics.PROMPTS : Topics.TEAMMATE_INBOX;
         String group = s == Service.LEAD ? "cohort-lead" : "cohort-teammate";
-        try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+        try (var admin = org.apache.kafka.clients.admin.Admin.create(kafka.clientProperties())) {
             var d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get(30, java.util.concurrent.TimeUnit.SECONDS);
             long assigned = d.members().stream().flatMap(m -> m.assignment().topicPartitions().stream())
                     .filter(tp -> tp.topic().equals(topic)).count();
@@ -380,7 +380,7 @@ final class RelStack implements AutoCloseable {
         String prefix = s == Service.LEAD ? "rel-lead-" : "rel-teammate-";
         int partition = org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
                 key.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % PARTITIONS;
-        try (var admin = org.apache.kafka.clients.admin.Admin.create(Map.of("bootstrap.servers", kafka.bootstrapServers()))) {
+        try (var admin = org.apache.kafka.clients.admin.Admin.create(kafka.clientProperties())) {
             var d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get(30, java.util.concurrent.TimeUnit.SECONDS);
             for (var m : d.members()) {
                 if (m.assignment().topicPartitions().contains(new org.apache.kafka.common.TopicPartition(topic, partition))

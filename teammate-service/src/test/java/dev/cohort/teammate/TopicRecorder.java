@@ -29,8 +29,16 @@ public final class TopicRecorder {
     private TopicRecorder() {
     }
 
-    static String bootstrap() {
-        return ConfigProvider.getConfig().getValue("kafka.bootstrap.servers", String.class);
+    /**
+     * The connection settings of the service under test (its {@code kafka.*} configuration: devstack's broker and SASL
+     * login) followed by {@code settings}, key/value pairs.
+     */
+    static Map<String, Object> clientConfig(Object... settings) {
+        Map<String, Object> config = dev.cohort.host.messaging.KafkaClientProperties.fromConfig(ConfigProvider.getConfig());
+        for (int i = 0; i < settings.length; i += 2) {
+            config.put((String) settings[i], settings[i + 1]);
+        }
+        return config;
     }
 
     /** Starts recording (from the topics' beginnings) once per JVM. */
@@ -40,8 +48,7 @@ public final class TopicRecorder {
         }
         started = true;
         Thread t = new Thread(() -> {
-            try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-                    ConsumerConfig.GROUP_ID_CONFIG, "teammate-test-" + UUID.randomUUID(),
+            try (KafkaConsumer<String, String> c = new KafkaConsumer<>(clientConfig(ConsumerConfig.GROUP_ID_CONFIG, "teammate-test-" + UUID.randomUUID(),
                     ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
                     ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
                     ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
@@ -60,7 +67,7 @@ public final class TopicRecorder {
     /** The offset the consumer group {@code group} committed on {@code partition} of {@code topic} (-1: none yet). */
     public static long committed(String group, String topic, int partition) {
         try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
-                Map.of(org.apache.kafka.clients.admin.AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap()))) {
+                clientConfig())) {
             var offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
             var o = offsets.get(new org.apache.kafka.common.TopicPartition(topic, partition));
             return o == null ? -1 : o.offset();
@@ -83,8 +90,7 @@ public final class TopicRecorder {
     public static synchronized org.apache.kafka.clients.producer.RecordMetadata sendAt(String topic, String key,
             String value) {
         if (producer == null) {
-            producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap(),
-                    ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
+            producer = new KafkaProducer<>(clientConfig(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
                     ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()));
         }
         try {

@@ -116,7 +116,7 @@ class BackgroundRestartIT {
 
     private static KafkaConsumer<String, String> consumer(Devstack stack) {
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers());
+        p.putAll(stack.kafkaClientProperties());
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "restart-it-" + UUID.randomUUID());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());

@@ -8,7 +8,6 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -101,13 +100,7 @@ public class KafkaReadinessCheck implements HealthCheck {
 
     /** The {@code kafka.*} settings an admin client knows (bootstrap servers, SASL, TLS), and a client id naming the service. */
     static Map<String, Object> adminConfig(Map<String, Object> kafka, String application) {
-        Map<String, Object> config = new HashMap<>();
-        kafka.forEach((k, v) -> {
-            if (AdminClientConfig.configNames().contains(k) || k.startsWith("sasl.") || k.startsWith("ssl.")
-                    || k.startsWith("security.")) {
-                config.put(k, v);
-            }
-        });
+        Map<String, Object> config = KafkaClientProperties.admin(kafka);
         config.put(AdminClientConfig.CLIENT_ID_CONFIG, application + "-health");
         return config;
     }

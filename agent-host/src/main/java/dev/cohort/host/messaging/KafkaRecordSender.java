@@ -8,7 +8,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -29,7 +28,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
  * {@link Producer#send} serialises two strings, picks the partition and appends to the batch its network thread sends.
  *
  * <p>{@code acks=all}, idempotent, {@code linger.ms=0} (a record is sent alone and often waited for). Connection
- * settings are every {@code kafka.*} property (bootstrap servers, SASL, TLS), as for the channels. Created on first use
+ * settings are the {@code kafka.*} properties a producer knows ({@link KafkaClientProperties}: bootstrap servers, SASL, TLS), as for the channels. Created on first use
  * (a service that never sends has no producer); services warm it at start-up ({@link #warm}) so the first record does
  * not pay for the topic metadata. A record whose topic's metadata is known is appended without blocking; a send never
  * blocks longer than {@link #MAX_BLOCK} (a broker down at the very first send), and fails then.
@@ -48,13 +47,7 @@ public class KafkaRecordSender implements RecordSender {
 
     @PostConstruct
     void init() {
-        Map<String, Object> config = new HashMap<>();
-        kafkaConfig.forEach((k, v) -> {
-            if (ProducerConfig.configNames().contains(k) || k.startsWith("sasl.") || k.startsWith("ssl.")
-                    || k.startsWith("security.")) {
-                config.put(k, v);
-            }
-        });
+        Map<String, Object> config = KafkaClientProperties.producer(kafkaConfig);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         config.put(ProducerConfig.LINGER_MS_CONFIG, 0);

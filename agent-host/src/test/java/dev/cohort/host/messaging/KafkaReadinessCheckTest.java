@@ -17,7 +17,9 @@ class KafkaReadinessCheckTest {
     void theCheckIsDownWhileTheBrokerIsStoppedAndUpAgainOnceItIsBackWithTheSameClient() {
         try (RestartableKafka kafka = RestartableKafka.start(List.of("cohort.events"), 1)) {
             KafkaReadinessCheck check = new KafkaReadinessCheck();
-            check.kafkaConfig = Map.of("bootstrap.servers", kafka.bootstrapServers(), "group.id", "not-an-admin-setting");
+            Map<String, Object> kafkaConfig = kafka.clientProperties();
+            kafkaConfig.put("group.id", "not-an-admin-setting");
+            check.kafkaConfig = kafkaConfig;
             check.timeout = Duration.ofSeconds(2);
             try {
                 HealthCheckResponse up = check.call();
@@ -33,6 +35,22 @@ class KafkaReadinessCheckTest {
                 kafka.restart();
                 await("UP once the broker is back").atMost(Duration.ofSeconds(60))
                         .until(check::call, r -> r.getStatus() == HealthCheckResponse.Status.UP);
+            } finally {
+                check.close();
+            }
+        }
+    }
+
+    @Test
+    void theCheckIsDownWhenTheServiceHasNoLoginForTheBroker() {
+        try (RestartableKafka kafka = RestartableKafka.start(List.of("cohort.events"), 1)) {
+            KafkaReadinessCheck check = new KafkaReadinessCheck();
+            check.kafkaConfig = Map.of("bootstrap.servers", kafka.bootstrapServers());
+            check.timeout = Duration.ofSeconds(2);
+            try {
+                HealthCheckResponse response = check.call();
+                assertThat(response.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
+                assertThat(response.getData().orElseThrow()).containsKey("reason");
             } finally {
                 check.close();
             }

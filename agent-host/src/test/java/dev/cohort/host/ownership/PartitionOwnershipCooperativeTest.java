@@ -171,13 +171,14 @@ class PartitionOwnershipCooperativeTest {
                 }
             };
             thread = new Thread(() -> {
-                try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of(
-                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers(),
+                Map<String, Object> config = kafka.clientProperties();
+                config.putAll(Map.of(
                         ConsumerConfig.GROUP_ID_CONFIG, group,
                         ConsumerConfig.CLIENT_ID_CONFIG, name,
                         ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, CooperativeStickyAssignor.class.getName(),
                         ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
-                        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
+                        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()));
+                try (KafkaConsumer<String, String> c = new KafkaConsumer<>(config)) {
                     c.subscribe(List.of(TOPIC), new ConsumerRebalanceListener() {
                         @Override
                         public void onPartitionsAssigned(Collection<TopicPartition> parts) {

@@ -6,8 +6,11 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -23,18 +26,24 @@ import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.utils.Time;
 
 /**
- * A real single-node KRaft Kafka broker in this JVM, bound to loopback only.
+ * A real single-node KRaft Kafka broker in this JVM, bound to loopback only, that lets no client in without a login.
  *
- * <p>Sequence: pick ports → write {@code server.properties} in a temp dir → format the storage exactly like
- * {@code kafka-storage.sh format} → start {@link KafkaRaftServer} → wait until the cluster answers → create the
- * requested topics. {@link #close()} shuts the broker down and deletes the temp dir.
+ * <p>Sequence: pick ports and draw the passwords → write {@code server.properties} in a temp dir → format the storage
+ * exactly like {@code kafka-storage.sh format}, with the client login's SCRAM credential added to the cluster metadata
+ * → delete {@code server.properties} (it names the passwords) → start {@link KafkaRaftServer} → wait until the
+ * cluster answers → create the requested topics. {@link #close()} shuts the broker down and deletes the temp dir.
+ *
+ * <p>Both listeners need SASL: a command with network access reaches any port on loopback. The client listener takes
+ * SCRAM-SHA-256 for user {@value KafkaCredentials#USER} ({@link #credentials()}); the controller listener takes PLAIN
+ * for a user of its own whose password never leaves this JVM (the controller must authenticate its peers before it
+ * has read the metadata that holds SCRAM credentials, so Kafka allows no SCRAM there). Without that, an admin client
+ * pointed at the controller port ({@code bootstrap.controllers}) could change the client login.
  */
 public final class EmbeddedKafka implements AutoCloseable {
 
@@ -43,13 +52,18 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private final Path dir;
     private final int port;
+    private final int controllerPort;
     private final KafkaRaftServer server;
+    private final KafkaCredentials credentials;
     private final long startupMillis;
     private volatile boolean closed;
 
-    private EmbeddedKafka(Path dir, int port, KafkaRaftServer server, long startupMillis) {
+    private EmbeddedKafka(Path dir, int port, int controllerPort, KafkaCredentials credentials, KafkaRaftServer server,
+            long startupMillis) {
         this.dir = dir;
         this.port = port;
+        this.controllerPort = controllerPort;
+        this.credentials = credentials;
         this.server = server;
         this.startupMillis = startupMillis;
     }
@@ -62,6 +76,14 @@ public final class EmbeddedKafka implements AutoCloseable {
      * @param partitions partitions per created topic
      */
     public static EmbeddedKafka start(int port, Collection<String> topics, int partitions) {
+        return start(port, topics, partitions, KafkaCredentials.generate());
+    }
+
+    /**
+     * As {@link #start(int, Collection, int)}, with the client login chosen by the caller: for a process that hands the
+     * credentials out before the broker exists.
+     */
+    public static EmbeddedKafka start(int port, Collection<String> topics, int partitions, KafkaCredentials credentials) {
         long t0 = System.nanoTime();
         int clientPort = Ports.orFree(port);
         int controllerPort = Ports.free();
@@ -71,14 +93,14 @@ public final class EmbeddedKafka implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Properties p = singleNode(clientPort, controllerPort, dir, partitions);
+        Properties p = singleNode(clientPort, controllerPort, dir, partitions, credentials);
         // no fsync per message: a test broker's logs need not survive a power cut
         p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
-        format(p, dir, "cohort embedded broker");
+        format(p, dir, "cohort embedded broker", credentials);
         KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(p, false), Time.SYSTEM);
         server.startup();
         String bootstrap = "127.0.0.1:" + clientPort;
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap))) {
+        try (Admin admin = Admin.create(credentials.clientProperties(bootstrap))) {
             waitReady(admin, Duration.ofSeconds(60));
             createTopics(admin, topics, partitions);
         } catch (RuntimeException e) {
@@ -87,7 +109,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             throw e;
         }
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        return new EmbeddedKafka(dir, clientPort, server, ms);
+        return new EmbeddedKafka(dir, clientPort, controllerPort, credentials, server, ms);
     }
 
     private static void waitReady(Admin admin, Duration timeout) {
@@ -106,17 +128,33 @@ public final class EmbeddedKafka implements AutoCloseable {
         throw new IllegalStateException("kafka broker not ready within " + timeout, last);
     }
 
-    /** The configuration of a single-node KRaft broker on loopback, its logs under {@code dir} (shared by the brokers). */
-    static Properties singleNode(int clientPort, int controllerPort, Path dir, int partitions) {
+    /**
+     * The configuration of a single-node KRaft broker on loopback, its logs under {@code dir} (shared by the brokers):
+     * listener {@code CLIENT} (SASL/SCRAM-SHA-256, {@code credentials}; also the inter-broker listener, which logs in
+     * with them) and {@code CONTROLLER} (SASL/PLAIN, a user and password drawn here). The result holds both passwords:
+     * it stays in memory, and {@link #format} deletes the file it writes of it.
+     */
+    static Properties singleNode(int clientPort, int controllerPort, Path dir, int partitions, KafkaCredentials credentials) {
         Properties p = new Properties();
         p.put("process.roles", "broker,controller");
         p.put("node.id", "1");
         p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + clientPort);
+        p.put("listeners", "CLIENT://127.0.0.1:" + clientPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+        p.put("advertised.listeners", "CLIENT://127.0.0.1:" + clientPort);
         p.put("controller.listener.names", "CONTROLLER");
-        p.put("inter.broker.listener.name", "PLAINTEXT");
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("inter.broker.listener.name", "CLIENT");
+        p.put("listener.security.protocol.map", "CLIENT:SASL_PLAINTEXT,CONTROLLER:SASL_PLAINTEXT");
+        p.put("listener.name.client.sasl.enabled.mechanisms", KafkaCredentials.MECHANISM);
+        p.put("sasl.mechanism.inter.broker.protocol", KafkaCredentials.MECHANISM);
+        // the broker's own login on the inter-broker listener; the listener checks clients against the SCRAM credential
+        // that format() put into the metadata
+        p.put("listener.name.client." + KafkaCredentials.MECHANISM.toLowerCase() + ".sasl.jaas.config", credentials.jaasConfig());
+        // the controller's login: PLAIN with a user of its own, known to this JVM only (server side: user_<name>)
+        String controllerPassword = KafkaCredentials.newPassword();
+        p.put("listener.name.controller.sasl.enabled.mechanisms", "PLAIN");
+        p.put("sasl.mechanism.controller.protocol", "PLAIN");
+        p.put("listener.name.controller.plain.sasl.jaas.config", "org.apache.kafka.common.security.plain.PlainLoginModule required"
+                + " username=\"controller\" password=\"" + controllerPassword + "\" user_controller=\"" + controllerPassword + "\";");
         p.put("log.dirs", dir.resolve("logs").toString());
         // a single node: every internal topic has exactly one replica
         p.put("offsets.topic.replication.factor", "1");
@@ -140,25 +178,48 @@ public final class EmbeddedKafka implements AutoCloseable {
         return p;
     }
 
-    /** Writes {@code p} as {@code dir/server.properties} and formats the storage; on failure {@code dir} is deleted. */
-    static void format(Properties p, Path dir, String comment) {
+    /**
+     * Writes {@code p} as {@code dir/server.properties} (owner-only), formats the storage with the SCRAM credential of
+     * {@code credentials} in the cluster metadata (hashed there: salted, 4096 iterations) and deletes the file again,
+     * whether the format succeeded or not: the broker runs from {@code p} in memory, so no password stays on disk. On
+     * failure {@code dir} is deleted.
+     */
+    static void format(Properties p, Path dir, String comment, KafkaCredentials credentials) {
         Path propsFile = dir.resolve("server.properties");
-        try (var out = Files.newOutputStream(propsFile)) {
-            p.store(out, comment);
-        } catch (IOException e) {
-            deleteQuietly(dir);
-            throw new UncheckedIOException(e);
-        }
         ByteArrayOutputStream formatOut = new ByteArrayOutputStream();
-        try (PrintStream ps = new PrintStream(formatOut, true, StandardCharsets.UTF_8)) {
-            int rc = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", propsFile.toString()}, ps);
-            if (rc != 0) {
-                throw new IllegalStateException("kafka storage format failed (rc " + rc + "): " + formatOut.toString(StandardCharsets.UTF_8));
+        int rc;
+        try {
+            Files.createFile(propsFile, ownerOnly());
+            try (var out = Files.newOutputStream(propsFile)) {
+                p.store(out, comment);
+            }
+            try (PrintStream ps = new PrintStream(formatOut, true, StandardCharsets.UTF_8)) {
+                rc = StorageTool.execute(new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", propsFile.toString(),
+                    "--add-scram", credentials.scramArgument()}, ps);
             }
         } catch (Exception e) {
             deleteQuietly(dir);
-            throw e instanceof RuntimeException re ? re : new IllegalStateException("kafka storage format failed", e);
+            // the storage tool's message may quote its arguments: the exception is not chained, its text is redacted
+            throw new IllegalStateException("kafka storage format failed: " + e.getClass().getSimpleName() + ": "
+                    + credentials.redact(String.valueOf(e.getMessage())));
+        } finally {
+            try {
+                Files.deleteIfExists(propsFile);
+            } catch (IOException e) {
+                // the directory is owner-only, and close() deletes it
+            }
         }
+        if (rc != 0) {
+            deleteQuietly(dir);
+            throw new IllegalStateException("kafka storage format failed (rc " + rc + "): "
+                    + credentials.redact(formatOut.toString(StandardCharsets.UTF_8)));
+        }
+    }
+
+    private static FileAttribute<?>[] ownerOnly() {
+        return FileSystems.getDefault().supportedFileAttributeViews().contains("posix")
+                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))}
+                : new FileAttribute<?>[0];
     }
 
     /** Creates topics that do not exist yet; existing ones are left as they are. */
@@ -189,6 +250,31 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The controller listener's port (SASL/PLAIN with the controller's own login; for tests that it refuses clients). */
+    int controllerPort() {
+        return controllerPort;
+    }
+
+    /** The broker's temp directory (log dirs; for tests that no password is on disk). */
+    Path dir() {
+        return dir;
+    }
+
+    /** The client listener's login ({@value KafkaCredentials#USER} and this broker's password). */
+    public KafkaCredentials credentials() {
+        return credentials;
+    }
+
+    /** {@code bootstrap.servers} and the SASL settings a raw client of this broker needs (a mutable copy). */
+    public Map<String, Object> clientProperties() {
+        return credentials.clientProperties(bootstrapServers());
+    }
+
+    /** The environment a service process needs to use this broker ({@link KafkaCredentials#serviceEnvironment}). */
+    public Map<String, String> serviceEnvironment() {
+        return credentials.serviceEnvironment(bootstrapServers());
     }
 
     /** How long {@link #start} took, for the "ready in" line. */

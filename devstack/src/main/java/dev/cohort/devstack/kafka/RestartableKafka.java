@@ -13,13 +13,13 @@ import java.util.concurrent.TimeUnit;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.common.utils.Time;
 
 /**
  * A single-node KRaft broker in this JVM that can be stopped and started again on the same log directory and the
- * same ports: the "broker down, broker back" fault of the reliability suite (issue 17). Configured like
- * {@link EmbeddedKafka} (loopback only, one replica per internal topic); {@link EmbeddedKafka} itself is unchanged.
+ * same ports: the "broker down, broker back" fault of the reliability suite. Configured like {@link EmbeddedKafka}
+ * (loopback only, one replica per internal topic, SASL on both listeners with the same kind of per-broker login,
+ * {@link #credentials()}, kept across restarts).
  *
  * <p>Sequence: {@link #start} picks the ports, formats the storage once and starts the broker; {@link #stop} shuts it
  * down cleanly (its records and committed offsets stay in the log directory); {@link #restart} starts a new broker
@@ -31,13 +31,15 @@ public final class RestartableKafka implements AutoCloseable {
     private final Path dir;
     private final int port;
     private final Properties props;
+    private final KafkaCredentials credentials;
     private KafkaRaftServer server;
     private boolean closed;
 
-    private RestartableKafka(Path dir, int port, Properties props) {
+    private RestartableKafka(Path dir, int port, Properties props, KafkaCredentials credentials) {
         this.dir = dir;
         this.port = port;
         this.props = props;
+        this.credentials = credentials;
     }
 
     /** Starts a broker on free loopback ports with {@code topics} created ({@code partitions} each). */
@@ -50,9 +52,10 @@ public final class RestartableKafka implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Properties p = EmbeddedKafka.singleNode(clientPort, controllerPort, dir, partitions);
-        EmbeddedKafka.format(p, dir, "cohort restartable broker");
-        RestartableKafka k = new RestartableKafka(dir, clientPort, p);
+        KafkaCredentials credentials = KafkaCredentials.generate();
+        Properties p = EmbeddedKafka.singleNode(clientPort, controllerPort, dir, partitions, credentials);
+        EmbeddedKafka.format(p, dir, "cohort restartable broker", credentials);
+        RestartableKafka k = new RestartableKafka(dir, clientPort, p, credentials);
         try {
             k.restart();
             try (Admin admin = k.admin()) {
@@ -68,6 +71,21 @@ public final class RestartableKafka implements AutoCloseable {
     /** {@code 127.0.0.1:<port>}; the same before and after a restart. */
     public String bootstrapServers() {
         return "127.0.0.1:" + port;
+    }
+
+    /** The client listener's login; the same before and after a restart. */
+    public KafkaCredentials credentials() {
+        return credentials;
+    }
+
+    /** {@code bootstrap.servers} and the SASL settings a raw client of this broker needs (a mutable copy). */
+    public Map<String, Object> clientProperties() {
+        return credentials.clientProperties(bootstrapServers());
+    }
+
+    /** The environment a service process needs to use this broker ({@link KafkaCredentials#serviceEnvironment}). */
+    public Map<String, String> serviceEnvironment() {
+        return credentials.serviceEnvironment(bootstrapServers());
     }
 
     public boolean isRunning() {
@@ -120,7 +138,7 @@ public final class RestartableKafka implements AutoCloseable {
     }
 
     private Admin admin() {
-        return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()));
+        return Admin.create(clientProperties());
     }
 
     @Override

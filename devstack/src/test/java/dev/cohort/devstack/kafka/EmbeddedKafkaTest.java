@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -44,7 +43,7 @@ class EmbeddedKafkaTest {
     @Test
     void createsEveryRequestedTopicWithTheConfiguredPartitionsOnLoopback() throws Exception {
         assertThat(kafka.bootstrapServers()).startsWith("127.0.0.1:");
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers()))) {
+        try (Admin admin = Admin.create(kafka.clientProperties())) {
             Map<String, TopicDescription> d = admin.describeTopics(TOPICS).allTopicNames().get(60, TimeUnit.SECONDS);
             assertThat(d).containsOnlyKeys(TOPICS);
             assertThat(d.values()).allSatisfy(t -> assertThat(t.partitions()).hasSize(4));
@@ -54,16 +53,18 @@ class EmbeddedKafkaTest {
     @Test
     void aRecordRoundTripsThroughTheBrokerWithItsKey() throws Exception {
         RecordMetadata meta;
-        try (KafkaProducer<String, String> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                kafka.bootstrapServers(), ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
-                ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
+        Map<String, Object> producerConfig = kafka.clientProperties();
+        producerConfig.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        producerConfig.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
+        try (KafkaProducer<String, String> p = new KafkaProducer<>(producerConfig)) {
             meta = p.send(new ProducerRecord<>("cohort.prompts", "default", "{\"team\":\"default\",\"text\":\"hi\"}")).get();
         }
         List<ConsumerRecord<String, String>> got = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                kafka.bootstrapServers(), ConsumerConfig.GROUP_ID_CONFIG, "rt", ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
+        Map<String, Object> consumerConfig = kafka.clientProperties();
+        consumerConfig.putAll(Map.of(ConsumerConfig.GROUP_ID_CONFIG, "rt", ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()));
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(consumerConfig)) {
             c.subscribe(List.of("cohort.prompts"));
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             while (got.isEmpty() && System.nanoTime() < deadline) {

@@ -18,7 +18,6 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.ConsumerGroupState;
@@ -153,8 +152,7 @@ class LeadInterruptIT {
      * returns those of the member whose client id starts with {@code clientId}.
      */
     private static Set<Integer> awaitTwoMembersAndPartitionsOf(LeadStack stack, String clientId) {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                stack.devstack().kafka().bootstrapServers()))) {
+        try (Admin admin = Admin.create(stack.devstack().kafkaClientProperties())) {
             return await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
                 ConsumerGroupDescription g = admin.describeConsumerGroups(List.of(GROUP)).all().get().get(GROUP);
                 if (g.state() != ConsumerGroupState.STABLE || g.members().size() != 2) {

@@ -31,7 +31,6 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.StreamSupport;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.MemberDescription;
 import org.apache.kafka.common.ConsumerGroupState;
@@ -362,8 +361,7 @@ class LeadRebalanceIT {
 
     /** Waits until the group is stable with two members, each with partitions of {@code cohort.prompts}: client id → them. */
     private Map<String, Set<Integer>> awaitTwoMembers() {
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG,
-                stack.devstack().kafka().bootstrapServers()))) {
+        try (Admin admin = Admin.create(stack.devstack().kafkaClientProperties())) {
             return await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200)).until(() -> {
                 ConsumerGroupDescription g = admin.describeConsumerGroups(List.of(GROUP)).all().get().get(GROUP);
                 if (g.state() != ConsumerGroupState.STABLE || g.members().size() != 2) {

@@ -3,6 +3,7 @@ package dev.cohort.scheduler.messaging;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.scheduler.service.Firing;
 import dev.cohort.scheduler.service.FiringPublisher;
+import dev.cohort.host.messaging.KafkaClientProperties;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.common.annotation.Identifier;
@@ -12,7 +13,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -30,7 +30,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * first, and only once the broker acknowledged it, the {@code cron_fired} event, so an event never announces a
  * prompt that was not delivered. A plain producer rather than a messaging channel: each firing needs its own
  * acknowledgement, and all firings of a tick are in flight at once (a channel's stream measured ~12 ms per firing,
- * one after another). Connection settings are every {@code kafka.*} property (bootstrap servers, SASL, TLS).
+ * one after another). Connection settings are the {@code kafka.*} properties a producer knows
+ * ({@link KafkaClientProperties}: bootstrap servers, SASL, TLS), as for the channels.
  */
 @ApplicationScoped
 public class KafkaFiringPublisher implements FiringPublisher {
@@ -55,13 +56,7 @@ public class KafkaFiringPublisher implements FiringPublisher {
     /** Created with the bean, which start-up forces ({@link #onStart}), so the first tick finds a warm producer. */
     @PostConstruct
     void init() {
-        Map<String, Object> config = new HashMap<>();
-        kafkaConfig.forEach((k, v) -> {
-            if (ProducerConfig.configNames().contains(k) || k.startsWith("sasl.") || k.startsWith("ssl.")
-                    || k.startsWith("security.")) {
-                config.put(k, v);
-            }
-        });
+        Map<String, Object> config = KafkaClientProperties.producer(kafkaConfig);
         config.put(ProducerConfig.ACKS_CONFIG, "all");
         config.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
         config.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, DELIVERY_TIMEOUT_MS);

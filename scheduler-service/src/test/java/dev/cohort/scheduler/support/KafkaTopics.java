@@ -1,5 +1,6 @@
 package dev.cohort.scheduler.support;
 
+import dev.cohort.host.messaging.KafkaClientProperties;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,13 +20,13 @@ public final class KafkaTopics {
 
     /** Every record on the topic now, from the beginning up to the current end offsets. */
     public static List<ConsumerRecord<String, String>> readAll(String topic) {
-        String bootstrap = ConfigProvider.getConfig().getValue("kafka.bootstrap.servers", String.class);
-        List<ConsumerRecord<String, String>> out = new ArrayList<>();
-        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+        // the service's own connection settings: devstack's broker and its SASL login
+        Map<String, Object> config = KafkaClientProperties.fromConfig(ConfigProvider.getConfig());
+        config.putAll(Map.of(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
                 ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName(),
-                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()))) {
+                ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName()));
+        List<ConsumerRecord<String, String>> out = new ArrayList<>();
+        try (KafkaConsumer<String, String> c = new KafkaConsumer<>(config)) {
             List<TopicPartition> parts = c.partitionsFor(topic, Duration.ofSeconds(60)).stream()
                     .map(p -> new TopicPartition(topic, p.partition())).toList();
             c.assign(parts);

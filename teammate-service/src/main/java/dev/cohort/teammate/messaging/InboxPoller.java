@@ -1,6 +1,7 @@
 package dev.cohort.teammate.messaging;
 
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.host.messaging.KafkaClientProperties;
 import dev.cohort.host.messaging.RecordSender;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.ShutdownEvent;
@@ -123,13 +124,7 @@ public class InboxPoller {
      * property under {@link #PREFIX}, then what this class relies on (String keys and values, its own commits).
      */
     static Map<String, Object> config(Map<String, Object> kafka, Config config) {
-        Map<String, Object> out = new HashMap<>();
-        kafka.forEach((k, v) -> {
-            if (ConsumerConfig.configNames().contains(k) || k.startsWith("sasl.") || k.startsWith("ssl.")
-                    || k.startsWith("security.")) {
-                out.put(k, v);
-            }
-        });
+        Map<String, Object> out = KafkaClientProperties.consumer(kafka);
         for (String name : ConsumerConfig.configNames()) {
             config.getOptionalValue(PREFIX + name, String.class).ifPresent(v -> out.put(name, v));
         }

@@ -1,9 +1,11 @@
 package dev.cohort.teammate.messaging;
 
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.host.messaging.KafkaClientProperties;
 import dev.cohort.teammate.config.TeammateConfig;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.Startup;
+import io.smallrye.common.annotation.Identifier;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -15,7 +17,6 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * At start-up, creates {@code cohort.teammate.inbox} with {@code cohort.teammate.partitions} partitions when it does
@@ -29,16 +30,20 @@ public class InboxTopic {
     @Inject
     TeammateConfig config;
 
-    @ConfigProperty(name = "kafka.bootstrap.servers")
-    String bootstrap;
+    @Inject
+    @Identifier("default-kafka-broker")
+    Map<String, Object> kafkaConfig;
 
     @PostConstruct
     void ensure() {
         if (config.partitions() < 1) {
             throw new IllegalArgumentException("cohort.teammate.partitions must be at least 1, was " + config.partitions());
         }
-        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+        // the connection settings of the channels (bootstrap servers, SASL, TLS), as every raw client of the service
+        Map<String, Object> adminConfig = KafkaClientProperties.admin(kafkaConfig);
+        adminConfig.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 15_000);
+        adminConfig.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000);
+        try (Admin admin = Admin.create(adminConfig)) {
             String t = Topics.TEAMMATE_INBOX;
             if (admin.listTopics().names().get(30, TimeUnit.SECONDS).contains(t)) {
                 int n = admin.describeTopics(List.of(t)).allTopicNames().get(30, TimeUnit.SECONDS).get(t).partitions().size();

@@ -477,7 +477,7 @@ public final class TeamBenchmark {
     /** A consumer of every partition of {@code cohort.teammate.inbox}, outside any group. */
     private static org.apache.kafka.clients.consumer.KafkaConsumer<String, String> inboxConsumer(TeamStack stack) {
         java.util.Properties p = new java.util.Properties();
-        p.put(org.apache.kafka.clients.consumer.ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.bootstrapServers());
+        p.putAll(stack.kafkaClientProperties());
         var c = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(p,
                 new org.apache.kafka.common.serialization.StringDeserializer(),
                 new org.apache.kafka.common.serialization.StringDeserializer());

@@ -249,9 +249,9 @@ final class TeamStack implements AutoCloseable {
         return List.of(lead, runner);
     }
 
-    /** The broker's bootstrap servers (benchmarks read topics with their own consumer). */
-    String bootstrapServers() {
-        return stack.kafka().bootstrapServers();
+    /** The broker's address and SASL login (benchmarks read topics with their own consumer; a mutable copy). */
+    Map<String, Object> kafkaClientProperties() {
+        return stack.kafkaClientProperties();
     }
 
     /** Produces one record as an outside system would. */
@@ -264,7 +264,7 @@ final class TeamStack implements AutoCloseable {
         synchronized (this) {
             if (producer == null) {
                 Properties p = new Properties();
-                p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, stack.kafka().bootstrapServers());
+                p.putAll(stack.kafkaClientProperties());
                 p.put(ProducerConfig.ACKS_CONFIG, "all");
                 producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
             }

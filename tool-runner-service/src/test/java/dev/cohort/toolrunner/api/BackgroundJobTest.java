@@ -46,7 +46,8 @@ class BackgroundJobTest {
     @BeforeEach
     void subscribe() {
         Properties p = new Properties();
-        p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, ConfigProvider.getConfig().getValue("kafka.bootstrap.servers", String.class));
+        // the service's own connection settings: devstack's broker and its SASL login
+        p.putAll(dev.cohort.host.messaging.KafkaClientProperties.fromConfig(ConfigProvider.getConfig()));
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "bg-test-" + UUID.randomUUID());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
