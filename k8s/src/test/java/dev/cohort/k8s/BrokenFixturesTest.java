@@ -104,7 +104,17 @@ class BrokenFixturesTest {
             Map.entry("env-var-nobody-reads", new Expect(Checks.ENV_VARS_ARE_READ_BY_THE_SERVICE, "COHORT_DB_URI (env) is read by nothing in teammate-service")),
             Map.entry("kafka-client-not-admitted", new Expect(Checks.KAFKA_CLIENTS_REACH_A_LISTENER, "Deployment/teammate-service: its pods")),
             Map.entry("instance-id-shared", new Expect(Checks.INSTANCE_IDS_ARE_UNIQUE_PER_POD, "up to 6 pods share COHORT_INSTANCE_ID=\"teammate\"")),
-            Map.entry("rwo-with-rolling-update", new Expect(Checks.PVC_ACCESS_MODE_FITS_REPLICAS, "use strategy Recreate")));
+            Map.entry("rwo-with-rolling-update", new Expect(Checks.PVC_ACCESS_MODE_FITS_REPLICAS, "use strategy Recreate")),
+            Map.entry("crd-sandbox-unknown-field", new Expect(Checks.CRD_SCHEMA, "SandboxWarmPool/team-sandbox: /spec: property 'size' is not defined in the schema")),
+            Map.entry("sandbox-writable-root-filesystem", new Expect(Checks.READ_ONLY_ROOT_FILESYSTEM, "SandboxTemplate/team-sandbox container sandbox: securityContext.readOnlyRootFilesystem is not true")),
+            Map.entry("sandbox-secret-env", new Expect(Checks.SANDBOX_POD_HOLDS_NO_CREDENTIAL, "SandboxTemplate/team-sandbox container sandbox: env COHORT_TOOL_RUNNER_TOKEN comes from Secret cohort-secrets")),
+            Map.entry("sandbox-secret-volume", new Expect(Checks.SANDBOX_POD_HOLDS_NO_CREDENTIAL, "SandboxTemplate/team-sandbox: volume credentials is Secret cohort-secrets")),
+            Map.entry("sandbox-token-mounted", new Expect(Checks.SANDBOX_POD_HOLDS_NO_CREDENTIAL, "SandboxTemplate/team-sandbox: the sandbox pod may mount a service account token")),
+            Map.entry("sandbox-rbac-secrets", new Expect(Checks.SANDBOX_RBAC_ONLY_ITS_RESOURCES, "Role/tool-runner-sandboxes rules[2]: resource \"secrets\" is not sandboxclaims or sandboxes")),
+            Map.entry("sandbox-rbac-wildcard-verb", new Expect(Checks.SANDBOX_RBAC_ONLY_ITS_RESOURCES, "Role/tool-runner-sandboxes rules[1]: verb \"*\" on sandboxes is not one of [get, list, patch, watch]")),
+            Map.entry("sandbox-rbac-cluster-role-binding", new Expect(Checks.SANDBOX_RBAC_ONLY_ITS_RESOURCES, "ClusterRoleBinding/tool-runner-sandboxes-everywhere: a ClusterRoleBinding gives the tool runner rights in every namespace")),
+            Map.entry("sandbox-dns-egress", new Expect(Checks.SANDBOX_EGRESS_DENIED, "SandboxTemplate/team-sandbox: NetworkPolicy/allow-dns selects the sandbox pods")),
+            Map.entry("sandbox-network-policy-managed", new Expect(Checks.SANDBOX_EGRESS_DENIED, "SandboxTemplate/team-sandbox: networkPolicyManagement Managed without networkPolicy")));
 
     static Stream<Arguments> cases() {
         return CASES.entrySet().stream().sorted(Map.Entry.comparingByKey()).map(e -> Arguments.of(e.getKey(), e.getValue()));

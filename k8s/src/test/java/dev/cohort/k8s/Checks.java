@@ -56,7 +56,10 @@ enum Checks {
     DATABASE_RETRIES_WITHIN_STARTUP_PROBE(RoutineEvents::databaseRetriesWithinStartupProbe),
     PRE_STOP_DRAIN_DELAY(RoutineEvents::preStopDrainDelay),
     FS_GROUP_CHANGE_ON_ROOT_MISMATCH(RoutineEvents::fsGroupChangeOnRootMismatch),
-    KAFKA_CLIENTS_REACH_A_LISTENER(ServiceConfig::kafkaClientsReachAListener);
+    KAFKA_CLIENTS_REACH_A_LISTENER(ServiceConfig::kafkaClientsReachAListener),
+    SANDBOX_POD_HOLDS_NO_CREDENTIAL(TeamSandboxPolicy::holdsNoCredential),
+    SANDBOX_RBAC_ONLY_ITS_RESOURCES(TeamSandboxPolicy::rbacOnlyItsResources),
+    SANDBOX_EGRESS_DENIED(TeamSandboxPolicy::egressDenied);
 
     private final Function<Manifest, List<String>> check;
 

@@ -242,6 +242,8 @@ final class Hardening {
                         }
                     } else if (peer.has("namespaceSelector") && !peer.has("podSelector")) {
                         out.add(where + ": a namespaceSelector without podSelector opens whole namespaces to the tool runner");
+                    } else if (!peer.has("namespaceSelector") && isTeamSandboxAgentPort(m, peer, rule)) {
+                        continue; // the team sandboxes of the build, on their agent port only (components/agent-sandbox)
                     } else {
                         Map<String, String> sel = Manifest.strings(peer.path("podSelector").path("matchLabels"));
                         if (!sel.containsKey("strimzi.io/cluster") && !sel.containsKey("cnpg.io/cluster")) {
@@ -252,6 +254,24 @@ final class Hardening {
             }
         }
         return out;
+    }
+
+    /**
+     * Whether an egress peer selects exactly agent-sandbox pods of the build (its pod selector matches a SandboxTemplate's
+     * pods and no other workload's) and the rule opens only their container ports named {@code agent}.
+     */
+    static boolean isTeamSandboxAgentPort(Manifest m, JsonNode peer, JsonNode rule) {
+        JsonNode selector = peer.path("podSelector");
+        List<JsonNode> selected = m.workloads().stream().filter(w -> Manifest.selects(selector, Manifest.podLabels(w))).map(w -> (JsonNode) w).toList();
+        if (selected.isEmpty() || !selected.stream().allMatch(Manifest::isAgentSandbox) || rule.path("ports").isEmpty()) {
+            return false;
+        }
+        for (JsonNode p : rule.path("ports")) {
+            if (!p.path("port").asText().equals("agent")) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Credentials reach containers only as named keys of a Secret ({@code secretKeyRef}); no Secret with values is committed. */
@@ -344,6 +364,9 @@ final class Hardening {
     static List<String> healthProbes(Manifest m) {
         List<String> out = new ArrayList<>();
         for (JsonNode w : m.workloads()) {
+            if (Manifest.isAgentSandbox(w)) {
+                continue; // the sandbox agent is no Quarkus service: no /q/health (TeamSandboxPolicy checks its pod)
+            }
             for (JsonNode c : Manifest.podTemplate(w).orElseThrow().path("spec").path("containers")) {
                 String id = Manifest.id(w) + " container " + c.path("name").asText();
                 BiConsumer<String, String> probe = (which, path) -> {

@@ -103,7 +103,8 @@ final class LeastExposure {
             }
         }
         for (JsonNode o : m.objects()) {
-            if (!BuiltinKinds.isBuiltin(o)) {
+            // an agent-sandbox pod template's containers are a workload's, checked above (a Cohort image is not third-party)
+            if (!BuiltinKinds.isBuiltin(o) && Manifest.podTemplate(o).isEmpty()) {
                 imagesIn(o.path("spec"), "spec", Manifest.id(o), out);
             }
         }
@@ -140,6 +141,9 @@ final class LeastExposure {
     private static List<CohortContainer> cohortContainers(Manifest m) {
         List<CohortContainer> out = new ArrayList<>();
         for (JsonNode w : m.workloads()) {
+            if (Manifest.isAgentSandbox(w)) {
+                continue; // the team sandbox runs the in-pod agent on its port agent, not the service's management interface
+            }
             for (JsonNode c : Manifest.podTemplate(w).orElseThrow().path("spec").path("containers")) {
                 Optional<String> service = RunJava.serviceOf(c);
                 Optional<Properties> props = service.flatMap(CrossReferences::applicationProperties);

@@ -121,12 +121,54 @@ record Manifest(String name, List<ObjectNode> objects, Map<String, Set<String>> 
                         Files.writeString(o.resolve("cluster.env"), clusterEnv);
                     }
                 }
+                for (var v : AGENT_SANDBOX_COMPONENTS.entrySet()) {
+                    withComponents(root.resolve("overlays").resolve(v.getKey()), v.getKey() + AGENT_SANDBOX_SUFFIX, v.getValue());
+                }
             }
             deleteOnExit(root);
             return root;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot copy " + k8s, e);
         }
+    }
+
+    /** The name of an overlay's variant with components/agent-sandbox enabled: {@code overlays/<overlay>+agent-sandbox}. */
+    static final String AGENT_SANDBOX_SUFFIX = "+agent-sandbox";
+    /**
+     * The components each overlay would list to enable the team sandbox (not listed yet: the in-pod agent does not
+     * exist), in order, before components/cluster-values (which sets the template's image registry); prod adds gVisor.
+     */
+    static final Map<String, List<String>> AGENT_SANDBOX_COMPONENTS = Map.of(
+            "dev", List.of("../../components/agent-sandbox"),
+            "prod", List.of("../../components/agent-sandbox", "../../components/agent-sandbox/gvisor"));
+
+    /** The overlays' variants with the team sandbox enabled, as {@link #of} builds them from the staged copy. */
+    static List<Path> agentSandboxVariants() {
+        return overlays().stream().filter(o -> AGENT_SANDBOX_COMPONENTS.containsKey(o.getFileName().toString()))
+                .map(o -> o.resolveSibling(o.getFileName() + AGENT_SANDBOX_SUFFIX)).toList();
+    }
+
+    /** A sibling copy {@code name} of an overlay whose kustomization lists {@code components} before cluster-values. */
+    private static void withComponents(Path overlay, String name, List<String> components) throws IOException {
+        if (!Files.isDirectory(overlay)) {
+            return;
+        }
+        Path copy = overlay.resolveSibling(name);
+        Files.createDirectories(copy);
+        try (Stream<Path> files = Files.list(overlay)) {
+            for (Path f : files.filter(Files::isRegularFile).toList()) {
+                Files.copy(f, copy.resolve(f.getFileName().toString()));
+            }
+        }
+        Path k = copy.resolve("kustomization.yaml");
+        String anchor = "  - ../../components/cluster-values\n";
+        String text = Files.readString(k);
+        if (!text.contains(anchor)) {
+            throw new IllegalStateException(overlay + "/kustomization.yaml lists no components/cluster-values to put the team sandbox before");
+        }
+        StringBuilder insert = new StringBuilder();
+        components.forEach(c -> insert.append("  - ").append(c).append('\n'));
+        Files.writeString(k, text.replace(anchor, insert + anchor));
     }
 
     private static void deleteOnExit(Path root) {
@@ -231,7 +273,7 @@ record Manifest(String name, List<ObjectNode> objects, Map<String, Set<String>> 
         return o.path("kind").asText() + "/" + nameOf(o);
     }
 
-    /** Workloads with a pod template: Deployment, StatefulSet, DaemonSet, Job, CronJob. */
+    /** Workloads with a pod template: Deployment, StatefulSet, DaemonSet, Job, CronJob, agent-sandbox's SandboxTemplate and Sandbox. */
     List<ObjectNode> workloads() {
         return objects.stream().filter(o -> podTemplate(o).isPresent()).toList();
     }
@@ -241,8 +283,16 @@ record Manifest(String name, List<ObjectNode> objects, Map<String, Set<String>> 
         return switch (o.path("kind").asText()) {
             case "Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job" -> Optional.of(o.path("spec").path("template"));
             case "CronJob" -> Optional.of(o.path("spec").path("jobTemplate").path("spec").path("template"));
+            // agent-sandbox (components/agent-sandbox): the pod of every Sandbox made from the template
+            case "SandboxTemplate", "Sandbox" -> isAgentSandbox(o) ? Optional.of(o.path("spec").path("podTemplate")) : Optional.empty();
             default -> Optional.empty();
         };
+    }
+
+    /** Whether an object is agent-sandbox's ({@code agents.x-k8s.io}: Sandbox; {@code extensions.agents.x-k8s.io}: the rest). */
+    static boolean isAgentSandbox(JsonNode o) {
+        String api = o.path("apiVersion").asText();
+        return api.startsWith("agents.x-k8s.io/") || api.startsWith("extensions.agents.x-k8s.io/");
     }
 
     /** Containers and init containers of a workload. */

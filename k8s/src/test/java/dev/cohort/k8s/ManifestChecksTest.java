@@ -11,11 +11,16 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Every check passes on every overlay of k8s/ and on VALIDATE's own fixture (the base of the broken fixtures). */
+/**
+ * Every check passes on every overlay of k8s/, on each overlay with components/agent-sandbox enabled, and on VALIDATE's
+ * own fixture (the base of the broken fixtures).
+ */
 class ManifestChecksTest {
 
     static Stream<Path> builds() {
         List<Path> dirs = new ArrayList<>(Manifest.overlays());
+        // each overlay with components/agent-sandbox enabled, as it will be once the in-pod agent exists
+        dirs.addAll(Manifest.agentSandboxVariants());
         dirs.add(Manifest.testResources().resolve("fixture"));
         return dirs.stream();
     }
@@ -29,6 +34,25 @@ class ManifestChecksTest {
         assertThat(Manifest.overlays()).extracting(p -> p.getFileName().toString()).contains("dev", "prod");
         for (Path o : Manifest.overlays()) {
             assertThat(Manifest.of(o).objects()).as("objects built from %s", o).isNotEmpty();
+        }
+    }
+
+    @Test
+    void theTeamSandboxIsInNoOverlayYetAndEachOverlayWithTheComponentBuildsItFromTheCohortRegistry() {
+        for (Path o : Manifest.overlays()) {
+            assertThat(Manifest.of(o).ofKind("SandboxTemplate")).as("SandboxTemplate in %s (the in-pod agent does not exist yet)", o).isEmpty();
+        }
+        assertThat(Manifest.agentSandboxVariants()).extracting(p -> p.getFileName().toString()).containsExactly("dev+agent-sandbox", "prod+agent-sandbox");
+        for (Path v : Manifest.agentSandboxVariants()) {
+            Manifest m = Manifest.of(v);
+            var template = m.find("SandboxTemplate", "team-sandbox").orElseThrow();
+            var pod = template.path("spec").path("podTemplate").path("spec");
+            assertThat(pod.path("containers").get(0).path("image").asText()).as(v.toString())
+                    .isEqualTo("registry.example.com/cohort/tool-runner-service:0.1.0");
+            assertThat(pod.path("runtimeClassName").asText()).as(v.toString()).isEqualTo(v.getFileName().toString().startsWith("prod") ? "gvisor" : "");
+            assertThat(m.find("SandboxWarmPool", "team-sandbox").orElseThrow().path("spec").path("sandboxTemplateRef").path("name").asText()).isEqualTo("team-sandbox");
+            assertThat(m.find("RoleBinding", "tool-runner-sandboxes").orElseThrow().path("subjects").get(0).path("namespace").asText())
+                    .isEqualTo(template.path("metadata").path("namespace").asText()).isNotEmpty();
         }
     }
 

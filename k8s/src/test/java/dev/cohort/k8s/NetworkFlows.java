@@ -99,6 +99,22 @@ final class NetworkFlows {
         Endpoint dns = new Endpoint("kube-dns", nsLabels("kube-system"), Map.of("k8s-app", "kube-dns"), Map.of());
         for (JsonNode w : m.workloads()) {
             Endpoint client = pods(m, w);
+            if (Manifest.isAgentSandbox(w)) {
+                // a team sandbox calls nothing, DNS included (TeamSandboxPolicy.egressDenied); the tool runner calls its agent
+                m.workloadOf("tool-runner-service").ifPresent(runner -> {
+                    Endpoint from = pods(m, runner);
+                    int agent = client.namedPorts().getOrDefault("agent", -1);
+                    String flow = from.what() + " → " + client.what() + " :" + agent + " (port agent)";
+                    if (agent < 0) {
+                        out.add(client.what() + ": no container port named agent for the tool runner to call");
+                    } else if (!allowed(m, "Egress", from, client, agent, "TCP")) {
+                        out.add(flow + ": not allowed out of the client");
+                    } else if (!allowed(m, "Ingress", client, from, agent, "TCP")) {
+                        out.add(flow + ": not allowed into the server");
+                    }
+                });
+                continue;
+            }
             if (!allowed(m, "Egress", client, dns, 53, "UDP")) {
                 out.add(client.what() + ": DNS (kube-dns in kube-system, UDP 53) is not allowed out");
             }
