@@ -53,10 +53,23 @@ public class ToolCallStore {
             } else {
                 ps.setInt(9, r.exitCode());
             }
-            ps.setString(10, r.error());
-            ps.setString(11, Json.write(r));
+            ps.setString(10, storable(r.error()));
+            ps.setString(11, Json.write(storable(r)));
             return ps.executeUpdate() == 1;
         }
+    }
+
+    /**
+     * The result as PostgreSQL can store it: text there holds no NUL character (a command that printed binary output,
+     * {@code cat /dev/zero}), so each one becomes U+FFFD, as an undecodable byte already does.
+     */
+    static ToolCallResult storable(ToolCallResult r) {
+        return new ToolCallResult(storable(r.output()), storable(r.error()), r.exitCode(), r.truncated(), r.outputRef(),
+                r.durationMs(), storable(r.stderr()));
+    }
+
+    static String storable(String s) {
+        return s == null || s.indexOf('\0') < 0 ? s : s.replace('\0', '\uFFFD');
     }
 
     /** Parameters 1–7 of both inserts: the call's identity and where it ran. */
@@ -82,8 +95,8 @@ public class ToolCallStore {
             } else {
                 ps.setInt(2, r.exitCode());
             }
-            ps.setString(3, r.error());
-            ps.setString(4, Json.write(r));
+            ps.setString(3, storable(r.error()));
+            ps.setString(4, Json.write(storable(r)));
             ps.setString(5, team);
             ps.setString(6, agent);
             ps.setString(7, callId);

@@ -318,4 +318,16 @@ class BashToolTest {
         ToolCallResult r = bash(team, "git rev-parse --show-toplevel && git log --format=%s");
         assertThat(r.output()).isEqualTo(Calls.workspace(team) + "\ncohort: initial commit (worktrees need one)\n");
     }
+
+    @Test
+    void anOutputWithNulCharactersIsRecordedWithEachOneReplaced() throws Exception {
+        String team = newTeam();
+        String first = Calls.raw("bash", team, "alice", "nul-output-1", null, args("command", "printf 'a\\0b'"))
+                .then().statusCode(200).extract().asString();
+        assertThat(Json.read(first, ToolCallResult.class).output()).isEqualTo("a\0b");
+        // PostgreSQL text holds no NUL: the record keeps U+FFFD in its place instead of failing to store the result
+        await().atMost(Duration.ofSeconds(30)).until(() -> calls.find(team, "alice", "nul-output-1")
+                .map(r -> r.result() != null).orElse(false));
+        assertThat(calls.find(team, "alice", "nul-output-1").orElseThrow().result().output()).isEqualTo("a\uFFFDb");
+    }
 }
