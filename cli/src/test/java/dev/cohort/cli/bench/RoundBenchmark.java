@@ -227,6 +227,8 @@ public final class RoundBenchmark {
         env.put("COHORT_TOOL_RUNNER_TOKEN", "bench-runner-token-0123456789abcdef0123456789ab");
         env.put("COHORT_WORKSPACE_ROOT", ws.toString());
         env.put("COHORT_SANDBOX", opts.getOrDefault("sandbox", System.getenv().getOrDefault("COHORT_SANDBOX", "auto")));
+        // team (default): a team's commands run in its long-lived sandbox; call: a sandbox per command, as before
+        env.put("COHORT_TOOL_RUNNER_SANDBOX_SCOPE", opts.getOrDefault("sandbox-scope", "team"));
         env.put("COHORT_STATE_DIR", runDir.resolve("state").toString());
         env.put("COHORT_LEAD_URL", leadUrl);
         env.put("COHORT_TEAMMATE_URL", "http://127.0.0.1:" + Ports.free());
@@ -927,8 +929,7 @@ public final class RoundBenchmark {
      * lead's producer settings that matter ({@code linger.ms=0}, default {@code acks=all}), from this JVM.
      */
     private void kafkaProbe() throws Exception {
-        Map<String, Object> cfg = new java.util.HashMap<>();
-        cfg.put("bootstrap.servers", stack.kafka().bootstrapServers());
+        Map<String, Object> cfg = stack.kafkaClientProperties();
         cfg.put("linger.ms", 0);
         cfg.put("key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
         cfg.put("value.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());

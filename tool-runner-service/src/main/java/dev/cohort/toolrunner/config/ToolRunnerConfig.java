@@ -48,6 +48,23 @@ public interface ToolRunnerConfig {
     @WithDefault("auto")
     Sandbox sandbox();
 
+    /**
+     * How long a sandbox lives: {@code team} (a team's commands run in its sandbox, built once and kept while it is
+     * used: {@code TeamSandboxes}) or {@code call} (every command builds a sandbox of its own, possibly started ahead of
+     * the call: {@code warm-sandbox}).
+     */
+    @WithDefault("team")
+    SandboxScope sandboxScope();
+
+    /** A team sandbox without a call or background job for this long is stopped; the next call starts it again. */
+    @WithDefault("10m")
+    Duration sandboxIdleTimeout();
+
+    /** Where a sandbox lives. */
+    enum SandboxScope {
+        TEAM, CALL
+    }
+
     /** The bubblewrap binary (Debian package {@code bubblewrap}). */
     @WithDefault("bwrap")
     String bwrapPath();
@@ -171,7 +188,7 @@ public interface ToolRunnerConfig {
          * Names matching this regex are dropped even when allowlisted: secrets must never reach a transcript or the
          * model provider.
          */
-        @WithDefault("(?i).*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH).*")
+        @WithDefault("(?i).*(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|JAAS).*")
         String denyNamePattern();
     }
 

@@ -40,7 +40,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * killed) and removed off the caller's path.
  */
 final class CommandCgroups {
-    /** Name prefix of the directory holding one runner's command cgroups: {@code cohort-tool-runner-<pid>-<n>}. */
+    /** Name prefix of the directory holding one runner's command cgroups: {@code cohort-tool-runner-<pid>-<n>-<random>}. */
     static final String PARENT_PREFIX = "cohort-tool-runner-";
     /** Tells apart the directories of several detections in one JVM (tests run the runner and their own). */
     private static final AtomicLong DETECTIONS = new AtomicLong();
@@ -393,7 +393,9 @@ final class CommandCgroups {
     }
 
     private static String parentName(long pid) {
-        return PARENT_PREFIX + pid + "-" + DETECTIONS.incrementAndGet();
+        // the counter is per class loader (a Quarkus test's application has its own): a random part keeps two apart
+        return PARENT_PREFIX + pid + "-" + DETECTIONS.incrementAndGet() + "-"
+                + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xffffffffL);
     }
 
     /** A child cgroup made, limited and removed: the runner can do what each command needs. */

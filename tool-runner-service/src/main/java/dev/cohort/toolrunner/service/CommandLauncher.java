@@ -11,9 +11,9 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Builds the {@link ProcessRunner.Spec} of a command: scrubbed environment, the sandbox in force and, inside it right
- * before the shell, the command's rlimits; a cold start also gets a cgroup of its own where cgroups are used
- * ({@link CommandLimits}).
+ * Builds the {@link ProcessRunner.Spec} of a command: scrubbed environment, the sandbox in force (the team's sandbox,
+ * {@link TeamSandboxes}, or one for the call) and, inside it right before the shell, the command's rlimits; a
+ * sandbox of its own also gets a cgroup of its own where cgroups are used ({@link CommandLimits}).
  */
 @ApplicationScoped
 public class CommandLauncher {
@@ -27,6 +27,8 @@ public class CommandLauncher {
     WarmSandboxes warm;
     @Inject
     CommandLimits limits;
+    @Inject
+    TeamSandboxes teams;
 
     private volatile Pattern deny;
 
@@ -53,6 +55,12 @@ public class CommandLauncher {
             env = new java.util.HashMap<>(env);
             env.put("TRACEPARENT", traceparent);
         }
+        if (teams.enabled()) {
+            // the team's sandbox, entered per command; inside it, the rlimits step before the shell
+            WarmSandboxes.Key key = sandbox.warmKey(ctx, home);
+            return new ProcessRunner.Spec(config.shell(), command, ctx.cwd(), env, timeout, limits.prefix(), null,
+                    null, () -> teams.lease(key));
+        }
         return new ProcessRunner.Spec(config.shell(), command, ctx.cwd(), env, timeout,
                 withLimits(sandbox.prefix(ctx, home)), null, limits.cgroups());
     }
@@ -77,7 +85,7 @@ public class CommandLauncher {
         Path home = workspaces.home(ctx.team());
         ProcessRunner.Spec s = spec(ctx, command, timeout, home);
         // a warm sandbox's environment was fixed before this call: a traced call starts cold to get its TRACEPARENT
-        if (!warm.enabled() || s.env().containsKey("TRACEPARENT")) {
+        if (s.team() != null || !warm.enabled() || s.env().containsKey("TRACEPARENT")) {
             return s;
         }
         WarmSandboxes.Key key = warmKey(ctx, home);

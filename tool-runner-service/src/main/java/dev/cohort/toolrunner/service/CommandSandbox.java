@@ -90,6 +90,12 @@ public class CommandSandbox {
         return l;
     }
 
+    /** {@code true} when the runner runs as root (no user namespace in the sandbox; capabilities are dropped instead). */
+    public boolean asRoot() {
+        level();
+        return asRoot;
+    }
+
     /** The requested kind, as configured. */
     public ToolRunnerConfig.Sandbox requested() {
         return config.sandbox();

@@ -34,18 +34,31 @@ public final class ProcessRunner {
      * @param warm          where a warm sandbox for this command comes from ({@code null}: always cold); used for
      *                      foreground commands without stdin or separate stderr
      * @param cgroups       where a cold start gets its cgroup ({@code null}: none); a warm sandbox has its own
+     * @param team          the team sandbox the command runs in ({@code null}: none); {@code sandboxPrefix} then holds
+     *                      only what runs inside it before the shell (the rlimits step)
      */
     public record Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
-            List<String> sandboxPrefix, WarmSource warm, CommandCgroups cgroups) {
+            List<String> sandboxPrefix, WarmSource warm, CommandCgroups cgroups, TeamSource team) {
         public Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
                 List<String> sandboxPrefix) {
-            this(shell, command, cwd, env, timeout, sandboxPrefix, null, null);
+            this(shell, command, cwd, env, timeout, sandboxPrefix, null, null, null);
         }
 
         public Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
                 List<String> sandboxPrefix, WarmSource warm) {
-            this(shell, command, cwd, env, timeout, sandboxPrefix, warm, null);
+            this(shell, command, cwd, env, timeout, sandboxPrefix, warm, null, null);
         }
+
+        public Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
+                List<String> sandboxPrefix, WarmSource warm, CommandCgroups cgroups) {
+            this(shell, command, cwd, env, timeout, sandboxPrefix, warm, cgroups, null);
+        }
+    }
+
+    /** The team sandbox of a command: a lease taken when the command starts, closed when it is over. */
+    @FunctionalInterface
+    public interface TeamSource {
+        TeamSandboxes.Lease lease();
     }
 
     /** A warm sandbox for one call, or {@code null} when there is none (the call starts cold). */
@@ -97,6 +110,9 @@ public final class ProcessRunner {
      */
     public static Outcome run(Spec spec, OutputCapture capture, OutputCapture stderr, Path stdin,
             java.util.function.Consumer<Handle> onStart) throws IOException, InterruptedException {
+        if (spec.team() != null) {
+            return runInTeamSandbox(spec, capture, stderr, stdin, onStart);
+        }
         if (spec.warm() != null && stderr == null && stdin == null && onStart == null) {
             Outcome o = runWarm(spec, capture);
             if (o != null) {
@@ -115,15 +131,44 @@ public final class ProcessRunner {
         }
     }
 
+    /**
+     * Runs the command in its team's sandbox ({@link TeamSandboxes}): a new session entering the sandbox, then what
+     * follows as for a cold start. A sandbox that stopped during the command fails the call with
+     * {@code sandbox-stopped}: its processes were killed with the sandbox, so the command's outcome is unknown.
+     */
+    private static Outcome runInTeamSandbox(Spec spec, OutputCapture capture, OutputCapture stderr, Path stdin,
+            java.util.function.Consumer<Handle> onStart) throws IOException, InterruptedException {
+        TeamSandboxes.Lease lease = spec.team().lease();
+        try {
+            List<String> prefix = new ArrayList<>(lease.prefix(spec.cwd()));
+            prefix.addAll(spec.sandboxPrefix());
+            Outcome o = runCold(spec, prefix, capture, stderr, stdin, onStart, null);
+            if (lease.lost()) {
+                throw new ToolError("sandbox-stopped", "the team's sandbox stopped while the command ran, and its"
+                        + " processes with it: the command may have partly run, and it is not run again. The next call"
+                        + " starts a new sandbox; check the workspace, then retry if needed (rule: sandbox-stopped)");
+            }
+            return o;
+        } finally {
+            lease.close();
+        }
+    }
+
     private static Outcome runCold(Spec spec, OutputCapture capture, OutputCapture stderr, Path stdin,
             java.util.function.Consumer<Handle> onStart, CommandCgroups.Cgroup cgroup)
+            throws IOException, InterruptedException {
+        return runCold(spec, spec.sandboxPrefix(), capture, stderr, stdin, onStart, cgroup);
+    }
+
+    private static Outcome runCold(Spec spec, List<String> sandboxPrefix, OutputCapture capture, OutputCapture stderr,
+            Path stdin, java.util.function.Consumer<Handle> onStart, CommandCgroups.Cgroup cgroup)
             throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add("setsid");
         if (cgroup != null) {
             cmd.addAll(cgroup.join()); // the session leader joins the cgroup, then execs the sandbox
         }
-        cmd.addAll(spec.sandboxPrefix());
+        cmd.addAll(sandboxPrefix);
         cmd.add(spec.shell());
         cmd.add("-c");
         cmd.add(spec.command());

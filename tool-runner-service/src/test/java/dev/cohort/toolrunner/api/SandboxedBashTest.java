@@ -63,7 +63,8 @@ class SandboxedBashTest {
         ToolCallResult r = bash(newTeam(), "test -e /proc/" + runner + "/environ && echo RUNNER-VISIBLE;"
                 + " ls -d /proc/[0-9]* | wc -l");
         assertThat(r.output()).doesNotContain("RUNNER-VISIBLE");
-        assertThat(Integer.parseInt(r.output().strip())).isBetween(1, 4);
+        // the command's own processes, and its team sandbox's init and holder
+        assertThat(Integer.parseInt(r.output().strip())).isBetween(1, 6);
     }
 
     @Test

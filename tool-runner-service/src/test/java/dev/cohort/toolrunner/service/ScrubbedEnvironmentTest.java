@@ -29,6 +29,8 @@ class ScrubbedEnvironmentTest {
     WarmSandboxes warm;
     @Inject
     CommandLimits limits;
+    @Inject
+    TeamSandboxes teams;
 
     @Test
     void envOverHttpShowsNoSecretOfTheRunnersEnvironment() {
@@ -38,6 +40,8 @@ class ScrubbedEnvironmentTest {
         parent.put("COHORT_DB_PASSWORD", "db-password-should-never-leak");
         parent.put("AWS_SECRET_ACCESS_KEY", "aws-should-never-leak");
         parent.put("MY_SERVICE_TOKEN", "tok-should-never-leak");
+        parent.put("KAFKA_SASL_JAAS_CONFIG", "org.apache.kafka.common.security.scram.ScramLoginModule required"
+                + " username=\"cohort\" password=\"kafka-should-never-leak\";");
         CommandLauncher withSecrets = new CommandLauncher() {
             @Override
             Map<String, String> parentEnvironment() {
@@ -49,12 +53,13 @@ class ScrubbedEnvironmentTest {
         withSecrets.sandbox = sandbox;
         withSecrets.warm = warm;
         withSecrets.limits = limits;
+        withSecrets.teams = teams;
         QuarkusMock.installMockForType(withSecrets, CommandLauncher.class);
 
         String out = bash(newTeam(), "env").output();
         List<String> names = out.lines().filter(l -> l.contains("=")).map(l -> l.substring(0, l.indexOf('='))).toList();
         assertThat(names).isNotEmpty().contains("PATH", "HOME")
-                .noneMatch(n -> n.matches("(?i).*(KEY|TOKEN|SECRET|PASSWORD).*"));
+                .noneMatch(n -> n.matches("(?i).*(KEY|TOKEN|SECRET|PASSWORD|JAAS).*"));
         assertThat(out).doesNotContain("should-never-leak");
     }
 }

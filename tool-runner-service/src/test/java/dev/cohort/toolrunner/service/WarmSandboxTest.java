@@ -38,6 +38,19 @@ class WarmSandboxTest {
     @Inject
     WarmSandboxes warm;
     @Inject
+    TeamSandboxes teams;
+
+    /** Warm sandboxes serve the per-call sandbox: this class runs with {@code sandbox-scope=call}. */
+    @org.junit.jupiter.api.BeforeEach
+    void perCallSandboxes() {
+        teams.scope(dev.cohort.toolrunner.config.ToolRunnerConfig.SandboxScope.CALL);
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void asConfigured() {
+        teams.scope(null);
+    }
+    @Inject
     CommandLauncher launcher;
     @Inject
     Workspaces workspaces;
