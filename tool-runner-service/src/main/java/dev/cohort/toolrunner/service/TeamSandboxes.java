@@ -79,6 +79,7 @@ public class TeamSandboxes {
     });
     private volatile boolean reaperStarted;
     private volatile ToolRunnerConfig.SandboxScope scope;
+    private volatile java.time.Duration idleTimeout;
     private volatile String nsenter;
     private volatile String setpriv;
     private volatile String env;
@@ -176,9 +177,19 @@ public class TeamSandboxes {
         }
     }
 
-    /** Stops the sandboxes unused for the idle timeout. */
+    /** Overrides {@code sandbox-idle-timeout} ({@code null}: as configured); a seam for tests. */
+    void idleTimeout(java.time.Duration d) {
+        idleTimeout = d;
+    }
+
+    private java.time.Duration idleTimeout() {
+        java.time.Duration d = idleTimeout;
+        return d != null ? d : config.sandboxIdleTimeout();
+    }
+
+    /** Stops the sandboxes unused for the idle timeout (run every half timeout, at most every 30 s). */
     void stopIdle() {
-        long idle = config.sandboxIdleTimeout().toNanos();
+        long idle = idleTimeout().toNanos();
         long now = System.nanoTime();
         List<Holder> out = new ArrayList<>();
         synchronized (holders) {
@@ -190,7 +201,7 @@ public class TeamSandboxes {
                 return false;
             });
         }
-        out.forEach(h -> h.stop("idle for " + config.sandboxIdleTimeout()));
+        out.forEach(h -> h.stop("idle for " + idleTimeout()));
     }
 
     /** At shutdown, before the cgroups go: the sandboxes are stopped, not lost. */
