@@ -613,7 +613,9 @@ class LeadAgentTest {
                                              {"name":"cancel_background","arguments":{"job_id":"%3$s"}},
                                              {"name":"cancel_background","arguments":{"job_id":"%4$s"}},
                                              {"name":"cancel_background","arguments":{"job_id":"%2$s"}}]}},
-                      {"name":"bg-end-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool"},"reply":{"text":"ok"}}
+                      {"name":"bg-end-%1$s","match":{"agent":"%1$s/lead","lastRole":"tool"},"reply":{"text":"ok"}},
+                      {"name":"bg-note-%1$s","match":{"agent":"%1$s/lead","lastMessage":"^<task_notification>"},
+                       "reply":{"text":"ok"}}
                     ]}""".formatted(team, mine, teammates, foreign));
             JsonNode done = awaitTurnCompleted(team, prompt(team, "look after the jobs"));
             assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
