@@ -38,9 +38,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>Sequence: start the embedded Kafka broker (a SASL/SCRAM login with a password drawn at each start) and
  * PostgreSQL (or use {@code COHORT_DB_URL}) in this JVM →
- * optionally the scripted model → the four services as child JVMs (lead-service, teammate-service and
- * scheduler-service as many times as {@code --lead-replicas} / {@code --teammate-replicas} / {@code --scheduler-replicas}
- * say) with the current directory as the
+ * optionally the scripted model → the four services as child JVMs (lead-service, teammate-service, scheduler-service
+ * and tool-runner-service as many times as {@code --lead-replicas} / {@code --teammate-replicas} /
+ * {@code --scheduler-replicas} / {@code --tool-runner-replicas} say) with the current directory as the
  * {@code default} team's workspace → print where everything listens → wait until every {@code /q/health/ready}
  * is UP → print a one-time dashboard login link ({@link #dashboardLines}) → supervise: a child that exits on its own is reported and restarted with backoff, or given up on
  * ({@link Supervisor}, {@link RestartPolicy}) → run until Ctrl-C / SIGTERM, then end supervision, stop the children
@@ -72,6 +72,12 @@ public final class UpCommand implements Callable<Integer> {
      * second; more replicas add failover, not capacity, so 4 is plenty, and each costs a JVM's heap.
      */
     static final int MAX_SCHEDULER_REPLICAS = 4;
+
+    /**
+     * At most this many tool-runner-service JVMs. The callers send to one replica and move to the next when it does not
+     * answer, so more replicas add failover, not capacity; each costs a JVM's heap and its own team sandboxes.
+     */
+    static final int MAX_TOOL_RUNNER_REPLICAS = 4;
 
     /**
      * The JVM flags of every service child: a small heap and the serial collector (several JVMs share a laptop). No
@@ -173,6 +179,20 @@ public final class UpCommand implements Callable<Integer> {
         schedulerReplicas = n;
     }
 
+    int toolRunnerReplicas = 1;
+
+    @Option(names = "--tool-runner-replicas", paramLabel = "N", defaultValue = "1",
+            description = "tool-runner-service JVMs to start, 1 to " + MAX_TOOL_RUNNER_REPLICAS + " (default 1): the first on "
+                    + "--tool-runner-port, the others on free ports; one workspace root, state directory and database, and "
+                    + "the services that call the tool runner get every replica's URL.")
+    void toolRunnerReplicas(int n) {
+        if (n < 1 || n > MAX_TOOL_RUNNER_REPLICAS) {
+            throw new ParameterException(spec.commandLine(),
+                    "--tool-runner-replicas must be 1 to " + MAX_TOOL_RUNNER_REPLICAS + ", not " + n);
+        }
+        toolRunnerReplicas = n;
+    }
+
     @Option(names = "--max-restarts", paramLabel = "N",
             description = "Restarts of one service within --restart-window before cohort up gives up on it (default 5; 0: never restart).")
     int maxRestarts = RestartPolicy.DEFAULT_MAX_RESTARTS;
@@ -261,7 +281,6 @@ public final class UpCommand implements Callable<Integer> {
         common.put("COHORT_LEAD_URL", "http://127.0.0.1:" + services.get(1).port());
         common.put("COHORT_TEAMMATE_URL", "http://127.0.0.1:" + services.get(2).port());
         common.put("COHORT_SCHEDULER_URL", "http://127.0.0.1:" + services.get(3).port());
-        common.put("COHORT_TOOL_RUNNER_URL", "http://127.0.0.1:" + services.get(0).port());
         if (scripted) {
             common.put("OPENAI_BASE_URL", stack.model().baseUrl());
             common.put("OPENAI_API_KEY", "sk-scripted");
@@ -290,6 +309,12 @@ public final class UpCommand implements Callable<Integer> {
         List<Service> schedulers = schedulerReplicas(schedulerReplicas, services.get(3).port(), freePort);
         services.set(3, schedulers.get(0));
         services.addAll(schedulers.subList(1, schedulers.size()));
+        // the tool runner replicas likewise: one workspace root, state directory and database (the journal that keeps
+        // each call at most once across them); the callers get every replica's URL and move on when one does not answer
+        List<Service> runners = toolRunnerReplicas(toolRunnerReplicas, services.get(0).port(), freePort);
+        services.set(0, runners.get(0));
+        services.addAll(runners.subList(1, runners.size()));
+        common.put("COHORT_TOOL_RUNNER_URL", toolRunnerUrls(runners));
         Map<String, Integer> managementPorts = managementPorts(services, taken, freePort);
         Path logs = Files.createDirectories(runDir.resolve("logs"));
         Path serviceTmp = Files.createDirectories(runDir.resolve("tmp"));
@@ -359,7 +384,7 @@ public final class UpCommand implements Callable<Integer> {
         dashboardLines("http://127.0.0.1:" + services.get(1).port(), token).forEach(System.out::println);
         double secs = (System.nanoTime() - t0) / 1e9;
         System.out.printf("cohort up: all four services ready in %.1f s%s. Ctrl-C stops everything.%n", secs,
-                replicasNote(leadReplicas, teammateReplicas, schedulerReplicas));
+                replicasNote(leadReplicas, teammateReplicas, schedulerReplicas, toolRunnerReplicas));
         System.out.println(maxRestarts == 0 ? "cohort up: a service that exits stays down (--max-restarts 0)"
                 : "cohort up: a service that exits is restarted with backoff (at most " + maxRestarts
                         + (maxRestarts == 1 ? " time" : " times") + " within " + Supervisor.format(Duration.ofSeconds(restartWindow)) + ")");
@@ -425,6 +450,26 @@ public final class UpCommand implements Callable<Integer> {
     }
 
     /**
+     * The tool-runner-service JVMs: {@code tool-runner-service} on {@code firstPort}, then {@code tool-runner-service-2} …
+     * on ports from {@code freePort}; each with its own {@code COHORT_INSTANCE_ID} ({@code tool-runner-1} …), under which
+     * it journals the calls it runs: another replica answers a call started there "outcome unknown" instead of running
+     * it again, and the replica itself, restarted, marks its calls left running as interrupted.
+     */
+    static List<Service> toolRunnerReplicas(int n, int firstPort, IntSupplier freePort) {
+        List<Service> out = new ArrayList<>();
+        for (int i = 1; i <= n; i++) {
+            out.add(new Service(i == 1 ? "tool-runner-service" : "tool-runner-service-" + i, "tool-runner-service",
+                    i == 1 ? firstPort : freePort.getAsInt(), Map.of("COHORT_INSTANCE_ID", "tool-runner-" + i)));
+        }
+        return out;
+    }
+
+    /** {@code COHORT_TOOL_RUNNER_URL}: the replicas' URLs, comma-separated, the first replica first (one URL for one). */
+    static String toolRunnerUrls(List<Service> runners) {
+        return String.join(",", runners.stream().map(s -> "http://127.0.0.1:" + s.port()).toList());
+    }
+
+    /**
      * Each service's management port (health, metrics), by service name: the first of each kind on its API port + 1000
      * (9080 lead, 9081 teammate, 9082 scheduler, 9083 tool runner with the default ports); replicas, and a port in use
      * or planned already, on a free port. The start-up listing shows each. {@code taken} holds the planned ports and gains these.
@@ -462,7 +507,7 @@ public final class UpCommand implements Callable<Integer> {
     }
 
     /** {@code ""}, or {@code " (2 lead-service replicas, 3 teammate-service replicas)"} for what runs more than once. */
-    static String replicasNote(int leads, int teammates, int schedulers) {
+    static String replicasNote(int leads, int teammates, int schedulers, int toolRunners) {
         List<String> parts = new ArrayList<>();
         if (leads > 1) {
             parts.add(leads + " lead-service replicas");
@@ -472,6 +517,9 @@ public final class UpCommand implements Callable<Integer> {
         }
         if (schedulers > 1) {
             parts.add(schedulers + " scheduler-service replicas");
+        }
+        if (toolRunners > 1) {
+            parts.add(toolRunners + " tool-runner-service replicas");
         }
         return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
     }

@@ -82,6 +82,35 @@ class UpCommandOptionsTest {
         assertThat(r.err()).contains("Usage: up ");
     }
 
+    @ParameterizedTest(name = "--tool-runner-replicas {0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            0   | --tool-runner-replicas must be 1 to 4, not 0
+            5   | --tool-runner-replicas must be 1 to 4, not 5
+            two | Invalid value for option '--tool-runner-replicas': 'two' is not an int
+            """)
+    void aToolRunnerReplicaCountOutside1To4IsAUsageErrorNamingTheRange(String value, String message) {
+        Run r = up("--tool-runner-replicas", value);
+        assertThat(r.rc()).isEqualTo(2);
+        assertThat(r.err().lines().findFirst()).contains(message);
+        assertThat(r.err()).contains("Usage: up ");
+    }
+
+    @Test
+    void eachToolRunnerReplicaHasItsOwnPortAndInstanceIdAndTheCallersGetEveryReplicasUrl() {
+        AtomicInteger free = new AtomicInteger(42000);
+        List<UpCommand.Service> planned = UpCommand.toolRunnerReplicas(2, 8083, free::incrementAndGet);
+        assertThat(planned).containsExactly(
+                new UpCommand.Service("tool-runner-service", "tool-runner-service", 8083,
+                        Map.of("COHORT_INSTANCE_ID", "tool-runner-1")),
+                new UpCommand.Service("tool-runner-service-2", "tool-runner-service", 42001,
+                        Map.of("COHORT_INSTANCE_ID", "tool-runner-2")));
+        assertThat(UpCommand.toolRunnerUrls(planned)).isEqualTo("http://127.0.0.1:8083,http://127.0.0.1:42001");
+        // one replica: one URL, as before
+        assertThat(UpCommand.toolRunnerUrls(UpCommand.toolRunnerReplicas(1, 8083, () -> {
+            throw new AssertionError("one replica needs no free port");
+        }))).isEqualTo("http://127.0.0.1:8083");
+    }
+
     @Test
     void theFirstSchedulerReplicaGetsTheSchedulerPortAndTheOthersFreePorts() {
         AtomicInteger free = new AtomicInteger(41000);
@@ -110,16 +139,17 @@ class UpCommandOptionsTest {
         })).extracting(UpCommand.Service::port).containsExactly(8081);
     }
 
-    @ParameterizedTest(name = "{0} leads, {1} teammates, {2} schedulers")
+    @ParameterizedTest(name = "{0} leads, {1} teammates, {2} schedulers, {3} tool runners")
     @CsvSource(delimiter = '|', textBlock = """
-            1 | 1 | 1 | ''
-            2 | 1 | 1 | ' (2 lead-service replicas)'
-            1 | 3 | 1 | ' (3 teammate-service replicas)'
-            1 | 1 | 2 | ' (2 scheduler-service replicas)'
-            2 | 2 | 2 | ' (2 lead-service replicas, 2 teammate-service replicas, 2 scheduler-service replicas)'
+            1 | 1 | 1 | 1 | ''
+            2 | 1 | 1 | 1 | ' (2 lead-service replicas)'
+            1 | 3 | 1 | 1 | ' (3 teammate-service replicas)'
+            1 | 1 | 2 | 1 | ' (2 scheduler-service replicas)'
+            1 | 1 | 1 | 2 | ' (2 tool-runner-service replicas)'
+            2 | 2 | 2 | 2 | ' (2 lead-service replicas, 2 teammate-service replicas, 2 scheduler-service replicas, 2 tool-runner-service replicas)'
             """)
-    void theReadyLineNamesTheServicesThatRunMoreThanOnce(int leads, int teammates, int schedulers, String note) {
-        assertThat(UpCommand.replicasNote(leads, teammates, schedulers)).isEqualTo(note);
+    void theReadyLineNamesTheServicesThatRunMoreThanOnce(int leads, int teammates, int schedulers, int toolRunners, String note) {
+        assertThat(UpCommand.replicasNote(leads, teammates, schedulers, toolRunners)).isEqualTo(note);
     }
 
     @Test

@@ -24,7 +24,7 @@ public record ToolRunnerWorkspace(ToolRunnerClient client, WorkspaceToolExecutor
     }
 
     /**
-     * @param url     the runner's base URL, e.g. {@code http://127.0.0.1:8083}
+     * @param url     the runner's base URL, e.g. {@code http://127.0.0.1:8083}, or its replicas' URLs separated by commas
      * @param token   its bearer token; absent or blank = none
      * @param timeout longest wait for one answer (must exceed the longest bash timeout)
      * @param retry   how a busy or restarting runner is retried

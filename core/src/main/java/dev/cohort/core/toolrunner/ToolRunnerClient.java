@@ -34,6 +34,13 @@ import java.util.function.DoubleSupplier;
  * twice; a 503 is answered before anything is recorded or run); reading and cancelling a background job are keyed by
  * the job id and idempotent; assigning a team's workspace is an idempotent {@code PUT}. A request that is neither must
  * be sent with {@code retryable = false}. Thread-safe; share one instance per service.
+ *
+ * <p>Replicas: the client may be given several base URLs (a comma-separated list, or a list), each a replica of the
+ * runner on one database. It sends every request to one of them, the one that answered last (the first at the start);
+ * when that one does not answer, the next attempt, after the same backoff and within the same budget, goes to the next
+ * replica in the list, and the client stays there while it answers. A tool call retried on another replica keeps its
+ * call id: the replicas share the journal, so a call that another replica had started is never run a second time
+ * (that replica answers that its outcome is unknown). One URL behaves exactly as before.
  */
 public final class ToolRunnerClient {
 
@@ -61,13 +68,19 @@ public final class ToolRunnerClient {
         }
     }
 
-    /** Attempts of a call that gets no answer from a runner that is absent (see above): about half a second. */
+    /**
+     * Attempts of a call that gets no answer from a runner that is absent (see above): about half a second. With more
+     * replicas than this, each is tried once.
+     */
     static final int ATTEMPTS_WHEN_ABSENT = 3;
 
-    /** The runner answered (any status) since this client started or since a call last gave up on it. */
+    /** A runner (any replica) answered (any status) since this client started or since a call last gave up on it. */
     private volatile boolean answering;
 
-    private final URI base;
+    /** The runner's replicas, each a base URL ending in {@code /}; one for a single runner. */
+    private final List<URI> bases;
+    /** Index in {@link #bases} of the replica requests go to: the one that answered last. */
+    private final java.util.concurrent.atomic.AtomicInteger current = new java.util.concurrent.atomic.AtomicInteger();
     private final String token;
     private final DirectHttp http;
     private final Duration requestTimeout;
@@ -77,7 +90,7 @@ public final class ToolRunnerClient {
     private final DoubleSupplier random;
 
     /**
-     * @param baseUrl        e.g. {@code http://127.0.0.1:8083}
+     * @param baseUrl        e.g. {@code http://127.0.0.1:8083}, or several replicas' URLs separated by commas
      * @param token          the runner's bearer token, or {@code null} when it has none
      * @param requestTimeout longest wait for one answer; must exceed the longest bash timeout the host allows
      */
@@ -96,8 +109,22 @@ public final class ToolRunnerClient {
      */
     public ToolRunnerClient(String baseUrl, String token, Duration requestTimeout, Retry retry, Sleeper sleeper,
             InstantSource clock, DoubleSupplier random) {
-        String b = Objects.requireNonNull(baseUrl, "baseUrl");
-        this.base = URI.create(b.endsWith("/") ? b : b + "/");
+        this(baseUrls(Objects.requireNonNull(baseUrl, "baseUrl")), token, requestTimeout, retry, sleeper, clock, random);
+    }
+
+    /** With the replicas' base URLs as a list (see the class comment); the first is tried first. */
+    public ToolRunnerClient(List<String> baseUrls, String token, Duration requestTimeout, Retry retry) {
+        this(baseUrls, token, requestTimeout, retry, Sleeper.REAL, InstantSource.system(),
+                () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+    }
+
+    /** {@link #ToolRunnerClient(List, String, Duration, Retry)} with the waiting made observable (tests). */
+    public ToolRunnerClient(List<String> baseUrls, String token, Duration requestTimeout, Retry retry, Sleeper sleeper,
+            InstantSource clock, DoubleSupplier random) {
+        if (Objects.requireNonNull(baseUrls, "baseUrls").isEmpty()) {
+            throw new IllegalArgumentException("the tool runner's URL is not set");
+        }
+        this.bases = baseUrls.stream().map(b -> URI.create(b.endsWith("/") ? b : b + "/")).toList();
         this.token = token == null || token.isBlank() ? null : token;
         this.requestTimeout = requestTimeout;
         this.retry = Objects.requireNonNull(retry, "retry");
@@ -105,6 +132,11 @@ public final class ToolRunnerClient {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.random = Objects.requireNonNull(random, "random");
         this.http = new DirectHttp(Duration.ofSeconds(5));
+    }
+
+    /** The URLs of a comma-separated list, blanks around each and empty entries dropped. */
+    static List<String> baseUrls(String commaSeparated) {
+        return java.util.Arrays.stream(commaSeparated.split(",")).map(String::strip).filter(u -> !u.isEmpty()).toList();
     }
 
     /** Runs tool {@code name}; a model-visible failure comes back in {@link ToolCallResult#error()}. */
@@ -143,8 +175,11 @@ public final class ToolRunnerClient {
         }
     }
 
-    /** A request to the runner: a JSON body (or none), the bearer token and the caller's trace context. */
-    private record Request(String method, URI uri, List<String> headers, byte[] body) {
+    /**
+     * A request to the runner: a JSON body (or none), the bearer token and the caller's trace context; {@code path} is
+     * relative to the base URL of whichever replica it is sent to.
+     */
+    private record Request(String method, String path, List<String> headers, byte[] body) {
     }
 
     private Request request(String method, String path, String json) {
@@ -165,59 +200,70 @@ public final class ToolRunnerClient {
                     c.add(k);
                     c.add(v);
                 });
-        return new Request(method, base.resolve(path), List.copyOf(h),
+        return new Request(method, path, List.copyOf(h),
                 json == null ? null : json.getBytes(StandardCharsets.UTF_8));
     }
 
+    /** An answer and the URL it came from. */
+    private record Answer(DirectHttp.Response response, URI uri) {
+    }
+
     private DirectHttp.Response sendAllowing404(Request req) {
-        DirectHttp.Response r = exchange(req, true);
-        if (r.status() == 404 || r.status() / 100 == 2) {
-            return r;
+        Answer a = exchange(req, true);
+        if (a.response().status() == 404 || a.response().status() / 100 == 2) {
+            return a.response();
         }
-        throw failure(req, r);
+        throw failure(req, a.uri(), a.response());
     }
 
     private DirectHttp.Response send(Request req) {
-        DirectHttp.Response r = exchange(req, true);
-        if (r.status() / 100 != 2) {
-            throw failure(req, r);
+        Answer a = exchange(req, true);
+        if (a.response().status() / 100 != 2) {
+            throw failure(req, a.uri(), a.response());
         }
-        return r;
+        return a.response();
     }
 
     /**
      * Sends {@code req}; when {@code retryable} (the request is keyed or idempotent), no answer and a 503 are retried
-     * until the budget is spent. Returns the last answer (a 503 when the runner stayed busy: reported by the caller
-     * with the runner's detail); throws when no answer ever came.
+     * until the budget is spent; an attempt that got no answer sends the next one to the next replica. Returns the last
+     * answer (a 503 when the runner stayed busy: reported by the caller with the runner's detail); throws when no
+     * answer ever came.
      */
-    private DirectHttp.Response exchange(Request req, boolean retryable) {
+    private Answer exchange(Request req, boolean retryable) {
         Instant start = clock.instant();
         for (int attempt = 0; ; attempt++) {
+            int replica = current.get();
+            URI uri = bases.get(replica).resolve(req.path());
             try {
-                DirectHttp.Response r = http.send(req.method(), req.uri(), req.headers(), req.body(), requestTimeout);
+                DirectHttp.Response r = http.send(req.method(), uri, req.headers(), req.body(), requestTimeout);
                 answering = true;
                 if (r.status() != 503) {
-                    return r;
+                    return new Answer(r, uri);
                 }
                 Duration retryAfter = r.header("Retry-After").map(v -> retryAfter(v, clock.instant())).orElse(null);
                 if (!retryable || !waitBeforeRetry(start, attempt, retryAfter)) {
-                    throw busy(req, r, attempt + 1, Duration.between(start, clock.instant()));
+                    throw busy(req, uri, r, attempt + 1, Duration.between(start, clock.instant()));
                 }
             } catch (IOException e) {
-                // refused or reset: the runner is (re)starting. A request timeout is retried too while budget remains (it
-                // usually has not: the timeout exceeds the budget); the runner joins the execution still running
-                boolean absent = !answering && attempt + 1 >= ATTEMPTS_WHEN_ABSENT;
+                // refused or reset: this replica is (re)starting or gone, so the next attempt goes to the next one (unless
+                // a concurrent call moved on already). A request timeout is retried too while budget remains (it usually
+                // has not: the timeout exceeds the budget); the same runner joins the execution still running, another
+                // replica answers from the shared journal that the call was started elsewhere
+                current.compareAndSet(replica, (replica + 1) % bases.size());
+                boolean absent = !answering && attempt + 1 >= Math.max(ATTEMPTS_WHEN_ABSENT, bases.size());
                 if (!retryable || absent || !waitBeforeRetry(start, attempt, null)) {
                     answering = false;
-                    throw new ToolRunnerException(0, "tool runner at " + req.uri() + " did not answer after " + (attempt + 1)
+                    throw new ToolRunnerException(0, "tool runner at " + uri + " did not answer after " + (attempt + 1)
                             + (attempt == 0 ? " attempt" : " attempts") + " in " + seconds(Duration.between(start, clock.instant()))
+                            + (bases.size() > 1 ? " to its replicas " + bases + " in turn" : "")
                             + (absent ? " (it has not answered since this client started or since a call last gave up on"
                                     + " it, so the retry budget is not spent on it)" : " (retry budget " + seconds(retry.budget()) + ")")
                             + ": " + e, e);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new ToolRunnerException(0, "interrupted while calling the tool runner at " + req.uri(), e);
+                throw new ToolRunnerException(0, "interrupted while calling the tool runner at " + uri, e);
             }
         }
     }
@@ -245,9 +291,9 @@ public final class ToolRunnerClient {
         return true;
     }
 
-    private ToolRunnerException busy(Request req, DirectHttp.Response r, int attempts, Duration spent) {
-        ToolRunnerException f = failure(req, r);
-        return new ToolRunnerException(503, "tool runner at " + req.uri() + " stayed busy (503) for " + seconds(spent)
+    private ToolRunnerException busy(Request req, URI uri, DirectHttp.Response r, int attempts, Duration spent) {
+        ToolRunnerException f = failure(req, uri, r);
+        return new ToolRunnerException(503, "tool runner at " + uri + " stayed busy (503) for " + seconds(spent)
                 + " over " + attempts + (attempts == 1 ? " attempt" : " attempts") + " (retry budget "
                 + seconds(retry.budget()) + "): " + f.detail(), f.detail(), null);
     }
@@ -271,7 +317,7 @@ public final class ToolRunnerClient {
         return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
     }
 
-    private static ToolRunnerException failure(Request req, DirectHttp.Response r) {
+    private static ToolRunnerException failure(Request req, URI uri, DirectHttp.Response r) {
         String detail = r.text();
         try {
             JsonNode n = Json.MAPPER.readTree(r.text());
@@ -284,7 +330,7 @@ public final class ToolRunnerClient {
             // not JSON: keep the raw body
         }
         return new ToolRunnerException(r.status(), "tool runner answered " + r.status() + " to "
-                + req.method() + " " + req.uri().getPath() + ": " + detail, detail, null);
+                + req.method() + " " + uri.getPath() + ": " + detail, detail, null);
     }
 
     private static String enc(String s) {

@@ -267,6 +267,90 @@ class ToolRunnerClientTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be negative");
     }
 
+    @Test
+    void aReplicaThatRefusesIsLeftForTheNextOneAndLaterCallsGoStraightThere() throws Exception {
+        int closed;
+        try (ServerSocket s = new ServerSocket(0)) {
+            closed = s.getLocalPort();
+        }
+        Scripted second = Scripted.start(ok());
+        try {
+            FakeTime time = new FakeTime();
+            ToolRunnerClient c = time.client("http://127.0.0.1:" + closed + ", " + second.url(), ToolRunnerClient.Retry.DEFAULT);
+            assertThat(c.call("bash", new ToolCallRequest("default", "lead", "c1", null, Map.of())).output()).isEqualTo("built\n");
+            // one backoff, as for one runner, then the next replica
+            assertThat(time.slept).containsExactly(Duration.ofMillis(200));
+            assertThat(c.call("bash", new ToolCallRequest("default", "lead", "c2", null, Map.of())).output()).isEqualTo("built\n");
+            assertThat(time.slept).containsExactly(Duration.ofMillis(200));
+            assertThat(second.bodies).hasSize(2);
+        } finally {
+            second.stop();
+        }
+    }
+
+    @Test
+    void aCallWhoseReplicaDiesBeforeAnsweringIsRetriedOnTheNextReplicaWithTheSameCallId() throws Exception {
+        try (RawRunner dying = RawRunner.start(false); RawRunner other = RawRunner.start(true)) {
+            FakeTime time = new FakeTime();
+            ToolRunnerClient c = time.client(List.of(dying.url(), other.url()), ToolRunnerClient.Retry.DEFAULT);
+            ToolCallResult r = c.call("bash", new ToolCallRequest("default", "lead", "call_12", null, Map.of("command", "make")));
+            assertThat(r.output()).isEqualTo("built\n");
+            assertThat(time.slept).containsExactly(Duration.ofMillis(200));
+            // the replica that died had the request, the other got the very same one: its journal entry decides
+            assertThat(dying.bodies).hasSize(1);
+            assertThat(other.bodies).containsExactly(dying.bodies.get(0));
+            assertThat(other.bodies.get(0)).contains("\"callId\":\"call_12\"");
+
+            c.call("bash", new ToolCallRequest("default", "lead", "call_13", null, Map.of()));
+            assertThat(dying.bodies).hasSize(1);
+            assertThat(other.bodies).hasSize(2);
+        }
+    }
+
+    @Test
+    void replicasThatAllStopAnsweringAreTriedInTurnUntilTheBudgetIsSpent() throws Exception {
+        try (RawRunner first = RawRunner.start(true, false); RawRunner second = RawRunner.start(false)) {
+            FakeTime time = new FakeTime();
+            ToolRunnerClient c = time.client(List.of(first.url(), second.url()), new ToolRunnerClient.Retry(Duration.ofMillis(200),
+                    Duration.ofSeconds(5), Duration.ofSeconds(1), 0));
+            assertThat(c.call("bash", new ToolCallRequest("default", "lead", "c1", null, Map.of())).output()).isEqualTo("built\n");
+
+            assertThatThrownBy(() -> c.call("bash", new ToolCallRequest("default", "lead", "c2", null, Map.of())))
+                    .isInstanceOf(ToolRunnerException.class)
+                    .hasMessageContaining("did not answer after 4 attempts in 1.0 s to its replicas [" + first.url() + "/, "
+                            + second.url() + "/] in turn (retry budget 1.0 s)");
+            assertThat(time.slept).containsExactly(Duration.ofMillis(200), Duration.ofMillis(400), Duration.ofMillis(400));
+            // c1 on the first; then first, second, first, second
+            assertThat(first.bodies).hasSize(3);
+            assertThat(second.bodies).hasSize(2);
+        }
+    }
+
+    @Test
+    void replicasThatNeverAnsweredAreEachTriedOnceWhenThereAreMoreThanThree() throws Exception {
+        List<RawRunner> runners = List.of(RawRunner.start(false), RawRunner.start(false), RawRunner.start(false),
+                RawRunner.start(false));
+        try {
+            FakeTime time = new FakeTime();
+            ToolRunnerClient c = time.client(runners.stream().map(RawRunner::url).toList(), ToolRunnerClient.Retry.DEFAULT);
+            assertThatThrownBy(() -> c.call("bash", new ToolCallRequest("default", "lead", "c", null, Map.of())))
+                    .isInstanceOf(ToolRunnerException.class).hasMessageContaining("did not answer after 4 attempts");
+            assertThat(runners).allSatisfy(r -> assertThat(r.bodies).hasSize(1));
+        } finally {
+            for (RawRunner r : runners) {
+                r.close();
+            }
+        }
+    }
+
+    @Test
+    void aCommaSeparatedListNamesTheReplicasAndAnEmptyOneIsRefused() {
+        assertThat(ToolRunnerClient.baseUrls(" http://a:1 ,http://b:2/, ")).containsExactly("http://a:1", "http://b:2/");
+        assertThat(ToolRunnerClient.baseUrls("http://a:1")).containsExactly("http://a:1");
+        assertThatThrownBy(() -> new ToolRunnerClient(" , ", null, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("the tool runner's URL is not set");
+    }
+
     private static final String OK_BODY = "{\"output\":\"built\\n\",\"exitCode\":0,\"durationMs\":9}";
 
     private static Answer ok() {
@@ -319,6 +403,71 @@ class ToolRunnerClientTest {
         }
     }
 
+    /**
+     * A fake replica on a raw socket: each connection reads one request, records its body, then answers the next
+     * scripted outcome (the last repeats): {@code true} a 200, {@code false} closes the connection without an answer,
+     * as a runner killed while it ran the call.
+     */
+    private static final class RawRunner implements AutoCloseable {
+        final ServerSocket socket;
+        final List<String> bodies = new CopyOnWriteArrayList<>();
+        final boolean[] answers;
+
+        private RawRunner(ServerSocket socket, boolean[] answers) {
+            this.socket = socket;
+            this.answers = answers;
+        }
+
+        static RawRunner start(boolean... answers) throws IOException {
+            RawRunner r = new RawRunner(new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress()), answers);
+            Thread.ofVirtual().start(r::serve);
+            return r;
+        }
+
+        private void serve() {
+            while (!socket.isClosed()) {
+                try (java.net.Socket s = socket.accept()) {
+                    var in = s.getInputStream();
+                    int length = 0;
+                    for (String line = readLine(in); !line.isEmpty(); line = readLine(in)) {
+                        if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                            length = Integer.parseInt(line.substring(15).trim());
+                        }
+                    }
+                    bodies.add(new String(in.readNBytes(length), StandardCharsets.UTF_8));
+                    if (answers[Math.min(bodies.size(), answers.length) - 1]) {
+                        byte[] body = OK_BODY.getBytes(StandardCharsets.UTF_8);
+                        s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+                                + body.length + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+                        s.getOutputStream().write(body);
+                        s.getOutputStream().flush();
+                    }
+                } catch (IOException e) {
+                    // closed by the test, or a client that went away: the assertions tell
+                }
+            }
+        }
+
+        private static String readLine(java.io.InputStream in) throws IOException {
+            StringBuilder b = new StringBuilder();
+            for (int c = in.read(); c != -1 && c != '\n'; c = in.read()) {
+                if (c != '\r') {
+                    b.append((char) c);
+                }
+            }
+            return b.toString();
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + socket.getLocalPort();
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
     /** A clock that only moves when the client sleeps, and the sleeps it asked for: no real waiting. */
     private static final class FakeTime {
         final List<Duration> slept = new CopyOnWriteArrayList<>();
@@ -335,6 +484,13 @@ class ToolRunnerClientTest {
 
         ToolRunnerClient client(String url, ToolRunnerClient.Retry retry) {
             return new ToolRunnerClient(url, null, Duration.ofSeconds(10), retry, d -> {
+                slept.add(d);
+                now = now.plus(d);
+            }, () -> now, () -> random);
+        }
+
+        ToolRunnerClient client(List<String> urls, ToolRunnerClient.Retry retry) {
+            return new ToolRunnerClient(urls, null, Duration.ofSeconds(10), retry, d -> {
                 slept.add(d);
                 now = now.plus(d);
             }, () -> now, () -> random);

@@ -38,7 +38,10 @@ public interface LeadConfig {
     @WithDefault("2s")
     Duration budgetCacheTtl();
 
-    /** tool-runner-service base URL: every file and shell call of the lead goes there. */
+    /**
+     * tool-runner-service base URL, or its replicas' URLs separated by commas: every file and shell call of the lead
+     * goes there.
+     */
     @WithDefault("http://127.0.0.1:8083")
     String toolRunnerUrl();
 

@@ -12,7 +12,7 @@ public interface TeammateConfig {
     @WithDefault("http://127.0.0.1:8080")
     String leadUrl();
 
-    /** tool-runner-service base URL: every file and shell operation goes there. */
+    /** tool-runner-service base URL, or its replicas' URLs separated by commas: every file and shell operation goes there. */
     @WithDefault("http://127.0.0.1:8083")
     String toolRunnerUrl();
 

@@ -21,8 +21,8 @@ public class ToolCallStore {
     @Inject
     DataSource ds;
 
-    /** A recorded call. */
-    public record Recorded(String tool, String argsHash, String status, ToolCallResult result) {
+    /** A recorded call; {@code instanceId}: the runner instance that claimed (and ran) it. */
+    public record Recorded(String tool, String argsHash, String status, ToolCallResult result, String instanceId) {
     }
 
     /** Inserts a {@code running} row; {@code false} when the call id was already recorded. */
@@ -106,7 +106,7 @@ public class ToolCallStore {
 
     public Optional<Recorded> find(String team, String agent, String callId) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT tool, args_hash, status, result::text FROM toolrunner.tool_calls"
+                "SELECT tool, args_hash, status, result::text, instance_id FROM toolrunner.tool_calls"
                         + " WHERE team = ? AND agent = ? AND call_id = ?")) {
             ps.setString(1, team);
             ps.setString(2, agent);
@@ -117,7 +117,7 @@ public class ToolCallStore {
                 }
                 String json = rs.getString(4);
                 return Optional.of(new Recorded(rs.getString(1), rs.getString(2), rs.getString(3),
-                        json == null ? null : Json.read(json, ToolCallResult.class)));
+                        json == null ? null : Json.read(json, ToolCallResult.class), rs.getString(5)));
             }
         }
     }

@@ -34,9 +34,9 @@ import java.util.regex.Pattern;
  *
  * <p>Sequence: validate the request (a malformed one is the host's bug → 400) → record the call as {@code running}
  * with one conditional insert → if the id was already recorded, answer from the record (or join the execution still
- * in flight here; a call interrupted by a restart is answered "outcome unknown", never re-run) → wait for a slot of
- * the bounded pool → resolve the cwd → run the tool, turning {@link ToolError}s into model-visible results → store
- * the result.
+ * in flight here; a call interrupted by a restart, or started on another replica, is answered "outcome unknown", never
+ * re-run) → wait for a slot of the bounded pool → resolve the cwd → run the tool, turning {@link ToolError}s into
+ * model-visible results → store the result.
  */
 @ApplicationScoped
 public class ToolService {
@@ -288,7 +288,17 @@ public class ToolService {
             Log.debugf("team=%s agent=%s call=%s answered from the record", req.team(), req.agent(), req.callId());
             return r.result();
         }
-        // recorded as running but not running here: another replica has it, or it is stuck; do not run it twice
+        if (!config.instanceId().equals(r.instanceId())) {
+            // another replica claimed it: it is still running there, or that replica died mid-call (its next start
+            // marks it interrupted). Either way its outcome is not known here, and running it here could run it twice
+            Log.warnf("team=%s agent=%s call=%s started on replica %s, not run again here", req.team(), req.agent(),
+                    req.callId(), r.instanceId());
+            return ToolCallResult.failure("this call was started on tool runner replica " + r.instanceId()
+                    + "; its outcome is unknown here and it is not run again (rule: at-most-once). Check the workspace"
+                    + " before retrying with a new call.", 0);
+        }
+        // recorded as running by this instance but not running here: its result is still being stored, or it is stuck;
+        // do not run it twice
         return ToolCallResult.failure("call " + req.callId() + " is already being executed and has no result yet;"
                 + " it is not run twice (rule: at-most-once)", 0);
     }

@@ -254,6 +254,27 @@ class BashToolTest {
         }
     }
 
+    @Test
+    void aCallRecordedAsRunningByAnotherReplicaIsAnsweredOutcomeUnknownAndNotRunHere() throws Exception {
+        String team = newTeam();
+        Map<String, Object> a = args("command", "echo run >> replica.txt");
+        Calls.raw("bash", team, "alice", "other-replica-1", null, a).then().statusCode(200);
+        await().atMost(Duration.ofSeconds(60)).until(() -> calls.find(team, "alice", "other-replica-1")
+                .map(r -> r.result() != null).orElse(false));
+        // as if another replica had claimed it and died (or still runs it): running, no result, its instance id
+        try (var c = dataSource.getConnection(); var st = c.prepareStatement("UPDATE toolrunner.tool_calls SET status ="
+                + " 'running', result = NULL, instance_id = 'tool-runner-9' WHERE team = ? AND call_id = 'other-replica-1'")) {
+            st.setString(1, team);
+            assertThat(st.executeUpdate()).isEqualTo(1);
+        }
+        String again = Calls.raw("bash", team, "alice", "other-replica-1", null, a).then().statusCode(200)
+                .extract().asString();
+        assertThat(Json.read(again, ToolCallResult.class)).isEqualTo(ToolCallResult.failure("this call was started on"
+                + " tool runner replica tool-runner-9; its outcome is unknown here and it is not run again (rule:"
+                + " at-most-once). Check the workspace before retrying with a new call.", 0));
+        assertThat(Files.readString(Calls.workspace(team).resolve("replica.txt"))).isEqualTo("run\n");
+    }
+
     private double recordRetries() {
         var c = meters.find("cohort.toolrunner.record.retries").counter();
         return c == null ? 0 : c.count();
