@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * removed at the next start. A released cgroup is emptied (what is still in it is a leftover of a finished command:
  * killed) and removed off the caller's path.
  */
-final class CommandCgroups {
+public final class CommandCgroups {
     /** Name prefix of the directory holding one runner's command cgroups: {@code cohort-tool-runner-<pid>-<n>-<random>}. */
     static final String PARENT_PREFIX = "cohort-tool-runner-";
     /** Tells apart the directories of several detections in one JVM (tests run the runner and their own). */
@@ -109,7 +109,7 @@ final class CommandCgroups {
     }
 
     /** One command's cgroup: created, limited, not yet joined. */
-    final class Cgroup {
+    public final class Cgroup {
         private final List<Path> dirs;
         private final List<Path> left;
 
@@ -123,7 +123,7 @@ final class CommandCgroups {
         }
 
         /** The command prefix that puts the sandbox's first process (and so all it starts) into this cgroup. */
-        List<String> join() {
+        public List<String> join() {
             List<String> a = new ArrayList<>(List.of("/bin/sh", "-c", JOIN, "cohort-cgroup", String.valueOf(dirs.size())));
             dirs.forEach(d -> a.add(d.toString()));
             return a;
@@ -133,7 +133,7 @@ final class CommandCgroups {
          * The command is over: whatever is still in the cgroup is killed and the cgroup removed, off the caller's
          * thread, retried while the kernel still counts dying processes in it. Idempotent.
          */
-        void release() {
+        public void release() {
             if (live.remove(this)) {
                 attempt(this, 0);
             }
@@ -145,7 +145,7 @@ final class CommandCgroups {
      *
      * @throws IOException when a directory or a limit cannot be written (what was created is removed)
      */
-    Cgroup create() throws IOException {
+    public Cgroup create() throws IOException {
         String name = "s" + seq.incrementAndGet();
         List<Path> made = new ArrayList<>(hierarchies.size());
         try {

@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner.service;
 
+import dev.cohort.toolrunner.sandbox.TeamSandboxes;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

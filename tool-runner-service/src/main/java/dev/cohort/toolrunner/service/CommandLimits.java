@@ -100,7 +100,7 @@ public class CommandLimits {
     }
 
     /** Where commands get their cgroups; {@code null} when cgroups are not used. */
-    CommandCgroups cgroups() {
+    public CommandCgroups cgroups() {
         return state().cgroups();
     }
 

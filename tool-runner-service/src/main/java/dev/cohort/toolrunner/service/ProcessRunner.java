@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner.service;
 
+import dev.cohort.toolrunner.sandbox.TeamSandboxes;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -337,7 +338,7 @@ public final class ProcessRunner {
     }
 
     /** SIGKILL to every process of the group led by {@code pgid}. */
-    static void killGroup(long pgid) {
+    public static void killGroup(long pgid) {
         try {
             Process k = new ProcessBuilder("kill", "-KILL", "--", "-" + pgid)
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();

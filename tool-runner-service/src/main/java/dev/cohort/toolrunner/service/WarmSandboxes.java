@@ -607,7 +607,7 @@ public class WarmSandboxes {
     }
 
     /** The identity (device + inode) of each directory, {@code null} for one that is gone. */
-    static List<Object> fileKeys(List<Path> dirs) {
+    public static List<Object> fileKeys(List<Path> dirs) {
         List<Object> out = new ArrayList<>(dirs.size());
         for (Path d : dirs) {
             try {

@@ -8,7 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.toolrunner.Calls;
-import dev.cohort.toolrunner.service.TeamSandboxes;
+import dev.cohort.toolrunner.sandbox.TeamSandboxes;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.file.Files;

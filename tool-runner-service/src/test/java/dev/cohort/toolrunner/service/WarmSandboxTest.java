@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner.service;
 
+import dev.cohort.toolrunner.sandbox.TeamSandboxes;
 import static dev.cohort.toolrunner.Calls.args;
 import static dev.cohort.toolrunner.Calls.bash;
 import static dev.cohort.toolrunner.Calls.newTeam;

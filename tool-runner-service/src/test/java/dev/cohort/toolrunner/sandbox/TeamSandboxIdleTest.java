@@ -1,4 +1,4 @@
-package dev.cohort.toolrunner.service;
+package dev.cohort.toolrunner.sandbox;
 
 import static dev.cohort.toolrunner.Calls.bash;
 import static dev.cohort.toolrunner.Calls.newTeam;

@@ -1,6 +1,12 @@
-package dev.cohort.toolrunner.service;
+package dev.cohort.toolrunner.sandbox;
 
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
+import dev.cohort.toolrunner.service.CommandCgroups;
+import dev.cohort.toolrunner.service.CommandLimits;
+import dev.cohort.toolrunner.service.CommandSandbox;
+import dev.cohort.toolrunner.service.ProcessRunner;
+import dev.cohort.toolrunner.service.ToolError;
+import dev.cohort.toolrunner.service.WarmSandboxes;
 import io.quarkus.logging.Log;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -92,7 +98,7 @@ public class TeamSandboxes {
     }
 
     /** Overrides {@code sandbox-scope} ({@code null}: as configured); a seam for the tests of the per-call sandbox. */
-    void scope(ToolRunnerConfig.SandboxScope s) {
+    public void scope(ToolRunnerConfig.SandboxScope s) {
         scope = s;
     }
 
