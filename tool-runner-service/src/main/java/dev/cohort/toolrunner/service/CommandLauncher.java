@@ -86,8 +86,17 @@ public class CommandLauncher {
         Path home = workspaces.home(ctx.team());
         ProcessRunner.Spec s = spec(ctx, command, timeout, home);
         // a warm sandbox's environment was fixed before this call: a traced call starts cold to get its TRACEPARENT
-        if (s.team() != null || !warm.enabled() || s.env().containsKey("TRACEPARENT")) {
+        if (!warm.enabled() || s.env().containsKey("TRACEPARENT")) {
             return s;
+        }
+        if (s.team() != null) {
+            // entries into the team's sandbox started ahead, one per call: the pool's key names the sandbox's holder,
+            // so a sandbox started again gets a pool of its own
+            Path root = ctx.root();
+            List<Path> binds = sandbox.warmKey(ctx, home).binds();
+            return new ProcessRunner.Spec(s.shell(), s.command(), s.cwd(), s.env(), s.timeout(), s.sandboxPrefix(), null,
+                    null, s.team(), lease -> warm.take(new WarmSandboxes.Key(ctx.team(),
+                            withLimits(lease.prefix(root)), root, binds)));
         }
         WarmSandboxes.Key key = warmKey(ctx, home);
         return new ProcessRunner.Spec(s.shell(), s.command(), s.cwd(), s.env(), s.timeout(), s.sandboxPrefix(),

@@ -37,22 +37,29 @@ public final class ProcessRunner {
      * @param cgroups       where a cold start gets its cgroup ({@code null}: none); a warm sandbox has its own
      * @param team          the team sandbox the command runs in ({@code null}: none); {@code sandboxPrefix} then holds
      *                      only what runs inside it before the shell (the rlimits step)
+     * @param teamWarm      where a command in a team sandbox finds an entry into it started ahead ({@code null}:
+     *                      none, the entry starts with the call); used as {@code warm} is
      */
     public record Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
-            List<String> sandboxPrefix, WarmSource warm, CommandCgroups cgroups, TeamSource team) {
+            List<String> sandboxPrefix, WarmSource warm, CommandCgroups cgroups, TeamSource team, TeamWarm teamWarm) {
+        public Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
+                List<String> sandboxPrefix, WarmSource warm, CommandCgroups cgroups, TeamSource team) {
+            this(shell, command, cwd, env, timeout, sandboxPrefix, warm, cgroups, team, null);
+        }
+
         public Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
                 List<String> sandboxPrefix) {
-            this(shell, command, cwd, env, timeout, sandboxPrefix, null, null, null);
+            this(shell, command, cwd, env, timeout, sandboxPrefix, null, null, null, null);
         }
 
         public Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
                 List<String> sandboxPrefix, WarmSource warm) {
-            this(shell, command, cwd, env, timeout, sandboxPrefix, warm, null, null);
+            this(shell, command, cwd, env, timeout, sandboxPrefix, warm, null, null, null);
         }
 
         public Spec(String shell, String command, Path cwd, Map<String, String> env, Duration timeout,
                 List<String> sandboxPrefix, WarmSource warm, CommandCgroups cgroups) {
-            this(shell, command, cwd, env, timeout, sandboxPrefix, warm, cgroups, null);
+            this(shell, command, cwd, env, timeout, sandboxPrefix, warm, cgroups, null, null);
         }
     }
 
@@ -60,6 +67,12 @@ public final class ProcessRunner {
     @FunctionalInterface
     public interface TeamSource {
         TeamSandboxes.Lease lease();
+    }
+
+    /** An entry into the sandbox of a lease, started ahead ({@link WarmSandboxes}), or {@code null} when there is none. */
+    @FunctionalInterface
+    public interface TeamWarm {
+        WarmSandboxes.Warm take(TeamSandboxes.Lease lease);
     }
 
     /** A warm sandbox for one call, or {@code null} when there is none (the call starts cold). */
@@ -141,9 +154,18 @@ public final class ProcessRunner {
             java.util.function.Consumer<Handle> onStart) throws IOException, InterruptedException {
         TeamSandboxes.Lease lease = spec.team().lease();
         try {
-            List<String> prefix = new ArrayList<>(lease.prefix(spec.cwd()));
-            prefix.addAll(spec.sandboxPrefix());
-            Outcome o = runCold(spec, prefix, capture, stderr, stdin, onStart, null);
+            Outcome o = null;
+            if (spec.teamWarm() != null && stderr == null && stdin == null && onStart == null) {
+                // an entry started ahead: the header goes to its stub, as for a warm sandbox of its own
+                Spec entry = new Spec(spec.shell(), spec.command(), spec.cwd(), spec.env(), spec.timeout(),
+                        spec.sandboxPrefix(), () -> spec.teamWarm().take(lease));
+                o = runWarm(entry, capture);
+            }
+            if (o == null) {
+                List<String> prefix = new ArrayList<>(lease.prefix(spec.cwd()));
+                prefix.addAll(spec.sandboxPrefix());
+                o = runCold(spec, prefix, capture, stderr, stdin, onStart, null);
+            }
             if (lease.lost()) {
                 throw new ToolError("sandbox-stopped", "the team's sandbox stopped while the command ran, and its"
                         + " processes with it: the command may have partly run, and it is not run again. The next call"

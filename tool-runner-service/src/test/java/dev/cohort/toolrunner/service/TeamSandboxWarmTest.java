@@ -1,0 +1,46 @@
+package dev.cohort.toolrunner.service;
+
+import static dev.cohort.toolrunner.Calls.bash;
+import static dev.cohort.toolrunner.Calls.newTeam;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.toolrunner.config.ToolRunnerConfig;
+import dev.cohort.toolrunner.sandbox.TeamSandboxes;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A team's foreground commands take an entry into its sandbox started ahead (a warm sandbox whose prefix enters the
+ * team sandbox), so nothing is started on the call's path; what they see is the team sandbox's.
+ */
+@QuarkusTest
+class TeamSandboxWarmTest {
+    @Inject
+    TeamSandboxes teams;
+    @Inject
+    WarmSandboxes warm;
+    @Inject
+    ToolRunnerConfig config;
+
+    @Test
+    void aTeamsCallTakesAnEntryStartedAheadAndRunsInTheTeamsSandbox() {
+        Assumptions.assumeTrue(teams.enabled() && warm.enabled(), "no team sandboxes or no warm entries in this run");
+        String team = newTeam();
+        assertThat(bash(team, "echo kept > /tmp/note").exitCode()).isZero();
+        await().atMost(Duration.ofSeconds(60)).until(() -> warm.keys().stream()
+                .anyMatch(k -> k.team().equals(team) && warm.readyCount(k) == config.warmSandbox().size()));
+        long pooled = warm.pooledCount();
+        long holder = teams.holderPids(team).get(0);
+
+        ToolCallResult r = bash(team, "cat /tmp/note; cat /proc/1/cmdline | tr '\\0' ' '");
+
+        assertThat(warm.pooledCount()).as("served by an entry started ahead").isEqualTo(pooled + 1);
+        assertThat(r.output()).as("%s", r).startsWith("kept\n").contains("cohort-team-sandbox");
+        assertThat(teams.holderPids(team)).containsExactly(holder);
+    }
+}
