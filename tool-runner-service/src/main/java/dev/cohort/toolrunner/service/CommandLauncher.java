@@ -95,7 +95,7 @@ public class CommandLauncher {
             Path root = ctx.root();
             List<Path> binds = sandbox.warmKey(ctx, home).binds();
             return new ProcessRunner.Spec(s.shell(), s.command(), s.cwd(), s.env(), s.timeout(), s.sandboxPrefix(), null,
-                    null, s.team(), lease -> warm.take(new WarmSandboxes.Key(ctx.team(),
+                    null, s.team(), lease -> warm.takeIfRoom(new WarmSandboxes.Key(ctx.team(),
                             withLimits(lease.prefix(root)), root, binds)));
         }
         WarmSandboxes.Key key = warmKey(ctx, home);

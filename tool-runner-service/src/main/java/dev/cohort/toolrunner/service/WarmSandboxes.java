@@ -373,6 +373,19 @@ public class WarmSandboxes {
      * counts the wait); with none pooled, starts one now. Either way a replacement is started in the background.
      */
     public Warm take(Key key) {
+        return take(key, true);
+    }
+
+    /**
+     * As {@link #take(Key)}, but a key without a pool gets one only while fewer than {@code max-pools} exist: no pool
+     * is evicted for it ({@code null}: the caller starts the command itself). Where many keys are in use at once (a
+     * team sandbox per team), evicting and refilling whole pools in turn would cost more than it saves.
+     */
+    public Warm takeIfRoom(Key key) {
+        return take(key, false);
+    }
+
+    private Warm take(Key key, boolean evict) {
         if (!enabled()) {
             return null;
         }
@@ -380,6 +393,9 @@ public class WarmSandboxes {
         List<Pool> evicted = new ArrayList<>();
         synchronized (this) {
             pool = pools.get(key);
+            if (pool == null && !evict && pools.size() >= Math.max(1, config.warmSandbox().maxPools())) {
+                return null;
+            }
             if (pool == null) {
                 pool = new Pool(key);
                 pools.put(key, pool);

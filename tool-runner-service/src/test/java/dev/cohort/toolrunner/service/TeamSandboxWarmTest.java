@@ -30,6 +30,7 @@ class TeamSandboxWarmTest {
     @Test
     void aTeamsCallTakesAnEntryStartedAheadAndRunsInTheTeamsSandbox() {
         Assumptions.assumeTrue(teams.enabled() && warm.enabled(), "no team sandboxes or no warm entries in this run");
+        warm.evictOver(0); // room for this team's pool (earlier tests' teams may hold max-pools of them)
         String team = newTeam();
         assertThat(bash(team, "echo kept > /tmp/note").exitCode()).isZero();
         await().atMost(Duration.ofSeconds(60)).until(() -> warm.keys().stream()
@@ -42,5 +43,26 @@ class TeamSandboxWarmTest {
         assertThat(warm.pooledCount()).as("served by an entry started ahead").isEqualTo(pooled + 1);
         assertThat(r.output()).as("%s", r).startsWith("kept\n").contains("cohort-team-sandbox");
         assertThat(teams.holderPids(team)).containsExactly(holder);
+    }
+
+    @Test
+    void withEveryPoolInUseANewTeamsCallsStartTheirOwnEntryAndEvictNoPool() {
+        Assumptions.assumeTrue(teams.enabled() && warm.enabled(), "no team sandboxes or no warm entries in this run");
+        warm.evictOver(0);
+        int max = config.warmSandbox().maxPools();
+        for (int i = 0; i < max; i++) {
+            assertThat(bash(newTeam(), "true").exitCode()).isZero();
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> warm.keys().size() == max);
+        java.util.List<WarmSandboxes.Key> pools = warm.keys();
+        long pooled = warm.pooledCount();
+
+        String late = newTeam();
+        ToolCallResult first = bash(late, "echo one");
+        ToolCallResult second = bash(late, "echo two");
+
+        assertThat(first.output() + second.output()).isEqualTo("one\ntwo\n");
+        assertThat(warm.pooledCount()).as("both started their own entry").isEqualTo(pooled);
+        assertThat(warm.keys()).as("no pool evicted for the late team").containsExactlyInAnyOrderElementsOf(pools);
     }
 }
