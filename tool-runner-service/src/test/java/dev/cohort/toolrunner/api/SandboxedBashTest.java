@@ -60,7 +60,7 @@ class SandboxedBashTest {
     void aCommandSeesNoOtherProcessNotEvenTheRunner() {
         long runner = ProcessHandle.current().pid(); // @QuarkusTest: the runner is this JVM
         Assumptions.assumeTrue(runner > 10, "pid too small to tell apart from the sandbox's own");
-        ToolCallResult r = bash(newTeam(), "test -e /proc/" + runner + "/environ && echo RUNNER-VISIBLE;"
+        ToolCallResult r = bash(newTeam(), "test -e /proc/" + runner + "/environ && echo RUNNER\"\"-VISIBLE;"
                 + " for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done 2>/dev/null");
         assertThat(r.output()).doesNotContain("RUNNER-VISIBLE");
         // the command's own processes, and its team sandbox's: init, holder and the entries started ahead (stubs)
