@@ -71,7 +71,7 @@ class UpTeammateReplicasIT {
                 assertThat(h.info().commandLine().orElse(""))
                         .contains("-Xmx384m -XX:+UseSerialGC ").doesNotContain("TieredStopAtLevel")
                         .contains("teammate-service/target/quarkus-app/quarkus-run.jar");
-                assertThat(environment(t.pid())).containsEntry("COHORT_TEAMMATE_PORT", "" + t.port())
+                assertThat(ServiceEnvironment.of(t.pid())).containsEntry("COHORT_TEAMMATE_PORT", "" + t.port())
                         .containsEntry("QUARKUS_HTTP_PORT", "" + t.port()).containsEntry("COHORT_INSTANCE_ID", t.replica())
                         .containsEntry("QUARKUS_MANAGEMENT_PORT", "" + t.management());
                 assertThat(session(t.pid())).as("%s leads a session of its own", t.name()).isEqualTo(t.pid());
@@ -92,7 +92,7 @@ class UpTeammateReplicasIT {
                             Optional::isPresent).orElseThrow());
             assertThat(restarted).isNotEqualTo(second.pid());
             seen.addAll(up.process().descendants().toList());
-            assertThat(environment(restarted)).containsEntry("COHORT_TEAMMATE_PORT", "" + second.port())
+            assertThat(ServiceEnvironment.of(restarted)).containsEntry("COHORT_TEAMMATE_PORT", "" + second.port())
                     .containsEntry("COHORT_INSTANCE_ID", "teammate-2");
             assertThat(session(restarted)).as("the restarted replica leads a session of its own").isEqualTo(restarted);
             assertThat(live(second.management())).isTrue();
@@ -134,16 +134,6 @@ class UpTeammateReplicasIT {
         return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[3]);
     }
 
-    private static Map<String, String> environment(long pid) throws IOException {
-        Map<String, String> env = new TreeMap<>();
-        for (String entry : new String(Files.readAllBytes(Path.of("/proc", "" + pid, "environ")), StandardCharsets.UTF_8).split("\0")) {
-            int eq = entry.indexOf('=');
-            if (eq > 0) {
-                env.put(entry.substring(0, eq), entry.substring(eq + 1));
-            }
-        }
-        return env;
-    }
 
     private boolean live(int managementPort) throws InterruptedException {
         try {

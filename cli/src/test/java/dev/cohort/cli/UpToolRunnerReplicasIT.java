@@ -63,13 +63,13 @@ class UpToolRunnerReplicasIT {
             Listed second = listed(up, "tool-runner-service-2");
             assertThat(first.port()).isEqualTo(up.ports()[5]);
             assertThat(List.of(first.replica(), second.replica())).containsExactly("tool-runner-1", "tool-runner-2");
-            assertThat(environment(first.pid())).containsEntry("COHORT_INSTANCE_ID", "tool-runner-1");
-            assertThat(environment(second.pid())).containsEntry("COHORT_INSTANCE_ID", "tool-runner-2")
+            assertThat(ServiceEnvironment.of(first.pid())).containsEntry("COHORT_INSTANCE_ID", "tool-runner-1");
+            assertThat(ServiceEnvironment.of(second.pid())).containsEntry("COHORT_INSTANCE_ID", "tool-runner-2")
                     .containsEntry("QUARKUS_HTTP_PORT", "" + second.port());
             String urls = "http://127.0.0.1:" + first.port() + ",http://127.0.0.1:" + second.port();
-            Map<String, String> leadEnv = environment(listed(up, "lead-service").pid());
+            Map<String, String> leadEnv = ServiceEnvironment.of(listed(up, "lead-service").pid());
             assertThat(leadEnv).containsEntry("COHORT_TOOL_RUNNER_URL", urls);
-            assertThat(environment(listed(up, "teammate-service").pid())).containsEntry("COHORT_TOOL_RUNNER_URL", urls);
+            assertThat(ServiceEnvironment.of(listed(up, "teammate-service").pid())).containsEntry("COHORT_TOOL_RUNNER_URL", urls);
 
             JsonNode run = Json.MAPPER.readTree(tmp.resolve("home").resolve("up.json").toFile());
             String leadUrl = run.get("leadUrl").asText();
@@ -121,15 +121,4 @@ class UpToolRunnerReplicasIT {
         throw new AssertionError(name + " is not listed; output:\n" + String.join("\n", up.out()));
     }
 
-    /** A child's environment as the kernel shows it ({@code /proc/<pid>/environ}: the same user may read it). */
-    private static Map<String, String> environment(long pid) throws IOException {
-        Map<String, String> env = new TreeMap<>();
-        for (String entry : new String(Files.readAllBytes(Path.of("/proc", "" + pid, "environ")), StandardCharsets.UTF_8).split("\0")) {
-            int eq = entry.indexOf('=');
-            if (eq > 0) {
-                env.put(entry.substring(0, eq), entry.substring(eq + 1));
-            }
-        }
-        return env;
-    }
 }

@@ -228,22 +228,12 @@ public class TeamSandboxes {
     }
 
     private String tool(String name) {
-        String found = onPath(name);
-        if (found == null) {
+        String found = CommandSandbox.onPath(name);
+        if (!found.contains("/")) {
             throw new ToolError("sandbox-start", "cannot run commands in the team sandbox: '" + name
                     + "' (util-linux) is not installed");
         }
         return found;
-    }
-
-    private static String onPath(String name) {
-        for (String dir : List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin")) {
-            Path p = Path.of(dir, name);
-            if (Files.isExecutable(p)) {
-                return p.toString();
-            }
-        }
-        return null;
     }
 
     /** A call's hold on a sandbox: the sandbox is not stopped while a lease is open. */

@@ -391,7 +391,7 @@ public class CommandSandbox {
     }
 
     /** {@code name} as an absolute path: itself when it has a slash, else the first executable on PATH (or itself). */
-    static String onPath(String name) {
+    public static String onPath(String name) {
         if (name.contains("/")) {
             return name;
         }
