@@ -1,6 +1,6 @@
 package dev.cohort.toolrunner.api;
 
-import dev.cohort.toolrunner.service.CommandSandbox;
+import dev.cohort.toolrunner.sandbox.CommandSandbox;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.Locale;
@@ -20,7 +20,7 @@ public class SandboxHealthCheck implements HealthCheck {
     @Inject
     CommandSandbox sandbox;
     @Inject
-    dev.cohort.toolrunner.service.CommandLimits limits;
+    dev.cohort.toolrunner.sandbox.CommandLimits limits;
 
     @Override
     public HealthCheckResponse call() {

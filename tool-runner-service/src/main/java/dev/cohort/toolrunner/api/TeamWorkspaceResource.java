@@ -1,14 +1,14 @@
 package dev.cohort.toolrunner.api;
 
-import dev.cohort.toolrunner.service.ToolService;
-import dev.cohort.toolrunner.service.Workspaces;
+import dev.cohort.toolrunner.BadRequest;
+import dev.cohort.toolrunner.workspace.Workspaces;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
-import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.PUT;
 
 /**
  * {@code PUT /internal/v1/teams/{team}/workspace {workspace}}: the host (lead-service, when a team is created with
@@ -33,7 +33,7 @@ public class TeamWorkspaceResource {
     @PUT
     public Assigned assign(@PathParam("team") String team, Request body) {
         if (body == null) {
-            throw new ToolService.BadRequest("body required: {\"workspace\": \"<directory>\"}");
+            throw new BadRequest("body required: {\"workspace\": \"<directory>\"}");
         }
         return new Assigned(team, workspaces.assign(team, body.workspace()).toString());
     }

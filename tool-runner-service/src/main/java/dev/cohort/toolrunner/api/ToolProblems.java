@@ -1,7 +1,9 @@
 package dev.cohort.toolrunner.api;
 
 import dev.cohort.host.web.Problem;
-import dev.cohort.toolrunner.service.ToolService;
+import dev.cohort.toolrunner.BadRequest;
+import dev.cohort.toolrunner.Busy;
+import dev.cohort.toolrunner.Conflict;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
@@ -14,17 +16,17 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 public class ToolProblems {
 
     @ServerExceptionMapper
-    public Response badRequest(ToolService.BadRequest e, UriInfo uri) {
+    public Response badRequest(BadRequest e, UriInfo uri) {
         return Problem.of(400, e.getMessage()).withInstance(uri.getPath()).toResponse();
     }
 
     @ServerExceptionMapper
-    public Response conflict(ToolService.Conflict e, UriInfo uri) {
+    public Response conflict(Conflict e, UriInfo uri) {
         return Problem.of(409, e.getMessage()).withInstance(uri.getPath()).toResponse();
     }
 
     @ServerExceptionMapper
-    public Response busy(ToolService.Busy e, UriInfo uri) {
+    public Response busy(Busy e, UriInfo uri) {
         return Problem.of(503, e.getMessage()).withInstance(uri.getPath()).toResponse();
     }
 }

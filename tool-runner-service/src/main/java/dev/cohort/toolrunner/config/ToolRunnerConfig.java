@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner.config;
 
+import dev.cohort.toolrunner.sandbox.Sandbox;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.nio.file.Path;

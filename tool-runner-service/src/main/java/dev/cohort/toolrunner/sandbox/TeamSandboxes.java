@@ -1,28 +1,25 @@
 package dev.cohort.toolrunner.sandbox;
 
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
-import dev.cohort.toolrunner.service.CommandCgroups;
-import dev.cohort.toolrunner.service.CommandLimits;
-import dev.cohort.toolrunner.service.CommandSandbox;
-import dev.cohort.toolrunner.service.ProcessRunner;
-import dev.cohort.toolrunner.service.ToolError;
-import dev.cohort.toolrunner.service.WarmSandboxes;
+import dev.cohort.toolrunner.process.CommandCgroups;
+import dev.cohort.toolrunner.process.ProcessRunner;
+import dev.cohort.toolrunner.ToolError;
 import io.quarkus.logging.Log;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.io.IOException;
 import java.io.InputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Team sandboxes: a team's commands run inside a sandbox that was built <em>once</em>, when the team's first command
@@ -237,7 +234,7 @@ public class TeamSandboxes {
     }
 
     /** A call's hold on a sandbox: the sandbox is not stopped while a lease is open. */
-    public final class Lease implements AutoCloseable {
+    public final class Lease implements ProcessRunner.SandboxLease {
         private final Holder holder;
         private boolean closed;
 

@@ -1,0 +1,33 @@
+package dev.cohort.toolrunner.calls;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/** All {@link Tool} beans by name; a duplicate name fails the start-up. */
+@ApplicationScoped
+public class ToolRegistry {
+    private final Map<String, Tool> tools = new TreeMap<>();
+
+    @Inject
+    public ToolRegistry(Instance<Tool> all) {
+        for (Tool t : all) {
+            Tool prev = tools.putIfAbsent(t.name(), t);
+            if (prev != null) {
+                throw new IllegalStateException("two tools are named '" + t.name() + "': "
+                        + prev.getClass().getName() + " and " + t.getClass().getName());
+            }
+        }
+    }
+
+    public Optional<Tool> find(String name) {
+        return Optional.ofNullable(tools.get(name));
+    }
+
+    public java.util.Set<String> names() {
+        return tools.keySet();
+    }
+}
