@@ -496,4 +496,9 @@ public final class PgAgentStore implements AgentStore {
     private <T> T tx(String what, Sql.Work<T> work) {
         return Sql.inTransaction(ds, what + " in " + table, work);
     }
+
+    @Override
+    public boolean unavailable(Throwable failure) {
+        return StoreRetry.unavailable(failure);
+    }
 }

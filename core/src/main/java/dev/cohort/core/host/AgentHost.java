@@ -728,9 +728,9 @@ public final class AgentHost implements AutoCloseable {
     /** The longest wait between two attempts to adopt an agent whose store failed. */
     static final Duration MAX_STORE_BACKOFF = Duration.ofSeconds(30);
 
-    /** See {@link StoreRetry#unavailable}: a failure worth trying again later. */
-    static boolean storeUnavailable(Throwable e) {
-        return StoreRetry.unavailable(e);
+    /** Whether the store says {@code e} is its connection or server being away: a failure worth trying again later. */
+    boolean storeUnavailable(Throwable e) {
+        return store.unavailable(e);
     }
 
     /** Times an actor was scheduled to try again after its store failed (tests and metrics). */

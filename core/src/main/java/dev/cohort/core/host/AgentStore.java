@@ -59,4 +59,12 @@ public interface AgentStore {
         return state.turn().waiting() != null && dev.cohort.core.engine.AgentState.Wait.APPROVAL.equals(state.turn().waiting().kind())
                 ? Phase.WAITING_APPROVAL : Phase.WORKING;
     }
+
+    /**
+     * Whether {@code failure} is the store's connection or server being briefly away (worth adopting the agent again
+     * later, from its last save) rather than a failure of the data. A store that cannot be away says no.
+     */
+    default boolean unavailable(Throwable failure) {
+        return false;
+    }
 }

@@ -310,19 +310,6 @@ class AgentHostTest {
     }
 
     @Test
-    void onlyFailuresOfTheStoresConnectionOrServerAreRetriedNotFailuresOfTheData() {
-        assertThat(AgentHost.storeUnavailable(new IllegalStateException("x", new java.sql.SQLException("refused", "08006"))))
-                .isTrue();
-        assertThat(AgentHost.storeUnavailable(new IllegalStateException("x",
-                new java.sql.SQLException("terminating connection due to administrator command", "57P01")))).isTrue();
-        assertThat(AgentHost.storeUnavailable(new IllegalStateException("x",
-                new java.sql.SQLException("Acquisition timeout while waiting for new connection")))).isTrue();
-        assertThat(AgentHost.storeUnavailable(new IllegalStateException("x",
-                new java.sql.SQLException("duplicate key value violates unique constraint", "23505")))).isFalse();
-        assertThat(AgentHost.storeUnavailable(new IllegalStateException("boom"))).isFalse();
-    }
-
-    @Test
     void anAgentWhoseTeamIsGoneIsNeitherAdoptedNorRun() {
         one = f.host("one", 4);
         f.program.gone.add(a);

@@ -99,6 +99,11 @@ final class HostFixture {
             check("park agent " + key);
             return store.park(key, park, expectedVersion);
         }
+
+        @Override
+        public boolean unavailable(Throwable failure) {
+            return store.unavailable(failure);
+        }
     };
 
     AgentHost host(String instance, int maxRunningTurns) {

@@ -79,4 +79,15 @@ public final class InMemoryAgentStore implements AgentStore {
         rows.put(key, new Row(state.toJson(), r == null ? 0 : r.version + 1, r == null ? null : r.owner,
                 AgentStore.phaseOf(state), null, r == null ? List.of() : r.injected));
     }
+
+    /** A database that refuses connections, as tests simulate it: an {@code SQLException} of SQLState class 08. */
+    @Override
+    public boolean unavailable(Throwable failure) {
+        for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
+            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

@@ -2,9 +2,10 @@ package dev.cohort.lead.messaging;
 
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.host.store.StoreRetry;
 import dev.cohort.lead.service.EventService;
-import io.smallrye.mutiny.Uni;
 import io.smallrye.mutiny.infrastructure.Infrastructure;
+import io.smallrye.mutiny.Uni;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -44,7 +45,7 @@ public class EventSequencer {
         Event e = Event.parse(record.value());
         if (e.seq() == 0) {
             // the database briefly away is not a bad record: retried in place (the event's id keeps it stored once)
-            dev.cohort.core.host.StoreRetry.run("event " + e.id(), () -> events.record(e));
+            StoreRetry.run("event " + e.id(), () -> events.record(e));
         }
     }
 }

@@ -3,10 +3,11 @@ package dev.cohort.lead.messaging;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.MessageType;
+import dev.cohort.core.protocol.payload.Control;
 import dev.cohort.core.protocol.PromptRecord;
 import dev.cohort.core.protocol.ProtocolException;
 import dev.cohort.core.protocol.Topics;
-import dev.cohort.core.protocol.payload.Control;
+import dev.cohort.host.store.StoreRetry;
 import dev.cohort.lead.persistence.AgentRepository;
 import dev.cohort.lead.persistence.InboxRepository;
 import dev.cohort.lead.persistence.PromptRepository;
@@ -60,7 +61,7 @@ public class LeadInputConsumer {
 
     private void handle(ConsumerRecord<String, String> record) {
         // the database briefly away is not a bad record: retried in place, the offset not committed meanwhile
-        dev.cohort.core.host.StoreRetry.run("record " + record.topic() + "-" + record.partition() + "-" + record.offset(),
+        StoreRetry.run("record " + record.topic() + "-" + record.partition() + "-" + record.offset(),
                 () -> {
                     if (Topics.LEAD_INBOX.equals(record.topic())) {
                         onInbox(record);

@@ -4,9 +4,10 @@ import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.MessageType;
-import dev.cohort.core.protocol.ProtocolException;
 import dev.cohort.core.protocol.payload.Control;
+import dev.cohort.core.protocol.ProtocolException;
 import dev.cohort.host.store.PgInbox;
+import dev.cohort.host.store.StoreRetry;
 import dev.cohort.teammate.persistence.TeammateRepository;
 import dev.cohort.teammate.persistence.TeammateRepository.TeammateRow;
 import dev.cohort.teammate.service.SpawnHandler;
@@ -65,7 +66,7 @@ public class InboxConsumer {
         AgentKey key = new AgentKey(m.team(), m.to());
         // the database briefly away is not a bad record (a spawn sent to the DLQ would lose the teammate): retried in
         // place, the offset not committed meanwhile; redelivery-safe handlers (ids, insert-if-new)
-        dev.cohort.core.host.StoreRetry.run("message " + m.id() + " to " + key, () -> {
+        StoreRetry.run("message " + m.id() + " to " + key, () -> {
             if (m.type() != MessageType.CONTROL && m.type() != MessageType.TASK_AVAILABLE) {
                 tracing.ingress(key.team(), key.name(), io.opentelemetry.context.Context.current());
             }

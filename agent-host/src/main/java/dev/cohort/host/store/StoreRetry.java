@@ -1,5 +1,9 @@
-package dev.cohort.core.host;
+package dev.cohort.host.store;
 
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransientException;
 import java.time.Duration;
 import org.jboss.logging.Logger;
 
@@ -64,11 +68,11 @@ public final class StoreRetry {
      */
     public static boolean unavailable(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof java.sql.SQLTransientException || t instanceof java.sql.SQLRecoverableException
-                    || t instanceof java.sql.SQLNonTransientConnectionException) {
+            if (t instanceof SQLTransientException || t instanceof SQLRecoverableException
+                    || t instanceof SQLNonTransientConnectionException) {
                 return true;
             }
-            if (t instanceof java.sql.SQLException sql) {
+            if (t instanceof SQLException sql) {
                 String state = sql.getSQLState();
                 return state == null || state.startsWith("08") || state.startsWith("53") || state.startsWith("57");
             }

@@ -1,4 +1,4 @@
-package dev.cohort.core.host;
+package dev.cohort.host.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The store briefly away is retried in place; a failure of the data is not, and patience is bounded. */
@@ -50,5 +50,17 @@ class StoreRetryTest {
             throw down();
         }, Duration.ZERO, slept::add)).hasMessageContaining("connection refused");
         assertThat(attempts).hasValue(1);
+    }
+
+    @Test
+    void onlyFailuresOfTheStoresConnectionOrServerCountAsUnavailable() {
+        assertThat(StoreRetry.unavailable(new IllegalStateException("x", new SQLException("refused", "08006")))).isTrue();
+        assertThat(StoreRetry.unavailable(new IllegalStateException("x",
+                new SQLException("terminating connection due to administrator command", "57P01")))).isTrue();
+        assertThat(StoreRetry.unavailable(new IllegalStateException("x",
+                new SQLException("Acquisition timeout while waiting for new connection")))).isTrue();
+        assertThat(StoreRetry.unavailable(new IllegalStateException("x",
+                new SQLException("duplicate key value violates unique constraint", "23505")))).isFalse();
+        assertThat(StoreRetry.unavailable(new IllegalStateException("boom"))).isFalse();
     }
 }
