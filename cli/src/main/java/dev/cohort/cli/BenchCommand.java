@@ -9,7 +9,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code cohort bench}: the suites that print or publish figures; today {@code reliability} (issue 17). */
+/** {@code cohort bench}: the suites that print or publish figures; today {@code reliability}. */
 @Command(name = "bench", mixinStandardHelpOptions = true, description = "Benchmarks and suites that publish their figures.",
         subcommands = {BenchCommand.Reliability.class})
 public final class BenchCommand implements Runnable {

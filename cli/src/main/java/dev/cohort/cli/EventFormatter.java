@@ -263,7 +263,7 @@ final class EventFormatter {
         return safe.length() > 8 ? safe.substring(0, 8) : safe;
     }
 
-    /** A shutdown or plan-approval request's change (issue 15), prefixed with the teammate it concerns. */
+    /** A shutdown or plan-approval request's change, prefixed with the teammate it concerns. */
     private String protocol(JsonNode d) {
         String id = shortId(d.path("id").asText("?"));
         String status = d.path("status").asText("?");

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code cohort chat}'s plan approvals (issue 15): {@code /plans} lists the team's pending plan approvals,
+ * {@code cohort chat}'s plan approvals: {@code /plans} lists the team's pending plan approvals,
  * {@code /approve-plan <id> [feedback]} and {@code /reject-plan <id> [feedback]} decide one over
  * {@code POST /api/v1/teams/{team}/protocols/{id}} (the same conditional transition as the lead's {@code review_plan}).
  * The id may be a unique prefix of the request id (the chat shows the first 8 characters).

@@ -8,7 +8,7 @@ import dev.cohort.core.protocol.Json;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** {@code cohort chat}'s plan commands and the protocol lines of its event stream (issue 15). */
+/** {@code cohort chat}'s plan commands and the protocol lines of its event stream. */
 class PlanDecisionsTest {
 
     private static JsonNode json(String s) throws Exception {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The budget overrides the lead checks twice per model call come from {@link BudgetRepository#cached} (issue 13): no
+ * The budget overrides the lead checks twice per model call come from {@link BudgetRepository#cached}: no
  * query per check, a write through the repository (the budgets API) applies at once, a change made behind its back
  * (another replica, by hand) once {@code cohort.lead.budget-cache-ttl} has passed, and {@link BudgetRepository#find}
  * (the APIs) always reads the table.

@@ -22,7 +22,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
- * An SSE stream served from the hub's recent events where it can and from the store where it must (issue 13, fix 7):
+ * An SSE stream served from the hub's recent events where it can and from the store where it must:
  * events another replica stored (only their wake-up arrives here) and events stored before the stream opened come
  * from the store, the ones this replica committed while the stream follows come from the hub; every event arrives
  * once, in seq order, in the form the store returns, also on resume.

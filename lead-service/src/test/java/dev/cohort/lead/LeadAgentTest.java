@@ -585,7 +585,7 @@ class LeadAgentTest {
         List<String> after = toolResults(team);
         assertThat(after.get(after.size() - 1)).doesNotContain("Error").endsWith("Unbound: " + task + " (auth work).");
         assertThat(git(teamWorkspace, "branch", "--list", "wt/auth")).isBlank();
-        // no task stays bound to a worktree that is gone (s18 gap 43)
+        // no task stays bound to a worktree that is gone
         given().get("/api/v1/teams/" + team + "/tasks/" + task).then().statusCode(200)
                 .body("worktree", org.hamcrest.Matchers.nullValue());
     }

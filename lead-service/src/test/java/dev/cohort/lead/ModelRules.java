@@ -8,7 +8,7 @@ public final class ModelRules {
     }
 
     /**
-     * The memory manager's own requests (s09 selection, extraction, consolidation) run after or around turns; these
+     * The memory manager's own requests (memory selection, extraction, consolidation) run after or around turns; these
      * answers say "nothing to remember / select" so tests of other behaviour see no memory traffic.
      */
     public static final String MEMORY_RULE = """

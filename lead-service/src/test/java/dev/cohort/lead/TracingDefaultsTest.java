@@ -12,7 +12,7 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 18: tracing is off unless asked for. Without {@code COHORT_TRACING} the nested default resolves to
+ * Tracing is off unless asked for. Without {@code COHORT_TRACING} the nested default resolves to
  * {@code quarkus.otel.sdk.disabled=true}: the service's {@link Tracing} creates only invalid (no-op) spans, writes no
  * header and keeps no ingress, so services and tests that do not trace pay nothing. (The enabled path: TracingIT in
  * teammate-service, with real exports.)

@@ -24,7 +24,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
- * Issue 17 item 3: bad input on every public HTTP endpoint and every Kafka topic a service reads. An HTTP case holds
+ * Bad input on every public HTTP endpoint and every Kafka topic a service reads. An HTTP case holds
  * when the answer is a 4xx {@code application/problem+json}; a Kafka case when a record with the same key appears on
  * {@code cohort.dlq} with a {@code dead-letter-reason} header. After the sweep the services must still serve (checked
  * by the caller).

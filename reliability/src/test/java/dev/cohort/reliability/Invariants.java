@@ -18,7 +18,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The invariants of issue 17 item 2, read from the stores (the lead's, the teammates', the tool runner's and the
+ * The reliability invariants, read from the stores (the lead's, the teammates', the tool runner's and the
  * scheduler's schemas in PostgreSQL), the stored event log ({@code lead.events}) and the workspace files the calls
  * wrote; never from logs. Each check returns whether it held and the facts behind the answer.
  */

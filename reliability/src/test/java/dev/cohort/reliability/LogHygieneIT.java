@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Issue 18 item 4 against the four packaged services as real processes ({@link RelStack}: cohort up's environment,
+ * Log hygiene, checked against the four packaged services as real processes ({@link RelStack}: cohort up's environment,
  * prod profile, so JSON logs): a scripted session whose prompt, tool outputs, teammate prompt, answers, cron prompt,
  * model API key and service tokens are marker secrets runs end to end (lead bash call → spawn_teammate → teammate bash
  * call → its result back to the lead), then every service's whole log is searched for every marker: none may appear.

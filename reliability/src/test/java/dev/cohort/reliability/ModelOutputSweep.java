@@ -15,7 +15,7 @@ import java.util.Optional;
 import org.awaitility.core.ConditionTimeoutException;
 
 /**
- * Issue 17 item 3, second half: malformed model output, answered by the scripted model over real HTTP to the packaged
+ * Malformed model output, answered by the scripted model over real HTTP to the packaged
  * lead-service. Each case is its own team; the lead's first model call gets the malformed answer, every later call the
  * text {@code recovered}. A case holds when the turn either continues to a completed answer with the error shown to
  * the model (a failed {@code tool_call_finished} and a tool message in the next request) or, where nothing can be

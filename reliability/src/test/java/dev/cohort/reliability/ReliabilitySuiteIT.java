@@ -27,7 +27,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Issue 17 items 1, 2 and 5: each fault hits real work (a lead turn in its tool call, a teammate in its task's tool
+ * Fault injection: each fault hits real work (a lead turn in its tool call, a teammate in its task's tool
  * call, a cron job due every minute), then the invariants are read from the stores. One stack for the whole class (the
  * services are restarted by the faults themselves); one team per fault. {@code ./mvnw verify} runs the short subset
  * (one fault of each kind); {@code -Dcohort.reliability.full=true} runs all of them. Nothing waits on a clock: gates
@@ -53,7 +53,7 @@ class ReliabilitySuiteIT {
     static final boolean STRICT = Boolean.getBoolean("cohort.reliability.strict");
     /** Generous: JVM restarts take 10-60 s on the shared machine, a consumer group's session timeout is 10 s or more. */
     static final Duration PATIENCE = Duration.ofMinutes(5);
-    /** How long the model fault lasts in the full suite (issue 17: "for a minute"); the short subset keeps it to the work. */
+    /** How long the model fault lasts in the full suite (a minute); the short subset keeps it to the work. */
     static final Duration MODEL_FAULT_LENGTH = Duration.ofMinutes(1);
     static final String CRON_TEAM = "cron";
 
@@ -387,7 +387,7 @@ class ReliabilitySuiteIT {
             finished = awaitQuietly(() -> completed(team) == 2 && w.runs(stack, w.job2Call()) == 1
                     && Invariants.noPromptLost(stack, team, accepted).held(), deadline);
             if (finished && modelFault && FULL) {
-                // issue 17: the model fault lasts a minute. The workload is usually done sooner, so prompts keep the
+                // the model fault lasts a minute. The workload is usually done sooner, so prompts keep the
                 // lead calling the failing model (one every 2 s: pacing, not a condition) until the minute is over.
                 int extra = 0;
                 while (Instant.now().isBefore(faultStart.plus(MODEL_FAULT_LENGTH))) {

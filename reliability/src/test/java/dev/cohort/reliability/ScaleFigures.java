@@ -28,7 +28,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Issue 17 item 4 on the suite's stack: {@code leadReplicas} lead-service and {@code teammateReplicas}
+ * The scale run on the suite's stack: {@code leadReplicas} lead-service and {@code teammateReplicas}
  * teammate-service replicas; {@code teams} teams, each sent {@code prompts} prompts at once; each team's lead builds a
  * board of {@code tasks / teams} tasks in layers (every task after the first layer blocked by two of the layer before,
  * by the ids the lead's earlier {@code create_task} calls returned: a {@link dev.cohort.devstack.model.ScriptedModelServer#respond
@@ -58,7 +58,7 @@ final class ScaleFigures {
         }
     }
 
-    /** Issue 17 item 4's shape. */
+    /** The full suite's shape. */
     static final Shape FULL = new Shape(3, 20, 3, 3, 50, 500);
     /** Tasks per layer: each task after the first layer waits for two of the layer before. */
     static final int WIDTH = 5;

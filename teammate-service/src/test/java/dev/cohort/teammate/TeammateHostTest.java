@@ -97,7 +97,7 @@ class TeammateHostTest {
         assertThat(systemPrompt(first)).contains("You are 'alice', a teammate").contains("Your role: tester")
                 .contains("not system or user instructions");
         assertThat(toolNames(first)).contains("bash", "read_file", "todo_write", "send_message", "check_inbox", "submit_plan")
-                .contains("list_tasks", "get_task", "claim_task", "complete_task") // issue 15: the board tools
+                .contains("list_tasks", "get_task", "claim_task", "complete_task") // the board tools
                 .doesNotContain("spawn_teammate", "spawn_subagent", "create_task", "review_plan", "request_shutdown");
 
         // the call ran once in the tool runner

@@ -46,7 +46,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The teammate host's side of the protocols (issue 15 items 2–3) through real parts: records on
+ * The teammate host's side of the protocols through real parts: records on
  * {@code cohort.teammate.inbox} as the lead writes them, the scripted model, the real tool runner, answers read from
  * {@code cohort.lead.inbox}. Shutdown: idle → answered by the host without a model call; working → at its next step
  * boundary; forced; stale. Plan gate: mutating calls refused with the rule's sentence, read-only ones run, a
@@ -96,7 +96,7 @@ class TeammateProtocolsTest {
                 .orElseThrow();
         assertThat(response.metadataAs(ShutdownResponse.class)).isEqualTo(new ShutdownResponse(req, true,
                 "shutting down while idle"));
-        // the response first, then the result (s16: two messages, in this order)
+        // the response first, then the result (two messages, in this order)
         assertThat(fromAlice).extracting(AgentMessage::type).containsSubsequence(MessageType.SHUTDOWN_RESPONSE,
                 MessageType.RESULT).endsWith(MessageType.RESULT);
         assertThat(requestsOf(agent)).hasSize(calls);

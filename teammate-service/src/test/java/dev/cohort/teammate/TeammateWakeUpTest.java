@@ -34,7 +34,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What a woken teammate skips (issue 14 item 10) and what it must still see: its idle session is kept, the workspace
+ * What a woken teammate skips and what it must still see: its idle session is kept, the workspace
  * skills and hook settings of its team are read once for all its teammates on this replica, and a change through a
  * teammate's tool call (or a background job's end) is in the next turn of every teammate of the team. The test
  * profile's cache ttl is 10 minutes, so only those signals can make a turn read again.

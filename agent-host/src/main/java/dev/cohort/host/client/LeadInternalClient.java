@@ -252,7 +252,7 @@ public class LeadInternalClient {
         return e instanceof LeadRefusedException || e instanceof LeadUnavailableException;
     }
 
-    // ---- issue 15, autonomous claiming (CLAIM)
+    // ---- autonomous claiming (CLAIM)
 
     /**
      * Claims the oldest free, unblocked task that {@code agent} of {@code role} may take (a task naming another role
@@ -319,7 +319,7 @@ public class LeadInternalClient {
     }
 
     /**
-     * Issue 15 item 7: claim-next for many teammates of one team in one request ({@code POST …/tasks/claim-batch}):
+     * Claim-next for many teammates of one team in one request ({@code POST …/tasks/claim-batch}):
      * agent → its claim, for the claimers that got one. Every claimer names its lease token, so a retry (on an
      * unreachable lead or a timeout) gives each the same task back, never a second one.
      */

@@ -73,7 +73,7 @@ interface LeadInternalRestClient {
     @GET
     LeadTeam team(@PathParam("team") String team);
 
-    /** Issue 15 item 7: claim-next for many teammates of one team at once. */
+    /** Claim-next for many teammates of one team at once. */
     @POST
     @Path("/tasks/claim-batch")
     LeadTasks.ClaimBatch claimBatch(@PathParam("team") String team, LeadTasks.ClaimBatchRequest body);

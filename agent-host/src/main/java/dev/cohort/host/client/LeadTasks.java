@@ -64,7 +64,7 @@ public final class LeadTasks {
     record HeartbeatRequest(String agent, String leaseToken, Double leaseSeconds) {
     }
 
-    /** One lease of a batched heartbeat (issue 15). */
+    /** One lease of a batched heartbeat. */
     public record LeaseRef(String id, String agent, String leaseToken) {
     }
 
@@ -78,7 +78,7 @@ public final class LeadTasks {
     public record Renewal(List<String> renewed, List<String> lost) {
     }
 
-    /** One claimer of a batched claim (issue 15 item 7): the agent, the lease token it asks with, its role. */
+    /** One claimer of a batched claim: the agent, the lease token it asks with, its role. */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record BatchClaimer(String agent, String leaseToken, String role) {
     }

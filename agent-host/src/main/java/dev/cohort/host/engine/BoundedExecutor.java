@@ -9,7 +9,7 @@ import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 /**
- * Background work off the turns' threads (memory extraction and consolidation after every completed turn, s09), with
+ * Background work off the turns' threads (memory extraction and consolidation after every completed turn), with
  * a bound: at most {@code concurrency} tasks run at once, each on its own virtual thread, and at most {@code queue}
  * more wait for one of them to end. A task beyond that is dropped with a warning naming the two keys: {@link #execute}
  * never blocks and never throws, so a turn's end never waits for memory, and a burst of ended turns cannot pile up

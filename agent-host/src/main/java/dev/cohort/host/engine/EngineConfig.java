@@ -39,7 +39,7 @@ public interface EngineConfig {
      */
     OptionalInt maxModelCallsPerTurn();
 
-    /** A subagent's cap on model calls (s06: 30). */
+    /** A subagent's cap on model calls (the seed's 30). */
     @WithDefault("30")
     int subagentMaxModelCalls();
 
@@ -47,7 +47,7 @@ public interface EngineConfig {
     @WithDefault("3")
     int maxStopContinuations();
 
-    /** Tool rounds without {@code todo_write} before a reminder (s05: 3). */
+    /** Tool rounds without {@code todo_write} before a reminder (the seed's 3). */
     @WithDefault("3")
     int todoReminderRounds();
 
@@ -59,7 +59,7 @@ public interface EngineConfig {
     @WithDefault("5")
     int stuckEndAt();
 
-    /** Output limit per model call (s01: 8000); 0 = the provider's default. */
+    /** Output limit per model call (the seed's 8000); 0 = the provider's default. */
     @WithDefault("8000")
     int maxOutputTokens();
 
@@ -82,13 +82,13 @@ public interface EngineConfig {
     /** Context window and output limit per model name ({@code cohort.engine.models."gpt-4o".context-window}). */
     Map<String, ModelConfig> models();
 
-    /** Context compaction (s08). */
+    /** Context compaction. */
     CompactionConfig compaction();
 
-    /** Error recovery (s11). */
+    /** Error recovery. */
     RecoveryConfig recovery();
 
-    /** Memory selection, extraction and consolidation (s09). */
+    /** Memory selection, extraction and consolidation. */
     MemoryConfig memory();
 
     /** How the host's tool runner client retries a busy (503) or restarting runner. */
@@ -226,15 +226,15 @@ public interface EngineConfig {
 
     /** {@code cohort.engine.recovery.*}: see {@link RecoverySettings} for each reason. */
     interface RecoveryConfig {
-        /** Attempts per model call, the first included (s11: 10). */
+        /** Attempts per model call, the first included (the seed's 10). */
         @WithDefault("10")
         int maxAttempts();
 
-        /** First backoff, doubled per attempt (s11: 500 ms). */
+        /** First backoff, doubled per attempt (the seed's 500 ms). */
         @WithDefault("500ms")
         Duration baseDelay();
 
-        /** Backoff cap (s11: 32 s). */
+        /** Backoff cap (the seed's 32 s). */
         @WithDefault("32s")
         Duration maxDelay();
 
@@ -242,19 +242,19 @@ public interface EngineConfig {
         @WithDefault("5m")
         Duration maxRetryAfter();
 
-        /** Jitter as a fraction of the delay (s11: 0.25). */
+        /** Jitter as a fraction of the delay (the seed's 0.25). */
         @WithDefault("0.25")
         double jitterRatio();
 
-        /** Consecutive overloads (529/503) before switching to {@code cohort.llm.fallback-model} (s11: 3). */
+        /** Consecutive overloads (529/503) before switching to {@code cohort.llm.fallback-model} (the seed's 3). */
         @WithDefault("3")
         int overloadsBeforeFallback();
 
-        /** Raised output limit after a {@code length} finish (s11: 64000), capped by the model's maximum. */
+        /** Raised output limit after a {@code length} finish (the seed's 64000), capped by the model's maximum. */
         @WithDefault("64000")
         int escalatedMaxOutputTokens();
 
-        /** Continuation prompts after a truncated answer (s11: 3). */
+        /** Continuation prompts after a truncated answer (the seed's 3). */
         @WithDefault("3")
         int maxContinuations();
 
@@ -265,7 +265,7 @@ public interface EngineConfig {
 
     /** {@code cohort.engine.memory.*}: see {@link MemorySettings} for each reason. */
     interface MemoryConfig {
-        /** Memories injected per user message (s09: 5). */
+        /** Memories injected per user message (the seed's 5). */
         @WithDefault("5")
         int maxSelected();
 
@@ -277,7 +277,7 @@ public interface EngineConfig {
         @WithDefault("6000")
         int maxIndexChars();
 
-        /** User text given to the selector, newest kept (s09: 2000). */
+        /** User text given to the selector, newest kept (the seed's 2000). */
         @WithDefault("2000")
         int recentChars();
 

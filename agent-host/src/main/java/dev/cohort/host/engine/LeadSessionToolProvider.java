@@ -9,8 +9,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The engine's own tools that only the lead's allowlist lists ({@code Toolsets.LEAD}): {@code spawn_subagent} (s06)
- * and {@code compact} (s08). A teammate does not get them until {@code Toolsets.TEAMMATE} lists them.
+ * The engine's own tools that only the lead's allowlist lists ({@code Toolsets.LEAD}): {@code spawn_subagent}
+ * and {@code compact}. A teammate does not get them until {@code Toolsets.TEAMMATE} lists them.
  */
 @ApplicationScoped
 public class LeadSessionToolProvider implements ToolProvider {

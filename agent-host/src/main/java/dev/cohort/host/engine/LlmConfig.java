@@ -20,7 +20,7 @@ public interface LlmConfig {
     @WithDefault(LlmSettings.DEFAULT_MODEL)
     String model();
 
-    /** Model to switch to after repeated overloads (seed s11). */
+    /** Model to switch to after repeated overloads. */
     Optional<String> fallbackModel();
 
     /** Per-request timeout: models may think for minutes. */

@@ -30,7 +30,7 @@ public class ModelProducer {
         return gateway;
     }
 
-    /** The engine's model: error headers kept so Retry-After is honoured (s11), the gateway's primary and fallback. */
+    /** The engine's model: error headers kept so Retry-After is honoured, the gateway's primary and fallback. */
     @Produces
     @Singleton
     GatewayModelClient model(LlmGateway gateway) {

@@ -22,7 +22,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /**
  * The service's one plain Kafka producer for the records its agents send on their hot path: events on
  * {@code cohort.events} and agent messages on the inboxes ({@link KafkaEventSink}, {@link AgentMessagePublisher},
- * lead-service's {@code EventPublisher}). Plain rather than a SmallRye channel (issue 13/14): a channel's
+ * lead-service's {@code EventPublisher}). Plain rather than a SmallRye channel: a channel's
  * {@code Emitter.send} runs its whole Mutiny pipeline, context propagation and tracing decorators on the caller's
  * thread — 13–15 % of an agent thread's CPU samples, twice per round on the round's critical path — where
  * {@link Producer#send} serialises two strings, picks the partition and appends to the batch its network thread sends.

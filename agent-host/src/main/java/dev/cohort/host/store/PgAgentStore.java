@@ -42,7 +42,7 @@ import javax.sql.DataSource;
  * messages, then the service's {@link InputLedger} (which also stores the step's events there when the ledger keeps
  * them: {@link InputLedger#storesEvents()}).
  *
- * <p><b>Delta saves</b> (issue 13, fix 5). The store remembers, per agent, what it last wrote or adopted: the version
+ * <p><b>Delta saves</b>. The store remembers, per agent, what it last wrote or adopted: the version
  * that write produced and the messages it held (by identity, through weak references, so the memo keeps no
  * conversation alive; at most {@link #MEMO_KEYS} agents). A save whose {@code expectedVersion} is that version and
  * whose messages begin with exactly those messages inserts only the new ones (one statement); anything else — the

@@ -52,7 +52,7 @@ public final class Sql {
 
     /**
      * Runs {@code work} — one statement, atomic by itself — on a connection in auto-commit mode: one round trip to
-     * PostgreSQL instead of the statement plus a {@code COMMIT} of {@link #inTransaction} (issue 14: the teammate
+     * PostgreSQL instead of the statement plus a {@code COMMIT} of {@link #inTransaction} (e.g. the teammate
      * host's reads and inbox insert on the way from a message to the model request). A connection the pool hands out
      * without auto-commit gets a transaction, as before.
      */

@@ -9,7 +9,7 @@ import jakarta.inject.Inject;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * The service's {@link Tracing} (issue 18) over the OpenTelemetry instance of {@code quarkus-opentelemetry}: a no-op
+ * The service's {@link Tracing} over the OpenTelemetry instance of {@code quarkus-opentelemetry}: a no-op
  * {@link Tracing#NOOP} while the SDK is disabled (the default; {@code COHORT_TRACING=true} turns it on) and in a
  * service without the extension. One per service: the engine, the Kafka publishers and consumers share it, so an
  * input's ingress context recorded by a consumer is the one the agent's turn takes.

@@ -32,7 +32,7 @@ public class BearerTokenFilter {
 
     /**
      * The prefixes with their tokens, longest prefix first, and the refusal's problem type: resolved on the first
-     * request (issue 13: looking up the config mapping and every token on each request cost ~6 % of the tool runner's
+     * request (looking up the config mapping and every token on each request cost ~6 % of the tool runner's
      * CPU per call). Configuration does not change while a service runs, so once is exact.
      */
     private volatile Rules rules;

@@ -387,7 +387,7 @@ class PgStoresTest {
         store.park(alice, new Park(Phase.WAITING_REPLY, "req-7", null), d.version());
         assertThat(store.adopt(alice, "host-f").park()).isEqualTo(new Park(Phase.WAITING_REPLY, "req-7", null));
     }
-    // ---- delta saves (issue 13, fix 5) -------------------------------------------------------------------------
+    // ---- delta saves -------------------------------------------------------------------------------------------
 
     private static Message user(String text) {
         return Message.user(text);

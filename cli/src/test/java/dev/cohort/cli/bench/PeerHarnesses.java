@@ -29,7 +29,7 @@ import java.util.stream.Stream;
 import java.util.zip.GZIPInputStream;
 
 /**
- * Issue 13's bench run on Claude Code and Codex CLI, so Cohort's round gap can be compared with theirs in one run.
+ * The round benchmark run on Claude Code and Codex CLI, so Cohort's round gap can be compared with theirs in one run.
  * Not a test; a main class (also called by {@link RoundBenchmark} with {@code --peers=claude,codex}), described in
  * {@code lead-service/README.md} ("Claude Code and Codex side by side").
  *
@@ -53,7 +53,7 @@ import java.util.zip.GZIPInputStream;
  */
 public final class PeerHarnesses {
 
-    /** The versions issue 13's author measured (53 ms and 80 ms p50 on 2026-12-01): same versions, comparable runs. */
+    /** The versions of the reference run (53 ms and 80 ms p50 on 2026-12-01): same versions, comparable runs. */
     static final String CLAUDE_VERSION = "2.1.332";
     static final String CODEX_VERSION = "0.171.0";
     /** A model slug Codex 0.171 has metadata for, so it runs with its ordinary tool set and no fallback warning. */
@@ -485,7 +485,7 @@ public final class PeerHarnesses {
 
     /**
      * The side-by-side table: each harness's round gap p50/p90/p99 and, when Cohort ran in the same invocation,
-     * Cohort's p50 divided by that harness's p50 (issue 13's target: at most 1/3 of Claude Code's).
+     * Cohort's p50 divided by that harness's p50 (the target: at most 1/3 of Claude Code's).
      */
     static void printTable(double[] cohortGaps, List<Result> peers) {
         if (peers.isEmpty()) {

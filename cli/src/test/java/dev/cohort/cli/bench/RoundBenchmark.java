@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The round benchmark of issue 13: what one durable round of the lead costs, measured through {@code cohort up}'s
+ * The round benchmark: what one durable round of the lead costs, measured through {@code cohort up}'s
  * processes. Not a test (nothing runs it in {@code ./mvnw verify}); a main class, run as described in
  * {@code lead-service/README.md} ("Round benchmark").
  *

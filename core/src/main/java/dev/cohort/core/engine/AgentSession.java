@@ -31,7 +31,7 @@ import java.util.concurrent.CompletableFuture;
 import org.jboss.logging.Logger;
 
 /**
- * One agent: its saved state and the API its host drives (s01–s07). Not thread-safe: a host runs one turn of an
+ * One agent: its saved state and the API its host drives. Not thread-safe: a host runs one turn of an
  * agent at a time; {@link #cancel()} and {@link #detach()} may be called from any thread.
  *
  * <p><b>A turn</b> ({@link #run}): {@code turn_started} → the turn's hooks are assembled (the engine's built-in
@@ -538,7 +538,7 @@ public final class AgentSession implements ModelCaller.Signals {
         events(turn == null ? null : turn.turnId, false).hookFailed(event, hook, message, blocked);
     }
 
-    // ---- subagents (s06) ----------------------------------------------------------------------------------------
+    // ---- subagents ----------------------------------------------------------------------------------------------
 
     /** Runs an ephemeral loop inside the parent's call: its own conversation, capped, never saved. */
     private SubagentRunner.SubagentResult runSubagent(String description, ToolContext parent) {

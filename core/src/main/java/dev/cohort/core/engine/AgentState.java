@@ -11,7 +11,7 @@ import java.util.List;
  *
  * @param version        schema version of this value
  * @param messages       the conversation (no system prompt)
- * @param todos          the todo list (s05)
+ * @param todos          the todo list
  * @param roundsSinceTodo tool rounds since the last successful {@code todo_write}
  * @param loadedSkills   skills loaded with {@code load_skill}, in order (re-injected after compaction)
  * @param usage          the agent's usage over its lifetime
@@ -102,7 +102,7 @@ public record AgentState(int version, List<Message> messages, List<TodoItem> tod
     }
 
     /**
-     * A turn's error-recovery state (s11 RecoveryState, saved so a resumed turn keeps its fallback and limits).
+     * A turn's error-recovery state (saved so a resumed turn keeps its fallback and limits).
      *
      * @param model               the model in use, null for the configured one (set on the switch to the fallback)
      * @param consecutiveOverloads overloads in a row

@@ -3,7 +3,7 @@ package dev.cohort.core.engine;
 import java.util.Map;
 
 /**
- * Context compaction (s08, with its gaps fixed). Sizes are in tokens (estimated from the provider's reported prompt
+ * Context compaction. Sizes are in tokens (estimated from the provider's reported prompt
  * tokens plus ~4 characters per token for what was added since; 1 per CJK character). Hosts fill it from
  * {@code cohort.engine.compaction.*}.
  *

@@ -14,7 +14,7 @@ public final class Conversation {
     }
 
     /**
-     * Keeps tool calls and results paired and in order (s08 {@code repair_message_chain}, with its gaps fixed): each
+     * Keeps tool calls and results paired and in order (the seed's {@code repair_message_chain}, corrected): each
      * assistant message with tool calls is followed by exactly one tool message per call, in the calls' order; a
      * missing result is filled with {@link #MISSING_RESULT}; orphan and duplicate tool messages are dropped. Returns
      * the input itself when nothing had to change.

@@ -9,12 +9,12 @@ import java.util.Map;
  *
  * @param maxModelCallsPerTurn model calls per turn; at {@code max-1} the agent is told it has one step left
  *                             (XAgent). 50 is generous for a coding turn and bounds a runaway loop's cost.
- * @param subagentMaxModelCalls a subagent's cap (s06: 30).
- * @param maxStopContinuations times Stop hooks may force a turn to continue (seed gap 10.4#6: unbounded there).
- * @param todoReminderRounds   tool rounds without {@code todo_write} before a reminder (s05: 3).
+ * @param subagentMaxModelCalls a subagent's cap (the seed's 30).
+ * @param maxStopContinuations times Stop hooks may force a turn to continue (unbounded in the seed).
+ * @param todoReminderRounds   tool rounds without {@code todo_write} before a reminder (the seed's 3).
  * @param stuckNoticeAt        repetitions before the stuck notice (3: twice can be a legitimate retry).
  * @param stuckEndAt           repetitions that end the turn (5: two more chances after the notice).
- * @param maxOutputTokens      output limit per model call (s01: 8000); {@code null} for the provider default.
+ * @param maxOutputTokens      output limit per model call (the seed's 8000); {@code null} for the provider default.
  * @param model                the model name, {@code null} for the gateway's primary.
  * @param approvalTimeout      how long a call waits for a human before it is denied (10 min: a person at a
  *                             terminal answers within minutes; a longer wait holds the agent for nothing).
@@ -24,8 +24,8 @@ import java.util.Map;
  * @param prices               price per model name, for cost reporting.
  * @param previewChars         characters of a tool result in {@code tool_call_finished} events (events are for
  *                             watching, not for transcripts; 300 fits a terminal line or two).
- * @param recovery             error recovery: retries, backoff, fallback model, output-limit escalation (s11).
- * @param compaction           context compaction: model windows, thresholds, layers (s08).
+ * @param recovery             error recovery: retries, backoff, fallback model, output-limit escalation.
+ * @param compaction           context compaction: model windows, thresholds, layers.
  * @param budgets              token and cost budgets per turn, agent and team ({@link Budgets#defaults()}: unlimited
  *                             but the team's tokens per UTC day). Its two token budgets and {@code maxTokensPerTurn} /
  *                             {@code maxTokensPerAgent} are one value: a 0 on either side takes the other, two

@@ -10,7 +10,7 @@ import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
- * Calls the model for one loop, with the recovery of s11 (its gaps fixed). Its state is the turn's
+ * Calls the model for one loop, with error recovery. Its state is the turn's
  * {@link AgentState.Recovery}, kept in {@link TurnState} (saved, so a resumed turn keeps its fallback and limits).
  *
  * <ul>
@@ -164,7 +164,7 @@ final class ModelCaller {
     }
 
     /**
-     * A {@code length} finish (s11 gaps 18–20): the output limit is raised once (capped by the model's maximum);
+     * A {@code length} finish: the output limit is raised once (capped by the model's maximum);
      * a cut-off text is kept and continued (at most N prompts; the fragments are joined into one answer); cut-off
      * tool calls are regenerated once with the raised limit, then answered with placeholders, counted and bounded.
      * Returns normally when the loop goes on; throws {@link TurnEnd} when the turn must end.

@@ -3,28 +3,28 @@ package dev.cohort.core.engine;
 import java.time.Duration;
 
 /**
- * Error recovery (s11, with its gaps fixed). Hosts fill it from {@code cohort.engine.recovery.*}.
+ * Error recovery. Hosts fill it from {@code cohort.engine.recovery.*}.
  *
- * @param maxAttempts              attempts per model call, the first included (s11: 10); no sleep after the last
- * @param baseDelay                first backoff (s11: 500 ms), doubled per attempt
- * @param maxDelay                 backoff cap (s11: 32 s)
+ * @param maxAttempts              attempts per model call, the first included (the seed's 10); no sleep after the last
+ * @param baseDelay                first backoff (the seed's 500 ms), doubled per attempt
+ * @param maxDelay                 backoff cap (the seed's 32 s)
  * @param maxRetryAfter            cap on a server's {@code Retry-After} (5 min: a broken header must not park an
  *                                 agent for hours; longer outages end the turn after the attempts)
- * @param jitterRatio              jitter as a fraction of the delay (s11: 0.25)
- * @param overloadsBeforeFallback  consecutive overloads (529/503) before switching to the fallback (s11: 3)
+ * @param jitterRatio              jitter as a fraction of the delay (the seed's 0.25)
+ * @param overloadsBeforeFallback  consecutive overloads (529/503) before switching to the fallback (the seed's 3)
  * @param fallbackModel            {@code FALLBACK_MODEL}, null for none; used for the following attempts and the
  *                                 rest of the turn
- * @param escalatedMaxOutputTokens the raised output limit after a {@code length} finish (s11: 64000), capped by the
- *                                 model's configured maximum ({@link CompactionSettings#limitsFor})
- * @param maxContinuations         continuation prompts after a truncated answer (s11: 3)
+ * @param escalatedMaxOutputTokens the raised output limit after a {@code length} finish (the seed's 64000), capped by
+ *                                 the model's configured maximum ({@link CompactionSettings#limitsFor})
+ * @param maxContinuations         continuation prompts after a truncated answer (the seed's 3)
  * @param maxTruncatedToolRounds   replies whose tool calls were cut off, answered with placeholders, before the
- *                                 turn ends (s11 gap 19: unbounded there; 2 gives the model one more chance)
+ *                                 turn ends (unbounded in the seed; 2 gives the model one more chance)
  */
 public record RecoverySettings(int maxAttempts, Duration baseDelay, Duration maxDelay, Duration maxRetryAfter,
         double jitterRatio, int overloadsBeforeFallback, String fallbackModel, int escalatedMaxOutputTokens,
         int maxContinuations, int maxTruncatedToolRounds) {
 
-    /** What the model is told after a truncated answer (s11's CONTINUATION_PROMPT, in English). */
+    /** What the model is told after a truncated answer (the seed's CONTINUATION_PROMPT, in English). */
     public static final String CONTINUATION_PROMPT = "<continuation>Your output limit was reached. Continue exactly "
             + "where your text was cut off: no apology, no repetition.</continuation>";
 

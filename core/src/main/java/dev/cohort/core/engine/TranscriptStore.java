@@ -5,9 +5,8 @@ import java.util.Optional;
 /**
  * Where an agent's full texts go before compaction drops them from the context: conversation transcripts (written
  * before every summary or snip) and oversized tool results (L0). Entries are write-once: a name that exists is never
- * overwritten (s08 gaps 5, 6). The engine makes names unique itself ({@code transcript-<time>-<uuid>.jsonl},
- * {@code tool-result-<call>-<uuid>.txt}); a host persists them (lead-service: PostgreSQL), outside the workspace
- * (s08 gap 10.2#6).
+ * overwritten. The engine makes names unique itself ({@code transcript-<time>-<uuid>.jsonl},
+ * {@code tool-result-<call>-<uuid>.txt}); a host persists them (lead-service: PostgreSQL), outside the workspace.
  */
 public interface TranscriptStore {
 

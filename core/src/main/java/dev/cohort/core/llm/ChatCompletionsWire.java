@@ -18,7 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The OpenAI chat-completions wire format, written and read directly from the engine's types (issue 13, fix 6): the
+ * The OpenAI chat-completions wire format, written and read directly from the engine's types: the
  * request is streamed by Jackson's generator from the engine's {@link Message}s, with no langchain4j message, DTO or
  * tree in between (the whole conversation was converted twice and serialised every round); the tool schemas are
  * serialised once per tool set ({@link ToolSchemas}) and copied in raw. The request is the one langchain4j's

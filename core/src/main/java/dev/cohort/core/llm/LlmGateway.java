@@ -13,7 +13,7 @@ import java.util.Optional;
  * per configured model</b> (the primary and, if set, the fallback), built once here and shared by every caller of this
  * gateway (the engine through {@link dev.cohort.core.engine.GatewayModelClient}, memory extraction).
  * <ul>
- * <li>each client makes one attempt per call: retries, backoff and fallback are the engine's (seed s11, gap 17: no
+ * <li>each client makes one attempt per call: retries, backoff and fallback are the engine's (no
  * stacked retries);</li>
  * <li>each client keeps an error answer's headers ({@link dev.cohort.core.engine.recovery.ProviderHttpException}), so
  * recovery honours {@code Retry-After};</li>

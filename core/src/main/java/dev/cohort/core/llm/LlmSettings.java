@@ -12,7 +12,7 @@ import java.util.Optional;
  * @param baseUrl the API root including {@code /v1}
  * @param apiKey the bearer key; empty means "not configured" (requests would fail with 401)
  * @param modelId the primary model
- * @param fallbackModel the model to switch to after repeated overloads (seed s11), if any
+ * @param fallbackModel the model to switch to after repeated overloads, if any
  * @param timeout per request; long because a model may think for minutes
  */
 public record LlmSettings(String baseUrl, String apiKey, String modelId, Optional<String> fallbackModel, Duration timeout) {

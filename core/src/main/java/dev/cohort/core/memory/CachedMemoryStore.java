@@ -11,7 +11,7 @@ import java.util.function.Function;
 
 /**
  * A team's {@link MemoryStore} that keeps its last {@link #all} in memory, for a host that reads the memories before
- * every model call (the lead: once per round, issue 13) while they change only now and then.
+ * every model call (the lead: once per round) while they change only now and then.
  * <ul>
  * <li><b>Its own writes</b> ({@link #put}, {@link #delete}, {@link #replaceAll}, {@link #once}: the memory tools and
  * extraction) drop the copy once they return, so the next read sees them.</li>

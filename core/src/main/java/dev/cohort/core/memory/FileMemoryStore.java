@@ -23,7 +23,7 @@ import java.util.stream.Stream;
 /**
  * A {@link MemoryStore} in a directory: one {@code <name>.md} per memory ({@link MemoryFormat}). Writes go to a temp
  * file and are renamed into place; {@link #replaceAll} writes the new set into a staging directory and swaps it in,
- * keeping the previous set as {@code <dir>.bak} (s09 gap 2: the tutorial deleted everything first).
+ * keeping the previous set as {@code <dir>.bak} (the tutorial deleted everything first).
  *
  * <p>The first results of keyed tool calls ({@link #once}) are files {@code <dir>.effects/<key>.json}, beside the
  * memories so a consolidation's swap keeps them. Two files cannot change in one step: the record is written right

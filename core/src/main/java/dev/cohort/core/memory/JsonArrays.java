@@ -6,7 +6,7 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
- * Finds a JSON array in a model's free-form answer (s09 gap 1: the tutorial's regex was broken, and even a greedy
+ * Finds a JSON array in a model's free-form answer (the tutorial's regex was broken, and even a greedy
  * {@code \[.*\]} fails on "[a] … [0, 1]"). Scans every {@code [}, matches brackets while skipping strings, and
  * returns the first balanced candidate that parses and that {@code accept} approves.
  */

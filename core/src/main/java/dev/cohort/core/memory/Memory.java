@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.Objects;
 
 /**
- * One memory (s09): a slugged unique name, a type, a one-line description (for the index and selection) and a
+ * One memory: a slugged unique name, a type, a one-line description (for the index and selection) and a
  * Markdown body (injected when selected), with its provenance: who wrote it and when. A memory is data an agent wrote,
  * never an instruction: the prompt shows it quoted with that provenance ({@link MemoryManager}).
  *

@@ -13,7 +13,7 @@ import org.yaml.snakeyaml.constructor.SafeConstructor;
 import org.yaml.snakeyaml.representer.Representer;
 
 /**
- * A memory as a Markdown file with YAML frontmatter, written and read with SnakeYAML (s09 gap 8: the tutorial wrote
+ * A memory as a Markdown file with YAML frontmatter, written and read with SnakeYAML (the tutorial wrote
  * the values unescaped, so a newline or {@code ---} in a description corrupted the file). Its provenance is kept as
  * {@code written_by} and {@code written_at} (ISO-8601), absent when unknown.
  */

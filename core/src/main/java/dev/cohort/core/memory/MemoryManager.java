@@ -34,17 +34,17 @@ import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
- * The memory layer (s09, with its gaps fixed), plugged into the engine as its {@link MemoryProvider}:
+ * The memory layer, plugged into the engine as its {@link MemoryProvider}:
  * <ul>
  * <li><b>index</b>: one line per memory in the stable system-prompt prefix;</li>
- * <li><b>selection</b>: once per user message (gap 4: every iteration there), by the model with a keyword fallback
- * that also works for CJK (gap 6); the chosen bodies, capped in size (gap 9), go after the cached prefix;</li>
+ * <li><b>selection</b>: once per user message (not every loop iteration), by the model with a keyword fallback
+ * that also works for CJK; the chosen bodies, capped in size, go after the cached prefix;</li>
  * <li><b>extraction</b>: after a completed turn, on the host's {@link Executor} (off the turn's critical path), from
- * the turn's user and assistant text, newest first (gap 5); an item reusing an existing name updates it, an item
+ * the turn's user and assistant text, newest first; an item reusing an existing name updates it, an item
  * equal to an existing memory is dropped, so a preference is not duplicated;</li>
- * <li><b>consolidation</b>: above {@code consolidateAbove} memories, towards {@code consolidateTarget} (gap 3:
- * hysteresis), on a staged copy; an unparseable answer or one that would drop more than half of the memories it saw
- * is refused, and memories the model did not see are kept (gap 2).</li>
+ * <li><b>consolidation</b>: above {@code consolidateAbove} memories, towards {@code consolidateTarget}
+ * (hysteresis), on a staged copy; an unparseable answer or one that would drop more than half of the memories it saw
+ * is refused, and memories the model did not see are kept.</li>
  * </ul>
  * The store is per team: {@code stores} maps a team id to its {@link MemoryStore}.
  *
@@ -450,7 +450,7 @@ public final class MemoryManager implements MemoryProvider {
         return "applied " + staged.size() + " → " + next.size();
     }
 
-    /** One background model call with a few retries on transient failures (s09 gap 4: none there). */
+    /** One background model call with a few retries on transient failures (the tutorial had none). */
     private String call(String agentId, String system, String user, int maxTokens) {
         for (int attempt = 0; ; attempt++) {
             try {

@@ -6,7 +6,7 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * Memory names (s09 gap 7): slugged to {@code [a-z0-9-]}, at most {@link #MAX_LENGTH} characters, never a name a
+ * Memory names: slugged to {@code [a-z0-9-]}, at most {@link #MAX_LENGTH} characters, never a name a
  * file system reserves, so a name is safe as a file name, a key and a prompt line.
  */
 public final class MemoryNames {

@@ -1,14 +1,14 @@
 package dev.cohort.core.memory;
 
 /**
- * Memory tunables (s09 with its gaps fixed); hosts fill them from {@code cohort.engine.memory.*}.
+ * Memory tunables; hosts fill them from {@code cohort.engine.memory.*}.
  *
- * @param maxSelected             memories injected per user message (s09: 5)
- * @param maxInjectedChars        cap on the injected bodies (gap 9: unbounded there; 8000 ≈ 2000 tokens)
+ * @param maxSelected             memories injected per user message (the seed's 5)
+ * @param maxInjectedChars        cap on the injected bodies (unbounded in the seed; 8000 ≈ 2000 tokens)
  * @param maxIndexChars           cap on the index in the system prompt (consolidation keeps it short anyway)
- * @param recentChars             user text given to the selector, newest kept (s09: 2000)
- * @param extractionInputChars    turn text given to the extractor, newest first (gap 5; s09 kept the first 4000)
- * @param consolidateAbove        consolidation runs above this many memories (gap 3: hysteresis, not "≥ 10 every turn")
+ * @param recentChars             user text given to the selector, newest kept (the seed's 2000)
+ * @param extractionInputChars    turn text given to the extractor, newest first (the seed kept the first 4000)
+ * @param consolidateAbove        consolidation runs above this many memories (hysteresis, not "≥ 10 every turn")
  * @param consolidateTarget       … and asks for at most this many
  * @param consolidationInputChars catalogue given to the consolidator; memories beyond it are kept untouched
  * @param selectMaxTokens         output limit of the selection call (an index array is short)

@@ -7,7 +7,7 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * A team's memories (s09). lead-service persists them in PostgreSQL; {@link InMemoryMemoryStore} and
+ * A team's memories. lead-service persists them in PostgreSQL; {@link InMemoryMemoryStore} and
  * {@link FileMemoryStore} are simple implementations. Names are already slugged by {@link Memory}.
  * Implementations must be thread-safe (extraction runs off the turn's thread).
  */
@@ -32,7 +32,7 @@ public interface MemoryStore {
 
     /**
      * Applies {@code change} (a tool call's mutation of this store, e.g. {@code memory_write}) at most once per
-     * {@code key}, and answers a repeat of the call with the first result (issue 11 item 7). {@code change} reads and
+     * {@code key}, and answers a repeat of the call with the first result. {@code change} reads and
      * writes through the store it is given, which is this store inside the one transaction that also records the
      * result under the key; a successful result is recorded, an error result (nothing changed) is not. A repeat with
      * the same key but another tool or other arguments gets {@link EffectKey#reused} and changes nothing.

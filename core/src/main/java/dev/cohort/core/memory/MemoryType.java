@@ -5,7 +5,7 @@ import com.fasterxml.jackson.annotation.JsonValue;
 import java.util.Locale;
 import java.util.Optional;
 
-/** The four kinds of memory (s09). */
+/** The four kinds of memory. */
 public enum MemoryType {
     /** Who the user is and what they prefer (indentation, language, tone). */
     USER,
@@ -21,7 +21,7 @@ public enum MemoryType {
         return name().toLowerCase(Locale.ROOT);
     }
 
-    /** Parses a wire name; unknown or missing is empty (s09 gap 8: not validated there). */
+    /** Parses a wire name; unknown or missing is empty (the seed did not validate it). */
     public static Optional<MemoryType> parse(String s) {
         if (s == null) {
             return Optional.empty();

@@ -37,7 +37,7 @@ public final class Ids {
 
     /**
      * A new event id: a UUID version 7 (RFC 9562: 48 bits of Unix milliseconds, then 74 random bits) drawn from
-     * {@link java.util.concurrent.ThreadLocalRandom} instead of SecureRandom (issue 13: {@code UUID.randomUUID} was ~4 %
+     * {@link java.util.concurrent.ThreadLocalRandom} instead of SecureRandom ({@code UUID.randomUUID} was ~4 %
      * of the lead's agent thread, three events per round). An event id only has to be unique: it dedupes a redelivered
      * event and keys the usage ledger; nothing is authorised by knowing one, and every event (id included) is readable
      * by whoever may read the team's stream. Unique because two ids collide only when drawn in the same millisecond

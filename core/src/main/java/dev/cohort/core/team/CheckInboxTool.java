@@ -11,10 +11,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code check_inbox{}} (s15, lead and teammates): the calling agent's own inbox, newest {@link #SHOWN} messages,
+ * {@code check_inbox{}} (lead and teammates): the calling agent's own inbox, newest {@link #SHOWN} messages,
  * including those already injected into its conversation, each whole up to {@link TeamMessages#CHECK_CAP} characters.
- * Reading consumes nothing (the seed's read deleted the mailbox, so a crash lost it, gap 1) and routes nothing
- * (protocol messages are handled by the host before injection, gap 8): this only shows what arrived.
+ * Reading consumes nothing (the seed's read deleted the mailbox, so a crash lost it) and routes nothing
+ * (protocol messages are handled by the host before injection): this only shows what arrived.
  */
 public final class CheckInboxTool extends SpecifiedTool {
 

@@ -10,11 +10,11 @@ import dev.cohort.core.tools.ToolSchemas;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /**
- * {@code send_message{to, content}} (s15, lead and teammates): a {@code message} on the recipient's inbox, from the
+ * {@code send_message{to, content}} (lead and teammates): a {@code message} on the recipient's inbox, from the
  * calling agent (host identity; the sender cannot be forged). {@code to} is {@code lead}, a teammate name, or
  * {@code *} for every live teammate. The message id is derived from the call (its {@link EffectKey}), so a turn resumed
  * after a crash sends the same message again, which the recipient's inbox dedupes: it arrives once. An unknown
- * recipient is refused (the seed wrote mailboxes nobody reads, gap 5); a shut-down one is told in the result, and its
+ * recipient is refused (the seed wrote mailboxes nobody reads); a shut-down one is told in the result, and its
  * copy waits until it is restarted.
  *
  * <p>Not a mutating tool: it changes no workspace, so it stays available in plan mode.

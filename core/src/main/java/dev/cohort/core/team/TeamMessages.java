@@ -5,10 +5,10 @@ import java.util.Map;
 
 /**
  * How messages from other agents read to a model, for the lead and the teammates alike. Their text is data with its
- * provenance, never instructions (spec s15 gap 10): each message is an XML-escaped {@code <message>} element naming
+ * provenance, never instructions: each message is an XML-escaped {@code <message>} element naming
  * sender, type and id, so content cannot close the element or pose as system or user text, and the block says so.
  * Content beyond {@link #INJECT_CAP} characters is cut with a marker that says how much is left and how to read it
- * ({@code check_inbox} shows whole messages), not silently dropped (the seed cut at 200 characters, gap 7).
+ * ({@code check_inbox} shows whole messages), not silently dropped (the seed cut at 200 characters).
  */
 public final class TeamMessages {
 

@@ -21,7 +21,7 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * Parses a model's raw tool-call arguments and checks them against the tool's schema (seed gap 10.1#13, XAgent
+ * Parses a model's raw tool-call arguments and checks them against the tool's schema (like XAgent's
  * FORMAT_ERROR): malformed JSON, a non-object, a missing required argument, a wrong type, a value outside an enum
  * or an unknown argument all become one model-visible message listing every problem. Pure.
  */

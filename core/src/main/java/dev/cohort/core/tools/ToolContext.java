@@ -49,12 +49,12 @@ public interface ToolContext {
     /** Executes file and shell tools in the workspace (the tool runner). */
     WorkspaceToolExecutor workspace();
 
-    /** This agent's todo list (s05); mutations are saved with the agent's state. */
+    /** This agent's todo list; mutations are saved with the agent's state. */
     TodoList todos();
 
-    /** The skills this agent can load (s07). */
+    /** The skills this agent can load. */
     SkillCatalog skills();
 
-    /** Runs a subagent (s06); a subagent's own context refuses (no nesting). */
+    /** Runs a subagent; a subagent's own context refuses (no nesting). */
     SubagentRunner subagents();
 }

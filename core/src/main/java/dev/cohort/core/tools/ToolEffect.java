@@ -8,12 +8,12 @@ package dev.cohort.core.tools;
  */
 public sealed interface ToolEffect {
 
-    /** The agent's todo list was replaced (s05): the reminder counter restarts and {@code todo_updated} is emitted. */
+    /** The agent's todo list was replaced: the reminder counter restarts and {@code todo_updated} is emitted. */
     record TodosChanged() implements ToolEffect {
     }
 
     /**
-     * The agent asked for its conversation to be summarised before the next model call (s08).
+     * The agent asked for its conversation to be summarised before the next model call.
      *
      * @param focus what the summary must keep in detail, {@code null} for none
      */
@@ -21,7 +21,7 @@ public sealed interface ToolEffect {
     }
 
     /**
-     * A skill's body entered the conversation (s07): it is re-injected after compaction.
+     * A skill's body entered the conversation: it is re-injected after compaction.
      *
      * @param name the skill's name
      */
@@ -29,7 +29,7 @@ public sealed interface ToolEffect {
     }
 
     /**
-     * The agent claimed a task (s12, s18): a host binds the agent's working directory to the task's worktree, so its
+     * The agent claimed a task: a host binds the agent's working directory to the task's worktree, so its
      * next tool call runs there.
      *
      * @param taskId   the task

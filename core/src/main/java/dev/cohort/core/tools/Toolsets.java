@@ -12,9 +12,9 @@ public final class Toolsets {
      * File and shell tools, and the caller's own background jobs (all roles, ARCHITECTURE §4.3): everything that goes
      * to the tool runner for any agent.
      */
-    /** The todo tool's name: while it is offered, the loop reminds the agent of unfinished todos (s05). */
+    /** The todo tool's name: while it is offered, the loop reminds the agent of unfinished todos. */
     public static final String TODO_WRITE = "todo_write";
-    /** The skill tool's name: while it is offered, the prompt lists the skills (s07). */
+    /** The skill tool's name: while it is offered, the prompt lists the skills. */
     public static final String LOAD_SKILL = "load_skill";
 
     public static final Set<String> WORKSPACE = Set.of("bash", "read_file", "write_file", "edit_file", "glob", "grep",
@@ -31,7 +31,7 @@ public final class Toolsets {
     public static final Set<String> TEAMMATE = union(WORKSPACE, Set.of("todo_write", "load_skill", "list_tasks",
             "get_task", "claim_task", "complete_task", "send_message", "check_inbox", "submit_plan"));
 
-    /** A subagent's tools (s06): file and shell only, so no nesting, no todo clobbering. */
+    /** A subagent's tools: file and shell only, so no nesting, no todo clobbering. */
     public static final Set<String> SUBAGENT = WORKSPACE;
 
     private Toolsets() {

@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
- * The engine's tracing (issue 18): the OpenTelemetry API only, so core stays framework-free. A host that traces hands
+ * The engine's tracing: the OpenTelemetry API only, so core stays framework-free. A host that traces hands
  * the engine its SDK ({@code AgentEngine.Builder#tracing}); the default {@link #NOOP} creates no spans and keeps no
  * state, so an engine that does not trace pays nothing but a few no-op calls.
  *

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** s08 compaction in the loop, against the scripted model over HTTP. */
+/** Compaction in the loop, against the scripted model over HTTP. */
 class CompactionScenariosTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;

@@ -668,7 +668,7 @@ class EngineSeamsTest {
         assertThat(fields(finished)).containsExactly("turnId", "callId", "tool", "durationMs", "error", "preview");
         JsonNode completed = events.dataOf(EventType.TURN_COMPLETED).get(0);
         assertThat(fields(completed)).containsExactly("turnId", "reason", "modelCalls", "text", "usage", "agentUsage");
-        // issue 18 added cachedTokens (usage views) and model / cachedTokens / costUsd (assistant_message) at the end;
+        // cachedTokens (usage views) and model / cachedTokens / costUsd (assistant_message) were added at the end;
         // the model is absent when neither the reply nor the settings name one
         assertThat(fields(completed.path("usage"))).containsExactly("inputTokens", "outputTokens", "costUsd",
                 "cachedTokens");
@@ -681,7 +681,7 @@ class EngineSeamsTest {
                         + "\"delayMs\":500,\"retryAfter\":true,\"model\":\"m\",\"turnId\":\"t1\"}");
     }
 
-    // ---- a step's events go with its save (issue 13) ------------------------------------------------------------
+    // ---- a step's events go with its save ------------------------------------------------------------------------
 
     /** One log of what the store and the sink got, in order: {@code save:<last message's role>[<events>]} or a type. */
     private static final class StepLog implements StateStore, EventSink {

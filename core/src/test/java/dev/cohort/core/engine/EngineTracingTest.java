@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The engine's spans (issue 18, item 1) captured by the SDK's in-memory exporter: a turn under the ingress span its
+ * The engine's spans captured by the SDK's in-memory exporter: a turn under the ingress span its
  * host hands over, a model call per step with the gen_ai attributes and the retry count, a tool call per executed
  * call; and the default {@link Tracing#NOOP} records nothing.
  */

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** s01/s02 "try these prompts" against the scripted model over HTTP, with a local workspace. */
+/** The seed's agent-loop and tool-use "try these prompts" against the scripted model over HTTP, with a local workspace. */
 class LoopScenariosTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;

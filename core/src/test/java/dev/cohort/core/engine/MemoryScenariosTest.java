@@ -16,7 +16,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The four s09 "try these prompts" across two sessions (a restart in between: two engines sharing one memory
+ * The seed's four memory "try these prompts" across two sessions (a restart in between: two engines sharing one memory
  * store on disk).
  */
 class MemoryScenariosTest extends MemoryTestBase {

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** s03 (permission) and s04 (hooks) "try these prompts". */
+/** The seed's permission and hooks "try these prompts". */
 class PermissionAndHookScenariosTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** s11 error recovery against the scripted model over HTTP, with a recording sleeper instead of real waits. */
+/** Error recovery against the scripted model over HTTP, with a recording sleeper instead of real waits. */
 class RecoveryScenariosTest extends ScriptedModelTestBase {
     @TempDir
     Path dir;

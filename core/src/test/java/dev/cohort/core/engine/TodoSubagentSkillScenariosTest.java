@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** s05 (todo), s06 (subagent) and s07 (skills) "try these prompts". */
+/** The seed's todo, subagent and skills "try these prompts". */
 class TodoSubagentSkillScenariosTest extends ScriptedModelTestBase {
     static final String REMINDER = "<reminder>Update your todo list";
     @TempDir

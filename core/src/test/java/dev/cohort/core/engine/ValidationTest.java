@@ -12,7 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Bad tool calls become model-visible errors and the turn goes on (seed gap 10.1#13). */
+/** Bad tool calls become model-visible errors and the turn goes on. */
 class ValidationTest {
     static ScriptedModelServer model;
     @TempDir

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The request Cohort writes itself is the one langchain4j's {@code OpenAiChatModel} sent before (issue 13, fix 6):
+ * The request Cohort writes itself is the one langchain4j's {@code OpenAiChatModel} sent before:
  * both go to the scripted model over real HTTP and the bodies it received are compared as JSON, for conversations
  * with a system prompt, tool calls, tool results, empty and null texts, escapes, the real tool schemas and an output
  * limit. The reply side is read from the scripted model's real answers.

@@ -42,7 +42,7 @@ public record Reply(
 
     /**
      * A 200 answer whose body is {@code body} verbatim, e.g. {@code {"choices":[]}} or text that is not JSON: the
-     * malformed provider output a client must survive (issue 17).
+     * malformed provider output a client must survive.
      */
     public static Reply rawBody(String body) {
         return new Reply(null, null, null, null, null, null, null, body, null);

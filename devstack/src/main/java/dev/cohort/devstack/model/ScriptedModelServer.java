@@ -139,8 +139,8 @@ public final class ScriptedModelServer implements AutoCloseable {
     }
 
     /**
-     * A reply computed from the request, for what a fixed rule cannot say (issue 17's scale run: a lead creating tasks
-     * blocked by the ids earlier tool results returned). Asked before the rules for requests whose agent
+     * A reply computed from the request, for what a fixed rule cannot say (e.g. the reliability scale run: a lead
+     * creating tasks blocked by the ids earlier tool results returned). Asked before the rules for requests whose agent
      * ({@code user}) matches {@code agentRegex}, under the server's lock (so it must be quick); {@code null} leaves the
      * request to the next responder and then the rules. The request log names the reply {@code name}.
      */
@@ -481,7 +481,7 @@ public final class ScriptedModelServer implements AutoCloseable {
         return new Response(200, headers, body, delay, reply.truncateAt() == null ? -1 : reply.truncateAt());
     }
 
-    // ---------------------------------------------------------------- fault injection (issue 17)
+    // ---------------------------------------------------------------- fault injection
 
     /** Statuses answered in turn while a fault is on (500, then 529 "overloaded", as Anthropic's API sends). */
     private volatile int[] faultStatuses;

@@ -18,7 +18,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.GZIPInputStream;
 
 /**
- * A small OTLP/HTTP trace collector for tests (issue 18): services export to {@code POST /v1/traces} with
+ * A small OTLP/HTTP trace collector for tests: services export to {@code POST /v1/traces} with
  * {@code QUARKUS_OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf} and {@code QUARKUS_OTEL_EXPORTER_OTLP_ENDPOINT=}
  * {@link #endpoint()}. It decodes the protobuf {@code ExportTraceServiceRequest} by hand (only the fields a test
  * asserts on: the resource's {@code service.name}, each span's ids, parent, name, kind and string/int/bool

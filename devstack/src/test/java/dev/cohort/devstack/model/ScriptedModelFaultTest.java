@@ -8,7 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** Issue 17: the fault mode answers a share of requests with HTTP errors, evenly and without randomness. */
+/** The fault mode answers a share of requests with HTTP errors, evenly and without randomness. */
 class ScriptedModelFaultTest extends ScriptedModelTestSupport {
 
     @Test

@@ -8,7 +8,7 @@ import java.io.UncheckedIOException;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
-/** Malformed provider output on purpose (issue 17): a raw 200 body, and a response cut mid-body. */
+/** Malformed provider output on purpose: a raw 200 body, and a response cut mid-body. */
 class ScriptedModelMalformedTest extends ScriptedModelTestSupport {
 
     @Test

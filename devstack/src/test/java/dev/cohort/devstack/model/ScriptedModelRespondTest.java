@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
-/** Issue 17: a responder computes its reply from the request, before the rules, and passes with null. */
+/** A responder computes its reply from the request, before the rules, and passes with null. */
 class ScriptedModelRespondTest extends ScriptedModelTestSupport {
 
     @Test

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Shutdown and plan-approval requests of a team (issue 15): list them (by status and type), and let a person decide
+ * Shutdown and plan-approval requests of a team: list them (by status and type), and let a person decide
  * a plan approval ({@code POST …/{id} {approve, feedback?}}), which goes through the same conditional transition as
  * the lead's {@code review_plan}. A shutdown request is answered by its teammate only: deciding one here is a 409.
  */

@@ -21,8 +21,8 @@ public interface LeadConfig {
     int sseBatch();
 
     /**
-     * Events per team this replica keeps in memory, as written after their commit, for its SSE streams (issue 13,
-     * fix 7): a stream that follows the live edge is served from them instead of reading the store twice per event; one
+     * Events per team this replica keeps in memory, as written after their commit, for its SSE streams: a
+     * stream that follows the live edge is served from them instead of reading the store twice per event; one
      * further behind (resume, another replica's events, a restart) reads the store. 256 covers a burst of a few turns
      * of a busy team at ~1 KB each; 0 turns the buffer off.
      */
@@ -30,7 +30,7 @@ public interface LeadConfig {
     int sseRecent();
 
     /**
-     * How long the lead serves a team's budget overrides from memory (issue 13: they are checked twice per model call).
+     * How long the lead serves a team's budget overrides from memory (they are checked twice per model call).
      * A change through this replica's API applies at once; one made through another replica (or by hand) applies
      * within this bound. 2 s is a handful of model calls of a busy turn, far below the time a budget change takes to
      * matter, and one primary-key read per 2 s per team costs nothing; 0 reads the table at every check.

@@ -15,7 +15,7 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
  * Gives a per-team seq to events other services publish unsequenced ({@code seq = 0}, e.g. the scheduler's
  * {@code cron_fired}): stores them (idempotently, by event id) and republishes them sequenced. Sequenced events
  * are already stored and are skipped: those a lead replica published carry their seq as a header
- * ({@link Topics#EVENTS_HEADER_SEQ}) and are skipped before their JSON is parsed (issue 13: most records on the topic
+ * ({@link Topics#EVENTS_HEADER_SEQ}) and are skipped before their JSON is parsed (most records on the topic
  * are the lead's own). One consumer group, so exactly one replica handles each team's partition.
  */
 @ApplicationScoped

@@ -15,7 +15,7 @@ import org.eclipse.microprofile.reactive.messaging.Incoming;
  * Every replica hears every sequenced event and wakes its own SSE streams of that team. A record this replica
  * published ({@link Topics#EVENTS_HEADER_ORIGIN}) is skipped: its streams were woken when the event was committed. One
  * from another replica is announced from its headers (key = team, {@link Topics#EVENTS_HEADER_SEQ}) without parsing
- * its JSON; only a record without them is parsed (issue 13: the lead parsed every event it had itself published).
+ * its JSON; only a record without them is parsed (otherwise the lead would parse every event it had itself published).
  */
 @ApplicationScoped
 public class EventWakeups {

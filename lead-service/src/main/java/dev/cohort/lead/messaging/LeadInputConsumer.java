@@ -55,7 +55,7 @@ public class LeadInputConsumer {
     @Incoming("lead-in")
     @Blocking
     public void onRecord(ConsumerRecord<String, String> record) {
-        // the record's trace context (issue 18): its consumer span is the parent of the lead's turn for the input
+        // the record's trace context: its consumer span is the parent of the lead's turn for the input
         dev.cohort.host.tracing.KafkaTracing.handle(tracing, record, this::handle);
     }
 
@@ -99,7 +99,7 @@ public class LeadInputConsumer {
             onControl(m);
             return;
         }
-        // protocol answers are recorded before the lead's model sees them (issue 15; a redelivery is refused, logged)
+        // protocol answers are recorded before the lead's model sees them (a redelivery is refused, logged)
         protocols.onInbox(m);
         if (inbox.insertIfNew(m)) {
             Log.debugf("team=%s message=%s type=%s from=%s queued for the lead", m.team(), m.id(), m.type().wire(), m.from());

@@ -23,7 +23,7 @@ public class PromptPublisher {
 
     /**
      * Sends and waits for the acknowledgement, so a 202 means the prompt is durably queued. The record carries the
-     * W3C context of its {@code publish} span (issue 18): the lead's turn for it continues the HTTP request's trace.
+     * W3C context of its {@code publish} span: the lead's turn for it continues the HTTP request's trace.
      */
     public void publish(PromptRecord prompt) {
         dev.cohort.host.tracing.KafkaTracing.Publish trace = dev.cohort.host.tracing.KafkaTracing.publish(tracing,

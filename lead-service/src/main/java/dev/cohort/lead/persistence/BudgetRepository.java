@@ -12,7 +12,7 @@ import java.sql.Types;
 /**
  * A team's own budgets ({@code lead.team_budgets}, V15; the per-day ones V16) over the {@code cohort.engine.budgets.*}
  * defaults. Every write of the table goes through this class. The lead checks them twice per model call, so it reads
- * them through {@link #cached} (issue 13: two statements per model call, 42 per 20-round turn, ~6 % of the agent
+ * them through {@link #cached} (uncached: two statements per model call, 42 per 20-round turn, ~6 % of the agent
  * thread): a write through this repository applies at once on this replica, one made elsewhere (another replica, by
  * hand) within {@code cohort.lead.budget-cache-ttl}. {@link #find} (the budgets API, the internal team API that
  * teammate hosts poll) always reads the table.

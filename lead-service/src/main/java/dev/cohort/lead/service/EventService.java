@@ -66,7 +66,7 @@ public class EventService {
     }
 
     /**
-     * Stores, publishes and announces the event on another thread and returns at once (issue 13: the lead's
+     * Stores, publishes and announces the event on another thread and returns at once (e.g. the lead's
      * {@code tool_call_started}, so the call goes to the tool runner without waiting for that transaction). The order
      * of the team's events is kept: the team's next {@link #record}, and the step save that stores the call's
      * {@code tool_call_finished} (before it opens its transaction), first wait for it ({@link #awaitAhead}). Nothing

@@ -11,12 +11,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * How messages from the lead's inbox read to the model. Background completions use the seed's s13
+ * How messages from the lead's inbox read to the model. Background completions use the seed's
  * {@code <task_notification>} form, but XML-escaped, with the real status and the reference to the full output
  * (the seed showed 200 characters and dropped the rest), one input each; messages from other agents (teammates'
  * {@code message} and {@code result}, a person's message) are core's {@link TeamMessages#element} (quoted, escaped,
  * cut at {@link TeamMessages#INJECT_CAP} with a marker; a {@code result} carries its {@code status}), and all those of
- * one batch are ONE {@code [inbox]} input ({@link TeamMessages#inboxBlock}, s15 "one user message per injection").
+ * one batch are ONE {@code [inbox]} input ({@link TeamMessages#inboxBlock}: one user message per injection).
  */
 public final class InboxFormatter {
     private InboxFormatter() {
@@ -43,7 +43,7 @@ public final class InboxFormatter {
     }
 
     /**
-     * The seed's protocol line (s16 §3.8), for a message that carries a request id: {@code [plan_approval_request
+     * The seed's protocol line, for a message that carries a request id: {@code [plan_approval_request
      * req:<id>] from bob} (and {@code approve=…} for an answer), so the model learns the id it passes to
      * {@code review_plan}; the content follows as quoted data. Null for other messages.
      */

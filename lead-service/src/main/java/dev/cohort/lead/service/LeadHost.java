@@ -59,7 +59,7 @@ public class LeadHost {
             synchronized (this) {
                 h = host;
                 if (h == null) {
-                    // the lead's step events are stored in the transaction of their step's save (issue 13)
+                    // the lead's step events are stored in the transaction of their step's save
                     LeadInputLedger.EventLog log = new LeadInputLedger.EventLog() {
                         @Override
                         public List<dev.cohort.core.protocol.Event> storeIn(java.sql.Connection c,

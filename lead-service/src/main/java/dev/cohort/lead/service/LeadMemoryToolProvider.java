@@ -17,7 +17,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
-/** {@code memory_write} / {@code memory_delete} (s09) over the team's memories in {@code lead.memories}. */
+/** {@code memory_write} / {@code memory_delete} over the team's memories in {@code lead.memories}. */
 @ApplicationScoped
 public class LeadMemoryToolProvider implements ToolProvider {
 

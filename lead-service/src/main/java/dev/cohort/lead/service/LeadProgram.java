@@ -98,7 +98,7 @@ public class LeadProgram implements AgentProgram {
     }
 
     /**
-     * Kept (issue 13): a lead's next turn starts from the session it ended with, without adopting the row again and
+     * Kept: a lead's next turn starts from the session it ended with, without adopting the row again and
      * reading its whole conversation back (that read grew with the conversation and was a quarter of the lead's
      * allocations in the teammate benchmark). Safe because the context reads nothing at open that changes while the
      * lead is idle: the permission mode and the workspace are fixed when the team is created, hooks, budgets, usage

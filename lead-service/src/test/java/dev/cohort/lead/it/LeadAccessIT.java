@@ -21,7 +21,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Access (issue 6), black box: lead-service started with {@code COHORT_API_TOKEN} refuses every {@code /api} call
+ * Access, black box: lead-service started with {@code COHORT_API_TOKEN} refuses every {@code /api} call
  * of the contract (ARCHITECTURE §4) without the token or with a wrong one — 401 problem+json with
  * {@code WWW-Authenticate: Bearer}, and nothing happens — answers normally with it, and keeps health and metrics open.
  */

@@ -18,7 +18,7 @@ import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.Test;
 
 /**
- * Crash test (issue 6): lead-service is SIGKILLed in the middle of a scripted two-step turn, while the model is
+ * Crash test: lead-service is SIGKILLed in the middle of a scripted two-step turn, while the model is
  * "thinking" about the result of step 1; a new process with the same environment resumes the turn from the last
  * saved step and completes it. Proof that each tool call ran exactly once: the file the calls append to, the tool
  * runner's call record, and the scripted model's request log.

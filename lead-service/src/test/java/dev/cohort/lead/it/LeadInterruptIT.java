@@ -26,7 +26,7 @@ import org.apache.kafka.common.utils.Utils;
 import org.junit.jupiter.api.Test;
 
 /**
- * Interrupt from anywhere (issue 12, item 5), with two real lead-service replicas: the interrupt is sent to the
+ * Interrupt from anywhere, with two real lead-service replicas: the interrupt is sent to the
  * replica that does NOT host the team's lead, which answers {@code interruptRequested} and hands the request to the
  * owner as a {@code control} message on {@code cohort.lead.inbox}; the owner ends the running turn cancelled.
  * Which replica owns which partition is read from the consumer group (each replica has its own Kafka client id), so

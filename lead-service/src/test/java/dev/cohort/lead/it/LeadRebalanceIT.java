@@ -45,7 +45,7 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
- * Hand over instead of failing (issue 12, item 3), with real lead-service processes: a turn in progress moves to
+ * Hand over instead of failing, with real lead-service processes: a turn in progress moves to
  * another replica at a step boundary and completes there, its prompt {@code done}, never failed. (a) A second
  * replica joins during a long turn and the rebalance gives it the team's partition; (b) the replica running a turn
  * gets SIGTERM (a rolling restart) and the other one takes its partitions. The SIGKILL case is {@link LeadCrashIT}.

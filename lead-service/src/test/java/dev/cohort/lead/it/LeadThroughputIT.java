@@ -22,7 +22,7 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
 /**
- * Benchmark (issue 6), black box on loopback: accepted prompts per second over HTTP, and the latency from
+ * Benchmark, black box on loopback: accepted prompts per second over HTTP, and the latency from
  * {@code POST /prompts} to the first SSE event of that prompt with a zero-latency scripted model. Figures are printed
  * with the prefix {@code [bench]} and recorded in the module README; only correctness is asserted (every prompt was
  * accepted, and every measured prompt got its whole turn on the stream) — speed is measured, not asserted.

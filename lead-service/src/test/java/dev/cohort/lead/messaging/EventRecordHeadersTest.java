@@ -21,7 +21,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lead's two consumers of {@code cohort.events} (issue 13): a record a lead replica published carries its seq and
+ * The lead's two consumers of {@code cohort.events}: a record a lead replica published carries its seq and
  * origin as headers, the sequencer skips such a record and the live wake-ups skip this replica's own, both without
  * parsing the JSON, while unsequenced events of other services are still parsed, stored and republished, and another
  * replica's records still wake this replica's streams. Real broker and PostgreSQL; absence is proven by a later

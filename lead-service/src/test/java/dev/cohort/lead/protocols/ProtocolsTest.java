@@ -52,7 +52,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lead's side of the team protocols (issue 15 items 1–3) through real parts: the tools driven through
+ * The lead's side of the team protocols through real parts: the tools driven through
  * {@code execute} with the lead's context, the records they put on the real {@code cohort.teammate.inbox}, answers on
  * the real {@code cohort.lead.inbox}, {@code lead.protocols} and {@code lead.tasks} in PostgreSQL, the background
  * expiry sweep, the protocols API. Every refusal of a transition has a test: wrong type, wrong agent, already decided,

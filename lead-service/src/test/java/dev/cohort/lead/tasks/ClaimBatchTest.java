@@ -25,7 +25,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15 item 7: {@code POST /internal/v1/teams/{team}/tasks/claim-batch} — one request claims for the idle
+ * {@code POST /internal/v1/teams/{team}/tasks/claim-batch} — one request claims for the idle
  * teammates of one replica: never a task for two claimers, never a task before its blockers, role / assignee respected,
  * a retried batch gets the same tasks, one {@code task_claimed} per fresh claim.
  */

@@ -8,7 +8,7 @@ import dev.cohort.lead.tasks.persistence.ClaimMatching.Claimer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The pairing of a batched claim (issue 15 item 7): eligible pairs only, as many as possible, oldest tasks first. */
+/** The pairing of a batched claim: eligible pairs only, as many as possible, oldest tasks first. */
 class ClaimMatchingTest {
 
     @Test

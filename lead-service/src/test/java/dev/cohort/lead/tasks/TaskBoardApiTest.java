@@ -16,7 +16,7 @@ import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The board over HTTP: the s12 scenario through the internal API, the public read API, idempotency, release, heartbeat. */
+/** The board over HTTP: the seed's task-board scenario through the internal API, the public read API, idempotency, release, heartbeat. */
 @QuarkusTest
 class TaskBoardApiTest {
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15 on the lead's board: tasks naming a role or an assignee go only to a matching teammate (claim and
+ * Roles and claiming on the lead's board: tasks naming a role or an assignee go only to a matching teammate (claim and
  * claim-next), the batched heartbeat of a teammate replica, {@code task_available} to the idle teammates of the
  * roster, and the roster's {@code current_task}.
  */

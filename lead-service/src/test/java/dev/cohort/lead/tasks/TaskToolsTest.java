@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The five board tools driven through {@code execute} with the lead's context: the s12 "try these prompts" run. */
+/** The five board tools driven through {@code execute} with the lead's context: the seed's task-board "try these prompts" run. */
 @QuarkusTest
 class TaskToolsTest {
 
@@ -150,7 +150,7 @@ class TaskToolsTest {
                 "  " + docs + ": write docs [pending] (blockedBy: " + schema + ") — ready to claim",
                 "      README and API reference"));
 
-        // completing endpoints unblocks tests only, not docs again (gap 24: no re-reporting)
+        // completing endpoints unblocks tests only, not docs again (no re-reporting)
         call(lead, "claim_task", "{\"task_id\":\"" + endpoints + "\"}");
         assertThat(call(lead, "complete_task", "{\"task_id\":\"" + endpoints + "\"}").content())
                 .isEqualTo("Completed " + endpoints + " (create API endpoints)\nUnblocked: " + tests + " (write tests)");

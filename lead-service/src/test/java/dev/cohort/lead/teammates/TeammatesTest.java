@@ -59,7 +59,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The lead's side of teammates (issue 14) through real parts: the spawn tool and the team tools driven through
+ * The lead's side of teammates through real parts: the spawn tool and the team tools driven through
  * {@code execute} with the lead's context, the records they put on the real {@code cohort.teammate.inbox} (read with a
  * plain consumer), the roster from events on the real {@code cohort.events}, the agents API, the lead's injection of
  * teammate messages into a real turn (scripted model), and the internal approvals endpoint for teammates.

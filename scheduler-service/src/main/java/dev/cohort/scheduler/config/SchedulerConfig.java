@@ -34,7 +34,7 @@ public interface SchedulerConfig {
     @WithDefault("60s")
     Duration lateTolerance();
 
-    /** Jobs one team may have. A runaway agent scheduling jobs in a loop must not burn tokens without bound (gap 37). */
+    /** Jobs one team may have. A runaway agent scheduling jobs in a loop must not burn tokens without bound. */
     @WithDefault("100")
     int maxJobsPerTeam();
 

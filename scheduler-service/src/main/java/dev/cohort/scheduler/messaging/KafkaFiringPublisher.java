@@ -108,7 +108,7 @@ public class KafkaFiringPublisher implements FiringPublisher {
 
     private CompletableFuture<Void> send(FiringRecords.Out out) {
         CompletableFuture<Void> acked = new CompletableFuture<>();
-        // issue 18: a raw producer writes the W3C context itself; a firing starts its own trace (publish span)
+        // a raw producer writes the W3C context itself; a firing starts its own trace (publish span)
         dev.cohort.host.tracing.KafkaTracing.Publish trace = dev.cohort.host.tracing.KafkaTracing.publish(tracing, out.topic());
         acked.whenComplete((v, t) -> trace.done(t));
         try {

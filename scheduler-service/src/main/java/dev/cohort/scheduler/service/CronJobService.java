@@ -36,7 +36,7 @@ public class CronJobService {
     /** Firings simulated to find the shortest interval of an expression: covers any hour/minute pattern. */
     private static final int INTERVAL_PROBE_FIRINGS = 1_500;
     private static final String ID_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789";
-    /** 36^12 ids: collisions are practically impossible, and the primary key would refuse one anyway (gap 37). */
+    /** 36^12 ids: collisions are practically impossible, and the primary key would refuse one anyway. */
     private static final int ID_LENGTH = 12;
     private static final int MAX_CREATED_BY = 128;
     /** An idempotency key: 1-255 visible ASCII characters (a UUID, as the lead's tools send, fits many times over). */

@@ -20,7 +20,7 @@ import java.time.InstantSource;
  * This replica's scheduler thread. Each round: fire what is due ({@link FiringService#tick()}), refresh this replica's
  * heartbeat and purge the non-durable jobs of replicas that went silent, then sleep until the next poll or the next
  * minute boundary, whichever comes first (so a job fires a few milliseconds after its minute starts). Every error is
- * caught and logged; the thread never dies silently (tutorial gap 33).
+ * caught and logged; the thread never dies silently.
  */
 @ApplicationScoped
 public class FiringLoop {

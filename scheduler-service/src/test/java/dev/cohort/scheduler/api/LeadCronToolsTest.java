@@ -25,9 +25,9 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * The seed's s14 "try these prompts" as the lead's tool calls against the running scheduler (the model's part of the
- * script needs the engine's loop): schedule every 10 minutes (the shortest interval of a job an agent schedules), list,
- * cancel and verify with list.
+ * The seed's "try these prompts" for the cron scheduler as the lead's tool calls against the running scheduler (the
+ * model's part of the script needs the engine's loop): schedule every 10 minutes (the shortest interval of a job an
+ * agent schedules), list, cancel and verify with list.
  */
 @QuarkusTest
 class LeadCronToolsTest {

@@ -50,10 +50,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The seed's s14 "try these prompts", end to end through the engine's loop, the lead's cron tools, this running
- * service and Kafka, with the scripted model: schedule a job every 10 minutes (the seed's 2 minutes is below the
- * shortest interval of a job an agent schedules) and a person approves it; it fires at the next tenth minute and the
- * lead runs {@code bash date} with nobody watching; list the jobs; cancel and verify with {@code list_crons}.
+ * The seed's "try these prompts" for the cron scheduler, end to end through the engine's loop, the lead's cron
+ * tools, this running service and Kafka, with the scripted model: schedule a job every 10 minutes (the seed's 2
+ * minutes is below the shortest interval of a job an agent schedules) and a person approves it; it fires at the next
+ * tenth minute and the lead runs {@code bash date} with nobody watching; list the jobs; cancel and verify with
+ * {@code list_crons}.
  * The lead's host (lead-service) is played by the test: it takes the fired prompt from {@code cohort.prompts} and runs
  * the turn as {@code [cron] <prompt>}, unattended.
  */

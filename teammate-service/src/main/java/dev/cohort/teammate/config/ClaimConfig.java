@@ -4,11 +4,11 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
 
-/** Autonomous claiming by idle teammates (issue 15, s17; {@code cohort.autoclaim.*}, documented in the README). */
+/** Autonomous claiming by idle teammates ({@code cohort.autoclaim.*}, documented in the README). */
 @ConfigMapping(prefix = "cohort.autoclaim")
 public interface ClaimConfig {
 
-    /** Whether an idle teammate claims the next eligible task on its own (s17); off: only claim_task claims. */
+    /** Whether an idle teammate claims the next eligible task on its own; off: only claim_task claims. */
     @WithDefault("true")
     boolean enabled();
 
@@ -33,7 +33,7 @@ public interface ClaimConfig {
 
     /**
      * Whether the concurrent auto-claims of this replica's teammates of one team are coalesced into one
-     * {@code claim-batch} request (issue 15 item 7); off: each teammate makes its own claim-next request.
+     * {@code claim-batch} request; off: each teammate makes its own claim-next request.
      */
     @WithDefault("true")
     boolean batch();

@@ -24,7 +24,7 @@ public interface TeammateConfig {
     Duration toolRunnerTimeout();
 
     /**
-     * Most model calls of one WORK turn (s15's 50 rounds): beyond it the turn ends and the lead gets a
+     * Most model calls of one WORK turn (the seed's 50 rounds): beyond it the turn ends and the lead gets a
      * {@code max_rounds} result. It is the per-turn cap of the teammates' engine (their
      * {@code cohort.engine.max-model-calls-per-turn}).
      */
@@ -32,7 +32,7 @@ public interface TeammateConfig {
     int workMaxRounds();
 
     /**
-     * How long an idle teammate waits for an inbox item before it shuts down (s15's 60 s, longer here: a parked
+     * How long an idle teammate waits for an inbox item before it shuts down (the seed's 60 s, longer here: a parked
      * teammate costs a row, not a thread). The deadline is set when a turn ends and kept across wake-ups.
      */
     @WithDefault("PT10M")

@@ -57,7 +57,7 @@ public class InboxConsumer {
 
     /** Handles one record, on {@link InboxPoller}'s thread; throws for a record to send to the dead-letter topic. */
     public void onRecord(ConsumerRecord<String, String> record) {
-        // the record's trace context (issue 18): its consumer span is the parent of the turn the message starts
+        // the record's trace context: its consumer span is the parent of the turn the message starts
         dev.cohort.host.tracing.KafkaTracing.handle(tracing, record, this::handle);
     }
 
@@ -120,10 +120,10 @@ public class InboxConsumer {
         if (TeammateRepository.ACTIVE.equals(stored.status())) {
             host.wake(key);
             if (m.type() == MessageType.SHUTDOWN_REQUEST) {
-                protocols.arrived(key, m); // a turn in progress (running or parked) ends for it (issue 15)
+                protocols.arrived(key, m); // a turn in progress (running or parked) ends for it
             }
         } else if (m.type() == MessageType.SHUTDOWN_REQUEST) {
-            // already stopped: nothing to answer, and a restart must not be stopped by it (issue 15)
+            // already stopped: nothing to answer, and a restart must not be stopped by it
             inbox.markRouted(key, m.id());
             Log.infof("team=%s agent=%s shutdown_request %s dropped: the teammate is already shut down", key.team(),
                     key.name(), m.id());
@@ -134,7 +134,7 @@ public class InboxConsumer {
     }
 
     /**
-     * Issue 15: a task became claimable. Not stored (it is a hint, not an input): an idle teammate is woken and asks
+     * A task became claimable. Not stored (it is a hint, not an input): an idle teammate is woken and asks
      * claim-next in its next step; a working one claims when its turn ends anyway.
      */
     private void onTaskAvailable(AgentKey key, AgentMessage m) {

@@ -37,7 +37,7 @@ import org.eclipse.microprofile.config.ConfigProvider;
 /**
  * The consumer of {@code cohort.teammate.inbox}: one plain Kafka consumer on a thread of its own that polls, hands each
  * record to {@link InboxConsumer} on that same thread, and commits what was handled. A SmallRye channel handed every
- * record from its polling thread to the event loop and then to a worker thread (issue 14, item 10: ~1.8 ms of the
+ * record from its polling thread to the event loop and then to a worker thread (costing ~1.8 ms of the
  * message gap at p50 and more of its tail, measured against a plain consumer of the same topic).
  *
  * <p>What the channel did is kept:

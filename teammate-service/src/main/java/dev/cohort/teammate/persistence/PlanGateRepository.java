@@ -8,7 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 
 /**
- * {@code teammate.plan_gates}: whether a teammate's mutating tools wait for an approved plan (issue 15 item 3). The
+ * {@code teammate.plan_gates}: whether a teammate's mutating tools wait for an approved plan. The
  * gate of the teammate's current spawn: no row (or a row of an earlier spawn) follows {@code plan_mode}.
  */
 @ApplicationScoped

@@ -66,8 +66,8 @@ public class TeammateRepository {
 
     /**
      * {@link #find} and, for an active teammate, {@code PgInbox#pending} (the messages still {@code received}, oldest
-     * first, at most {@code limit}) in one statement: the reads of a woken teammate's {@code next()} in one round trip
-     * (issue 14, item 10). Empty when there is no such teammate.
+     * first, at most {@code limit}) in one statement: the reads of a woken teammate's {@code next()} in one round trip.
+     * Empty when there is no such teammate.
      */
     public Optional<WithInbox> findWithInbox(String team, String name, int limit) {
         return Sql.single(ds, "read teammate " + team + "/" + name + " and its inbox", c -> {

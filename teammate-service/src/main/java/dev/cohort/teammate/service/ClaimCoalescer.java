@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Coalesces the concurrent auto-claims of one replica's teammates of one team into batched claims (issue 15 item 7):
+ * Coalesces the concurrent auto-claims of one replica's teammates of one team into batched claims:
  * when a {@code task_available} wakes the replica's idle teammates, each asks here instead of making its own
  * claim-next request; the caller that finds no request in flight for the team sends one {@code claim-batch} for every
  * claim queued meanwhile (itself included, at most {@code maxBatch}), each caller gets its own answer, and the first

@@ -22,7 +22,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One lease-heartbeat loop per teammate-service replica (issue 15, s17 gap 35): every
+ * One lease-heartbeat loop per teammate-service replica: every
  * {@code cohort.autoclaim.heartbeat-interval} it renews the leases of every task held by a teammate this replica hosts
  * ({@code teammate.agents.owner}), with one batched call per team. A lease the lead reports lost (expired while the
  * replica was away, retaken, completed) is cleared here, so the teammate's cwd returns to the workspace; a later

@@ -19,9 +19,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * {@code submit_plan{plan}} (s16.3, teammates): a {@code plan_approval_request} to the lead, whose id (derived from the
+ * {@code submit_plan{plan}} (teammates): a {@code plan_approval_request} to the lead, whose id (derived from the
  * call, so a resumed turn sends the same request) is the request id the lead passes to {@code review_plan}. The sender
- * is the host's identity, never a model argument (the seed took {@code from_name} from the model, gap 12). The lead
+ * is the host's identity, never a model argument (the seed took {@code from_name} from the model). The lead
  * records the request when it arrives; its answer wakes the teammate and opens its plan gate if approved.
  */
 public final class SubmitPlanTool extends SpecifiedTool {

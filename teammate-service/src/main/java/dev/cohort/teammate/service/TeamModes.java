@@ -18,7 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * data, read over its internal API ({@code GET /internal/v1/teams/{team}}) and trusted for
  * {@code cohort.teammate.mode-refresh} (2 s): the engine asks at every tool call, the lead at most once per team per
  * interval. An older value (up to {@link #MAX_STALE}, 30 s) is still answered while it is read again in the
- * background, so an agent's step never waits for lead-service then (issue 14: that read at every turn start was on the
+ * background, so an agent's step never waits for lead-service then (that read at every turn start was on the
  * path from a message to the teammate's model request); older than that, the step waits for the read. Before a turn
  * stops on a budget the engine asks for a fresh read ({@link #reread}, through {@link dev.cohort.core.engine.BudgetSource}),
  * so a budget raised through the API lets the teammate's next message run. With them comes the team's usage in the current UTC day (the lead's usage ledger, for the per-day team

@@ -8,7 +8,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 
 /**
- * Where a teammate's ASK goes (permission bubbling, issue 14 item 5): to its team's approvals in lead-service over
+ * Where a teammate's ASK goes (permission bubbling): to its team's approvals in lead-service over
  * the internal API ({@link RemoteApprovalGateway}: the same approvals API, events and deterministic id as the lead's
  * own asks, naming the teammate). The engine never blocks on it: a pending answer parks the turn
  * ({@code waiting_approval}, no thread); lead-service publishes {@code approval_resolved} on the teammate's inbox when

@@ -96,7 +96,7 @@ public class TeammateHost {
         agentHost().wake(key);
     }
 
-    /** Issue 15: asks the teammate's actor for its next step without marking an input stored (task_available). */
+    /** Asks the teammate's actor for its next step without marking an input stored (task_available). */
     public void nudge(AgentKey key) {
         agentHost().wake(key);
     }

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * A teammate's lifecycle (s15: WORK → IDLE → SHUTDOWN) as one pure function, {@link #next}: a phase and what just
+ * A teammate's lifecycle (WORK → IDLE → SHUTDOWN) as one pure function, {@link #next}: a phase and what just
  * happened give the next phase and what the host does about it. {@link TeammateProgram} feeds it and carries the
  * actions out; this class touches nothing.
  *

@@ -134,7 +134,7 @@ public class TeammateProgram implements AgentProgram {
                 // the team's permission rules (PUT /api/v1/teams/{team}/permissions), read at every turn start through
                 // the same short cache; the engine adds the workspace settings file's
                 .withPermissions(() -> modes.permissions(key.team()))
-                // the plan gate (issue 15): mutating calls refused until a plan of the teammate's is approved
+                // the plan gate: mutating calls refused until a plan of the teammate's is approved
                 .withHooks(List.of(protocols.planGate()))
                 .withWorkspaceText(workspaceText(key.team()))
                 // the team's own budgets (lead-service's data, PUT /api/v1/teams/{team}/budgets), read at every step
@@ -156,7 +156,7 @@ public class TeammateProgram implements AgentProgram {
                 // the team's usage since 00:00 UTC (the lead's usage ledger, with the mode through the same short cache),
                 // read only while a per-day team budget is in force
                 .withTeamUsageToday(() -> modes.usageToday(key.team()))
-                // issue 15: the held task's worktree, read at every tool call (from the next call after a claim)
+                // the held task's worktree, read at every tool call (from the next call after a claim)
                 .withCwd(() -> tasks.cwd(key));
     }
 
@@ -238,7 +238,7 @@ public class TeammateProgram implements AgentProgram {
         if (!pending.isEmpty() && protocols.beforeTurn(key, pending)) {
             return Next.idle(); // answered a shutdown request without a model call: SHUTDOWN now
         }
-        // issue 15: the inbox first; an idle teammate with nothing in it claims the next task it may take (s17),
+        // the inbox first; an idle teammate with nothing in it claims the next task it may take,
         // unless its plan gate is closed (it would have to work read-only)
         String claimed = pending.isEmpty() && row.active() && !protocols.gated(key) ? tasks.autoClaim(row) : null;
         Decision d = lifecycle.next(row.active() ? Phase.IDLE : Phase.SHUTDOWN,
@@ -252,7 +252,7 @@ public class TeammateProgram implements AgentProgram {
                 next = Next.turn(input(row, pending), "inbox", false,
                         pending.stream().map(r -> PgInbox.PREFIX + r.id()).toList());
             } else if (a instanceof Action.Park p) {
-                // issue 15: wake-ups are pushed (task_available); the slow jittered poll only covers a lost one
+                // wake-ups are pushed (task_available); the slow jittered poll only covers a lost one
                 next = Next.sleep(p.deadline() == null ? Park.IDLE : Park.idleUntil(tasks.pollUntil(p.deadline())));
             } else if (a instanceof Action.SetIdleDeadline sd && sd.deadline() == null && claimed == null
                     && !pending.isEmpty()) {

@@ -9,7 +9,7 @@ import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Set;
 
-/** A teammate's protocol tool, {@code submit_plan} (s16.3); its plan gate is {@link TeammateProtocols#planGate}. */
+/** A teammate's protocol tool, {@code submit_plan}; its plan gate is {@link TeammateProtocols#planGate}. */
 @ApplicationScoped
 public class TeammateProtocolToolProvider implements ToolProvider {
 

@@ -37,7 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The teammate host's side of the team protocols (s16, issue 15 items 2–3); {@link TeammateProgram} calls in at three
+ * The teammate host's side of the team protocols; {@link TeammateProgram} calls in at three
  * points and this class does the rest:
  *
  * <ul>
@@ -60,7 +60,7 @@ import java.util.concurrent.TimeUnit;
 @ApplicationScoped
 public class TeammateProtocols {
 
-    /** The model-visible refusal of a mutating call behind a closed plan gate (issue 15 item 3). */
+    /** The model-visible refusal of a mutating call behind a closed plan gate. */
     public static final String GATE_REFUSAL = "plan approval required — call submit_plan";
     /** Metadata key of a forced shutdown request (lead-service's {@code ProtocolService.FORCE}). */
     static final String FORCE = "force";

@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The board tools of a teammate (ARCHITECTURE §4.3, issue 15): {@code list_tasks}, {@code get_task},
+ * The board tools of a teammate (ARCHITECTURE §4.3): {@code list_tasks}, {@code get_task},
  * {@code claim_task}, {@code complete_task}, over the lead's internal API with the host's identity (team, name,
- * role) and the held task's lease token, never an owner from the model's arguments (s17 gap 12).
+ * role) and the held task's lease token, never an owner from the model's arguments.
  */
 @ApplicationScoped
 public class TeammateTaskToolProvider implements ToolProvider {

@@ -19,7 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A teammate's tasks (issue 15, s17/s18): the auto-claim of an idle teammate through the lead's claim-next (its name
+ * A teammate's tasks: the auto-claim of an idle teammate through the lead's claim-next (its name
  * and role from the host; a task naming another role or assignee is not offered; the concurrent auto-claims of this
  * replica's teammates of one team coalesced into one {@code claim-batch} request, {@link ClaimCoalescer}), the held task (persisted with the
  * teammate, so a failover keeps it), the cwd of its tool calls (the held task's worktree, from the next call after
@@ -47,7 +47,7 @@ public class TeammateTasks {
     private volatile ClaimCoalescer coalescer;
 
     /**
-     * The cwd of each hosted teammate's tool calls, as last read (issue 14 item 10: it was a database read at every
+     * The cwd of each hosted teammate's tool calls, as last read (otherwise a database read at every
      * turn start and tool call). Only this replica writes a teammate's held task while it hosts it, and every such
      * write goes through {@link #bind} / {@link #clear}, which drop the entry; an adoption drops it too
      * ({@link #forget}), as the previous host may have changed it. A read runs inside {@code computeIfAbsent}, so a
@@ -66,7 +66,7 @@ public class TeammateTasks {
         return config;
     }
 
-    /** This replica's claim coalescer (issue 15 item 7): concurrent auto-claims of one team go out as one batch. */
+    /** This replica's claim coalescer: concurrent auto-claims of one team go out as one batch. */
     ClaimCoalescer coalescer() {
         ClaimCoalescer c = coalescer;
         if (c == null) {

@@ -28,7 +28,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * The claim benchmarks of issue 15, item 7 — a main class, not a test (nothing runs it in {@code ./mvnw verify}).
+ * The claim benchmarks — a main class, not a test (nothing runs it in {@code ./mvnw verify}).
  *
  * <ol>
  *   <li><b>claims per second</b> through the lead's internal claim-next: lead-service as a real process (with the
@@ -37,7 +37,7 @@ import java.util.stream.IntStream;
  *       empty; duplicates checked from the board ({@code claims} of every task) and from what the clients got.
  *       {@code --mode=batch} (default): each replica's teammates claim through one {@link ClaimCoalescer}, as
  *       teammate-service's auto-claim does (one {@code claim-batch} for a replica's concurrent claims);
- *       {@code single}: one claim-next per claim (before issue 15 item 7); {@code both}. Printed besides: requests,
+ *       {@code single}: one claim-next per claim (as before batched claims); {@code both}. Printed besides: requests,
  *       claims per request, the CPU time per claim of lead-service, PostgreSQL and this JVM, the database's commits
  *       per claim.</li>
  *   <li><b>{@code task_available} → claim latency</b>: the whole team (tool runner, lead-service, 3 teammate-service

@@ -15,7 +15,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 15, item 6: a teammate SIGKILLed while holding a task, made deterministic. One teammate-service replica hosts
+ * A teammate SIGKILLed while holding a task, made deterministic. One teammate-service replica hosts
  * x (inside the task's tool call, holding its lease) and y (idle). The replica is SIGKILLed: nobody renews x's lease,
  * and the board (lead API) shows the task pending again once it lapsed. A new replica adopts both: y, idle, claims
  * the task (pushed task_available and claim-next) and completes it; x's resumed turn then tries to complete it with

@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.StreamSupport;
 
-/** Issue 15's helpers over a {@link TeamStack}: the lead's internal board API, the board, the roster, the task ids. */
+/** The claim scenarios' helpers over a {@link TeamStack}: the lead's internal board API, the board, the roster, the task ids. */
 final class ClaimRig {
     private final TeamStack stack;
 

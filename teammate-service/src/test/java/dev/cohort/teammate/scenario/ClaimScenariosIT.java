@@ -19,12 +19,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Issue 15, items 4–6, end to end with real processes (tool runner, lead-service, two teammate-service replicas), the
- * scripted model, a real broker and PostgreSQL: the s17 "try these prompts" (alice claims schema.sql, then seed.sql
- * once it is unblocked, without a message from the lead; bob and carol share three independent tasks), the s18 one
- * (two tasks bound to worktrees, each teammate works in its task's worktree, removal refuses the unmerged work and a
- * discard waits for a person), and 20 idle teammates × 200 tasks with dependencies, checked from the board and the
- * event log. Each scenario has its own team.
+ * Autonomous claiming, end to end with real processes (tool runner, lead-service, two teammate-service replicas), the
+ * scripted model, a real broker and PostgreSQL: the seed's autonomous-agent "try these prompts" (alice claims
+ * schema.sql, then seed.sql once it is unblocked, without a message from the lead; bob and carol share three
+ * independent tasks), the worktree one (two tasks bound to worktrees, each teammate works in its task's worktree,
+ * removal refuses the unmerged work and a discard waits for a person), and 20 idle teammates × 200 tasks with
+ * dependencies, checked from the board and the event log. Each scenario has its own team.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ClaimScenariosIT {
@@ -53,7 +53,7 @@ class ClaimScenariosIT {
         stack.appendRules(rules);
     }
 
-    // ---- s17 "try these prompts" 1: alice waits for tasks and claims them in dependency order
+    // ---- autonomous-agent "try these prompts" 1: alice waits for tasks and claims them in dependency order
 
     @Test
     void aliceClaimsTheSchemaTaskThenTheSeedTaskOnceItIsUnblockedWithoutAMessageFromTheLead() throws Exception {
@@ -115,7 +115,7 @@ class ClaimScenariosIT {
         }
     }
 
-    // ---- s17 "try these prompts" 2: bob and carol share three independent tasks
+    // ---- autonomous-agent "try these prompts" 2: bob and carol share three independent tasks
 
     @Test
     void bobAndCarolClaimThreeIndependentTasksEachExactlyOnce() {
@@ -164,7 +164,7 @@ class ClaimScenariosIT {
         }
     }
 
-    // ---- s18 "try these prompts": a worktree per task
+    // ---- worktree "try these prompts": a worktree per task
 
     @Test
     void aliceAndBobEachWorkInTheirTasksWorktreeAndItsUnmergedWorkIsNotRemovedWithoutAnApprovedDiscard() throws Exception {

@@ -12,7 +12,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.StreamSupport;
 
 /**
- * The shutdown-handshake benchmark of issue 15, item 7 — a main class, not a test (nothing runs it in
+ * The shutdown-handshake benchmark — a main class, not a test (nothing runs it in
  * {@code ./mvnw verify}); how to run it is in {@code teammate-service/README.md} ("Benchmarks: the shutdown
  * handshake"). It starts the team as real processes ({@link TeamStack}: tool runner, lead-service, one
  * teammate-service replica; broker, PostgreSQL and the zero-latency scripted model in this JVM) and, per teammate,

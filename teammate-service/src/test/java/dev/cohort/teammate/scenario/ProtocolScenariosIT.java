@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Issue 15, the s16 "try these prompts" end to end with real processes (tool runner, lead-service, one
+ * The seed's team-protocol "try these prompts" end to end with real processes (tool runner, lead-service, one
  * teammate-service replica), the scripted model over HTTP, a real broker and PostgreSQL: (1) alice creates config.py
  * and is asked to shut down: she answers from her host while idle, without a model call, and the lead records the
  * approval; (2) bob is asked for a plan before he creates schema.sql: his write is refused by his host until a plan is
@@ -54,7 +54,7 @@ class ProtocolScenariosIT {
         stack.appendRules(rules);
     }
 
-    // ---- s16 prompt 1: the shutdown handshake
+    // ---- prompt 1: the shutdown handshake
 
     @Test
     void aliceCreatesConfigPyThenAnswersTheShutdownRequestFromHerHostWithoutAModelCall() throws Exception {
@@ -112,7 +112,7 @@ class ProtocolScenariosIT {
         }
     }
 
-    // ---- s16 prompt 2: plan approval, enforced by the teammate's host
+    // ---- prompt 2: plan approval, enforced by the teammate's host
 
     @Test
     void bobIsAskedForAPlanAndCreatesSchemaSqlOnlyAfterOneIsApproved() throws Exception {

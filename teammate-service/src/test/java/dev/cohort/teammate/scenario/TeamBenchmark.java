@@ -22,7 +22,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The teammate benchmarks of issue 14, item 10 — a main class, not a test (nothing runs it in {@code ./mvnw verify});
+ * The teammate benchmarks — a main class, not a test (nothing runs it in {@code ./mvnw verify});
  * how to run it is in {@code teammate-service/README.md} ("Benchmarks"). It starts the whole team as real processes
  * ({@link TeamStack}: tool runner, lead-service, one teammate-service replica; broker, PostgreSQL and the zero-latency
  * scripted model in this JVM) and prints:

@@ -20,7 +20,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14, items 7 and 9: three teammate-service replicas host 50 teammates of one team; one replica is SIGKILLed
+ * Three teammate-service replicas host 50 teammates of one team; one replica is SIGKILLed
  * while every teammate is in the middle of its work (its one tool call waits for a gate file) → its teammates are
  * adopted by the other two, their turns resume from the last saved step, and all 50 finish and report to the lead,
  * each tool call having run once (every teammate's command appends its name to {@code ran.log} once).

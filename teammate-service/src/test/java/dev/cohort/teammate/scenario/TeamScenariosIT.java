@@ -25,11 +25,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Issue 14, item 9, end to end with real processes (tool runner, lead-service, one teammate-service replica), the
- * scripted model over HTTP, a real broker and PostgreSQL: the s15 "try these prompts" (alice writes schema.sql, bob
- * reads it, both report to the lead, which is woken by their results); a message chain alice → bob → lead; an outside
- * system's Kafka records and an HTTP message acted on by a teammate (a record repeated with its id once, one without an
- * id as often as it is sent). Each scenario has its own team, so its scripted
+ * The team, end to end with real processes (tool runner, lead-service, one teammate-service replica), the
+ * scripted model over HTTP, a real broker and PostgreSQL: the seed's agent-team "try these prompts" (alice writes
+ * schema.sql, bob reads it, both report to the lead, which is woken by their results); a message chain alice → bob →
+ * lead; an outside system's Kafka records and an HTTP message acted on by a teammate (a record repeated with its id
+ * once, one without an id as often as it is sent). Each scenario has its own team, so its scripted
  * rules (matched on the agent id {@code <team>/<name>}) and its assertions do not meet the others'.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -55,7 +55,7 @@ class TeamScenariosIT {
         stack.appendRules(rules);
     }
 
-    // ---- s15 "try these prompts"
+    // ---- the seed's agent-team "try these prompts"
 
     @Test
     void theS15PromptsSpawnAliceWhoWritesTheSchemaAndBobWhoReadsItAndBothReportToTheLead() throws Exception {

@@ -35,7 +35,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
- * The whole team as real processes, for the end-to-end scenarios of issue 14: the devstack (broker, PostgreSQL,
+ * The whole team as real processes, for the end-to-end team scenarios: the devstack (broker, PostgreSQL,
  * scripted model) in the test JVM; the tool runner, lead-service and N teammate-service replicas as child JVMs from
  * the packaged jars. A teammate replica can be SIGKILLed. {@link #close()} stops every process (by PID) and deletes
  * every temporary directory.
@@ -184,7 +184,7 @@ final class TeamStack implements AutoCloseable {
         }
     }
 
-    /** Issue 15: starts one more teammate-service replica (e.g. after a SIGKILL), named {@code instance}. */
+    /** Starts one more teammate-service replica (e.g. after a SIGKILL), named {@code instance}. */
     ServiceProcess startTeammate(String instance) {
         ServiceProcess p = newTeammate(instance);
         teammates.add(p);

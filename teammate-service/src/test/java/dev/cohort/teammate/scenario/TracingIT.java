@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Issue 18, item 1, end to end with real processes (tool runner, lead-service, one teammate-service replica) exporting
+ * Tracing, end to end with real processes (tool runner, lead-service, one teammate-service replica) exporting
  * over real OTLP/HTTP to devstack's {@link OtlpCollector}: one trace from the HTTP prompt through the lead's turn, its
  * model call and its {@code spawn_teammate} call, the Kafka hop to the teammate, the teammate's turn, its {@code bash}
  * call to the tool runner and the process it runs, whose {@code TRACEPARENT} names the process span. The parent chain

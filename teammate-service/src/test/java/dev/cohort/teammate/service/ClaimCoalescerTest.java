@@ -18,7 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.Test;
 
-/** Issue 15 item 7: one replica's concurrent auto-claims of a team go to the lead as one batched request. */
+/** One replica's concurrent auto-claims of a team go to the lead as one batched request. */
 class ClaimCoalescerTest {
 
     /** Every batch the coalescer sent (the claimers' names), and a gate that holds the first one in flight. */

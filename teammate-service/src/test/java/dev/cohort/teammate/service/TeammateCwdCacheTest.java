@@ -14,7 +14,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Issue 14 item 10: {@link TeammateTasks#cwd} keeps the held task's worktree per teammate and reads it again after
+ * {@link TeammateTasks#cwd} keeps the held task's worktree per teammate and reads it again after
  * every change of the binding this replica makes (claim, complete or release, lease lost) and after an adoption.
  */
 class TeammateCwdCacheTest {

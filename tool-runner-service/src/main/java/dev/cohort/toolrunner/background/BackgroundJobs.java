@@ -34,7 +34,7 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * Background jobs (s13, gaps 28–32 fixed): a slow command runs on its own thread with its own (long) timeout and the
+ * Background jobs: a slow command runs on its own thread with its own (long) timeout and the
  * whole output kept in a log; the call returns {@code bg_<id>} at once. Its completion ({@code completed},
  * {@code failed}, {@code timed_out} or {@code cancelled}, exit code, duration, first characters, output reference)
  * is stored and published as a {@code background_done} message on the owning agent's inbox topic, which also wakes

@@ -302,7 +302,7 @@ public interface ToolRunnerConfig {
         AUTO, OFF
     }
 
-    /** Background jobs (s13). */
+    /** Background jobs. */
     interface Background {
         /** Default timeout of a background job: builds and installs take minutes, not the foreground 120 s. */
         @WithDefault("30m")

@@ -42,7 +42,7 @@ public final class CommandPolicy {
     }
 
     /**
-     * The slow-command heuristic (s13, word-bounded): {@code true} when a simple command of {@code command} starts
+     * The slow-command heuristic (word-bounded): {@code true} when a simple command of {@code command} starts
      * with one of {@code patterns} (word sequences, e.g. {@code "npm run build"}), after wrappers.
      */
     public static boolean isSlow(String command, List<List<String>> patterns) {

@@ -53,7 +53,7 @@ public class CommandLauncher {
         }
         Map<String, String> env = EnvironmentPolicy.childEnvironment(parentEnvironment(), config.env().allowlist(), d,
                 home, ctx.team(), ctx.agent());
-        // issue 18: the W3C context of the call's span, for tools in the command that trace (none when tracing is off)
+        // the W3C context of the call's span, for tools in the command that trace (none when tracing is off)
         String traceparent = dev.cohort.core.trace.Tracing.traceparent();
         if (traceparent != null) {
             env = new java.util.HashMap<>(env);

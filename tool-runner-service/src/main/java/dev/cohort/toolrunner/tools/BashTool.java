@@ -125,7 +125,7 @@ public class BashTool implements Tool {
                 java.nio.file.Files.writeString(stdinFile, stdin, java.nio.charset.StandardCharsets.UTF_8);
             }
             // a command with stdin (hooks) starts cold; the others may take a warm sandbox
-            // issue 18: the process's span, whose context the command gets as TRACEPARENT
+            // the process's span, whose context the command gets as TRACEPARENT
             io.opentelemetry.api.trace.Span span = tracing.start("process " + config.shell(),
                     io.opentelemetry.api.trace.SpanKind.INTERNAL).setAttribute("cohort.team", ctx.team())
                     .setAttribute("cohort.agent", ctx.agent()).setAttribute("gen_ai.tool.call.id", ctx.callId());

@@ -12,7 +12,7 @@ import jakarta.inject.Inject;
 import java.util.Set;
 
 /**
- * {@code cancel_background {job_id}}: kills a running background job of the calling agent (s13 gap 31) and reports
+ * {@code cancel_background {job_id}}: kills a running background job of the calling agent and reports
  * its final state; a job that already ended is left as it is. Another agent's or team's job is answered like an
  * unknown id.
  */

@@ -11,7 +11,7 @@ import jakarta.inject.Inject;
 import java.util.Set;
 
 /**
- * {@code check_background {job_id}}: the state of one background job of the calling agent (s13 gap 31): status,
+ * {@code check_background {job_id}}: the state of one background job of the calling agent: status,
  * exit code, duration, error, first output and where the whole output is. Another agent's or team's job is answered
  * exactly like an unknown id, so nothing about it leaks.
  */

@@ -9,7 +9,7 @@ import java.util.UUID;
 
 /**
  * Whole outputs of large results and background jobs, stored in the state directory (outside every workspace, per
- * team) under unique ids (s08 gap 5: never a model-chosen or reusable name). The model reads them back with
+ * team) under unique ids (never a model-chosen or reusable name). The model reads them back with
  * {@code read_file path="cohort-output://<id>"}.
  */
 @ApplicationScoped

@@ -35,7 +35,7 @@ import java.util.regex.Pattern;
 public class Workspaces {
     /** Prefix of a {@code cwd} that names a worktree: {@code wt:<name>[/<dir>]}. */
     public static final String WORKTREE_PREFIX = "wt:";
-    /** Worktree names (s18): letters, digits, dot, underscore, hyphen, 1–64 characters. */
+    /** Worktree names: letters, digits, dot, underscore, hyphen, 1–64 characters. */
     public static final Pattern WORKTREE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     /**

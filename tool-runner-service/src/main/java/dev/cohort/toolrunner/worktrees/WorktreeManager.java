@@ -16,7 +16,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Git worktrees per s18 with its gaps 41–47 fixed: branch {@code wt/<name>} from a <b>recorded</b> base commit
+ * Git worktrees: branch {@code wt/<name>} from a <b>recorded</b> base commit
  * (explicit {@code base} or HEAD); the directory outside the main working tree (in the runner's state directory);
  * strict names; remove refuses uncommitted files <b>and</b> commits not in the base ({@code rev-list base..HEAD}) and
  * treats any git failure as "cannot verify"; keep requires the worktree to exist; create/remove/keep stored as
@@ -38,7 +38,7 @@ public class WorktreeManager {
     public record Info(String name, String branch, String baseCommit, String cwd, String status, String taskId) {
     }
 
-    /** Checks a name (s18 rules plus git's ref rules); returns it or throws a model-visible error. */
+    /** Checks a name (the worktree name pattern plus git's ref rules); returns it or throws a model-visible error. */
     public static String validateName(String name) {
         if (name == null || name.isEmpty()) {
             throw new ToolError("invalid-worktree-name", "worktree name is empty");

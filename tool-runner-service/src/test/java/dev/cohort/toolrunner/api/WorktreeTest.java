@@ -14,7 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** Worktrees per s18 with gaps 41–48 fixed: isolation, branch names, refusal rules, events. */
+/** Worktrees: isolation, branch names, refusal rules, events. */
 @QuarkusTest
 class WorktreeTest {
     @Inject

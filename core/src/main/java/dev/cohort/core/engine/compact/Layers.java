@@ -8,16 +8,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The local compaction layers L0–L2 (s08), pure functions over a conversation (CONVENTIONS #7), cheapest first.
+ * The local compaction layers L0–L2, pure functions over a conversation (CONVENTIONS #7), cheapest first.
  * None of them loses text: whatever leaves the context is first handed to {@link Store} (the agent's
  * {@link dev.cohort.core.engine.TranscriptStore}) and a reference stays in its place.
  * <ul>
  * <li>L0 {@link #persistOversized}: a tool result above {@code maxToolResultTokens} becomes a head+tail preview with
- * a reference to its stored full text; a result already persisted is never wrapped again (gap 4).</li>
+ * a reference to its stored full text; a result already persisted is never wrapped again.</li>
  * <li>L1 {@link #snip}: above {@code snipMaxMessages} the middle is stored as a transcript and replaced by a marker
  * naming it; the turn's request is kept; tool calls and results stay paired.</li>
  * <li>L2 {@link #microCompact}: tool results older than the last {@code keepRecentTurns} assistant turns are shortened
- * to a stub that keeps the reference (gaps 2, 3): a result the model has not seen yet is never touched.</li>
+ * to a stub that keeps the reference: a result the model has not seen yet is never touched.</li>
  * </ul>
  */
 public final class Layers {

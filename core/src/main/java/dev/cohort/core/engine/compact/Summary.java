@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * L3, the LLM summary (s08 {@code compact_history} with gaps 7, 8 fixed), as pure functions: what the summariser
+ * L3, the LLM summary (the seed's {@code compact_history}, corrected), as pure functions: what the summariser
  * reads (the <b>most recent</b> content that fits its budget, newest kept, oldest dropped), its prompt (with the
  * {@code compact} tool's focus), and the conversation that replaces the old one (summary + todo list + loaded skills
  * + the latest user request + the last turns verbatim).

@@ -5,7 +5,7 @@ import dev.cohort.core.engine.ModelToolCall;
 import java.util.List;
 
 /**
- * Token estimates without a tokenizer (s08 gap 10): ~4 characters per token for Latin text, one token per CJK
+ * Token estimates without a tokenizer: ~4 characters per token for Latin text, one token per CJK
  * character (the tutorial counted characters of the Python repr). Used only for what the provider has not measured
  * yet: the engine anchors on the prompt tokens the provider reported for the last call.
  */

@@ -1,7 +1,7 @@
 package dev.cohort.core.engine.hooks;
 
 /**
- * Marker of all hooks (s04): extensions hang on the loop instead of being written into it. A hook implements one
+ * Marker of all hooks: extensions hang on the loop instead of being written into it. A hook implements one
  * of the event interfaces ({@link UserPromptSubmitHook}, {@link PreToolUseHook}, {@link PostToolUseHook},
  * {@link StopHook}, {@link SubagentStopHook}, {@link PreCompactHook}).
  *

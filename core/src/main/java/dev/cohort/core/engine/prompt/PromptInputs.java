@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Everything the stable part of a system prompt depends on (s10). Two equal inputs give the same prompt, so the
+ * Everything the stable part of a system prompt depends on. Two equal inputs give the same prompt, so the
  * prefix is cached on these values, never on file mtimes.
  *
  * @param role        lead, teammate or subagent

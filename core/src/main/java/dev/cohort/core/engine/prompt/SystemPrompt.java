@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Assembles the system prompt from named sections (s10), a pure function: identity (per role, OS-neutral),
+ * Assembles the system prompt from named sections, a pure function: identity (per role, OS-neutral),
  * workspace, tool guidance, skills catalogue, how to read memories, team context. Empty sections are omitted.
  *
  * <p>The system prompt speaks with the operator's authority, so nothing an agent wrote is in it as if the operator

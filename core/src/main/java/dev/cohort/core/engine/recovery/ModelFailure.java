@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * What a failed model call means for recovery, decided from the HTTP status and the provider's error {@code code} /
- * {@code type} (s11 gap 16: never from substrings of the message, which misread "74290 tokens" as a 429).
+ * {@code type} (never from substrings of the message, which misread "74290 tokens" as a 429).
  *
  * @param kind       the class of failure
  * @param status     the HTTP status, 0 when there was no answer (connection error, timeout)

@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * The backoff delay before retry {@code attempt} (0-based), a pure function (CONVENTIONS #7): the server's
  * {@code Retry-After} when given (capped), else {@code min(base·2^attempt, max)} plus jitter in
- * {@code [0, jitterRatio·delay)} so that many agents do not retry in lockstep (s11).
+ * {@code [0, jitterRatio·delay)} so that many agents do not retry in lockstep.
  */
 public final class RetryPolicy {
     private RetryPolicy() {
@@ -14,10 +14,10 @@ public final class RetryPolicy {
     /**
      * @param attempt     the failed attempt, 0-based
      * @param retryAfter  the server's hint or null
-     * @param base        the first delay (s11: 500 ms)
-     * @param max         the cap of the computed delay (s11: 32 s)
+     * @param base        the first delay (the seed's 500 ms)
+     * @param max         the cap of the computed delay (the seed's 32 s)
      * @param maxHonoured the cap of a server hint (a broken header must not park an agent for hours)
-     * @param jitterRatio jitter as a fraction of the delay (s11: 0.25)
+     * @param jitterRatio jitter as a fraction of the delay (the seed's 0.25)
      * @param random      a value in [0, 1)
      */
     public static Duration delay(int attempt, Duration retryAfter, Duration base, Duration max, Duration maxHonoured,

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.cohort.core.protocol.EventType;
 
 /**
- * {@code compacted}: a compaction layer changed the conversation (s08).
+ * {@code compacted}: a compaction layer changed the conversation.
  *
  * @param turnId         the turn
  * @param layer          {@code L0} … {@code L3}

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import dev.cohort.core.protocol.EventType;
 
 /**
- * {@code model_retry}: what error recovery did (s11); {@code action} tells the record apart. Every record carries
+ * {@code model_retry}: what error recovery did; {@code action} tells the record apart. Every record carries
  * {@code turnId} and, in a subagent's loop, {@code subagent: true}.
  */
 @JsonPropertyOrder({"action"})

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.cohort.core.protocol.MessageType;
 
 /**
- * The metadata of {@code plan_approval_response} (s16, sent by {@code review_plan}): the lead's verdict on a plan.
+ * The metadata of {@code plan_approval_response} (sent by {@code review_plan}): the lead's verdict on a plan.
  *
  * @param requestId the id of the {@link PlanApprovalRequest} answered
  * @param approve   whether the plan is approved (the teammate's mutating tools are then released); an absent

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.cohort.core.protocol.MessageType;
 
 /**
- * The metadata of {@code shutdown_request} (s16): the lead asks a teammate to stop gracefully.
+ * The metadata of {@code shutdown_request}: the lead asks a teammate to stop gracefully.
  *
  * @param requestId the new request's id; the {@link ShutdownResponse} carries it back
  * @param reason    why, as given to {@code request_shutdown}; omitted when none was given

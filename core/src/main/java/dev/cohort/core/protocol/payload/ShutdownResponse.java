@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.cohort.core.protocol.MessageType;
 
 /**
- * The metadata of {@code shutdown_response} (s16): a teammate's answer to a {@link ShutdownRequest}.
+ * The metadata of {@code shutdown_response}: a teammate's answer to a {@link ShutdownRequest}.
  *
  * @param requestId the id of the request answered
  * @param approve   whether the teammate stops; an absent {@code approve} reads as {@code false}, as in the seed

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.cohort.core.protocol.MessageType;
 
 /**
- * The metadata of {@code result} (s15, structured per spec gap 24): a teammate's turn ended. The message's
+ * The metadata of {@code result} (structured): a teammate's turn ended. The message's
  * {@code content} is the summary (the teammate's final answer, or what it managed before it stopped).
  *
  * @param status {@link #COMPLETED}, {@link #MAX_ROUNDS}, {@link #BUDGET_EXCEEDED}, {@link #FAILED},

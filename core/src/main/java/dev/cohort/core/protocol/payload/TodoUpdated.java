@@ -4,7 +4,7 @@ import dev.cohort.core.protocol.EventType;
 import java.util.List;
 
 /**
- * {@code todo_updated}: the agent replaced its todo list (s05).
+ * {@code todo_updated}: the agent replaced its todo list.
  *
  * @param turnId the turn
  * @param todos  the whole list, in order

@@ -9,10 +9,10 @@ import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 
 /**
- * {@code compact {focus?}} (s08): asks for the conversation to be summarised before the next model call. The tool
+ * {@code compact {focus?}}: asks for the conversation to be summarised before the next model call. The tool
  * only records the request (its result is an ordinary tool result, so the other calls of the same reply still run
- * and every call keeps its result: s08 gap 11); the engine runs the summary, passing {@code focus} to the summariser
- * (gap 8: ignored there). It goes through the permission gate and hooks like any tool.
+ * and every call keeps its result); the engine runs the summary, passing {@code focus} to the summariser
+ * (the seed ignored it). It goes through the permission gate and hooks like any tool.
  */
 public final class CompactTool implements Tool {
     public static final String NAME = "compact";

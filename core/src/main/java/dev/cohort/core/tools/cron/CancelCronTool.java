@@ -10,7 +10,7 @@ import dev.cohort.core.tools.ToolSchemas;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /**
- * {@code cancel_cron} (seed s14): cancels a job of the caller's team; it never fires again. Idempotent on (agent, call
+ * {@code cancel_cron}: cancels a job of the caller's team; it never fires again. Idempotent on (agent, call
  * id) through the scheduler's {@code Idempotency-Key}: a repeated call (a resumed turn) is answered "Cancelled" as the
  * first was, not "no cron job".
  */

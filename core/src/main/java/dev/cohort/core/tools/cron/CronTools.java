@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * The lead's cron tools (seed s14) over one {@link SchedulerClient}, and the texts they show the model. A scheduler
+ * The lead's cron tools over one {@link SchedulerClient}, and the texts they show the model. A scheduler
  * refusal becomes a model-visible error naming the scheduler's rule ({@code scheduler:invalid-cron}, …); the scheduler
  * being down after the client's retries ends the turn ({@link ToolInfrastructureException}). Each tool returns a refusal
  * as an error result itself.

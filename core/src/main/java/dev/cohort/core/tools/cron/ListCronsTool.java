@@ -10,7 +10,7 @@ import dev.langchain4j.agent.tool.ToolSpecification;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** {@code list_crons} (seed s14): the caller's team's jobs, one line each. */
+/** {@code list_crons}: the caller's team's jobs, one line each. */
 public final class ListCronsTool extends SpecifiedTool {
 
     public static final String NAME = "list_crons";

@@ -7,7 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Arguments of {@code schedule_cron} (seed s14 + {@code timezone}), also the body of
+ * Arguments of {@code schedule_cron} (the seed's, plus {@code timezone}), also the body of
  * {@code POST /api/v1/teams/{team}/crons}. Defaults as in the seed's handler: recurring and durable true; timezone UTC
  * (the scheduler's default). The cron expression itself is validated by the scheduler, which owns the semantics.
  */

@@ -12,9 +12,9 @@ import dev.cohort.core.tools.ToolSchemas;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /**
- * {@code schedule_cron} (seed s14, plus {@code timezone}): registers a job on scheduler-service for the caller's team.
- * Idempotent on (agent, call id): the request carries {@code Idempotency-Key:} {@link EffectKey#uuid()}, so a repeated
- * call (a resumed turn) gets the job the first call created, with the same text, instead of a second job.
+ * {@code schedule_cron} (the seed's, plus {@code timezone}): registers a job on scheduler-service for the caller's
+ * team. Idempotent on (agent, call id): the request carries {@code Idempotency-Key:} {@link EffectKey#uuid()}, so a
+ * repeated call (a resumed turn) gets the job the first call created, with the same text, instead of a second job.
  *
  * <p>A job runs prompts later with nobody watching, so by default a person approves each one: the call's permission
  * subject is {@link PermissionSubject.Persistent}, which the gate asks about in every mode (bypass included) and

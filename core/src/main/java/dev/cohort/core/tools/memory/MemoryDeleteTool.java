@@ -12,7 +12,7 @@ import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import java.util.function.Function;
 
 /**
- * {@code memory_delete {name}}: "forget X" (s09 gap 11). An unknown name is a model-visible error listing the names.
+ * {@code memory_delete {name}}: "forget X". An unknown name is a model-visible error listing the names.
  * Idempotent on (agent, call id): a repeated call (a resumed turn) gets "Deleted", not "no memory named".
  */
 public final class MemoryDeleteTool implements Tool {

@@ -15,8 +15,8 @@ import java.util.Arrays;
 import java.util.function.Function;
 
 /**
- * {@code memory_write {name, type, description, body}}: "remember X" made explicit (s09 gap 11: no memory tool
- * there). The name is slugged; an existing memory of that name is replaced, and the result says so. Idempotent on
+ * {@code memory_write {name, type, description, body}}: "remember X" made explicit (the tutorial had no memory
+ * tool). The name is slugged; an existing memory of that name is replaced, and the result says so. Idempotent on
  * (agent, call id): a repeated call (a resumed turn) gets the first result, never "Updated" for its own write. The
  * memory records its provenance, the calling agent (identity from the host) and the time, which the prompt shows
  * with it: a memory is a note an agent wrote, not an instruction.

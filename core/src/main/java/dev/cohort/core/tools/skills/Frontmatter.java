@@ -6,7 +6,7 @@ import org.yaml.snakeyaml.Yaml;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
 
 /**
- * Splits a SKILL.md into YAML frontmatter and body with a real YAML parser (seed gap 10.1#19: BOM, {@code ---}
+ * Splits a SKILL.md into YAML frontmatter and body with a real YAML parser (BOM, {@code ---}
  * inside values, multi-line values). Pure.
  */
 public final class Frontmatter {

@@ -1,7 +1,7 @@
 package dev.cohort.core.tools.skills;
 
 /**
- * A skill (s07): a markdown document loaded on demand by {@code load_skill}; only name, description and
+ * A skill: a markdown document loaded on demand by {@code load_skill}; only name, description and
  * when-to-use sit in the system prompt's catalogue. A workspace skill is a file anyone who edits the repository can
  * write, agents included: the catalogue and {@code load_skill} show it quoted, with its file, as material of that
  * file's authority, never as the operator's instructions.

@@ -9,7 +9,7 @@ import dev.cohort.core.tools.ToolSchemas;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /**
- * {@code spawn_subagent} (s06): delegates a self-contained piece of work to a subagent with a clean context and
+ * {@code spawn_subagent}: delegates a self-contained piece of work to a subagent with a clean context and
  * returns only its final answer. Subagents cannot spawn subagents.
  */
 public final class SpawnSubagentTool extends SpecifiedTool {

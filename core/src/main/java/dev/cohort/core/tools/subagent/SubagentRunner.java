@@ -2,7 +2,7 @@ package dev.cohort.core.tools.subagent;
 
 import dev.cohort.core.tools.ToolContext;
 
-/** Runs a subagent for {@code spawn_subagent} (s06); implemented by the engine. */
+/** Runs a subagent for {@code spawn_subagent}; implemented by the engine. */
 @FunctionalInterface
 public interface SubagentRunner {
 

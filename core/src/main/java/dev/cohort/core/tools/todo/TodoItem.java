@@ -1,7 +1,7 @@
 package dev.cohort.core.tools.todo;
 
 /**
- * One item of an agent's todo list (s05).
+ * One item of an agent's todo list.
  *
  * @param content what to do
  * @param status  {@code pending}, {@code in_progress} or {@code completed}

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * One agent's todo list (s05): replaced as a whole by {@code todo_write}, validated all-or-nothing, at most one item
+ * One agent's todo list: replaced as a whole by {@code todo_write}, validated all-or-nothing, at most one item
  * {@code in_progress}. Not thread-safe: one agent runs one turn at a time.
  */
 public final class TodoList {

@@ -12,7 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code todo_write} (s05): replaces this agent's whole todo list. All-or-nothing: an invalid list (missing content,
+ * {@code todo_write}: replaces this agent's whole todo list. All-or-nothing: an invalid list (missing content,
  * unknown status, more than one {@code in_progress}) changes nothing and tells the model every problem.
  */
 public final class TodoWriteTool extends SpecifiedTool {

@@ -3,7 +3,7 @@ package dev.cohort.core.tools.workspace;
 import dev.cohort.core.tools.ToolSchemas;
 
 /**
- * {@code cancel_background} (s13 gap 31): kills a running background job the calling agent started (its whole
+ * {@code cancel_background}: kills a running background job the calling agent started (its whole
  * process group) and reports the final state. Only the agent's own jobs: the tool runner checks ownership against the
  * host's identity. Mutating. Runs in the tool runner.
  */

@@ -3,7 +3,7 @@ package dev.cohort.core.tools.workspace;
 import dev.cohort.core.tools.ToolSchemas;
 
 /**
- * {@code check_background} (s13 gap 31): the state of a background job the calling agent started. The tool runner
+ * {@code check_background}: the state of a background job the calling agent started. The tool runner
  * checks ownership against the host's identity, never against arguments. Read-only. Runs in the tool runner.
  */
 public final class CheckBackgroundTool extends WorkspaceTool {

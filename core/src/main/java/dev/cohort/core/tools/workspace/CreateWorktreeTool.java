@@ -3,7 +3,7 @@ package dev.cohort.core.tools.workspace;
 import dev.cohort.core.tools.ToolSchemas;
 
 /**
- * {@code create_worktree} (s18): a git worktree on its own branch {@code wt/<name>}, in a directory outside the main
+ * {@code create_worktree}: a git worktree on its own branch {@code wt/<name>}, in a directory outside the main
  * working tree, from a recorded base commit; optionally bound to a task of the board. Runs in the tool runner.
  */
 public class CreateWorktreeTool extends WorkspaceTool {

@@ -2,7 +2,7 @@ package dev.cohort.core.tools.workspace;
 
 import dev.cohort.core.tools.ToolSchemas;
 
-/** {@code keep_worktree} (s18): marks an existing worktree as kept for review. Runs in the tool runner. */
+/** {@code keep_worktree}: marks an existing worktree as kept for review. Runs in the tool runner. */
 public final class KeepWorktreeTool extends WorkspaceTool {
     public static final String NAME = "keep_worktree";
 

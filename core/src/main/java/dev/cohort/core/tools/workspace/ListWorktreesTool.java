@@ -2,7 +2,7 @@ package dev.cohort.core.tools.workspace;
 
 import dev.cohort.core.tools.ToolSchemas;
 
-/** {@code list_worktrees} (s18): the team's worktrees with branch, base commit, status and task. Runs in the tool runner. */
+/** {@code list_worktrees}: the team's worktrees with branch, base commit, status and task. Runs in the tool runner. */
 public final class ListWorktreesTool extends WorkspaceTool {
     public static final String NAME = "list_worktrees";
 

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.tools.ToolSchemas;
 
 /**
- * {@code remove_worktree} (s18): removes a worktree and its branch; refuses one with uncommitted files or commits not
+ * {@code remove_worktree}: removes a worktree and its branch; refuses one with uncommitted files or commits not
  * in its base unless {@code discard_changes} is true. Runs in the tool runner.
  */
 public class RemoveWorktreeTool extends WorkspaceTool {

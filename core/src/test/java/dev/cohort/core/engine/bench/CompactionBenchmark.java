@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.UUID;
 
 /**
- * One pass of the local compaction layers L0–L2 over a synthetic 200,000-token conversation (issue 5 target: ≤ 5 ms).
+ * One pass of the local compaction layers L0–L2 over a synthetic 200,000-token conversation (target: ≤ 5 ms).
  * The conversation: a task, then rounds of an assistant tool call and its result (~340 tokens each), every 40th result
  * oversized (~10k tokens, so L0 stores it), ~800 messages (so L1 snips). The store keeps texts in memory and the
  * transcript is serialised with Jackson exactly as the engine does. Run:

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * {@code lead.protocols}: shutdown and plan-approval requests (issue 15 item 1). Every transition is one conditional
+ * {@code lead.protocols}: shutdown and plan-approval requests. Every transition is one conditional
  * {@code UPDATE … WHERE id AND team AND type AND status = 'pending' AND <the answering agent>}; when it changes no row,
  * {@link #find} tells the caller why (unknown id, wrong type, wrong agent, already decided).
  */

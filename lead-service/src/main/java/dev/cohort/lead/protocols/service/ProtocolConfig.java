@@ -4,7 +4,7 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
 
-/** Team protocol settings ({@code cohort.protocols.*}, issue 15). */
+/** Team protocol settings ({@code cohort.protocols.*}). */
 @ConfigMapping(prefix = "cohort.protocols")
 public interface ProtocolConfig {
 

@@ -39,7 +39,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The lead's side of the team protocols (s16, issue 15 items 1–3). Requests live in {@code lead.protocols}; every
+ * The lead's side of the team protocols. Requests live in {@code lead.protocols}; every
  * transition is one conditional statement ({@link ProtocolRepository#decide}) and a {@code protocol_updated} event.
  *
  * <ul>

@@ -12,7 +12,7 @@ import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Set;
 
-/** The lead's protocol tools: {@code request_shutdown}, {@code request_plan}, {@code review_plan} (s16). */
+/** The lead's protocol tools: {@code request_shutdown}, {@code request_plan}, {@code review_plan}. */
 @ApplicationScoped
 public class ProtocolToolProvider implements ToolProvider {
 

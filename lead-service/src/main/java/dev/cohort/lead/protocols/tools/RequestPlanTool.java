@@ -11,7 +11,7 @@ import dev.cohort.lead.protocols.service.ProtocolService;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /**
- * {@code request_plan{teammate, content?}} (s16.3, the lead only): asks a teammate for a plan and closes its plan gate:
+ * {@code request_plan{teammate, content?}} (the lead only): asks a teammate for a plan and closes its plan gate:
  * its host refuses every mutating tool call until a plan it submits is approved ({@code review_plan}). Unlike the
  * seed, the request is enforced, not only asked for.
  */

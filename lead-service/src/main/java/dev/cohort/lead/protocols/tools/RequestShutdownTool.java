@@ -12,7 +12,7 @@ import dev.cohort.lead.protocols.service.ProtocolService;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /**
- * {@code request_shutdown{teammate, reason?}} (s16, the lead only): a {@code shutdown_request} with a new request id
+ * {@code request_shutdown{teammate, reason?}} (the lead only): a {@code shutdown_request} with a new request id
  * (derived from the call, so a resumed turn repeats the same request). Refused for an unknown or already shut-down
  * teammate, or one with a shutdown already pending. The answer comes back as a {@code shutdown_response} in the
  * lead's inbox; unanswered by its deadline the request expires and the teammate is stopped anyway.

@@ -13,8 +13,8 @@ import dev.cohort.lead.protocols.service.ProtocolService;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /**
- * {@code review_plan{request_id, approve, feedback?}} (s16.3, the lead only): decides a pending plan approval by one
- * conditional statement that checks the type (a shutdown request id is refused, seed gap 20) and that the plan was
+ * {@code review_plan{request_id, approve, feedback?}} (the lead only): decides a pending plan approval by one
+ * conditional statement that checks the type (a shutdown request id is refused) and that the plan was
  * submitted to the lead, then sends {@code plan_approval_response} to the plan's sender. Approved: its host lets it
  * change files; rejected: still gated, it sees the feedback and may submit again.
  */

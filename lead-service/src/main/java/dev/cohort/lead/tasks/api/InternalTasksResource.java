@@ -181,7 +181,7 @@ public class InternalTasksResource {
     }
 
     /**
-     * Claims for many teammates at once (issue 15 item 7): what claim-next does for each claimer, in one transaction;
+     * Claims for many teammates at once: what claim-next does for each claimer, in one transaction;
      * always 200, with the claims that went through.
      */
     @POST

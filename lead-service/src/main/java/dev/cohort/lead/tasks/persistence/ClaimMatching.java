@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Which claimer of a batched claim takes which candidate task (issue 15, item 7): a maximum matching between the
+ * Which claimer of a batched claim takes which candidate task: a maximum matching between the
  * candidates (free, unblocked, in id order) and the claimers, every pair eligible (role / assignee), found by
  * augmenting paths taken in id order (Kuhn). A task matched once stays matched while later ones are added, so the
  * set of tasks given out is the oldest one possible: with one claimer it is claim-next's "oldest task it may take",

@@ -24,7 +24,7 @@ import java.util.Set;
 /**
  * The task board in {@code lead.tasks} / {@code lead.task_deps}, plain JDBC. Every state transition is one
  * conditional statement ({@code UPDATE … WHERE <guards> RETURNING}): it either happens with all its guards true at
- * that instant or not at all, so concurrent claims cannot both win (seed gaps 25, 33, 34). A statement that matches
+ * that instant or not at all, so concurrent claims cannot both win. A statement that matches
  * nothing returns empty; the service then reads the row to explain why.
  *
  * <p>Time is the database's ({@code now()}), so leases mean the same on every replica whatever their clocks say.
@@ -44,8 +44,8 @@ public class TaskRepository {
             t.worktree, t.role, t.assignee""";
 
     /**
-     * The caller may take {@code t}: it names no assignee or the caller, and no role or the caller's role (s17 gap 38;
-     * {@code :role} is the caller's role as its host knows it, NULL for an agent without one, e.g. the lead).
+     * The caller may take {@code t}: it names no assignee or the caller, and no role or the caller's role
+     * ({@code :role} is the caller's role as its host knows it, NULL for an agent without one, e.g. the lead).
      */
     private static final String ELIGIBLE = """
             ((t.assignee IS NULL OR t.assignee = :agent) AND (t.role IS NULL OR t.role = CAST(:role AS text)))""";
@@ -60,7 +60,7 @@ public class TaskRepository {
             (t.status = 'in_progress' AND t.owner = :agent
              AND (CAST(:ownerOnly AS boolean) OR t.lease_token = CAST(:token AS text)))""";
 
-    /** {@code t} may be taken: nobody holds it, or its holder's lease ran out (gap 35: dead holders give work back). */
+    /** {@code t} may be taken: nobody holds it, or its holder's lease ran out (dead holders give work back). */
     private static final String FREE = """
             ((t.status = 'pending' AND t.owner IS NULL)
              OR (t.status = 'in_progress' AND t.lease_until IS NOT NULL AND t.lease_until < now()))""";
@@ -83,7 +83,7 @@ public class TaskRepository {
      * Claim-next: a task the caller already holds with the same token first (a retried claim-next returns the same
      * task instead of a second one), else the oldest pending unblocked task it may take, else the oldest one whose
      * lease expired; each branch walks the {@code (team, status, id)} index in id order and locks its row with
-     * SKIP LOCKED, so concurrent callers each get a different row without waiting on each other (gap 38) and a claim
+     * SKIP LOCKED, so concurrent callers each get a different row without waiting on each other and a claim
      * costs the same on a board of 10 or 10,000 pending tasks. (An expired claim is also turned back into a pending one
      * by any board read, see {@link #expireLeases}.)
      */
@@ -169,7 +169,7 @@ public class TaskRepository {
               AND t.lease_token = l.token AND (t.lease_until IS NULL OR t.lease_until >= now())
             RETURNING t.id""".formatted(LEASE_END));
 
-    /** Expired claims go back to pending, so what observers read is what claimers see (gap 35's reaper, lazily). */
+    /** Expired claims go back to pending, so what observers read is what claimers see (reaped lazily). */
     private static final NamedSql EXPIRE = NamedSql.of("""
             WITH old AS (
                 SELECT t.id, t.owner FROM lead.tasks t
@@ -370,7 +370,7 @@ public class TaskRepository {
         });
     }
 
-    /** Completes a task the caller holds and reports exactly the tasks this completion unblocked (gaps 24, 40). */
+    /** Completes a task the caller holds and reports exactly the tasks this completion unblocked. */
     public Optional<Completed> complete(String team, long id, String agent, String token, boolean ownerOnly, String result) {
         return complete(team, id, agent, token, ownerOnly, result, InTransaction.none());
     }
@@ -458,7 +458,7 @@ public class TaskRepository {
     }
 
     /**
-     * Every task {@code agent} holds in {@code team} back to pending, in one statement (issue 15: a teammate that shut
+     * Every task {@code agent} holds in {@code team} back to pending, in one statement (a teammate that shut
      * down, or whose shutdown request expired, holds nothing); returns the tasks released.
      */
     public List<TaskRow> releaseAllOwnedBy(String team, String agent) {
@@ -472,7 +472,7 @@ public class TaskRepository {
             WHERE t.team = :team AND t.owner = :agent AND t.status = 'in_progress'
             RETURNING %1$s""".formatted(COLS));
 
-    // ---- issue 15 item 7: batched claims (one replica's idle teammates of one team in one request)
+    // ---- batched claims (one replica's idle teammates of one team in one request)
 
     /** Eligible for at least one claimer of the batch (the exact pairing is {@link ClaimMatching}'s). */
     private static final String ELIGIBLE_ANY = """

@@ -9,8 +9,8 @@ import java.util.List;
  * @param blockedBy    every dependency id, ascending
  * @param unmet        the dependencies not completed yet, ascending (empty = unblocked)
  * @param leaseExpired the claim's lease ran out (by the database clock) and nobody renewed it
- * @param worktree     the git worktree the task is bound to (s18), or {@code null}
- * @param role         only a teammate of this role takes the task (s17 gap 38), or {@code null}
+ * @param worktree     the git worktree the task is bound to, or {@code null}
+ * @param role         only a teammate of this role takes the task, or {@code null}
  * @param assignee     only this agent takes the task, or {@code null}
  */
 public record TaskRow(long id, String team, String subject, String description, String status, String owner,

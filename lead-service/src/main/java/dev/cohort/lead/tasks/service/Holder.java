@@ -1,7 +1,7 @@
 package dev.cohort.lead.tasks.service;
 
 /**
- * Who acts on a task, as the host established it (never from model arguments, seed gap 12).
+ * Who acts on a task, as the host established it (never from model arguments).
  *
  * @param agent     the agent name in the team
  * @param token     the lease token the caller holds or asks for; null when identified by name alone

@@ -16,7 +16,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * Pushes {@code task_available} (s17 gap 38: no thundering-herd polling) to the idle teammates of a team when tasks
+ * Pushes {@code task_available} (so nobody needs thundering-herd polling) to the idle teammates of a team when tasks
  * become claimable: created unblocked, unblocked by a completion, released, or back from an expired lease. One
  * message per idle live teammate of the roster that may take at least one of the tasks (role / assignee), from the
  * lead, on {@code cohort.teammate.inbox}. Sent off the caller's thread after the change committed: a wake-up is a

@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 
 /**
  * Task ids: a database sequence shown as {@code task_<n>}. Parsing accepts only that form (or the bare number the
- * model sometimes sends), so nothing else ever reaches a query (seed gap 22: ids were put into file paths unchecked).
+ * model sometimes sends), so nothing else ever reaches a query.
  */
 public final class TaskIds {
     /** The accepted forms: {@code task_42} or {@code 42}; 18 digits fit a signed 64-bit number. */

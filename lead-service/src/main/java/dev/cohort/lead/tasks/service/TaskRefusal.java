@@ -26,7 +26,7 @@ public class TaskRefusal extends RuntimeException {
         LEASE_MISMATCH("lease-mismatch", 409),
         /** The lease ran out; the task is claimable again and must be claimed anew. */
         LEASE_EXPIRED("lease-expired", 409),
-        /** The task names another assignee or role than the caller's (s17 gap 38). */
+        /** The task names another assignee or role than the caller's. */
         NOT_ELIGIBLE("not-eligible", 409),
         /** The team's board is full. */
         LIMIT("limit", 409);

@@ -35,7 +35,7 @@ public final class TaskRules {
         return validateNew(subject, description, blockedBy, null, null, cfg);
     }
 
-    /** Checks and normalises a new task (gap 23: every problem at once, so the caller can fix them in one go). */
+    /** Checks and normalises a new task (every problem at once, so the caller can fix them in one go). */
     public static NewTask validateNew(String subject, String description, List<String> blockedBy, String role,
             String assignee, TaskConfig cfg) {
         List<String> problems = new ArrayList<>();
@@ -103,7 +103,7 @@ public final class TaskRules {
     }
 
     /**
-     * Why {@code holder} could not claim {@code task} (s17 order: status → owner → dependencies), or null when the
+     * Why {@code holder} could not claim {@code task} (in order: status → owner → dependencies), or null when the
      * task looks claimable now (it changed after the statement ran: the caller may retry). {@code deps} holds the
      * rows of the unmet dependencies, to name them.
      */

@@ -21,7 +21,7 @@ import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
- * The task board of each team (seed s12 + s17, gaps fixed): create with validated dependencies, list, get, claim,
+ * The task board of each team: create with validated dependencies, list, get, claim,
  * claim-next, complete, release, heartbeat. Used by the lead's tools and by the internal API teammates call.
  *
  * <p>Each transition is one conditional statement in {@link TaskRepository}; when it matches nothing, this service
@@ -118,7 +118,7 @@ public class TaskService {
     }
 
     /**
-     * Binds a task to a git worktree (s18), by name. The task must exist; its status does not change.
+     * Binds a task to a git worktree, by name. The task must exist; its status does not change.
      *
      * @throws TaskRefusal (not-found) when there is no such task
      */
@@ -216,7 +216,7 @@ public class TaskService {
     }
 
     /**
-     * Claims for many teammates of one team at once (issue 15 item 7: a teammate replica's idle teammates, coalesced):
+     * Claims for many teammates of one team at once (a teammate replica's idle teammates, coalesced):
      * one transaction gives each claimer its held task again (same token) or a free unblocked task it may take, the
      * oldest first (role / assignee respected, the pairing a maximum matching), and every fresh claim is recorded as
      * its own {@code task_claimed} event (via {@code claim-next}), in task id order, stored in that same transaction.
@@ -267,7 +267,7 @@ public class TaskService {
                 got.statements());
     }
 
-    /** Completes a task the holder holds; only the holder can (gap 13), and a repeat by the same holder is harmless. */
+    /** Completes a task the holder holds; only the holder can, and a repeat by the same holder is harmless. */
     public Completion complete(String team, String rawId, Holder holder, String result) {
         return complete(team, rawId, holder, result, InTransaction.none());
     }
@@ -302,7 +302,7 @@ public class TaskService {
         return new Completion(task, unblocked, false);
     }
 
-    /** Gives a held task back to pending (gap 35); releasing a task nobody holds is a no-op. */
+    /** Gives a held task back to pending; releasing a task nobody holds is a no-op. */
     public TaskRow release(String team, String rawId, Holder holder) {
         requireTeam(team);
         TaskRules.validateHolder(holder, cfg);
@@ -322,7 +322,7 @@ public class TaskService {
         return row;
     }
 
-    /** Renews a live lease (gap 35); a lost lease (expired, released, retaken) is refused so the worker stops. */
+    /** Renews a live lease; a lost lease (expired, released, retaken) is refused so the worker stops. */
     public TaskRow heartbeat(String team, String rawId, Holder holder, double leaseMs) {
         requireTeam(team);
         TaskRules.validateHolder(holder, cfg);

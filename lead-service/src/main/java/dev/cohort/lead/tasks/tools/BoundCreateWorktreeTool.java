@@ -11,7 +11,7 @@ import dev.cohort.lead.tasks.service.TaskIds;
 import dev.cohort.lead.tasks.service.TaskService;
 
 /**
- * {@code create_worktree} with its {@code task_id} bound on the board (s18). Unlike the seed, the task is checked
+ * {@code create_worktree} with its {@code task_id} bound on the board. Unlike the seed, the task is checked
  * <b>before</b> the worktree is made, so a wrong id leaves no orphan worktree behind; the worktree itself is made by
  * the tool runner, which also records the task id in its worktree events. With a {@code task_id} the call is
  * idempotent on (agent, call id): the worktree is the tool runner's (answered from its call record), the binding

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 
 /**
- * {@code remove_worktree} that respects the board (s18 gap 43): a worktree whose task is being worked on is not
+ * {@code remove_worktree} that respects the board: a worktree whose task is being worked on is not
  * pulled from under its holder, and once a worktree is gone no task stays bound to it (a later claimer would be sent
  * into a missing directory). Idempotent on (agent, call id): the removal is the tool runner's (answered from its call
  * record), the unbinding records the whole result in its transaction, so a repeat gets the first text, "Unbound:" line

@@ -14,9 +14,9 @@ import dev.cohort.lead.tasks.service.TaskService;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /**
- * {@code claim_task} (seed s12/s17): the caller becomes the owner and the task goes in_progress. Refused, naming the
+ * {@code claim_task}: the caller becomes the owner and the task goes in_progress. Refused, naming the
  * reason, when the task is blocked (its unfinished dependencies), held by someone else (the holder) or completed.
- * There is no {@code owner} argument: the owner is the calling agent (gap 12). Idempotent on (agent, call id): a
+ * There is no {@code owner} argument: the owner is the calling agent. Idempotent on (agent, call id): a
  * repeated call gets the first result ("Claimed …"), not "You already hold …" or, if the lease has run out since,
  * another agent's claim.
  */

@@ -15,8 +15,8 @@ import dev.langchain4j.agent.tool.ToolSpecification;
 import java.util.List;
 
 /**
- * {@code complete_task} (seed s12): only the holder completes (gap 13); the result names exactly the tasks this
- * completion unblocked, i.e. dependants of this task whose last unfinished dependency it was (gaps 24, 40).
+ * {@code complete_task}: only the holder completes; the result names exactly the tasks this
+ * completion unblocked, i.e. dependants of this task whose last unfinished dependency it was.
  * Idempotent on (agent, call id): a repeated call gets the first result, with the tasks it unblocked then, not "was
  * already completed by you".
  */

@@ -16,7 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * {@code create_task} (seed s12): a persistent task, optionally blocked by existing tasks. Idempotent on (agent, call
+ * {@code create_task}: a persistent task, optionally blocked by existing tasks. Idempotent on (agent, call
  * id): a repeated call gets "Created task_N" for the task the first call made, and no second task.
  */
 public final class CreateTaskTool extends SpecifiedTool {

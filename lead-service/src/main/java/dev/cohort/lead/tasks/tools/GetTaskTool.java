@@ -10,7 +10,7 @@ import dev.cohort.lead.tasks.service.TaskService;
 import dev.cohort.lead.tasks.service.TaskView;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
-/** {@code get_task} (seed s12): one task's full details as indented JSON. */
+/** {@code get_task}: one task's full details as indented JSON. */
 public final class GetTaskTool extends SpecifiedTool {
 
     public static final String NAME = "get_task";

@@ -11,7 +11,7 @@ import dev.langchain4j.agent.tool.ToolSpecification;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** {@code list_tasks} (seed s12): the team's board in creation order, one line per task. */
+/** {@code list_tasks}: the team's board in creation order, one line per task. */
 public final class ListTasksTool extends SpecifiedTool {
 
     public static final String NAME = "list_tasks";

@@ -20,9 +20,9 @@ import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
- * The board tools of seed s12 ({@code create_task}, {@code list_tasks}, {@code get_task}, {@code claim_task},
+ * The board tools ({@code create_task}, {@code list_tasks}, {@code get_task}, {@code claim_task},
  * {@code complete_task}) over one {@link TaskService}, for the lead's registry, and the texts they show the model.
- * The actor is always the context's agent (gap 12: no {@code owner} argument). A rule refusal is a model-visible
+ * The actor is always the context's agent (there is no {@code owner} argument). A rule refusal is a model-visible
  * error named {@code task:<code>}; the database being unreachable ends the turn.
  *
  * <p>The board's changes ({@code create_task}, {@code claim_task}, {@code complete_task}) are idempotent on (agent,
@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
 @ApplicationScoped
 public class TaskTools {
 
-    /** Characters of a description shown under a task in the list (gap 27: the seed never shows it). */
+    /** Characters of a description shown under a task in the list. */
     static final int DESCRIPTION_PREVIEW = 120;
 
     @Inject
@@ -42,7 +42,7 @@ public class TaskTools {
     ToolEffectRepository effects;
 
     /**
-     * The five board tools, in the order the seed registers them, then the worktree tools of s18 ({@code
+     * The five board tools, in the order the seed registers them, then the worktree tools ({@code
      * create_worktree} binds its {@code task_id} on this board, {@code remove_worktree} refuses while a bound task
      * is in progress and unbinds the rest; the others are the tool runner's as they are).
      */

@@ -219,7 +219,7 @@ public class RosterRepository {
                 }
             }
             case TASK_CLAIMED -> {
-                // issue 15: the roster's current task is the one its holder claimed last (claim or claim-next)
+                // the roster's current task is the one its holder claimed last (claim or claim-next)
                 String owner = text(d, "owner", null);
                 if (owner == null || Ids.LEAD.equals(owner)) {
                     return;
@@ -240,8 +240,8 @@ public class RosterRepository {
 
     /**
      * {@link #project} for several newly stored events, in their order, on their transaction's connection. A run of
-     * consecutive {@code task_claimed} events (a batched claim's) becomes one {@code UPDATE … FROM unnest} (issue 15
-     * item 7: one UPDATE per claim was a third of a batched claim's statements); within a run only the last claim of
+     * consecutive {@code task_claimed} events (a batched claim's) becomes one {@code UPDATE … FROM unnest} (one
+     * UPDATE per claim was a third of a batched claim's statements); within a run only the last claim of
      * an owner counts, as it would applied one by one. Every other event is projected alone, so the order of effects
      * is that of the events.
      */

@@ -22,7 +22,7 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The lead's side of starting teammates (s15 {@code spawn_teammate}, contract §1, §5, §7). The sequence of one call:
+ * The lead's side of starting teammates ({@code spawn_teammate}, contract §1, §5, §7). The sequence of one call:
  * <ol>
  * <li>a call already recorded (a resumed turn repeats it) publishes the same {@code spawn} again (same id: the
  * teammate's inbox dedupes it) and answers the recorded result;</li>

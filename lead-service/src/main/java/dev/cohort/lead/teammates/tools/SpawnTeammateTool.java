@@ -15,7 +15,7 @@ import dev.langchain4j.agent.tool.ToolSpecification;
 import java.util.function.Supplier;
 
 /**
- * {@code spawn_teammate{name, role, prompt, plan_mode?}} (s15, the lead only): starts a named teammate in
+ * {@code spawn_teammate{name, role, prompt, plan_mode?}} (the lead only): starts a named teammate in
  * teammate-service and returns at once; the teammate reports back with a {@code result} on the lead's inbox, which
  * wakes the lead. A shut-down teammate of that name is restarted with its history; a live one is refused. Idempotent
  * on the call ({@link TeammateService#spawn}): a resumed turn does not spawn twice.
