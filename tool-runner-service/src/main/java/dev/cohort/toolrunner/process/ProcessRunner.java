@@ -112,6 +112,26 @@ public final class ProcessRunner {
 
         /** Kills what is left in its cgroup and removes the cgroup. */
         void releaseCgroup();
+
+        /**
+         * Whether it serves call after call: a call's header carries a token ({@link #sendCall}), its output ends with
+         * an end mark holding the token and the status ({@link EndMarkedStream}), and after a clean end it goes back
+         * ({@link #giveBack}) instead of ending.
+         */
+        default boolean loops() {
+            return false;
+        }
+
+        /** Sends the header of one call to a stub that {@link #loops()}, leaving the pipe open. */
+        default void sendCall(String token, String shell, Path cwd, Map<String, String> env, String command)
+                throws IOException {
+            throw new IOException("this entry serves one call: its header is sent with send()");
+        }
+
+        /** Its call ended cleanly and nothing of it is left: it may serve another call (else it is killed). */
+        default void giveBack() {
+            kill();
+        }
     }
 
     /** The byte a stub answers when it has read its header and starts the command. */
@@ -277,6 +297,9 @@ public final class ProcessRunner {
         if (w == null) {
             return null;
         }
+        if (w.loops()) {
+            return runLooping(spec, capture, w);
+        }
         Process p = w.process();
         long start = System.nanoTime();
         // the command's processes get pids from here on: with the sandbox's own, all the leftover check has to read
@@ -321,6 +344,104 @@ public final class ProcessRunner {
         } finally {
             w.releaseCgroup(); // the command is over: what is left in its cgroup is killed, the cgroup removed
         }
+    }
+
+    /**
+     * Runs the command through an entry that serves call after call ({@link Prestarted#loops()}): the header with a
+     * fresh token goes to its stub, the first byte of the output is the acknowledgement, and the output ends at the end
+     * mark with that token and the command's status. Then whatever the command left in the entry's process group is
+     * killed, and the entry goes back to serve another call only when that left nothing behind: no process still in
+     * the group, no byte after the mark. A timeout, a cancel, an output over its limit, or a stub that ended without
+     * the mark kill the entry and everything in it. {@code null}, as for {@link #runWarm}, when the command provably
+     * did not start.
+     */
+    private static Outcome runLooping(Spec spec, OutputCapture capture, Prestarted w)
+            throws IOException, InterruptedException {
+        Process p = w.process();
+        long start = System.nanoTime();
+        long lastBeforeCommand = lastPid();
+        String token = Long.toHexString(TOKENS.nextLong()) + Long.toHexString(TOKENS.nextLong());
+        try {
+            w.sendCall(token, spec.shell(), spec.cwd(), spec.env(), spec.command());
+        } catch (IOException e) {
+            w.kill(); // it ended before its header: the command never ran
+            return null;
+        }
+        CallPhases.mark(CallPhases.STARTED);
+        killOnOutputLimit(p, capture, null);
+        AtomicBoolean went = new AtomicBoolean();
+        IOException[] readError = new IOException[1];
+        long[] marks = CallPhases.current();
+        EndMarkedStream out = new EndMarkedStream(p.getInputStream(), token);
+        PipeReader reader = PipeReader.start(() -> {
+            try {
+                if (p.getInputStream().read() != GO) {
+                    return;
+                }
+                CallPhases.markOn(marks, CallPhases.ACKED);
+                went.set(true);
+                capture.consume(out);
+                CallPhases.markOn(marks, CallPhases.OUTPUT_END);
+            } catch (IOException e) {
+                readError[0] = e;
+            }
+        });
+        Handle handle = new Handle(p);
+        boolean timedOut = !reader.join(spec.timeout());
+        if (timedOut) {
+            killGroup(p.pid());
+            p.destroyForcibly();
+            if (!reader.join(Duration.ofSeconds(5))) {
+                p.getInputStream().close();
+                reader.join(Duration.ofSeconds(1));
+            }
+        }
+        CallPhases.mark(CallPhases.EXITED);
+        boolean cancelled = handle.cancelled.get();
+        if (!timedOut && !cancelled && !went.get()) {
+            w.kill(); // no acknowledgement: the command was never exec'd
+            return null;
+        }
+        Integer status = out.status();
+        boolean clean = status != null && !timedOut && !cancelled && !capture.limitReached() && !out.trailing();
+        // the command's processes got pids after the last one handed out before its header (the stub's own is older)
+        if (clean && killLeftovers(p.pid(), List.of(new PidWindow(lastBeforeCommand + 1, lastPid())))
+                && p.isAlive() && p.getInputStream().available() == 0) {
+            w.giveBack();
+        } else {
+            w.kill();
+            if (status == null && !timedOut && !cancelled && p.waitFor(5, TimeUnit.SECONDS)) {
+                status = p.exitValue(); // the stub itself ended during the command (the command killed it)
+            }
+        }
+        capture.close();
+        if (readError[0] != null && !timedOut && !cancelled && !capture.limitReached()) {
+            throw readError[0];
+        }
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        return new Outcome(timedOut || cancelled ? null : status, timedOut, cancelled, ms);
+    }
+
+    private static final java.security.SecureRandom TOKENS = new java.security.SecureRandom();
+
+    /**
+     * Kills the members of group {@code pgid} among {@code pids} until none is left; {@code false} when some could not
+     * be made to go (or {@code /proc} cannot be read), so the group's leader must not serve again.
+     */
+    private static boolean killLeftovers(long pgid, List<PidWindow> pids) {
+        for (long pause : LEFTOVER_PAUSES_MS) {
+            List<Long> members = groupMembers(pgid, pids);
+            if (members == null) {
+                return false;
+            }
+            if (members.isEmpty()) {
+                return true;
+            }
+            signal(members, pgid);
+            java.util.concurrent.locks.LockSupport.parkNanos(pause * 1_000_000);
+        }
+        List<Long> members = groupMembers(pgid, pids);
+        return members != null && members.isEmpty();
     }
 
     /**

@@ -93,13 +93,13 @@ public class CommandLauncher {
             return s;
         }
         if (s.team() != null) {
-            // entries into the team's sandbox started ahead, one per call: the pool's key names the sandbox's holder,
-            // so a sandbox started again gets a pool of its own
+            // entries into the team's sandbox, each serving call after call: the pool's key names the sandbox's
+            // holder, so a sandbox started again gets a pool of its own
             Path root = ctx.root();
             List<Path> binds = sandbox.warmKey(ctx, home).binds();
             return new ProcessRunner.Spec(s.shell(), s.command(), s.cwd(), s.env(), s.timeout(), s.sandboxPrefix(), null,
                     null, s.team(), lease -> warm.takeIfRoom(new WarmSandboxes.Key(ctx.team(),
-                            withLimits(lease.prefix(root)), root, binds)));
+                            withLimits(lease.prefix(root)), root, binds, true)));
         }
         WarmSandboxes.Key key = warmKey(ctx, home);
         return new ProcessRunner.Spec(s.shell(), s.command(), s.cwd(), s.env(), s.timeout(), s.sandboxPrefix(),

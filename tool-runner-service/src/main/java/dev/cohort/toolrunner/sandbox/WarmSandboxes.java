@@ -130,6 +130,40 @@ public class WarmSandboxes {
             "eval \"$BASH_EXECUTION_STRING\"");
 
     /**
+     * The stub of an entry that serves call after call (an entry into a team sandbox, whose calls share its processes
+     * and {@code /tmp} anyway). It clears its environment and says it is ready as {@link #STUB} does, then loops: it
+     * reads a header ({@link #header}, with the call's token first), runs the call in a forked subshell that does what
+     * {@link #STUB}'s {@code exec} branch does ({@code cd}, stdin on {@code /dev/null}, exactly the call's environment,
+     * the acknowledgement, {@code exec <shell> -c <command>}: the command is a new shell, as in a cold start), and when
+     * the subshell has ended writes the end mark {@code NUL US cohort-end:<token>:<status> LF}. The token is never
+     * exported, so the command cannot end its output early. Per call: one {@code fork} and one {@code exec}, against
+     * a chain of seven program starts for an entry used once.
+     */
+    static final String LOOP_STUB = String.join("; ",
+            "for __v in " + allNames() + "; do [[ ${!__v@a} == *x* ]] && unset \"$__v\" 2>/dev/null; done; unset __v",
+            "printf '\\006'",
+            "while IFS= read -r -N 8 __n && IFS= read -r -N $((10#$__n)) __h; do __o=0",
+            "__f=()",
+            "while [ $__o -lt ${#__h} ]; do __n=$((10#${__h:__o:8})); __f+=(\"${__h:__o+8:__n}\"); __o=$((__o + 8 + __n)); done",
+            "[ ${#__f[@]} -ge 4 ] || exit 125",
+            "__t=${__f[0]}",
+            "__sh=${__f[1]}",
+            "__cwd=${__f[2]}",
+            "__cmd=${__f[3]}",
+            "__env=(\"${__f[@]:4}\")",
+            "unset __n __h __o __f",
+            "( cd -P -- \"$__cwd\" || exit 125",
+            "exec </dev/null",
+            "unset OLDPWD PWD",
+            "[ ${#__env[@]} -eq 0 ] || export -- \"${__env[@]}\" || exit 125",
+            "printf '\\002'",
+            "case ${SHLVL-} in '' | *[!0-9]*) ;; *) SHLVL=$((10#$SHLVL + 1)) ;; esac",
+            "exec -- \"$__sh\" -c \"$__cmd\" )",
+            "printf '\\000\\037cohort-end:%s:%d\\n' \"$__t\" $?",
+            "unset __t __sh __cwd __cmd __env",
+            "done");
+
+    /**
      * The header the stub reads: its length, then the fields shell, cwd, command and each {@code NAME=value} of the
      * environment, each as its length and its bytes (lengths as 8 decimal digits), encoded as the JVM encodes a
      * process's arguments and environment. The stub reads it with two {@code read -N}: a field delimited by a NUL
@@ -138,8 +172,16 @@ public class WarmSandboxes {
      * process can get it: a cold start refuses it the same way) or the header would not fit its 8 digits.
      */
     static byte[] header(String shell, Path cwd, Map<String, String> env, String command) {
+        return header(null, shell, cwd, env, command);
+    }
+
+    /** {@link #header(String, Path, Map, String)} with {@code token} first when not {@code null} ({@link #LOOP_STUB}). */
+    static byte[] header(String token, String shell, Path cwd, Map<String, String> env, String command) {
         Charset cs = nativeCharset();
-        List<String> fields = new ArrayList<>(3 + env.size());
+        List<String> fields = new ArrayList<>(4 + env.size());
+        if (token != null) {
+            fields.add(token);
+        }
         fields.add(shell);
         fields.add(cwd.toString());
         fields.add(command);
@@ -197,6 +239,10 @@ public class WarmSandboxes {
     /** Counts (methods: tests reach the bean through its CDI proxy, not its fields). */
     long pooledCount() {
         return pooled.get();
+    }
+
+    long startedForCallCount() {
+        return startedForCall.get();
     }
 
     long unusableCount() {
@@ -257,13 +303,21 @@ public class WarmSandboxes {
      *                  containment root (empty without a sandbox)
      * @param directory the directory the process is started in (the containment root)
      * @param binds     the directories bound into the sandbox, checked for replacement before use
+     * @param reusable  its sandboxes run {@link #LOOP_STUB} and go back to the pool after a call that ended cleanly
+     *                  (entries into a team sandbox); a pool of them is not refilled ahead: a call that finds none
+     *                  starts one, which then stays
      */
-    public record Key(String team, List<String> command, Path directory, List<Path> binds) {
+    public record Key(String team, List<String> command, Path directory, List<Path> binds, boolean reusable) {
         public Key {
             Objects.requireNonNull(team);
             command = List.copyOf(command);
             Objects.requireNonNull(directory);
             binds = List.copyOf(binds);
+        }
+
+        /** A key whose sandboxes serve one call each. */
+        public Key(String team, List<String> command, Path directory, List<Path> binds) {
+            this(team, command, directory, binds, false);
         }
     }
 
@@ -280,6 +334,8 @@ public class WarmSandboxes {
         private volatile String failure;
         /** Its cgroup (every process of the sandbox is in it from the start); {@code null}: none. */
         private volatile CommandCgroups.Cgroup cgroup;
+        /** Where it goes back after a call when it serves call after call ({@link #LOOP_STUB}); {@code null}: it does not. */
+        private volatile java.util.function.Consumer<Warm> home;
 
         private Warm(Process process, List<Path> binds, List<Object> fileKeys) {
             this.startedNanos = System.nanoTime();
@@ -332,6 +388,34 @@ public class WarmSandboxes {
             }
             try (OutputStream out = process.getOutputStream()) {
                 out.write(header);
+            }
+        }
+
+        @Override
+        public boolean loops() {
+            return home != null;
+        }
+
+        /** Hands a call to a looping stub ({@link #LOOP_STUB}); the pipe stays open for the next one. */
+        @Override
+        public void sendCall(String token, String shell, Path cwd, Map<String, String> env, String command)
+                throws IOException {
+            byte[] header = header(token, shell, cwd, env, command);
+            if (header == null) {
+                throw new IOException("the call cannot be put in a warm sandbox's header");
+            }
+            OutputStream out = process.getOutputStream();
+            out.write(header);
+            out.flush();
+        }
+
+        @Override
+        public void giveBack() {
+            java.util.function.Consumer<Warm> h = home;
+            if (h == null) {
+                kill();
+            } else {
+                h.accept(this);
             }
         }
 
@@ -477,7 +561,9 @@ public class WarmSandboxes {
         synchronized (pool) {
             anotherReady = pool.warm.stream().anyMatch(o -> o.ready.getNow(false));
         }
-        if (w != null && anotherReady) {
+        if (key.reusable()) {
+            // entries that serve call after call come back after their call: none is started ahead
+        } else if (w != null && anotherReady) {
             // the next call has a sandbox already: the replacement starts once this call is answered, so its start
             // (the JVM's spawn, bubblewrap's namespace set-up) does not compete with this call for the CPU
             Pool p = pool;
@@ -590,7 +676,7 @@ public class WarmSandboxes {
             cmd.addAll(cg.join());
         }
         cmd.addAll(key.command());
-        cmd.addAll(List.of("/bin/bash", "-c", STUB));
+        cmd.addAll(List.of("/bin/bash", "-c", key.reusable() ? LOOP_STUB : STUB));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(key.directory().toFile()).redirectErrorStream(true);
         pb.environment().clear(); // the stub gets each call's environment in its header
         Process p;
@@ -604,6 +690,9 @@ public class WarmSandboxes {
         }
         Warm w = new Warm(p, key.binds(), keys);
         w.cgroup = cg;
+        if (key.reusable()) {
+            w.home = back -> giveBack(key, back);
+        }
         awaitReadyByte(p, w);
         return w;
     }
@@ -710,6 +799,30 @@ public class WarmSandboxes {
         }
         out.forEach(p -> close(p, "idle for " + config.warmSandbox().idleTimeout()));
         return out.size();
+    }
+
+    /**
+     * An entry whose call ended cleanly goes back to the head of its pool (the most recently used is taken first), or
+     * is killed when its pool is gone or full ({@code size}), or when it is no longer usable.
+     */
+    private void giveBack(Key key, Warm w) {
+        Pool pool;
+        synchronized (this) {
+            pool = pools.get(key);
+        }
+        boolean kept = false;
+        if (pool != null && !closed && w.usable()) {
+            synchronized (pool) {
+                if (!pool.closed && pool.warm.size() < Math.max(1, config.warmSandbox().size())) {
+                    pool.warm.addFirst(w);
+                    pool.lastUsedNanos = System.nanoTime();
+                    kept = true;
+                }
+            }
+        }
+        if (!kept) {
+            w.kill();
+        }
     }
 
     private void close(Pool p, String why) {

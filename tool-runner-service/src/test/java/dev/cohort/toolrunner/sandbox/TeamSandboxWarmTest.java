@@ -14,8 +14,9 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
- * A team's foreground commands take an entry into its sandbox started ahead (a warm sandbox whose prefix enters the
- * team sandbox), so nothing is started on the call's path; what they see is the team sandbox's.
+ * A team's foreground commands run through entries into its sandbox that serve call after call (a stub inside the
+ * team sandbox that forks each command), so nothing is started on the call's path but the command's own shell; what
+ * they see is the team sandbox's, and nothing of one call is left for the next.
  */
 @QuarkusTest
 class TeamSandboxWarmTest {
@@ -27,21 +28,73 @@ class TeamSandboxWarmTest {
     ToolRunnerConfig config;
 
     @Test
-    void aTeamsCallTakesAnEntryStartedAheadAndRunsInTheTeamsSandbox() {
+    void aTeamsEntryServesCallAfterCallInTheTeamsSandbox() {
         Assumptions.assumeTrue(teams.enabled() && warm.enabled(), "no team sandboxes or no warm entries in this run");
         warm.evictOver(0); // room for this team's pool (earlier tests' teams may hold max-pools of them)
         String team = newTeam();
         assertThat(bash(team, "echo kept > /tmp/note").exitCode()).isZero();
-        await().atMost(Duration.ofSeconds(60)).until(() -> warm.keys().stream()
-                .anyMatch(k -> k.team().equals(team) && warm.readyCount(k) == config.warmSandbox().size()));
+        WarmSandboxes.Key key = entryKey(team);
+        await().atMost(Duration.ofSeconds(60)).until(() -> warm.readyCount(key) == 1);
         long pooled = warm.pooledCount();
+        long started = warm.startedForCallCount();
         long holder = teams.holderPids(team).get(0);
 
         ToolCallResult r = bash(team, "cat /tmp/note; cat /proc/1/cmdline | tr '\\0' ' '");
+        ToolCallResult second = bash(team, "echo $$ $BASH_SUBSHELL $SHLVL; exit 7");
+        ToolCallResult third = bash(team, "echo three");
 
-        assertThat(warm.pooledCount()).as("served by an entry started ahead").isEqualTo(pooled + 1);
         assertThat(r.output()).as("%s", r).startsWith("kept\n").contains("cohort-team-sandbox");
+        assertThat(second.exitCode()).as("%s", second).isEqualTo(7);
+        assertThat(second.output()).as("a new shell, as a cold start gives").endsWith(" 0 1\n");
+        assertThat(third.output()).isEqualTo("three\n");
+        assertThat(warm.pooledCount()).as("each served by the entry that came back").isEqualTo(pooled + 3);
+        assertThat(warm.startedForCallCount()).as("no entry started for them").isEqualTo(started);
+        assertThat(warm.readyCount(key)).isEqualTo(1);
         assertThat(teams.holderPids(team)).containsExactly(holder);
+    }
+
+    @Test
+    void whatACallLeavesBehindIsKilledBeforeItsEntryServesAgain() {
+        Assumptions.assumeTrue(teams.enabled() && warm.enabled(), "no team sandboxes or no warm entries in this run");
+        warm.evictOver(0);
+        String team = newTeam();
+        assertThat(bash(team, "true").exitCode()).isZero();
+        WarmSandboxes.Key key = entryKey(team);
+        await().atMost(Duration.ofSeconds(60)).until(() -> warm.readyCount(key) == 1);
+        long pooled = warm.pooledCount();
+
+        ToolCallResult left = bash(team, "sleep 300 & sleep 301 > /dev/null 2>&1 & echo started");
+        ToolCallResult look = bash(team, "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done"
+                + " | grep -c '^sleep 30[01]' || true");
+
+        assertThat(left.output()).isEqualTo("started\n");
+        assertThat(look.output()).as("no leftover of the earlier call").isEqualTo("0\n");
+        assertThat(warm.pooledCount()).as("both served by the entry").isEqualTo(pooled + 2);
+    }
+
+    @Test
+    void anOutputThatImitatesTheEndMarkIsOutputAndAStubKilledByItsCommandIsReplaced() {
+        Assumptions.assumeTrue(teams.enabled() && warm.enabled(), "no team sandboxes or no warm entries in this run");
+        warm.evictOver(0);
+        String team = newTeam();
+        assertThat(bash(team, "true").exitCode()).isZero();
+        WarmSandboxes.Key key = entryKey(team);
+        await().atMost(Duration.ofSeconds(60)).until(() -> warm.readyCount(key) == 1);
+
+        ToolCallResult fake = bash(team, "printf 'a\\000\\037cohort-end:0123456789abcdef:0\\nafter\\n'; exit 3");
+        ToolCallResult killer = bash(team, "kill -KILL $PPID; sleep 1; echo not reached");
+        ToolCallResult next = bash(team, "echo next");
+
+        assertThat(fake.exitCode()).as("%s", fake).isEqualTo(3);
+        assertThat(fake.output()).contains("cohort-end:0123456789abcdef:0").endsWith("after\n");
+        assertThat(killer.exitCode()).as("%s", killer).isNotNull().isNotZero();
+        assertThat(next.output()).isEqualTo("next\n");
+        assertThat(next.exitCode()).isZero();
+    }
+
+    /** The pool of the entries into {@code team}'s sandbox. */
+    private WarmSandboxes.Key entryKey(String team) {
+        return warm.keys().stream().filter(k -> k.team().equals(team)).findFirst().orElseThrow();
     }
 
     @Test
@@ -61,7 +114,7 @@ class TeamSandboxWarmTest {
         ToolCallResult second = bash(late, "echo two");
 
         assertThat(first.output() + second.output()).isEqualTo("one\ntwo\n");
-        assertThat(warm.pooledCount()).as("both started their own entry").isEqualTo(pooled);
+        assertThat(warm.pooledCount()).as("the first started its own entry, the second found none back").isEqualTo(pooled);
         assertThat(warm.keys()).as("no pool evicted for the late team").containsExactlyInAnyOrderElementsOf(pools);
     }
 }
