@@ -3,7 +3,9 @@ package dev.cohort.host;
 import dev.cohort.core.host.HostSettings;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.UUID;
 
 /** {@code cohort.host.*}: the shared agent host of this replica (lead-service and teammate-service). */
 @ConfigMapping(prefix = "cohort.host")
@@ -49,7 +51,7 @@ public interface HostConfig {
 
     /** This JVM's instance id: {@code pid@host/random}, recorded as the owner of the agents it adopts. */
     static String newInstanceId() {
-        return java.lang.management.ManagementFactory.getRuntimeMXBean().getName() + "/"
-                + java.util.UUID.randomUUID().toString().substring(0, 8);
+        return ManagementFactory.getRuntimeMXBean().getName() + "/"
+                + UUID.randomUUID().toString().substring(0, 8);
     }
 }

@@ -2,30 +2,34 @@ package dev.cohort.cli;
 
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.Devstack;
-import dev.cohort.devstack.Ports;
 import dev.cohort.devstack.kafka.KafkaCredentials;
 import dev.cohort.devstack.model.ScriptedModelServer;
+import dev.cohort.devstack.Ports;
+import java.io.File;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import java.util.Set;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.function.IntSupplier;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -110,7 +114,7 @@ public final class UpCommand implements Callable<Integer> {
         if (path == null || path.isBlank()) {
             return List.of();
         }
-        for (String dir : path.split(java.io.File.pathSeparator)) {
+        for (String dir : path.split(File.pathSeparator)) {
             if (dir.isBlank()) {
                 continue;
             }
@@ -487,7 +491,7 @@ public final class UpCommand implements Callable<Integer> {
 
     /** Whether nothing listens on {@code port} of 127.0.0.1 now. */
     private static boolean bindable(int port) {
-        try (java.net.ServerSocket s = new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
             return true;
         } catch (IOException e) {
             return false;
@@ -538,7 +542,7 @@ public final class UpCommand implements Callable<Integer> {
         try {
             String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + toolRunnerManagementPort + "/q/health/ready"))
                     .timeout(Duration.ofSeconds(2)).GET().build(), HttpResponse.BodyHandlers.ofString()).body();
-            var m = java.util.regex.Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(body);
+            var m = Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(body);
             if (m.find()) {
                 level = m.group(1);
             }

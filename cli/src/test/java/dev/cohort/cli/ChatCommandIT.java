@@ -16,12 +16,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
+import java.util.ArrayList;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
-import org.junit.jupiter.api.Test;
+import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
@@ -195,7 +196,7 @@ class ChatCommandIT {
 
     private Process start(Path workspace, Path home, int modelPort, String... args) throws Exception {
         Path repo = Path.of("..").toAbsolutePath().normalize();
-        List<String> cmd = new java.util.ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp", System.getProperty("java.class.path"), "-Dcohort.home=" + repo, "dev.cohort.cli.Main"));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(workspace.toFile()).redirectErrorStream(true);

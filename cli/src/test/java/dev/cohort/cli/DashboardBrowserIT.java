@@ -5,11 +5,14 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
+import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
-import java.net.URI;
+import java.io.PrintStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,8 +20,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 
 /**
  * The dashboard (#19) in a real headless Chromium against real services: {@code cohort up} with the scripted model
@@ -296,17 +299,17 @@ class DashboardBrowserIT {
 
     /** {@code cohort dashboard --team default} in this JVM (the test's token), its stdout: the link. */
     private static String dashboardLink(String lead) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        java.io.PrintStream saved = System.out;
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream saved = System.out;
         int rc;
-        try (java.io.PrintStream o = new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8)) {
+        try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8)) {
             System.setOut(o);
             rc = new picocli.CommandLine(new Main()).execute("dashboard", "--team", "default", "--url", lead, "--token", TOKEN);
         } finally {
             System.setOut(saved);
         }
         assertThat(rc).isZero();
-        return out.toString(java.nio.charset.StandardCharsets.UTF_8).strip();
+        return out.toString(StandardCharsets.UTF_8).strip();
     }
 
     /**

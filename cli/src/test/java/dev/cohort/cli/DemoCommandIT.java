@@ -7,19 +7,19 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -122,11 +122,11 @@ class DemoCommandIT {
             JsonNode tasks = Json.MAPPER.readTree(http.send(HttpRequest.newBuilder(URI.create(lead + "/api/v1/teams/default/tasks"))
                     .header("Cookie", cookie).build(), HttpResponse.BodyHandlers.ofString()).body());
             assertThat(tasks).anyMatch(t -> t.path("id").asText().equals("task_1") && t.path("status").asText().equals("completed"));
-            HttpResponse<java.util.stream.Stream<String>> events = http.send(HttpRequest.newBuilder(URI.create(lead
+            HttpResponse<Stream<String>> events = http.send(HttpRequest.newBuilder(URI.create(lead
                     + "/api/v1/teams/default/events?since=0")).header("Cookie", cookie).header("Accept", "text/event-stream")
                     .build(), HttpResponse.BodyHandlers.ofLines());
             assertThat(events.statusCode()).isEqualTo(200);
-            try (java.util.stream.Stream<String> lines = events.body()) {
+            try (Stream<String> lines = events.body()) {
                 // the stream stays open: read until the demo's third answer, which is in the history
                 assertThat(lines.anyMatch(l -> l.startsWith("data:") && l.contains("Removed build/."))).isTrue();
             }

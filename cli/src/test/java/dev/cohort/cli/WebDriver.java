@@ -6,15 +6,16 @@ import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.OptionalProgram;
 import dev.cohort.devstack.Ports;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -210,7 +211,7 @@ final class WebDriver implements AutoCloseable {
         } finally {
             driver.destroy();
             try {
-                if (!driver.waitFor(Duration.ofSeconds(20).toSeconds(), java.util.concurrent.TimeUnit.SECONDS)) {
+                if (!driver.waitFor(Duration.ofSeconds(20).toSeconds(), TimeUnit.SECONDS)) {
                     driver.descendants().forEach(ProcessHandle::destroyForcibly);
                     driver.destroyForcibly();
                 }

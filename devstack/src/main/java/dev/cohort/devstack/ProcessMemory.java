@@ -1,14 +1,16 @@
 package dev.cohort.devstack;
 
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * Where a service JVM's memory goes, as a container's memory limit sees it: the kernel's resident set
@@ -83,15 +85,15 @@ public record ProcessMemory(long rssMb, long peakRssMb, long heapCommittedMb, lo
         }
         Process p = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "VM.native_memory", "summary").redirectErrorStream(true)
                 .start();
-        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor();
         return nativeBeyondHeap(out);
     }
 
     /** From a {@code VM.native_memory summary} report; -1 when it has no totals (tracking off). */
     static long nativeBeyondHeap(String report) {
-        var total = java.util.regex.Pattern.compile("Total: reserved=(\\d+)(KB)?, committed=(\\d+)(KB)?").matcher(report);
-        var heap = java.util.regex.Pattern.compile("Java Heap \\(reserved=(\\d+)(KB)?, committed=(\\d+)(KB)?").matcher(report);
+        var total = Pattern.compile("Total: reserved=(\\d+)(KB)?, committed=(\\d+)(KB)?").matcher(report);
+        var heap = Pattern.compile("Java Heap \\(reserved=(\\d+)(KB)?, committed=(\\d+)(KB)?").matcher(report);
         if (!total.find() || !heap.find()) {
             return -1;
         }

@@ -2,17 +2,18 @@ package dev.cohort.devstack;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A Cohort service (a Quarkus fast-jar) as a child process: used by tests that need a second real service (the
@@ -82,7 +83,7 @@ public final class ServiceProcess implements AutoCloseable {
         }
         try {
             Path log = Files.createTempFile("cohort-" + name + "-", ".log");
-            List<String> cmd = new java.util.ArrayList<>();
+            List<String> cmd = new ArrayList<>();
             cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
             cmd.addAll(jvmFlags);
             cmd.add("-jar");

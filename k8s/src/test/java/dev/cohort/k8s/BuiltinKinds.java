@@ -1,38 +1,41 @@
 package dev.cohort.k8s;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import io.fabric8.kubernetes.api.model.ConfigMap;
-import io.fabric8.kubernetes.api.model.Container;
-import io.fabric8.kubernetes.api.model.ContainerPort;
-import io.fabric8.kubernetes.api.model.EnvVar;
-import io.fabric8.kubernetes.api.model.HasMetadata;
-import io.fabric8.kubernetes.api.model.KubernetesResource;
-import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
-import io.fabric8.kubernetes.api.model.PodSpec;
-import io.fabric8.kubernetes.api.model.Probe;
-import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.Secret;
-import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServiceAccount;
-import io.fabric8.kubernetes.api.model.ServicePort;
-import io.fabric8.kubernetes.api.model.Volume;
-import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscaler;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerPort;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.KubernetesResource;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPeer;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.rbac.Role;
 import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
+import io.fabric8.kubernetes.api.model.ServicePort;
+import io.fabric8.kubernetes.api.model.Volume;
+import io.fabric8.kubernetes.api.model.VolumeMount;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.math.BigDecimal;
@@ -43,8 +46,9 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Built-in kinds, checked like the API server would: the object must map onto fabric8's model with no unknown field
@@ -308,16 +312,16 @@ final class BuiltinKinds {
             }
         }
         List<NetworkPolicyPeer> peers = new ArrayList<>();
-        Objects.requireNonNullElse(np.getSpec().getIngress(), List.<io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyIngressRule>of())
+        Objects.requireNonNullElse(np.getSpec().getIngress(), List.<NetworkPolicyIngressRule>of())
                 .forEach(r -> {
                     peers.addAll(Objects.requireNonNullElse(r.getFrom(), List.of()));
-                    Objects.requireNonNullElse(r.getPorts(), List.<io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort>of())
+                    Objects.requireNonNullElse(r.getPorts(), List.<NetworkPolicyPort>of())
                             .forEach(p -> protocol(id, p.getProtocol(), out));
                 });
-        Objects.requireNonNullElse(np.getSpec().getEgress(), List.<io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyEgressRule>of())
+        Objects.requireNonNullElse(np.getSpec().getEgress(), List.<NetworkPolicyEgressRule>of())
                 .forEach(r -> {
                     peers.addAll(Objects.requireNonNullElse(r.getTo(), List.of()));
-                    Objects.requireNonNullElse(r.getPorts(), List.<io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicyPort>of())
+                    Objects.requireNonNullElse(r.getPorts(), List.<NetworkPolicyPort>of())
                             .forEach(p -> protocol(id, p.getProtocol(), out));
                 });
         for (NetworkPolicyPeer p : peers) {
@@ -409,7 +413,7 @@ final class BuiltinKinds {
                 }
                 if (e.getValueFrom() != null) {
                     var f = e.getValueFrom();
-                    long sources = java.util.stream.Stream.of(f.getSecretKeyRef(), f.getConfigMapKeyRef(), f.getFieldRef(), f.getResourceFieldRef())
+                    long sources = Stream.of(f.getSecretKeyRef(), f.getConfigMapKeyRef(), f.getFieldRef(), f.getResourceFieldRef())
                             .filter(Objects::nonNull).count();
                     if (sources != 1) {
                         out.add(cid + ": env[" + e.getName() + "].valueFrom: Invalid value: must specify exactly one source");
@@ -452,7 +456,7 @@ final class BuiltinKinds {
         if (p == null) {
             return;
         }
-        long handlers = java.util.stream.Stream.of(p.getHttpGet(), p.getTcpSocket(), p.getExec(), p.getGrpc()).filter(Objects::nonNull).count();
+        long handlers = Stream.of(p.getHttpGet(), p.getTcpSocket(), p.getExec(), p.getGrpc()).filter(Objects::nonNull).count();
         if (handlers != 1) {
             out.add(cid + ": " + which + ": Invalid value: must specify exactly one handler");
         }

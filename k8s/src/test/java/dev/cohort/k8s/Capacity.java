@@ -3,9 +3,11 @@ package dev.cohort.k8s;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.regex.Pattern;
 
 /**
  * Capacity that adds up: what the services can ask of PostgreSQL at their most pods fits what it admits, and what
@@ -199,7 +201,7 @@ final class Capacity {
      * blocks; the {@code *_mem} settings: kB).
      */
     static long pgBytes(String value, long bareUnit) {
-        var q = java.util.regex.Pattern.compile("(\\d+)\\s*(B|kB|MB|GB|TB)?").matcher(value.strip());
+        var q = Pattern.compile("(\\d+)\\s*(B|kB|MB|GB|TB)?").matcher(value.strip());
         if (!q.matches()) {
             throw new IllegalArgumentException("PostgreSQL memory setting " + value);
         }
@@ -289,7 +291,7 @@ final class Capacity {
 
     /** A JVM size ({@code 640m}, {@code 1g}, {@code 524288k}, bytes) in bytes. */
     static long jvmBytes(String size) {
-        String s = size.strip().toLowerCase(java.util.Locale.ROOT);
+        String s = size.strip().toLowerCase(Locale.ROOT);
         char unit = s.charAt(s.length() - 1);
         long n = Character.isDigit(unit) ? Long.parseLong(s) : Long.parseLong(s.substring(0, s.length() - 1));
         return n * switch (unit) {
@@ -303,7 +305,7 @@ final class Capacity {
 
     /** A memory quantity in bytes (binary and decimal suffixes). */
     static long bytes(String quantity) {
-        var q = java.util.regex.Pattern.compile("(\\d+)(Ki|Mi|Gi|Ti|k|K|M|G|T)?").matcher(quantity.strip());
+        var q = Pattern.compile("(\\d+)(Ki|Mi|Gi|Ti|k|K|M|G|T)?").matcher(quantity.strip());
         if (!q.matches()) {
             throw new IllegalArgumentException("memory quantity " + quantity);
         }

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -36,7 +37,7 @@ class ClusterValuesTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("image-registry");
     }
 
-    @org.junit.jupiter.api.Test
+    @Test
     void prodDoesNotBuildWithoutTheObjectStoreOfItsBackups() {
         Path copy = Manifest.copyOfK8s("apiserver-cidr=10.0.0.1/32\nimage-registry=registry.example.com/cohort\n");
         assertThatThrownBy(() -> Kubectl.kustomize(copy.resolve("overlays/prod")))

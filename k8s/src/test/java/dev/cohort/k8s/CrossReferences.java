@@ -1,6 +1,7 @@
 package dev.cohort.k8s;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.io.Reader;
 import java.io.UncheckedIOException;
@@ -13,9 +14,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.Set;
+import java.util.stream.Stream;
+import java.util.TreeSet;
 
 /**
  * References between objects, and between the manifests and the services' own configuration
@@ -229,7 +232,7 @@ final class CrossReferences {
                     continue;
                 }
                 String claim = v.path("persistentVolumeClaim").path("claimName").asText();
-                Optional<com.fasterxml.jackson.databind.node.ObjectNode> pvc = m.find("PersistentVolumeClaim", claim);
+                Optional<ObjectNode> pvc = m.find("PersistentVolumeClaim", claim);
                 if (pvc.isEmpty()) {
                     out.add(Manifest.id(w) + ": volume " + v.path("name").asText() + " claims PersistentVolumeClaim/" + claim + ", not in the build");
                     continue;
@@ -267,7 +270,7 @@ final class CrossReferences {
     static List<String> scaledWorkloadsLeaveReplicasToTheAutoscaler(Manifest m) {
         List<String> out = new ArrayList<>();
         for (JsonNode w : m.workloads()) {
-            boolean scaled = java.util.stream.Stream.concat(m.ofKind("ScaledObject").stream(), m.ofKind("HorizontalPodAutoscaler").stream())
+            boolean scaled = Stream.concat(m.ofKind("ScaledObject").stream(), m.ofKind("HorizontalPodAutoscaler").stream())
                     .anyMatch(s -> s.path("spec").path("scaleTargetRef").path("name").asText().equals(Manifest.nameOf(w)));
             if (scaled && w.path("spec").has("replicas")) {
                 out.add(Manifest.id(w) + ": sets spec.replicas " + w.path("spec").path("replicas") + " but an autoscaler owns its scale"
@@ -366,7 +369,7 @@ final class CrossReferences {
             if (sel.isEmpty()) {
                 continue;
             }
-            List<com.fasterxml.jackson.databind.node.ObjectNode> pods = m.workloads().stream()
+            List<ObjectNode> pods = m.workloads().stream()
                     .filter(w -> sel.entrySet().stream().allMatch(e -> e.getValue().equals(Manifest.podLabels(w).get(e.getKey())))).toList();
             if (pods.isEmpty()) {
                 out.add(Manifest.id(s) + ": selector " + sel + " matches no pods of the build");
@@ -457,7 +460,7 @@ final class CrossReferences {
             String qPort = management.isPresent() ? q + ", its management port" : q + ", its http port";
             JsonNode c = Manifest.podTemplate(w).orElseThrow().path("spec").path("containers").path(0);
             Map<String, Integer> named = new LinkedHashMap<>();
-            Set<Integer> numbers = new java.util.TreeSet<>();
+            Set<Integer> numbers = new TreeSet<>();
             c.path("ports").forEach(p -> {
                 numbers.add(p.path("containerPort").asInt());
                 if (p.has("name")) {

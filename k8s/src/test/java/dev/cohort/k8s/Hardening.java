@@ -1,14 +1,17 @@
 package dev.cohort.k8s;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
+import java.util.Set;
+import java.util.stream.StreamSupport;
 
 /**
  * The pods' hardening policies as pure functions of a build: each returns its violations, one line per object and
@@ -41,7 +44,7 @@ final class Hardening {
 
     @FunctionalInterface
     private interface Check {
-        void check(String id, JsonNode pod, JsonNode container, java.util.function.Consumer<String> violation);
+        void check(String id, JsonNode pod, JsonNode container, Consumer<String> violation);
     }
 
     /** A container's setting, else the pod's (the API's override order). */
@@ -181,7 +184,7 @@ final class Hardening {
             boolean allowed = m.ofKind("NetworkPolicy").stream()
                     .filter(np -> !isDefaultDeny(np) && Manifest.selects(np.path("spec").path("podSelector"), labels))
                     .anyMatch(np -> !np.path("spec").path("ingress").isEmpty()
-                            || java.util.stream.StreamSupport.stream(np.path("spec").path("egress").spliterator(), false).anyMatch(r -> !isDnsOnly(r)));
+                            || StreamSupport.stream(np.path("spec").path("egress").spliterator(), false).anyMatch(r -> !isDnsOnly(r)));
             if (!allowed) {
                 out.add(Manifest.id(w) + ": no NetworkPolicy but default-deny/DNS selects its pods " + labels + ": under default-deny it can"
                         + " reach nothing");
@@ -201,7 +204,7 @@ final class Hardening {
      * With {@code shareProcessNamespace} the pod's pause process is PID 1 and reaps them.
      */
     static List<String> toolRunnerReapsOrphans(Manifest m) {
-        Optional<com.fasterxml.jackson.databind.node.ObjectNode> runner = m.workloadOf("tool-runner-service");
+        Optional<ObjectNode> runner = m.workloadOf("tool-runner-service");
         if (runner.isEmpty()) {
             return List.of("no workload with app.kubernetes.io/name=tool-runner-service");
         }
@@ -213,7 +216,7 @@ final class Hardening {
 
     static List<String> toolRunnerEgress(Manifest m) {
         List<String> out = new ArrayList<>();
-        Optional<com.fasterxml.jackson.databind.node.ObjectNode> runner = m.workloadOf("tool-runner-service");
+        Optional<ObjectNode> runner = m.workloadOf("tool-runner-service");
         if (runner.isEmpty()) {
             return List.of("no workload with app.kubernetes.io/name=tool-runner-service");
         }
@@ -402,7 +405,7 @@ final class Hardening {
         return out;
     }
 
-    private static void resources(JsonNode resources, String where, java.util.function.Consumer<String> violation) {
+    private static void resources(JsonNode resources, String where, Consumer<String> violation) {
         for (String kind : List.of("requests", "limits")) {
             for (String r : List.of("cpu", "memory")) {
                 if (!resources.path(kind).has(r)) {

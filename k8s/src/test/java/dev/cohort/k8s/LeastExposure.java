@@ -8,8 +8,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Least exposure beyond the pod's own hardening: where images come from and that they cannot change under a tag, what
@@ -393,7 +394,7 @@ final class LeastExposure {
         return false;
     }
 
-    private static java.util.stream.Stream<JsonNode> stream(JsonNode array) {
+    private static Stream<JsonNode> stream(JsonNode array) {
         List<JsonNode> l = new ArrayList<>();
         array.forEach(l::add);
         return l.stream();

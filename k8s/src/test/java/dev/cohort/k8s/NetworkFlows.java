@@ -1,6 +1,7 @@
 package dev.cohort.k8s;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -124,7 +125,7 @@ final class NetworkFlows {
                 while (u.find()) {
                     String host = u.group(1);
                     int port = Integer.parseInt(u.group(4));
-                    Optional<com.fasterxml.jackson.databind.node.ObjectNode> svc = m.find("Service", host);
+                    Optional<ObjectNode> svc = m.find("Service", host);
                     if (svc.isEmpty()) {
                         continue; // outside the build (the model endpoint, …): covered by the allowlist policies
                     }

@@ -110,7 +110,7 @@ final class OverlayShape {
                 out.add(Manifest.id(so.get()) + ": no second trigger on running teammates (prometheus or metrics-api); triggers " + types);
             }
             for (JsonNode t : so.get().path("spec").path("triggers")) {
-                java.util.regex.Matcher ns = Pattern.compile("namespace=\"([^\"]+)\"").matcher(t.path("metadata").path("query").asText());
+                Matcher ns = Pattern.compile("namespace=\"([^\"]+)\"").matcher(t.path("metadata").path("query").asText());
                 String own = so.get().path("metadata").path("namespace").asText("");
                 while (ns.find()) {
                     if (!ns.group(1).equals(own)) {

@@ -3,35 +3,38 @@ package dev.cohort.k8s;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.devstack.kafka.EmbeddedKafka;
+import dev.cohort.devstack.pg.LocalPostgres;
 import dev.cohort.devstack.Ports;
 import dev.cohort.devstack.ProcessMemory;
 import dev.cohort.devstack.ServiceProcess;
-import dev.cohort.devstack.pg.LocalPostgres;
-import dev.cohort.devstack.kafka.EmbeddedKafka;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
@@ -175,7 +178,7 @@ class PodProcessStartTest {
                 assertThat(System.nanoTime()).as("%d connection attempts within %s", CUT_OFF_ATTEMPTS, START_TIMEOUT).isLessThan(deadline);
                 try (Socket attempt = notUpYet.accept()) {
                     cutOff++;
-                } catch (java.net.SocketTimeoutException noAttemptYet) {
+                } catch (SocketTimeoutException noAttemptYet) {
                     // no attempt in this second: look at the process again
                 }
             }
@@ -284,8 +287,8 @@ class PodProcessStartTest {
     private static String onMounts(String value, Map<String, Path> mounts) {
         String out = value;
         for (var e : mounts.entrySet()) {
-            out = out.replaceAll("(^|[=:,\\s])" + java.util.regex.Pattern.quote(e.getKey()) + "(?=/|$|[\\s:,])",
-                    "$1" + java.util.regex.Matcher.quoteReplacement(e.getValue().toString()));
+            out = out.replaceAll("(^|[=:,\\s])" + Pattern.quote(e.getKey()) + "(?=/|$|[\\s:,])",
+                    "$1" + Matcher.quoteReplacement(e.getValue().toString()));
         }
         return out;
     }
@@ -354,7 +357,7 @@ class PodProcessStartTest {
     }
 
     private static long bytes(String quantity) {
-        var m = java.util.regex.Pattern.compile("(\\d+)(Ki|Mi|Gi|K|M|G)?").matcher(quantity);
+        var m = Pattern.compile("(\\d+)(Ki|Mi|Gi|K|M|G)?").matcher(quantity);
         if (!m.matches()) {
             throw new IllegalArgumentException("memory quantity " + quantity);
         }

@@ -1,7 +1,9 @@
 package dev.cohort.k8s;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
 import java.util.ArrayList;
+import java.util.function.Function;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -93,7 +95,7 @@ final class RunJava {
      * ConfigMaps, then its {@code env} (later wins); a {@code valueFrom} other than a ConfigMap key resolves through
      * {@code valueFrom} (Secrets, field refs), a missing ConfigMap key to nothing.
      */
-    static Map<String, String> containerEnv(Manifest m, JsonNode container, java.util.function.Function<JsonNode, Optional<String>> valueFrom) {
+    static Map<String, String> containerEnv(Manifest m, JsonNode container, Function<JsonNode, Optional<String>> valueFrom) {
         Map<String, String> env = new LinkedHashMap<>();
         for (JsonNode from : container.path("envFrom")) {
             String cm = from.path("configMapRef").path("name").asText("");
@@ -129,7 +131,7 @@ final class RunJava {
         String image = container.path("image").asText();
         String last = image.substring(image.lastIndexOf('/') + 1).replaceAll("[:@].*$", "");
         return last.matches("[a-z][a-z0-9-]*-service")
-                && java.nio.file.Files.isRegularFile(Manifest.repo().resolve(last).resolve("src/main/docker/Dockerfile.jvm"))
+                && Files.isRegularFile(Manifest.repo().resolve(last).resolve("src/main/docker/Dockerfile.jvm"))
                 ? Optional.of(last) : Optional.empty();
     }
 

@@ -11,6 +11,8 @@ import dev.cohort.devstack.model.ScriptedModelClient;
 import io.quarkus.test.junit.QuarkusTest;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
 import java.util.UUID;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -103,7 +105,7 @@ class BadInputTest {
         String unknownTeam = "{\"team\":\"ghost-team\",\"text\":\"" + UUID.randomUUID() + "\"}";
         TestKafka.send(Topics.PROMPTS, "ghost-team", unknownTeam);
         // the two records sit in different partitions, so they may reach the DLQ in either order: wait for both
-        java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Set<String> seen = ConcurrentHashMap.newKeySet();
         var dlq = TestKafka.readUntil(Topics.DLQ, r -> {
             seen.add(r.value());
             return seen.contains(unknownTeam) && seen.contains(noKey);
@@ -124,7 +126,7 @@ class BadInputTest {
                 + "\"type\":\"control\",\"content\":\"\",\"metadata\":{}}";
         TestKafka.send(Topics.LEAD_INBOX, "default", unknownAction);
         TestKafka.send(Topics.LEAD_INBOX, "default", noAction);
-        java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        Set<String> seen = ConcurrentHashMap.newKeySet();
         var dlq = TestKafka.readUntil(Topics.DLQ, r -> {
             seen.add(r.value());
             return seen.contains(unknownAction) && seen.contains(noAction);

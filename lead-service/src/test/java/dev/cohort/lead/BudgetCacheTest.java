@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.engine.Budgets;
 import dev.cohort.lead.persistence.BudgetRepository;
+import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.service.TeamBudgets;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -11,8 +12,8 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,7 @@ class BudgetCacheTest {
     TeamBudgets teamBudgets;
 
     @Inject
-    dev.cohort.lead.persistence.TeamRepository teams;
+    TeamRepository teams;
 
     @Inject
     AgroalDataSource ds;

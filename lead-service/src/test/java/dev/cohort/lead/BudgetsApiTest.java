@@ -12,16 +12,17 @@ import static org.hamcrest.Matchers.startsWith;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
-import dev.cohort.core.protocol.Json;
-import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.core.engine.Usage;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Ids;
+import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.payload.AssistantMessage;
+import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.lead.persistence.EventRepository;
 import dev.cohort.lead.service.TeamBudgets;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.response.ValidatableResponse;
 import jakarta.inject.Inject;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -30,11 +31,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,7 +72,7 @@ class BudgetsApiTest {
         return team;
     }
 
-    private static io.restassured.response.ValidatableResponse put(String team, String body) {
+    private static ValidatableResponse put(String team, String body) {
         return given().contentType("application/json").body(body).put("/api/v1/teams/" + team + "/budgets").then();
     }
 
@@ -273,7 +275,7 @@ class BudgetsApiTest {
             teamBudgets.useClock(Clock.fixed(Instant.parse("2026-01-10T23:59:59.500Z"), ZoneOffset.UTC));
             assertThat(teamBudgets.usageToday(team).inputTokens()).isEqualTo(5120);
             // the clock's zone is not the day's: Tokyo's 12 January 08:00 is 23:00 UTC on the 11th
-            teamBudgets.useClock(Clock.fixed(Instant.parse("2026-01-11T23:00:00Z"), java.time.ZoneId.of("Asia/Tokyo")));
+            teamBudgets.useClock(Clock.fixed(Instant.parse("2026-01-11T23:00:00Z"), ZoneId.of("Asia/Tokyo")));
             assertThat(teamBudgets.usageToday(team).inputTokens()).isEqualTo(120);
             // the internal team API hands the day's usage and its day to teammate hosts
             given().header("Authorization", "Bearer " + internalToken).get("/internal/v1/teams/" + team).then()

@@ -5,6 +5,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
 import io.quarkus.test.junit.QuarkusTest;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,7 +28,7 @@ class DashboardPageTest {
     void withoutATokenTheSessionSaysNoLoginIsNeededAndHandsOutNoCookie() {
         given().get("/api/v1/session").then().statusCode(200).body("required", equalTo(false)).body("authenticated", equalTo(true));
         given().contentType("application/json").body("{\"token\":\"anything\"}").post("/api/v1/session")
-                .then().statusCode(200).body("required", equalTo(false)).header("Set-Cookie", org.hamcrest.Matchers.nullValue());
+                .then().statusCode(200).body("required", equalTo(false)).header("Set-Cookie", Matchers.nullValue());
         given().delete("/api/v1/session").then().statusCode(204).header("Set-Cookie", containsString("Max-Age=0"));
     }
 

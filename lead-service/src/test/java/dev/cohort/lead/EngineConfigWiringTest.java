@@ -8,6 +8,7 @@ import dev.cohort.core.engine.EngineSettings;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.tools.PermissionSubject;
 import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.Toolsets;
 import dev.cohort.lead.service.LeadEngine;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -43,7 +44,7 @@ class EngineConfigWiringTest {
                 "list_tasks", "get_task", "claim_task", "complete_task", "create_worktree", "remove_worktree",
                 "keep_worktree", "list_worktrees", "spawn_teammate", "send_message", "check_inbox", "request_shutdown",
                 "request_plan", "review_plan");
-        assertThat(dev.cohort.core.tools.Toolsets.LEAD).containsAll(lead.engine().tools().names());
+        assertThat(Toolsets.LEAD).containsAll(lead.engine().tools().names());
     }
 
     @Test

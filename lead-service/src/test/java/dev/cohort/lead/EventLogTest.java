@@ -2,19 +2,38 @@ package dev.cohort.lead;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.engine.Message;
+import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.host.store.EventsClause;
+import dev.cohort.host.store.PgAgentStore;
 import dev.cohort.lead.persistence.EventRepository;
+import dev.cohort.lead.persistence.LeadInputLedger;
+import dev.cohort.lead.service.EventService;
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.stream.LongStream;
+import java.util.UUID;
+import org.assertj.core.api.Assertions;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,10 +47,10 @@ class EventLogTest {
     EventRepository events;
 
     @Inject
-    io.agroal.api.AgroalDataSource ds;
+    AgroalDataSource ds;
 
     @Inject
-    dev.cohort.lead.service.EventService service;
+    EventService service;
 
     private static Event event(String team, String text) {
         return Event.of(team, "lead", EventType.ASSISTANT_MESSAGE, Json.MAPPER.createObjectNode().put("text", text));
@@ -71,9 +90,9 @@ class EventLogTest {
     void aBatchStoredAsOneStatementKeepsEveryFieldOfEachEvent() {
         String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
         // a timestamp with microseconds, a null agent, data with quotes, a backslash and a non-ASCII text
-        Event a = new Event(UUID.randomUUID().toString(), team, null, 0, java.time.Instant.parse("2026-12-02T10:11:12.345678Z"),
+        Event a = new Event(UUID.randomUUID().toString(), team, null, 0, Instant.parse("2026-12-02T10:11:12.345678Z"),
                 EventType.ASSISTANT_MESSAGE, Json.MAPPER.createObjectNode().put("text", "say \"hi\" \\ ünïcode {NULL}"));
-        Event b = new Event(UUID.randomUUID().toString(), team, "w1", 0, java.time.Instant.parse("2026-12-02T10:11:13Z"),
+        Event b = new Event(UUID.randomUUID().toString(), team, "w1", 0, Instant.parse("2026-12-02T10:11:13Z"),
                 EventType.TASK_CLAIMED, Json.MAPPER.createObjectNode().put("id", "task_1").put("owner", "w1"));
 
         events.appendBatch(List.of(a, b));
@@ -84,7 +103,7 @@ class EventLogTest {
     @Test
     void aBatchProjectsTheRosterInItsOrderTheLastClaimOfAnOwnerWinsAndACompletionAfterItClears() throws Exception {
         String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
-        try (java.sql.Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO lead.roster (team, name, phase) VALUES (?, ?, 'idle')")) {
             for (String name : List.of("x", "y", "z")) {
                 ps.setString(1, team);
@@ -98,17 +117,17 @@ class EventLogTest {
                         .put("owner", "z")),
                 claimed(team, "y", "task_5")));
 
-        java.util.Map<String, String> current = new java.util.HashMap<>();
-        try (java.sql.Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
+        Map<String, String> current = new HashMap<>();
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT name, current_task FROM lead.roster WHERE team = ?")) {
             ps.setString(1, team);
-            try (java.sql.ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
                     current.put(rs.getString(1), rs.getString(2));
                 }
             }
         }
-        java.util.Map<String, String> expected = new java.util.HashMap<>();
+        Map<String, String> expected = new HashMap<>();
         expected.put("x", "task_3"); // its second claim of the run
         expected.put("y", "task_5"); // its claim after the completion of z's task, in the next run
         expected.put("z", null); // its task completed after its claim
@@ -176,7 +195,7 @@ class EventLogTest {
     void eventsStoredInACallersTransactionTakeTheTeamsNextNumbersOnlyWhenItCommits() throws Exception {
         String team = "log-" + UUID.randomUUID().toString().substring(0, 8);
         events.append(event(team, "zero"));
-        try (java.sql.Connection c = ds.getConnection()) {
+        try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             assertThat(events.appendIn(c, List.of(event(team, "lost"), event(team, "also lost"))))
                     .extracting(Event::seq).containsExactly(2L, 3L);
@@ -184,7 +203,7 @@ class EventLogTest {
         }
         assertThat(events.lastSeq(team)).isEqualTo(1);
         List<Event> stored;
-        try (java.sql.Connection c = ds.getConnection()) {
+        try (Connection c = ds.getConnection()) {
             c.setAutoCommit(false);
             stored = events.appendIn(c, List.of(event(team, "reply"), event(team, "result")));
             c.commit();
@@ -200,17 +219,17 @@ class EventLogTest {
             throws Exception {
         String team = LeadAgentTest.newTeam("log-save");
         long before = events.append(event(team, "zero")).seq();
-        List<List<Event>> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
-        var inTransaction = new java.util.concurrent.atomic.AtomicInteger();
-        dev.cohort.lead.persistence.LeadInputLedger.EventLog log = new dev.cohort.lead.persistence.LeadInputLedger.EventLog() {
+        List<List<Event>> committed = new CopyOnWriteArrayList<>();
+        var inTransaction = new AtomicInteger();
+        LeadInputLedger.EventLog log = new LeadInputLedger.EventLog() {
             @Override
-            public List<Event> storeIn(java.sql.Connection c, List<Event> stepEvents) throws java.sql.SQLException {
+            public List<Event> storeIn(Connection c, List<Event> stepEvents) throws SQLException {
                 inTransaction.incrementAndGet(); // a save that is not one statement (here: a whole rewrite)
                 return events.appendIn(c, stepEvents);
             }
 
             @Override
-            public dev.cohort.host.store.EventsClause clause(List<Event> stepEvents) {
+            public EventsClause clause(List<Event> stepEvents) {
                 return events.clause(stepEvents);
             }
 
@@ -219,14 +238,14 @@ class EventLogTest {
                 committed.add(stored);
             }
         };
-        var store = new dev.cohort.host.store.PgAgentStore(ds, "lead",
-                new dev.cohort.lead.persistence.LeadInputLedger(log));
-        var probe = new dev.cohort.core.host.AgentKey(team, "probe"); // not the team's lead: its host leaves it alone
+        var store = new PgAgentStore(ds, "lead",
+                new LeadInputLedger(log));
+        var probe = new AgentKey(team, "probe"); // not the team's lead: its host leaves it alone
         long v = store.adopt(probe, "host-a").version();
-        var turn = new dev.cohort.core.engine.AgentState.TurnProgress("turn-1", "prompt", false, 1, 0, null, null);
-        List<dev.cohort.core.engine.Message> two = List.of(dev.cohort.core.engine.Message.user("go"),
-                dev.cohort.core.engine.Message.assistant("done", List.of()));
-        var state = new dev.cohort.core.engine.AgentState(dev.cohort.core.engine.AgentState.VERSION, two, List.of(), 0,
+        var turn = new AgentState.TurnProgress("turn-1", "prompt", false, 1, 0, null, null);
+        List<Message> two = List.of(Message.user("go"),
+                Message.assistant("done", List.of()));
+        var state = new AgentState(AgentState.VERSION, two, List.of(), 0,
                 List.of(), null, turn);
         Event reply = Event.of(team, "probe", EventType.ASSISTANT_MESSAGE, Json.MAPPER.createObjectNode()
                 .put("text", "done").put("turnId", "turn-1").put("model", "m").put("inputTokens", 100)
@@ -236,7 +255,7 @@ class EventLogTest {
         assertThat(inTransaction).as("stored by the save's own statement").hasValue(0);
         assertThat(committed).hasSize(1);
         assertThat(committed.getFirst()).extracting(Event::id, Event::seq).containsExactly(
-                org.assertj.core.groups.Tuple.tuple(reply.id(), before + 1));
+                Tuple.tuple(reply.id(), before + 1));
         assertThat(events.after(team, before, 10)).extracting(Event::id).containsExactly(reply.id());
         try (var c = ds.getConnection(); var ps = c.prepareStatement("SELECT prompt_tokens, completion_tokens, turn_id, "
                 + "(SELECT xmin::text FROM lead.events WHERE id = ?) = xmin::text, (SELECT xmin::text FROM lead.agents "
@@ -256,8 +275,8 @@ class EventLogTest {
 
         // an event id already stored: the statement fails whole (state, message, counter), nothing announced
         long at = v;
-        var three = state.withMessages(List.of(two.get(0), two.get(1), dev.cohort.core.engine.Message.user("more")));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.save(probe, three, at, List.of(), List.of(reply)))
+        var three = state.withMessages(List.of(two.get(0), two.get(1), Message.user("more")));
+        Assertions.assertThatThrownBy(() -> store.save(probe, three, at, List.of(), List.of(reply)))
                 .isInstanceOf(IllegalStateException.class);
         assertThat(events.lastSeq(team)).isEqualTo(before + 2);
         assertThat(committed).hasSize(1);
@@ -278,7 +297,7 @@ class EventLogTest {
                 service.record(event(team, "finished " + i));
             } else {
                 service.awaitAhead(team); // what the save does before it opens its transaction
-                try (java.sql.Connection c = ds.getConnection()) {
+                try (Connection c = ds.getConnection()) {
                     c.setAutoCommit(false);
                     service.storeIn(c, List.of(event(team, "finished " + i)));
                     c.commit();

@@ -6,24 +6,41 @@ import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.is;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.MessageType;
+import dev.cohort.core.protocol.payload.Control;
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.toolrunner.ToolCallRequest;
+import dev.cohort.core.toolrunner.ToolRunnerClient;
 import dev.cohort.devstack.model.ScriptedModelClient;
+import dev.cohort.lead.messaging.AgentInboxPublisher;
+import dev.cohort.lead.persistence.AgentRepository;
+import dev.cohort.lead.persistence.EventRepository;
+import dev.cohort.lead.persistence.InboxRepository;
+import dev.cohort.lead.persistence.PromptRepository;
+import dev.cohort.lead.tasks.service.TaskIds;
+import dev.cohort.lead.tasks.service.TaskService;
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import jakarta.inject.Inject;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import jakarta.inject.Inject;
 
 /**
  * The lead agent on the engine, end to end through real parts: HTTP/Kafka prompts, the scripted model over HTTP,
@@ -63,7 +80,7 @@ class LeadAgentTest {
     }
 
     @Inject
-    dev.cohort.lead.persistence.EventRepository eventStore;
+    EventRepository eventStore;
 
     /** The team's events as stored (the source of truth SSE replays from), in seq order, as clients see them. */
     List<JsonNode> storedEvents(String team) {
@@ -91,12 +108,12 @@ class LeadAgentTest {
         assertThat(asked.get("data").get("args").get("command").asText()).isEqualTo("rm -r build");
         String approvalId = asked.get("data").get("approvalId").asText();
         given().get("/api/v1/teams/" + team + "/approvals?status=pending").then().statusCode(200)
-                .body("id", org.hamcrest.Matchers.hasItem(approvalId));
+                .body("id", Matchers.hasItem(approvalId));
         assertThat(build).exists();
 
         given().contentType("application/json").body(Map.of("approve", true))
                 .post("/api/v1/teams/" + team + "/approvals/" + approvalId).then().statusCode(200)
-                .body("status", org.hamcrest.Matchers.equalTo("approved"));
+                .body("status", Matchers.equalTo("approved"));
         JsonNode done = awaitTurnCompleted(team, id);
         assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
         assertThat(build).doesNotExist();
@@ -136,10 +153,10 @@ class LeadAgentTest {
     }
 
     @Inject
-    dev.cohort.lead.messaging.AgentInboxPublisher leadInbox;
+    AgentInboxPublisher leadInbox;
 
     @Inject
-    dev.cohort.lead.persistence.AgentRepository agentRows;
+    AgentRepository agentRows;
 
     /**
      * A turn that never ends on its own: every tool result is answered with another call (1 s apart, so the engine's
@@ -166,7 +183,7 @@ class LeadAgentTest {
         String turnId = awaitRunningTurn(team);
 
         // what a replica that does not host the team does: the owner's consumer acts on it
-        AgentMessage control = AgentMessage.of(team, "api", "lead", "", dev.cohort.core.protocol.payload.Control.interrupt(turnId));
+        AgentMessage control = AgentMessage.of(team, "api", "lead", "", Control.interrupt(turnId));
         leadInbox.publish(control);
 
         JsonNode done = awaitTurnCompleted(team, id);
@@ -187,7 +204,7 @@ class LeadAgentTest {
                 .anyMatch(e -> e.get("type").asText().equals("approval_requested")));
         String turnId = agentRows.find(team, "lead").map(r -> r.turnId()).orElseThrow();
 
-        leadInbox.publish(AgentMessage.of(team, "api", "lead", "", dev.cohort.core.protocol.payload.Control.interrupt(turnId)));
+        leadInbox.publish(AgentMessage.of(team, "api", "lead", "", Control.interrupt(turnId)));
 
         JsonNode done = awaitTurnCompleted(team, id);
         assertThat(done.get("data").get("reason").asText()).isEqualTo("cancelled");
@@ -200,14 +217,14 @@ class LeadAgentTest {
         model.append("{\"rules\":[{\"name\":\"bg-" + team + "\",\"match\":{\"agent\":\"" + team
                 + "/lead\",\"lastMessage\":\"task_notification\"},\"reply\":{\"text\":\"noted\"}}]}");
         // nothing runs: nothing to interrupt; and one naming a turn the lead is not on (late, redelivered) is ignored
-        AgentMessage idle = AgentMessage.of(team, "api", "lead", "", dev.cohort.core.protocol.payload.Control.interrupt(null));
-        AgentMessage stale = AgentMessage.of(team, "api", "lead", "", dev.cohort.core.protocol.payload.Control.interrupt("turn-gone"));
+        AgentMessage idle = AgentMessage.of(team, "api", "lead", "", Control.interrupt(null));
+        AgentMessage stale = AgentMessage.of(team, "api", "lead", "", Control.interrupt("turn-gone"));
         leadInbox.publish(idle);
         leadInbox.publish(stale);
         // then a real inbox message on the same partition, so consumed after both: its turn runs to completion, alone
         AgentMessage done = new AgentMessage("background_done-ctl_" + team, team, "tool-runner", "lead",
                 MessageType.BACKGROUND_DONE, "Background job bg_1 completed.", Map.of("jobId", "bg_1", "status", "completed",
-                        "exitCode", 0, "command", "make"), java.time.Instant.now());
+                        "exitCode", 0, "command", "make"), Instant.now());
         leadInbox.publish(done);
         JsonNode completed = awaitTurnCompleted(team, null);
         assertThat(completed.get("data").get("status").asText()).isEqualTo("completed");
@@ -219,7 +236,7 @@ class LeadAgentTest {
     }
 
     @Inject
-    io.agroal.api.AgroalDataSource db;
+    AgroalDataSource db;
 
     @Test
     void interruptingOverHttpATurnThatRunsOnAnotherReplicaAsksTheOwnerThroughKafkaNamingTheTurn() throws Exception {
@@ -227,32 +244,32 @@ class LeadAgentTest {
         // no turn anywhere: nothing to interrupt
         given().post("/api/v1/teams/" + team + "/agents/lead/interrupt").then().statusCode(409)
                 .contentType("application/problem+json")
-                .body("detail", org.hamcrest.Matchers.equalTo("the lead of \"" + team + "\" has no turn in progress"));
+                .body("detail", Matchers.equalTo("the lead of \"" + team + "\" has no turn in progress"));
         // the saved state of a turn that another replica runs (no actor here)
         String turnId = "turn-elsewhere-" + team;
         try (var c = db.getConnection(); var ps = c.prepareStatement(
                 "INSERT INTO lead.agents (team, name, state, status, turn_id) VALUES (?, 'lead', ?::jsonb, 'working', ?)")) {
             ps.setString(1, team);
-            ps.setString(2, dev.cohort.core.engine.AgentState.empty().toJson());
+            ps.setString(2, AgentState.empty().toJson());
             ps.setString(3, turnId);
             ps.executeUpdate();
         }
         given().post("/api/v1/teams/" + team + "/agents/lead/interrupt").then().statusCode(202)
-                .contentType("application/json").body("interruptRequested", org.hamcrest.Matchers.equalTo(true));
+                .contentType("application/json").body("interruptRequested", Matchers.equalTo(true));
         var sent = TestKafka.readUntil(Topics.LEAD_INBOX, r -> team.equals(r.key()) && r.value().contains("\"control\""),
                 Duration.ofSeconds(30));
         AgentMessage m = AgentMessage.parse(sent.stream().filter(r -> team.equals(r.key()) && r.value().contains("\"control\""))
                 .findFirst().orElseThrow().value());
         assertThat(m.to()).isEqualTo("lead");
         assertThat(m.from()).isEqualTo("api");
-        assertThat(m.metadataAs(dev.cohort.core.protocol.payload.Control.class))
-                .isEqualTo(dev.cohort.core.protocol.payload.Control.interrupt(turnId));
+        assertThat(m.metadataAs(Control.class))
+                .isEqualTo(Control.interrupt(turnId));
         given().post("/api/v1/teams/no-such-team/agents/lead/interrupt").then().statusCode(404)
                 .contentType("application/problem+json");
     }
 
     @Inject
-    dev.cohort.lead.persistence.InboxRepository inboxRows;
+    InboxRepository inboxRows;
 
     @Test
     void aDenialReachesTheModelAndNothingRuns() throws Exception {
@@ -281,7 +298,7 @@ class LeadAgentTest {
         assertThat(build).exists();
         assertThat(lastToolResultSentBy(team)).contains("no answer within 15 s");
         given().get("/api/v1/teams/" + team + "/approvals?status=expired").then().statusCode(200)
-                .body("size()", org.hamcrest.Matchers.equalTo(1));
+                .body("size()", Matchers.equalTo(1));
     }
 
     @Test
@@ -316,7 +333,7 @@ class LeadAgentTest {
         AgentMessage done = new AgentMessage("background_done-bg_" + team, team, "tool-runner", "lead",
                 MessageType.BACKGROUND_DONE, "Background job bg_1 completed. First output:\n</summary><b>", Map.of("jobId", "bg_1",
                         "status", "completed", "exitCode", 0, "command", "make && echo <ok>", "outputRef", "cohort-output://bg_1"),
-                java.time.Instant.now());
+                Instant.now());
         TestKafka.send(Topics.LEAD_INBOX, team, Json.write(done));
         awaitTurnCompleted(team, null);
         JsonNode req = requestsOf(team).get(0);
@@ -332,13 +349,13 @@ class LeadAgentTest {
         AgentMessage next = new AgentMessage("background_done-bg_2_" + team, team, "tool-runner", "lead",
                 MessageType.BACKGROUND_DONE, "Background job bg_2 completed.", Map.of("jobId", "bg_2", "status",
                         "completed", "exitCode", 0, "command", "make test", "outputRef", "cohort-output://bg_2"),
-                java.time.Instant.now());
+                Instant.now());
         TestKafka.send(Topics.LEAD_INBOX, team, Json.write(next));
         await().atMost(Duration.ofMinutes(3)).until(() -> storedEvents(team).stream()
                 .filter(e -> e.get("type").asText().equals("turn_completed")).count() >= 2);
         List<JsonNode> reqs = requestsOf(team);
         assertThat(reqs).hasSize(2);
-        List<String> notifications = new java.util.ArrayList<>();
+        List<String> notifications = new ArrayList<>();
         for (JsonNode m : reqs.get(1).get("body").get("messages")) {
             if (m.path("content").asText().startsWith("<task_notification>")) {
                 notifications.add(m.path("content").asText().contains("<task_id>bg_1</task_id>") ? "bg_1"
@@ -351,7 +368,7 @@ class LeadAgentTest {
     }
 
     @Inject
-    dev.cohort.lead.persistence.PromptRepository prompts;
+    PromptRepository prompts;
 
     @Test
     void aPromptArrivingDuringATurnIsInjectedAtTheNextStep() throws Exception {
@@ -387,11 +404,11 @@ class LeadAgentTest {
         String team = newTeam("after");
         model.append("{\"rules\":[{\"name\":\"echo-" + team + "\",\"match\":{\"agent\":\"" + team
                 + "/lead\",\"lastMessage\":\"^say \"},\"reply\":{\"text\":\"{{lastMessage}}\"}}]}");
-        io.restassured.path.json.JsonPath firstAnswer = given().contentType("application/json").body(Map.of("text", "say one"))
+        JsonPath firstAnswer = given().contentType("application/json").body(Map.of("text", "say one"))
                 .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202).extract().jsonPath();
         String first = firstAnswer.getString("id");
         JsonNode firstDone = awaitTurnCompleted(team, first);
-        io.restassured.path.json.JsonPath secondAnswer = given().contentType("application/json").body(Map.of("text", "say two"))
+        JsonPath secondAnswer = given().contentType("application/json").body(Map.of("text", "say two"))
                 .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202).extract().jsonPath();
         String second = secondAnswer.getString("id");
         awaitTurnCompleted(team, second);
@@ -451,13 +468,13 @@ class LeadAgentTest {
         String id = prompt(team, "say hello");
         awaitTurnCompleted(team, id);
         given().get("/api/v1/teams/" + team + "/agents").then().statusCode(200)
-                .body("name", org.hamcrest.Matchers.hasItem("lead"))
-                .body("find { it.name == 'lead' }.status", org.hamcrest.Matchers.equalTo("idle"));
+                .body("name", Matchers.hasItem("lead"))
+                .body("find { it.name == 'lead' }.status", Matchers.equalTo("idle"));
         String transcript = given().get("/api/v1/teams/" + team + "/agents/lead/messages").then().statusCode(200)
                 .extract().asString();
         assertThat(transcript).contains("say hello").contains("hello there");
         given().get("/api/v1/teams/" + team + "/agents/nobody").then().statusCode(404).contentType("application/problem+json");
-        given().get("/api/v1/teams/" + team + "/protocols").then().statusCode(200).body("size()", org.hamcrest.Matchers.equalTo(0));
+        given().get("/api/v1/teams/" + team + "/protocols").then().statusCode(200).body("size()", Matchers.equalTo(0));
     }
 
     @Test
@@ -497,7 +514,7 @@ class LeadAgentTest {
     }
 
     @Inject
-    io.agroal.api.AgroalDataSource ds;
+    AgroalDataSource ds;
 
     @Test
     void theS12ScenarioRunsEndToEndFromAnHttpPromptThroughTheLeadsTaskTools() throws Exception {
@@ -534,7 +551,7 @@ class LeadAgentTest {
         JsonNode done = awaitTurnCompleted(team, id);
         assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
 
-        List<String> toolResults = new java.util.ArrayList<>();
+        List<String> toolResults = new ArrayList<>();
         List<JsonNode> reqs = requestsOf(team);
         JsonNode all = reqs.get(reqs.size() - 1).get("body").get("messages");
         for (JsonNode m : all) {
@@ -548,18 +565,18 @@ class LeadAgentTest {
                 .contains("Unblocked: " + t2 + " (create API endpoints), " + t4 + " (write docs)")
                 .doesNotContain(t3);
         given().get("/api/v1/teams/" + team + "/tasks").then().statusCode(200)
-                .body("size()", org.hamcrest.Matchers.equalTo(4));
+                .body("size()", Matchers.equalTo(4));
         assertThat(storedEvents(team)).extracting(e -> e.get("type").asText())
                 .contains("task_created", "task_claimed", "task_completed");
     }
 
     @Inject
-    dev.cohort.lead.tasks.service.TaskService taskService;
+    TaskService taskService;
 
     @Test
     void theLeadMakesAWorktreeBoundToATaskAndRemovesItThroughTheRealToolRunner() throws Exception {
         String team = newTeam("wt");
-        String task = dev.cohort.lead.tasks.service.TaskIds.format(
+        String task = TaskIds.format(
                 taskService.create(team, "lead", "auth work", "", List.of()).id());
         model.append("""
                 {"rules":[
@@ -578,7 +595,7 @@ class LeadAgentTest {
         Path teamWorkspace = Path.of(workspace, "teams", team);
         assertThat(git(teamWorkspace, "branch", "--list", "wt/auth")).contains("wt/auth");
         given().get("/api/v1/teams/" + team + "/tasks/" + task).then().statusCode(200)
-                .body("worktree", org.hamcrest.Matchers.equalTo("auth"));
+                .body("worktree", Matchers.equalTo("auth"));
 
         done = awaitTurnCompleted(team, prompt(team, "drop the auth worktree"));
         assertThat(done.get("data").get("status").asText()).isEqualTo("completed");
@@ -587,7 +604,7 @@ class LeadAgentTest {
         assertThat(git(teamWorkspace, "branch", "--list", "wt/auth")).isBlank();
         // no task stays bound to a worktree that is gone
         given().get("/api/v1/teams/" + team + "/tasks/" + task).then().statusCode(200)
-                .body("worktree", org.hamcrest.Matchers.nullValue());
+                .body("worktree", Matchers.nullValue());
     }
 
     @ConfigProperty(name = "cohort.lead.tool-runner-url")
@@ -600,7 +617,7 @@ class LeadAgentTest {
     void theLeadChecksAndCancelsItsOwnBackgroundJobButNeitherATeammatesNorAnotherTeamsThroughTheRealToolRunner() {
         String team = newTeam("bg");
         String other = newTeam("bg-other");
-        var runner = new dev.cohort.core.toolrunner.ToolRunnerClient(runnerUrl, runnerToken, Duration.ofSeconds(30));
+        var runner = new ToolRunnerClient(runnerUrl, runnerToken, Duration.ofSeconds(30));
         String mine = startJob(runner, team, "lead");
         String teammates = startJob(runner, team, "alice");
         String foreign = startJob(runner, other, "lead");
@@ -639,8 +656,8 @@ class LeadAgentTest {
         }
     }
 
-    private static String startJob(dev.cohort.core.toolrunner.ToolRunnerClient runner, String team, String agent) {
-        var r = runner.call("bash", new dev.cohort.core.toolrunner.ToolCallRequest(team, agent, "start-" + UUID.randomUUID(),
+    private static String startJob(ToolRunnerClient runner, String team, String agent) {
+        var r = runner.call("bash", new ToolCallRequest(team, agent, "start-" + UUID.randomUUID(),
                 null, Map.of("command", "sleep 300", "run_in_background", true)));
         assertThat(r.outputRef()).startsWith("cohort-output://bg_");
         return r.outputRef().substring("cohort-output://".length());
@@ -653,7 +670,7 @@ class LeadAgentTest {
         Files.writeString(dir.resolve("README.txt"), "the project's own readme\n");
         given().contentType("application/json").body(Map.of("id", team, "workspace", "projects/" + team))
                 .post("/api/v1/teams").then().statusCode(201)
-                .body("workspace", org.hamcrest.Matchers.equalTo(dir.toRealPath().toString()));
+                .body("workspace", Matchers.equalTo(dir.toRealPath().toString()));
         model.append("""
                 {"rules":[
                   {"name":"ws-%1$s","match":{"agent":"%1$s/lead","lastMessage":"^what is here$"},
@@ -671,7 +688,7 @@ class LeadAgentTest {
 
     /** The tool results the model saw in the team's latest request. */
     private List<String> toolResults(String team) {
-        List<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         List<JsonNode> reqs = requestsOf(team);
         for (JsonNode m : reqs.get(reqs.size() - 1).get("body").get("messages")) {
             if ("tool".equals(m.path("role").asText())) {
@@ -682,10 +699,10 @@ class LeadAgentTest {
     }
 
     private static String git(Path dir, String... args) throws Exception {
-        List<String> cmd = new java.util.ArrayList<>(List.of("git", "-C", dir.toString()));
+        List<String> cmd = new ArrayList<>(List.of("git", "-C", dir.toString()));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         p.waitFor();
         return out;
     }

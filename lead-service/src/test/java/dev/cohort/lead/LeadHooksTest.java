@@ -9,8 +9,10 @@ import static org.hamcrest.Matchers.equalTo;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.model.ScriptedModelClient;
+import dev.cohort.lead.persistence.EventRepository;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -179,8 +181,8 @@ class LeadHooksTest {
                 + "\"reply\":{\"text\":\"finished\"}}]}");
     }
 
-    @jakarta.inject.Inject
-    dev.cohort.lead.persistence.EventRepository eventStore;
+    @Inject
+    EventRepository eventStore;
 
     /** The team's events as stored (the source of truth SSE replays from), in seq order, as clients see them. */
     private List<JsonNode> storedEvents(String team) {

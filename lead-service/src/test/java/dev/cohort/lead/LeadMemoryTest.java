@@ -9,10 +9,10 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.testing.IdentityContext;
 import dev.cohort.core.tools.EffectKey;
-import dev.cohort.core.tools.ToolCall;
-import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.memory.MemoryDeleteTool;
 import dev.cohort.core.tools.memory.MemoryWriteTool;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolResult;
 import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.lead.persistence.PgMemoryStore;
 import io.agroal.api.AgroalDataSource;
@@ -22,6 +22,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -128,7 +129,7 @@ class LeadMemoryTest {
                 "SELECT call_id, tool, result FROM lead.tool_effects WHERE team = ? ORDER BY created_at, call_id")) {
             ps.setString(1, team);
             try (ResultSet rs = ps.executeQuery()) {
-                List<String> out = new java.util.ArrayList<>();
+                List<String> out = new ArrayList<>();
                 while (rs.next()) {
                     out.add(rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3));
                 }
@@ -142,7 +143,7 @@ class LeadMemoryTest {
                 PreparedStatement ps = c.prepareStatement("SELECT name, type, body FROM lead.memories WHERE team = ? ORDER BY name")) {
             ps.setString(1, team);
             try (ResultSet rs = ps.executeQuery()) {
-                List<String> out = new java.util.ArrayList<>();
+                List<String> out = new ArrayList<>();
                 while (rs.next()) {
                     out.add(rs.getString(1) + "|" + rs.getString(2) + "|" + rs.getString(3));
                 }

@@ -8,6 +8,7 @@ import dev.cohort.core.engine.GatewayModelClient;
 import dev.cohort.core.llm.LlmGateway;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.lead.persistence.EventRepository;
 import dev.cohort.lead.service.LeadEngine;
@@ -83,6 +84,6 @@ class LeadModelGatewayTest {
     }
 
     static JsonNode json(Event e) {
-        return dev.cohort.core.protocol.Json.MAPPER.valueToTree(e);
+        return Json.MAPPER.valueToTree(e);
     }
 }

@@ -6,6 +6,10 @@ import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItems;
 
 import io.quarkus.test.junit.QuarkusTest;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.assertj.core.api.Assertions;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 /** Teams API: default exists, create, conflict, validation. */
@@ -48,14 +52,14 @@ class TeamsTest {
 
     @Test
     void aWorkspaceThatIsAFileIsRefusedAndAnExistingTeamIsAConflictBeforeTheRunnerIsAsked() throws Exception {
-        java.nio.file.Path ws = java.nio.file.Path.of(org.eclipse.microprofile.config.ConfigProvider.getConfig()
+        Path ws = Path.of(ConfigProvider.getConfig()
                 .getValue("cohort.test.workspace", String.class));
-        java.nio.file.Files.writeString(ws.resolve("not-a-dir.txt"), "x");
+        Files.writeString(ws.resolve("not-a-dir.txt"), "x");
         given().contentType("application/json").body("{\"id\":\"delta\",\"workspace\":\"not-a-dir.txt\"}")
                 .post("/api/v1/teams").then().statusCode(400).contentType("application/problem+json")
                 .body("detail", containsString("(rule: workspace-not-a-directory)"));
         given().contentType("application/json").body("{\"id\":\"default\",\"workspace\":\"elsewhere\"}")
                 .post("/api/v1/teams").then().statusCode(409).contentType("application/problem+json");
-        org.assertj.core.api.Assertions.assertThat(ws.resolve("elsewhere")).doesNotExist();
+        Assertions.assertThat(ws.resolve("elsewhere")).doesNotExist();
     }
 }

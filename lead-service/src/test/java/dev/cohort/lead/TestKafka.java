@@ -1,11 +1,13 @@
 package dev.cohort.lead;
 
+import dev.cohort.host.messaging.KafkaClientProperties;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.function.Predicate;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -26,7 +28,7 @@ public final class TestKafka {
      * login) followed by {@code settings}, key/value pairs.
      */
     static Map<String, Object> clientConfig(Object... settings) {
-        Map<String, Object> config = dev.cohort.host.messaging.KafkaClientProperties.fromConfig(ConfigProvider.getConfig());
+        Map<String, Object> config = KafkaClientProperties.fromConfig(ConfigProvider.getConfig());
         for (int i = 0; i < settings.length; i += 2) {
             config.put((String) settings[i], settings[i + 1]);
         }
@@ -48,7 +50,7 @@ public final class TestKafka {
         try (KafkaProducer<String, String> p = new KafkaProducer<>(clientConfig(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),
                 ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName()))) {
             ProducerRecord<String, String> r = new ProducerRecord<>(topic, key, value);
-            headers.forEach((k, v) -> r.headers().add(k, v.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            headers.forEach((k, v) -> r.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
             p.send(r).get();
         } catch (Exception e) {
             throw new IllegalStateException(e);

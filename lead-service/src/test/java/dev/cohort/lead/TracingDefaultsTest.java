@@ -8,6 +8,8 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.context.Context;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.util.HashMap;
+import java.util.Map;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
@@ -36,8 +38,8 @@ class TracingDefaultsTest {
         Span span = tracing.start("probe", SpanKind.INTERNAL);
         try {
             assertThat(span.getSpanContext().isValid()).isFalse();
-            java.util.Map<String, String> carrier = new java.util.HashMap<>();
-            tracing.inject(Context.current().with(span), carrier, java.util.Map::put);
+            Map<String, String> carrier = new HashMap<>();
+            tracing.inject(Context.current().with(span), carrier, Map::put);
             assertThat(carrier).isEmpty();
             tracing.ingress("t", "lead", Context.current().with(span));
             assertThat(tracing.takeIngress("t", "lead")).isSameAs(Context.current());

@@ -2,12 +2,13 @@ package dev.cohort.reliability;
 
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.reliability.RelStack.Service;
-import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +37,7 @@ final class BadInputSweep {
      * Inputs (target + input, as in the report) whose answer is a known, open bug in lead-service: reported as not held;
      * the test aborts instead of failing on them unless {@code cohort.reliability.strict} (see ReliabilitySuiteIT).
      */
-    static final java.util.Map<String, String> KNOWN_BUGS = java.util.Map.of();
+    static final Map<String, String> KNOWN_BUGS = Map.of();
     private static final byte[] BAD_UTF8 = {'{', '"', 't', 'e', 'x', 't', '"', ':', '"', (byte) 0xC3, (byte) 0x28, (byte) 0xFF, '"', '}'};
 
     private final RelStack stack;
@@ -228,6 +229,6 @@ final class BadInputSweep {
                     reason == null ? "no cohort.dlq record within 3 min" : "dlq: " + (reason.length() > 160 ? reason.substring(0, 160) + "…" : reason),
                     held));
         });
-        rows.sort(java.util.Comparator.comparing(Report.InputRow::family)); // stable: each family keeps its order
+        rows.sort(Comparator.comparing(Report.InputRow::family)); // stable: each family keeps its order
     }
 }

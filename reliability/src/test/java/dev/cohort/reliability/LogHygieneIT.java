@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -191,7 +192,7 @@ class LogHygieneIT {
     private double sum(Service s, String metric, String... labels) {
         double total = 0;
         for (String line : metrics(s).split("\n")) {
-            if (line.startsWith(metric + "{") && java.util.Arrays.stream(labels).allMatch(line::contains)) {
+            if (line.startsWith(metric + "{") && Arrays.stream(labels).allMatch(line::contains)) {
                 total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.awaitility.core.ConditionTimeoutException;
 
@@ -162,7 +163,7 @@ final class ModelOutputSweep {
             return Optional.of(await().atMost(PATIENCE).pollInterval(Duration.ofMillis(300)).ignoreExceptions()
                     .until(() -> Invariants.events(stack, team).stream()
                             .filter(e -> "turn_completed".equals(e.get("type"))).skip(n - 1).findFirst()
-                            .map(Invariants::data).orElse(null), java.util.Objects::nonNull));
+                            .map(Invariants::data).orElse(null), Objects::nonNull));
         } catch (ConditionTimeoutException e) {
             return Optional.empty();
         }

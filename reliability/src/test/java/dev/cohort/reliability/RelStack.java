@@ -3,19 +3,20 @@ package dev.cohort.reliability;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
-import dev.cohort.devstack.Ports;
-import dev.cohort.devstack.ServiceProcess;
-import dev.cohort.devstack.TempDirs;
 import dev.cohort.devstack.kafka.RestartableKafka;
 import dev.cohort.devstack.model.Scenario;
 import dev.cohort.devstack.model.ScriptedModelServer;
 import dev.cohort.devstack.pg.RestartablePostgres;
+import dev.cohort.devstack.Ports;
+import dev.cohort.devstack.ServiceProcess;
+import dev.cohort.devstack.TempDirs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -23,11 +24,16 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.common.GroupState;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.utils.Utils;
 
 /**
  * Everything {@code cohort up} runs, as real processes on loopback and free ports: a restartable KRaft broker and
@@ -360,11 +366,11 @@ final class RelStack implements AutoCloseable {
     boolean groupSettled(Service s) throws Exception {
         String topic = s == Service.LEAD ? Topics.PROMPTS : Topics.TEAMMATE_INBOX;
         String group = s == Service.LEAD ? "cohort-lead" : "cohort-teammate";
-        try (var admin = org.apache.kafka.clients.admin.Admin.create(kafka.clientProperties())) {
-            var d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        try (var admin = Admin.create(kafka.clientProperties())) {
+            var d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get(30, TimeUnit.SECONDS);
             long assigned = d.members().stream().flatMap(m -> m.assignment().topicPartitions().stream())
                     .filter(tp -> tp.topic().equals(topic)).count();
-            return d.groupState() == org.apache.kafka.common.GroupState.STABLE && d.members().size() == liveReplicas(s).size()
+            return d.groupState() == GroupState.STABLE && d.members().size() == liveReplicas(s).size()
                     && assigned == PARTITIONS;
         }
     }
@@ -378,12 +384,12 @@ final class RelStack implements AutoCloseable {
         String topic = s == Service.LEAD ? Topics.PROMPTS : Topics.TEAMMATE_INBOX;
         String group = s == Service.LEAD ? "cohort-lead" : "cohort-teammate";
         String prefix = s == Service.LEAD ? "rel-lead-" : "rel-teammate-";
-        int partition = org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
-                key.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % PARTITIONS;
-        try (var admin = org.apache.kafka.clients.admin.Admin.create(kafka.clientProperties())) {
-            var d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get(30, java.util.concurrent.TimeUnit.SECONDS);
+        int partition = Utils.toPositive(Utils.murmur2(
+                key.getBytes(StandardCharsets.UTF_8))) % PARTITIONS;
+        try (var admin = Admin.create(kafka.clientProperties())) {
+            var d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get(30, TimeUnit.SECONDS);
             for (var m : d.members()) {
-                if (m.assignment().topicPartitions().contains(new org.apache.kafka.common.TopicPartition(topic, partition))
+                if (m.assignment().topicPartitions().contains(new TopicPartition(topic, partition))
                         && m.clientId().startsWith(prefix)) {
                     String rest = m.clientId().substring(prefix.length());
                     return Integer.parseInt(rest.replaceAll("\\D.*$", ""));

@@ -3,8 +3,15 @@ package dev.cohort.reliability;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.cohort.core.protocol.Json;
 import dev.cohort.reliability.RelStack.Service;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -12,16 +19,21 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
@@ -123,9 +135,9 @@ class ReliabilitySuiteIT {
     /** Replicas of lead-service and teammate-service in the replica-crash rows: 3 in the full suite, 2 in the short one. */
     static final int REPLICAS = FULL ? 3 : 2;
     /** Extra checks a fault's injection found (e.g. who adopted the killed replica's agents), by team. */
-    private static final Map<String, List<Invariants.Check>> EXTRA_CHECKS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, List<Invariants.Check>> EXTRA_CHECKS = new ConcurrentHashMap<>();
     /** The replica a replica-crash row killed, by team, for its restart afterwards. */
-    private static final Map<String, Integer> VICTIMS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, Integer> VICTIMS = new ConcurrentHashMap<>();
 
     static List<Fault> faults() {
         List<Fault> all = new ArrayList<>();
@@ -217,7 +229,7 @@ class ReliabilitySuiteIT {
      * the gate. Who owned it and who adopted it is the row's extra check.
      */
     private static String[] killReplicaOwning(RelStack st, Workload w, Service s, Phase at) throws Exception {
-        java.util.concurrent.Callable<Integer> owner = s == Service.LEAD ? () -> st.leadOwner(w.team)
+        Callable<Integer> owner = s == Service.LEAD ? () -> st.leadOwner(w.team)
                 : () -> st.teammateOwner(w.team, Workload.TEAMMATE);
         int victim = owner.call();
         String what = s == Service.LEAD ? "the lead of " + w.team : w.team + "/" + Workload.TEAMMATE;
@@ -274,16 +286,16 @@ class ReliabilitySuiteIT {
         st.setExtraEnv(Service.TOOL_RUNNER, Map.of("COHORT_TOOL_RUNNER_MAX_CONCURRENT_CALLS", "1",
                 "COHORT_TOOL_RUNNER_QUEUE_TIMEOUT", "500ms"));
         st.startService(Service.TOOL_RUNNER);
-        java.nio.file.Path gate = st.teamWorkspace(CRON_TEAM).resolve("gate-load");
+        Path gate = st.teamWorkspace(CRON_TEAM).resolve("gate-load");
         long before503 = st.count503();
         String callId = "load-" + w.team;
         Map<String, Object> body = Map.of("team", CRON_TEAM, "agent", "load", "callId", callId,
                 "args", Map.of("command", "while [ ! -f gate-load ]; do sleep 0.2; done; echo load-through"));
-        java.util.concurrent.CompletableFuture<HttpResponse<String>> load = java.util.concurrent.CompletableFuture.supplyAsync(() ->
-                st.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(st.url(Service.TOOL_RUNNER) + "/internal/v1/tools/bash"))
+        CompletableFuture<HttpResponse<String>> load = CompletableFuture.supplyAsync(() ->
+                st.send(HttpRequest.newBuilder(URI.create(st.url(Service.TOOL_RUNNER) + "/internal/v1/tools/bash"))
                         .timeout(Duration.ofMinutes(5)).header("Authorization", "Bearer " + RelStack.RUNNER_TOKEN)
                         .header("Content-Type", "application/json")
-                        .POST(java.net.http.HttpRequest.BodyPublishers.ofString(dev.cohort.core.protocol.Json.write(body))).build()));
+                        .POST(HttpRequest.BodyPublishers.ofString(Json.write(body))).build()));
         // the load's call holds the slot once the runner journals it as running
         await("the load call running").atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
                 .until(() -> st.callStatus(CRON_TEAM, callId) != null);
@@ -295,16 +307,16 @@ class ReliabilitySuiteIT {
                 // opened anyway below: the row then shows no 503 was counted
             }
             try {
-                java.nio.file.Files.writeString(gate, "open\n");
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                Files.writeString(gate, "open\n");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         });
         OVERLOAD.put(w.team, new Object[] {opener, load, before503});
         return new String[] {"the runner restarted with one slot; the load call " + callId + " holds it"};
     }
 
-    private static final Map<String, Object[]> OVERLOAD = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final Map<String, Object[]> OVERLOAD = new ConcurrentHashMap<>();
 
     private static String where(Phase p) {
         return p == Phase.LEAD_CALL ? "while the lead's bash call is in flight" : "while the teammate's task call is in flight";
@@ -416,9 +428,9 @@ class ReliabilitySuiteIT {
             ((Thread) overload[0]).join(Duration.ofMinutes(5));
             long n503 = stack.count503() - (long) overload[2];
             @SuppressWarnings("unchecked")
-            var load = (java.util.concurrent.CompletableFuture<HttpResponse<String>>) overload[1];
+            var load = (CompletableFuture<HttpResponse<String>>) overload[1];
             recovery.add("the runner answered " + n503 + " calls 503 before the slot was freed; the load call answered HTTP "
-                    + load.get(5, java.util.concurrent.TimeUnit.MINUTES).statusCode());
+                    + load.get(5, TimeUnit.MINUTES).statusCode());
         }
         if (f.after() != null) {
             recovery.addAll(List.of(f.after().apply(stack, w)));
@@ -463,13 +475,13 @@ class ReliabilitySuiteIT {
         }
         String bug = KNOWN_BUGS.get(f.name());
         if (bug != null && !row.held() && !STRICT) {
-            org.junit.jupiter.api.Assumptions.abort("known bug, reported in docs/RELIABILITY.md: " + bug);
+            Assumptions.abort("known bug, reported in docs/RELIABILITY.md: " + bug);
         }
         assertThat(checks).as("invariants after %s (%s)", f.name(), String.join("; ", recovery)).allMatch(Invariants.Check::held);
     }
 
     @Order(2)
-    @org.junit.jupiter.api.Test
+    @Test
     void badInputOnEveryPublicEndpointAndTopicGetsAClearProblemOrADeadLetterAndTheServicesKeepServing() throws Exception {
         String team = BadInputSweep.TEAM;
         stack.appendRules("{\"name\":\"sweep-lead\",\"match\":{\"agent\":\"sweep/lead\"},\"reply\":{\"text\":\"still serving\"}}");
@@ -489,14 +501,14 @@ class ReliabilitySuiteIT {
         List<Report.InputRow> unknown = failed.stream().filter(r -> !BadInputSweep.KNOWN_BUGS.containsKey(r.target() + " " + r.input())).toList();
         assertThat(unknown).as("bad inputs not answered as expected").isEmpty();
         if (!failed.isEmpty() && !STRICT) {
-            org.junit.jupiter.api.Assumptions.abort("known bugs, reported in docs/RELIABILITY.md: " + failed.stream()
+            Assumptions.abort("known bugs, reported in docs/RELIABILITY.md: " + failed.stream()
                     .map(r -> r.target() + " " + r.input() + " → " + r.got()).toList());
         }
         assertThat(failed).as("bad inputs not answered as expected (known bugs)").isEmpty();
     }
 
     @Order(3)
-    @org.junit.jupiter.api.Test
+    @Test
     void malformedModelOutputIsShownToTheModelOrEndsTheTurnClearlyAndTheLeadKeepsAnswering() throws Exception {
         ModelOutputSweep sweep = new ModelOutputSweep(stack);
         sweep.run();
@@ -508,9 +520,9 @@ class ReliabilitySuiteIT {
     }
 
     @Order(4)
-    @org.junit.jupiter.api.Test
+    @Test
     void atItem4sShapeEveryPromptIsAnsweredAndEveryTaskCompletedOnceAfterItsBlockersAndTheFiguresArePrinted() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(FULL, "the scale run is in the full suite only");
+        Assumptions.assumeTrue(FULL, "the scale run is in the full suite only");
         ScaleFigures.Result r = ScaleFigures.run(stack, ScaleFigures.FULL);
         r.figures().forEach(f -> System.out.println("[reliability] " + f.name() + ": " + f.value()));
         r.checks().forEach(c -> System.out.println("[reliability] " + c.name() + ": " + (c.held() ? "held" : "FAILED") + " — " + c.detail()));
@@ -523,7 +535,7 @@ class ReliabilitySuiteIT {
     }
 
     @Order(4)
-    @org.junit.jupiter.api.Test
+    @Test
     void theCronJobFiredEachMinuteOfEveryFaultOnceAndSkippedNone() throws Exception {
         // the job fires at each minute: wait (at most 3 min) until the minute after the last fault was due and stored
         Instant last = rows.isEmpty() ? Instant.now() : rows.get(rows.size() - 1).to();

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What the suite found, as {@code docs/RELIABILITY.md}: when and under which load it ran, a summary, then one table
@@ -99,7 +100,7 @@ final class Report {
         ReliabilitySuiteIT.KNOWN_BUGS.forEach((k, v) -> b.append("- **").append(k).append("** — ").append(v).append("\n"));
         if (!BadInputSweep.KNOWN_BUGS.isEmpty()) {
             b.append("- **lead-service, bad input** — wrong JSON types are not all answered with a problem: ");
-            b.append(String.join("; ", BadInputSweep.KNOWN_BUGS.entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
+            b.append(String.join("; ", BadInputSweep.KNOWN_BUGS.entrySet().stream().sorted(Map.Entry.comparingByKey())
                     .map(e -> "`" + e.getKey() + "` → " + e.getValue()).toList())).append("\n");
         }
         b.append("\n");

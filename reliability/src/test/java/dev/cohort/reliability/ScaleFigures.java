@@ -1,11 +1,12 @@
 package dev.cohort.reliability;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.model.RecordedRequest;
 import dev.cohort.devstack.model.Reply;
 import dev.cohort.reliability.RelStack.Service;
-import java.net.URI;
 import java.net.http.HttpRequest;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -17,15 +18,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * The scale run on the suite's stack: {@code leadReplicas} lead-service and {@code teammateReplicas}
@@ -314,7 +318,7 @@ final class ScaleFigures {
     private static String prompt(RelStack stack, String base, String team, String text) {
         var r = stack.send(HttpRequest.newBuilder(URI.create(base + "/api/v1/teams/" + team + "/prompts")).timeout(Duration.ofSeconds(60))
                 .header("Authorization", "Bearer " + RelStack.API_TOKEN).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(dev.cohort.core.protocol.Json.write(Map.of("text", text)))).build());
+                .POST(HttpRequest.BodyPublishers.ofString(Json.write(Map.of("text", text)))).build());
         if (r.statusCode() != 202) {
             throw new IllegalStateException("prompt to " + team + ": " + r.statusCode() + " " + r.body());
         }
@@ -337,8 +341,8 @@ final class ScaleFigures {
     }
 
     /** How many of {@code prompts} a lead's turn_completed lists. */
-    private static long answered(RelStack stack, List<String> ids, java.util.Set<String> prompts) throws Exception {
-        java.util.Set<String> done = new java.util.HashSet<>();
+    private static long answered(RelStack stack, List<String> ids, Set<String> prompts) throws Exception {
+        Set<String> done = new HashSet<>();
         try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
                 "SELECT data::text FROM lead.events WHERE team = ANY (?) AND type = 'turn_completed' AND agent = 'lead'")) {
             ps.setArray(1, c.createArrayOf("text", ids.toArray()));
@@ -380,7 +384,7 @@ final class ScaleFigures {
     private static List<Long> messageLatency(List<RecordedRequest> reqs, Instant after) {
         Map<String, Instant> leadAsked = new HashMap<>();
         List<Long> out = new ArrayList<>();
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (RecordedRequest r : reqs) {
             if (r.time().isBefore(after) || r.agent() == null) {
                 continue;
@@ -398,7 +402,7 @@ final class ScaleFigures {
     }
 
     private static int pongs(RelStack stack, Instant after) {
-        java.util.Set<String> agents = new java.util.HashSet<>();
+        Set<String> agents = new HashSet<>();
         for (RecordedRequest r : stack.model.requests()) {
             if (!r.time().isBefore(after) && r.agent() != null && r.agent().matches("s\\d+/w\\d+") && lastUser(r.body()).contains("ping from lead")) {
                 agents.add(r.agent());
@@ -461,14 +465,14 @@ final class ScaleFigures {
             }
         }
         Map<String, Integer> completions = new HashMap<>();
-        Map<String, java.util.Set<String>> owners = new HashMap<>();
+        Map<String, Set<String>> owners = new HashMap<>();
         for (String team : ids) {
             for (Map<String, Object> e : Invariants.events(stack, team)) {
                 String id = Invariants.data(e).path("id").asText();
                 if ("task_completed".equals(e.get("type"))) {
                     completions.merge(id, 1, Integer::sum);
                 } else if ("task_claimed".equals(e.get("type"))) {
-                    owners.computeIfAbsent(id, k -> new java.util.HashSet<>()).add(Invariants.data(e).path("owner").asText());
+                    owners.computeIfAbsent(id, k -> new HashSet<>()).add(Invariants.data(e).path("owner").asText());
                 }
             }
         }
@@ -483,7 +487,7 @@ final class ScaleFigures {
             if (completions.getOrDefault(tid, 0) != 1) {
                 f.problems.add(tid + " completed " + completions.getOrDefault(tid, 0) + " times");
             }
-            if (owners.getOrDefault(tid, java.util.Set.of()).size() > 1) {
+            if (owners.getOrDefault(tid, Set.of()).size() > 1) {
                 f.problems.add(tid + " claimed by " + owners.get(tid));
             }
             Timestamp claimed = times.get(id)[1];
@@ -507,7 +511,7 @@ final class ScaleFigures {
             Timestamp prev = null;
             for (var o : times.entrySet()) {
                 Timestamp done = o.getValue()[2];
-                if (o.getKey() != id && java.util.Objects.equals(ownerOf.get(o.getKey()), ownerOf.get(id)) && done != null
+                if (o.getKey() != id && Objects.equals(ownerOf.get(o.getKey()), ownerOf.get(id)) && done != null
                         && claimed != null && !done.after(claimed) && (prev == null || done.after(prev))) {
                     prev = done;
                 }

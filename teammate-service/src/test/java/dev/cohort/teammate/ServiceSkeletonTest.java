@@ -14,6 +14,8 @@ import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The service boots against real Kafka and PostgreSQL, migrates its own schema and reports health and metrics. */
@@ -43,7 +45,7 @@ class ServiceSkeletonTest {
         try (Connection c = ds.getConnection();
                 ResultSet rs = c.createStatement().executeQuery(
                         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'teammate' ORDER BY 1")) {
-            java.util.List<String> tables = new java.util.ArrayList<>();
+            List<String> tables = new ArrayList<>();
             while (rs.next()) {
                 tables.add(rs.getString(1));
             }

@@ -4,18 +4,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.MessageType;
-import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.protocol.payload.Control;
 import dev.cohort.core.protocol.payload.Spawn;
+import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.teammate.messaging.InboxConsumer;
 import dev.cohort.teammate.service.TeammateClock;
+import dev.cohort.teammate.service.TeammateHost;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -24,8 +29,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.stream.StreamSupport;
+import java.util.UUID;
+import javax.sql.DataSource;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -59,7 +65,7 @@ class TeammateHostTest {
     TeammateClock clock;
 
     @Inject
-    dev.cohort.teammate.service.TeammateHost host;
+    TeammateHost host;
 
     ScriptedModelClient model;
 
@@ -396,12 +402,12 @@ class TeammateHostTest {
         await().atMost(PATIENCE).pollInterval(Duration.ofMillis(100)).until(() -> toolRunnerCalls(team, "ned").contains("running"));
 
         var at = TopicRecorder.sendAt(Topics.TEAMMATE_INBOX, team + "/ned", Json.write(AgentMessage.of(UUID.randomUUID().toString(),
-                team, "lead", "ned", null, dev.cohort.core.protocol.payload.Control.interrupt(null), Instant.now())));
+                team, "lead", "ned", null, Control.interrupt(null), Instant.now())));
         await().atMost(PATIENCE).pollInterval(Duration.ofMillis(200))
                 .until(() -> TopicRecorder.committed("cohort-teammate", Topics.TEAMMATE_INBOX, at.partition()) > at.offset());
-        java.nio.file.Path ws = java.nio.file.Path.of(workspace).resolve("teams").resolve(team);
-        java.nio.file.Files.createDirectories(ws);
-        java.nio.file.Files.writeString(ws.resolve("gate-ned"), "open\n");
+        Path ws = Path.of(workspace).resolve("teams").resolve(team);
+        Files.createDirectories(ws);
+        Files.writeString(ws.resolve("gate-ned"), "open\n");
 
         AgentMessage result = awaitResults(team, "ned", 1).get(0);
         assertThat(result.metadata()).containsEntry("status", "interrupted");
@@ -432,7 +438,7 @@ class TeammateHostTest {
             ps.setString(2, team);
             ps.executeUpdate();
         }
-        dev.cohort.core.host.AgentKey key = new dev.cohort.core.host.AgentKey(team, "olga");
+        AgentKey key = new AgentKey(team, "olga");
         host.agentHost().detach(List.of(key), Duration.ofSeconds(30));
         host.agentHost().adopt(List.of(key));
 
@@ -542,7 +548,7 @@ class TeammateHostTest {
         return toolRunnerCalls(ds, team, agent);
     }
 
-    static List<String> toolRunnerCalls(javax.sql.DataSource ds, String team, String agent) throws Exception {
+    static List<String> toolRunnerCalls(DataSource ds, String team, String agent) throws Exception {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT call_id, status FROM toolrunner.tool_calls WHERE team = ? AND agent = ? ORDER BY started_at")) {
             ps.setString(1, team);
@@ -563,7 +569,7 @@ class TeammateHostTest {
         return queryOne(ds, sql, team);
     }
 
-    static String queryOne(javax.sql.DataSource ds, String sql, String team) throws Exception {
+    static String queryOne(DataSource ds, String sql, String team) throws Exception {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             ps.setString(1, team);
             try (ResultSet rs = ps.executeQuery()) {

@@ -18,6 +18,7 @@ import jakarta.inject.Inject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -100,7 +101,7 @@ class TeammateMetricsTest {
     static double sum(String metric, String... labels) {
         double total = 0;
         for (String line : metricsBody().split("\n")) {
-            if (line.startsWith(metric + "{") && java.util.Arrays.stream(labels).allMatch(line::contains)) {
+            if (line.startsWith(metric + "{") && Arrays.stream(labels).allMatch(line::contains)) {
                 total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
             }
         }

@@ -1,19 +1,23 @@
 package dev.cohort.teammate;
 
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.host.messaging.KafkaClientProperties;
 import java.time.Duration;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.common.TopicPartition;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
@@ -34,7 +38,7 @@ public final class TopicRecorder {
      * login) followed by {@code settings}, key/value pairs.
      */
     static Map<String, Object> clientConfig(Object... settings) {
-        Map<String, Object> config = dev.cohort.host.messaging.KafkaClientProperties.fromConfig(ConfigProvider.getConfig());
+        Map<String, Object> config = KafkaClientProperties.fromConfig(ConfigProvider.getConfig());
         for (int i = 0; i < settings.length; i += 2) {
             config.put((String) settings[i], settings[i + 1]);
         }
@@ -66,10 +70,10 @@ public final class TopicRecorder {
 
     /** The offset the consumer group {@code group} committed on {@code partition} of {@code topic} (-1: none yet). */
     public static long committed(String group, String topic, int partition) {
-        try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(
+        try (Admin admin = Admin.create(
                 clientConfig())) {
             var offsets = admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get();
-            var o = offsets.get(new org.apache.kafka.common.TopicPartition(topic, partition));
+            var o = offsets.get(new TopicPartition(topic, partition));
             return o == null ? -1 : o.offset();
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -87,7 +91,7 @@ public final class TopicRecorder {
     }
 
     /** Sends one record, waits for the acknowledgement and returns where it was written. */
-    public static synchronized org.apache.kafka.clients.producer.RecordMetadata sendAt(String topic, String key,
+    public static synchronized RecordMetadata sendAt(String topic, String key,
             String value) {
         if (producer == null) {
             producer = new KafkaProducer<>(clientConfig(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName(),

@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner;
 
+import io.quarkus.logging.Log;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -44,7 +45,7 @@ public final class AfterResponse {
             try {
                 r.run();
             } catch (RuntimeException e) {
-                io.quarkus.logging.Log.warnf(e, "deferred task failed");
+                Log.warnf(e, "deferred task failed");
             }
         }
     }

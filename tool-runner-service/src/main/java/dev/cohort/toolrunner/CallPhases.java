@@ -3,6 +3,8 @@ package dev.cohort.toolrunner;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.concurrent.TimeUnit;
+import java.util.Locale;
+import org.jboss.logging.Logger;
 
 /**
  * Where a {@code bash} call's time goes inside the runner, as timers {@code cohort.toolrunner.bash.phase{phase}} (plus {@code request-to-service}, from the request's
@@ -37,7 +39,7 @@ public final class CallPhases {
     public static final String SLOW_CALLS = "dev.cohort.toolrunner.slowcalls";
     /** A call this slow (from its request's arrival) is logged at DEBUG with its phases, for a benchmark's tail. */
     private static final long SLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(SLOW_CALLS);
+    private static final Logger LOG = Logger.getLogger(SLOW_CALLS);
 
     private final Timer[] timers = new Timer[NAMES.length];
     /** {@code process-run} of a warm sandbox in parts: header → acknowledgement read, → output's end, → exit seen. */
@@ -122,21 +124,21 @@ public final class CallPhases {
     static String slowCall(long[] a, long arrivedNanos) {
         StringBuilder b = new StringBuilder("slow bash call (ms):");
         if (arrivedNanos != 0 && arrivedNanos <= a[ENTRY]) {
-            b.append(String.format(java.util.Locale.ROOT, " request-to-service %.2f", (a[ENTRY] - arrivedNanos) / 1e6));
+            b.append(String.format(Locale.ROOT, " request-to-service %.2f", (a[ENTRY] - arrivedNanos) / 1e6));
         }
         long prev = a[ENTRY];
         for (int i = 1; i < NAMES.length; i++) {
             if (a[i] != 0) {
-                b.append(String.format(java.util.Locale.ROOT, " %s %.2f", NAMES[i], (a[i] - prev) / 1e6));
+                b.append(String.format(Locale.ROOT, " %s %.2f", NAMES[i], (a[i] - prev) / 1e6));
                 prev = a[i];
             }
         }
         if (a[STARTED] != 0 && a[ACKED] != 0 && a[OUTPUT_END] != 0 && a[EXITED] != 0) {
-            b.append(String.format(java.util.Locale.ROOT,
+            b.append(String.format(Locale.ROOT,
                     " (process-run: to-ack %.2f, ack-to-output-end %.2f, output-end-to-exit-seen %.2f)",
                     (a[ACKED] - a[STARTED]) / 1e6, (a[OUTPUT_END] - a[ACKED]) / 1e6,
                     Math.max(0, a[EXITED] - a[OUTPUT_END]) / 1e6));
         }
-        return b.append(String.format(java.util.Locale.ROOT, " total %.2f", (a[END] - a[ENTRY]) / 1e6)).toString();
+        return b.append(String.format(Locale.ROOT, " total %.2f", (a[END] - a[ENTRY]) / 1e6)).toString();
     }
 }

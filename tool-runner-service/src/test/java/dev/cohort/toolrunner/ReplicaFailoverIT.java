@@ -10,6 +10,7 @@ import dev.cohort.core.toolrunner.ToolRunnerClient;
 import dev.cohort.devstack.Devstack;
 import dev.cohort.devstack.Ports;
 import dev.cohort.devstack.ServiceProcess;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -17,11 +18,13 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.Comparator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -109,7 +112,7 @@ class ReplicaFailoverIT {
     }
 
     private static Map<String, String> with(Map<String, String> env, String instance) {
-        Map<String, String> m = new java.util.LinkedHashMap<>(env);
+        Map<String, String> m = new LinkedHashMap<>(env);
         m.put("COHORT_INSTANCE_ID", instance);
         return m;
     }
@@ -137,9 +140,9 @@ class ReplicaFailoverIT {
         }
     }
 
-    private static void deleteTree(Path dir) throws java.io.IOException {
+    private static void deleteTree(Path dir) throws IOException {
         try (var all = Files.walk(dir)) {
-            all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            all.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 }

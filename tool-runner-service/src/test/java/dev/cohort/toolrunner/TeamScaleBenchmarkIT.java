@@ -9,19 +9,23 @@ import dev.cohort.core.toolrunner.ToolRunnerClient;
 import dev.cohort.devstack.Devstack;
 import dev.cohort.devstack.Ports;
 import dev.cohort.devstack.ServiceProcess;
+import java.io.FileInputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.Test;
 
 /**
  * How the tool layer scales with teams, run on demand:
@@ -112,8 +116,8 @@ class TeamScaleBenchmarkIT {
                 starts.append(sandboxMemory(runners.get(0).pid()));
             }
 
-            List<Long> bash = java.util.Collections.synchronizedList(new ArrayList<>());
-            List<Long> read = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<Long> bash = Collections.synchronizedList(new ArrayList<>());
+            List<Long> read = Collections.synchronizedList(new ArrayList<>());
             ExecutorService pool = Executors.newFixedThreadPool(teams);
             long end = System.nanoTime() + WINDOW.toNanos();
             long[] cpu0 = machineCpu();
@@ -219,9 +223,9 @@ class TeamScaleBenchmarkIT {
     }
 
     private static String read(String file) {
-        try (java.io.FileInputStream in = new java.io.FileInputStream(file)) {
-            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
+        try (FileInputStream in = new FileInputStream(file)) {
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
             return "";
         }
     }

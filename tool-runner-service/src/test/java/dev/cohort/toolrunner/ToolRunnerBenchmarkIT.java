@@ -9,20 +9,30 @@ import dev.cohort.core.toolrunner.ToolRunnerClient;
 import dev.cohort.devstack.Devstack;
 import dev.cohort.devstack.Ports;
 import dev.cohort.devstack.ServiceProcess;
+import java.io.File;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntFunction;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.IntFunction;
-import org.junit.jupiter.api.Test;
+import java.util.regex.Pattern;
+import java.util.TreeMap;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.Test;
 
 /**
  * The benchmark, run on demand:
@@ -83,7 +93,7 @@ class ToolRunnerBenchmarkIT {
         Path base = Files.createTempDirectory("cohort-tr-bench");
         Path workspace = Files.createDirectories(base.resolve("workspace"));
         Path state = Files.createDirectories(base.resolve("state"));
-        Map<String, String> more = new java.util.HashMap<>(Map.of(
+        Map<String, String> more = new HashMap<>(Map.of(
                 "COHORT_WORKSPACE_ROOT", workspace.toString(),
                 "COHORT_STATE_DIR", state.toString(),
                 "COHORT_TOOL_RUNNER_TOKEN", TOKEN));
@@ -107,10 +117,10 @@ class ToolRunnerBenchmarkIT {
 
             StringBuilder report = new StringBuilder("\n=== tool-runner benchmark (packaged runner, loopback HTTP, ")
                     .append(Runtime.getRuntime().availableProcessors()).append(" cores) ===\n");
-            String health = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(runner.managementUrl() + "/q/health/ready")).GET().build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-            var level = java.util.regex.Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(health);
+            String health = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create(runner.managementUrl() + "/q/health/ready")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            var level = Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(health);
             report.append("sandbox in force: ").append(level.find() ? level.group(1) : "unknown").append('\n');
             report.append("load average: ").append(Files.readString(Path.of("/proc/loadavg")).strip())
                     .append("; extra env: ").append(extraEnv.isBlank() ? "none" : extraEnv)
@@ -170,10 +180,10 @@ class ToolRunnerBenchmarkIT {
                             throughput(e.getValue())));
                 }
             }
-            String metrics = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(runner.managementUrl() + "/q/metrics")).GET().build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-            var warm = java.util.regex.Pattern.compile(
+            String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create(runner.managementUrl() + "/q/metrics")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            var warm = Pattern.compile(
                     "cohort_toolrunner_warm_sandbox_total\\{[^}]*outcome=\"([^\"]+)\"[^}]*} ([0-9.eE+-]+)").matcher(metrics);
             report.append("warm sandboxes (whole run):");
             while (warm.find()) {
@@ -181,7 +191,7 @@ class ToolRunnerBenchmarkIT {
             }
             report.append('\n');
             // each process start closes every inherited descriptor in the child: this number is part of the cost
-            String[] fds = new java.io.File("/proc/" + runner.pid() + "/fd").list();
+            String[] fds = new File("/proc/" + runner.pid() + "/fd").list();
             report.append("open files in the runner process: ").append(fds == null ? "unknown" : fds.length).append('\n');
             System.out.println(report);
             return report.toString();
@@ -190,12 +200,12 @@ class ToolRunnerBenchmarkIT {
 
     private static void pause() {
         if (PAUSE_MS > 0) {
-            java.util.concurrent.locks.LockSupport.parkNanos(PAUSE_MS * 1_000_000);
+            LockSupport.parkNanos(PAUSE_MS * 1_000_000);
         }
     }
 
     /** utime+stime and cutime+cstime of {@code pid}, in clock ticks (1/100 s). */
-    private static long[] cpu(long pid) throws java.io.IOException {
+    private static long[] cpu(long pid) throws IOException {
         String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         // after the name: state(0) ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime(11) stime cutime cstime
@@ -208,8 +218,8 @@ class ToolRunnerBenchmarkIT {
      * ended in between are missing from the second reading, so a name's difference can undercount.
      */
     private static Map<String, Long> threadCpu(long pid) {
-        Map<String, Long> out = new java.util.HashMap<>();
-        String[] tids = new java.io.File("/proc/" + pid + "/task").list();
+        Map<String, Long> out = new HashMap<>();
+        String[] tids = new File("/proc/" + pid + "/task").list();
         if (tids == null) {
             return out;
         }
@@ -219,7 +229,7 @@ class ToolRunnerBenchmarkIT {
                 String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replaceAll("[0-9]+", "N");
                 String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                 out.merge(name, Long.parseLong(f[11]) + Long.parseLong(f[12]), Long::sum);
-            } catch (java.io.IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 // the thread ended while reading
             }
         }
@@ -228,11 +238,11 @@ class ToolRunnerBenchmarkIT {
 
     /** The runner's per-phase timers of {@code bash} ({@code cohort_toolrunner_bash_phase_seconds}) on its management port {@code url}: count and sum. */
     private static Map<String, double[]> phases(String url) throws Exception {
-        String body = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create(url + "/q/metrics")).GET().build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString()).body();
-        Map<String, double[]> out = new java.util.TreeMap<>();
-        var m = java.util.regex.Pattern.compile(
+        String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                URI.create(url + "/q/metrics")).GET().build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        Map<String, double[]> out = new TreeMap<>();
+        var m = Pattern.compile(
                 "cohort_toolrunner_bash_phase_seconds_(count|sum)\\{[^}]*phase=\"([^\"]+)\"[^}]*} ([0-9.eE+-]+)")
                 .matcher(body);
         while (m.find()) {

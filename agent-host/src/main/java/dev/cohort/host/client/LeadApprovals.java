@@ -3,6 +3,7 @@ package dev.cohort.host.client;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.List;
 
 /**
  * The wire shapes of the lead's internal approvals API ({@code POST /internal/v1/teams/{team}/approvals}, contract
@@ -24,12 +25,12 @@ public final class LeadApprovals {
     }
 
     /** Body of {@code settled}: approval ids parked agents wait for. */
-    record SettledRequest(java.util.List<String> ids) {
+    record SettledRequest(List<String> ids) {
     }
 
     /** Those of them answered or past their expiry. */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    record Settled(java.util.List<String> settled) {
+    record Settled(List<String> settled) {
     }
 
     /** Body of {@code cancel}: a teammate's turn that ended while parked on approvals. */
@@ -39,6 +40,6 @@ public final class LeadApprovals {
 
     /** The approvals that were cancelled. */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    record Cancelled(java.util.List<String> cancelled) {
+    record Cancelled(List<String> cancelled) {
     }
 }

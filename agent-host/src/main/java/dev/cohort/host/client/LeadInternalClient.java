@@ -5,21 +5,25 @@ import dev.cohort.core.engine.ApprovalGateway;
 import dev.cohort.core.protocol.Json;
 import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.ws.rs.ProcessingException;
 import jakarta.ws.rs.client.ClientRequestFilter;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.ProcessingException;
 import java.net.URI;
 import java.time.temporal.ChronoUnit;
-import java.util.List;
-import java.util.Optional;
-import java.util.UUID;
+import java.util.Collection;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 import org.eclipse.microprofile.faulttolerance.Retry;
 import org.eclipse.microprofile.faulttolerance.Timeout;
-import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 import org.eclipse.microprofile.rest.client.ext.ResponseExceptionMapper;
 
 /**
@@ -187,13 +191,13 @@ public class LeadInternalClient {
      */
     @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
     @Timeout(value = 10, unit = ChronoUnit.SECONDS)
-    public java.util.Set<String> settledApprovals(String team, java.util.Collection<String> approvalIds) {
+    public Set<String> settledApprovals(String team, Collection<String> approvalIds) {
         if (approvalIds.isEmpty()) {
-            return java.util.Set.of();
+            return Set.of();
         }
         LeadApprovals.Settled s = call(() -> rest().settledApprovals(team,
                 new LeadApprovals.SettledRequest(List.copyOf(approvalIds))));
-        return s == null || s.settled() == null ? java.util.Set.of() : java.util.Set.copyOf(s.settled());
+        return s == null || s.settled() == null ? Set.of() : Set.copyOf(s.settled());
     }
 
     /**
@@ -325,11 +329,11 @@ public class LeadInternalClient {
      */
     @Retry(maxRetries = 3, delay = 200, jitter = 100, retryOn = {LeadUnavailableException.class, TimeoutException.class})
     @Timeout(value = 10, unit = ChronoUnit.SECONDS)
-    public java.util.Map<String, LeadTasks.Claim> claimBatch(String team, List<LeadTasks.BatchClaimer> claimers,
+    public Map<String, LeadTasks.Claim> claimBatch(String team, List<LeadTasks.BatchClaimer> claimers,
             Double leaseSeconds) {
         LeadTasks.ClaimBatch b = call(() -> rest().claimBatch(team, new LeadTasks.ClaimBatchRequest(List.copyOf(claimers),
                 leaseSeconds)));
-        java.util.Map<String, LeadTasks.Claim> out = new java.util.LinkedHashMap<>();
+        Map<String, LeadTasks.Claim> out = new LinkedHashMap<>();
         for (LeadTasks.BatchClaim c : b.claims()) {
             out.put(c.agent(), c.claim());
         }

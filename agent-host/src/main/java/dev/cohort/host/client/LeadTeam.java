@@ -1,7 +1,10 @@
 package dev.cohort.host.client;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.permission.PermissionRuleSet;
+import dev.cohort.core.engine.Usage;
+import java.time.LocalDate;
 
 /**
  * The team as lead-service's internal API gives it to a teammate host ({@code GET /internal/v1/teams/{team}}).
@@ -17,23 +20,23 @@ import dev.cohort.core.engine.permission.PermissionRuleSet;
  *                       teammates follow like the lead; {@code null}: none, or a lead before team rules
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
-public record LeadTeam(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets,
-        dev.cohort.core.engine.Usage usageToday, java.time.LocalDate usageDay, PermissionRuleSet permissions) {
+public record LeadTeam(String id, String permissionMode, Budgets.Overrides budgets,
+        Usage usageToday, LocalDate usageDay, PermissionRuleSet permissions) {
 
     /** A team without the day's usage (a lead before per-day budgets). */
-    public LeadTeam(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets) {
+    public LeadTeam(String id, String permissionMode, Budgets.Overrides budgets) {
         this(id, permissionMode, budgets, null, null, null);
     }
 
     /** A team without permission rules (a lead before team rules). */
-    public LeadTeam(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets,
-            dev.cohort.core.engine.Usage usageToday, java.time.LocalDate usageDay) {
+    public LeadTeam(String id, String permissionMode, Budgets.Overrides budgets,
+            Usage usageToday, LocalDate usageDay) {
         this(id, permissionMode, budgets, usageToday, usageDay, null);
     }
 
     /** The day's usage as the budget check reads it; {@code null} when the lead did not send it. */
-    public dev.cohort.core.engine.Budgets.DayUsage dayUsage() {
+    public Budgets.DayUsage dayUsage() {
         return usageToday == null || usageDay == null ? null
-                : new dev.cohort.core.engine.Budgets.DayUsage(usageDay, usageToday);
+                : new Budgets.DayUsage(usageDay, usageToday);
     }
 }

@@ -5,14 +5,15 @@ import dev.cohort.core.engine.ApprovalGateway;
 import dev.cohort.core.engine.EngineSettings;
 import dev.cohort.core.engine.EventSink;
 import dev.cohort.core.engine.GatewayModelClient;
-import dev.cohort.core.engine.TranscriptStore;
 import dev.cohort.core.engine.hooks.Hook;
 import dev.cohort.core.engine.hooks.HookSettings;
+import dev.cohort.core.engine.TranscriptStore;
 import dev.cohort.core.memory.MemoryManager;
 import dev.cohort.core.memory.MemoryStore;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.trace.Tracing;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Any;
@@ -21,10 +22,11 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Function;
 
 /**
  * Builds a service's {@link AgentEngine} from configuration and beans, the same way for the lead and the teammates:
@@ -65,7 +67,7 @@ public class EngineAssembly {
     @Inject
     MicrometerEngineMetrics metrics;
     @Inject
-    dev.cohort.core.trace.Tracing tracing;
+    Tracing tracing;
 
     private BoundedExecutor memoryWork;
 
@@ -126,7 +128,7 @@ public class EngineAssembly {
         private ApprovalGateway approvals;
         private TranscriptStore transcripts;
         private Function<String, MemoryStore> memoryStores;
-        private java.util.function.UnaryOperator<EngineSettings> adjust = java.util.function.UnaryOperator.identity();
+        private UnaryOperator<EngineSettings> adjust = UnaryOperator.identity();
 
         private Builder(AgentRole role) {
             this.role = role;
@@ -159,7 +161,7 @@ public class EngineAssembly {
          * Adjusts the settings from {@code cohort.engine.*} for this engine only (the teammates' per-turn model-call
          * cap is {@code cohort.teammate.work-max-rounds}).
          */
-        public Builder adjustSettings(java.util.function.UnaryOperator<EngineSettings> adjustment) {
+        public Builder adjustSettings(UnaryOperator<EngineSettings> adjustment) {
             this.adjust = Objects.requireNonNull(adjustment, "adjustment");
             return this;
         }

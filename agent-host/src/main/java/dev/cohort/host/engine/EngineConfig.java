@@ -13,7 +13,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalDouble;
 import java.util.OptionalInt;
 
 /**
@@ -147,7 +149,7 @@ public interface EngineConfig {
         double outputPerMillion();
 
         /** USD per million prompt tokens served from the provider's cache; absent = the input price. */
-        java.util.Optional<Double> cachedInputPerMillion();
+        Optional<Double> cachedInputPerMillion();
     }
 
     /** The size of one model; an absent value is the compaction's default. */
@@ -159,10 +161,10 @@ public interface EngineConfig {
         OptionalInt maxOutputTokens();
 
         /** This model's L3 (summary) threshold; unset = {@code compaction.auto-compact-ratio}. */
-        java.util.OptionalDouble autoCompactRatio();
+        OptionalDouble autoCompactRatio();
 
         /** This model's L2 threshold; unset = {@code compaction.micro-compact-ratio}. */
-        java.util.OptionalDouble microCompactRatio();
+        OptionalDouble microCompactRatio();
     }
 
     /** {@code cohort.engine.compaction.*}: see {@link CompactionSettings} for each reason. */
@@ -369,9 +371,9 @@ public interface EngineConfig {
         public static final DeprecatedAliases NONE = new DeprecatedAliases("", OptionalInt.empty(), Optional.empty());
 
         public DeprecatedAliases {
-            java.util.Objects.requireNonNull(prefix, "prefix");
-            java.util.Objects.requireNonNull(maxModelCallsPerTurn, "maxModelCallsPerTurn");
-            java.util.Objects.requireNonNull(approvalTimeout, "approvalTimeout");
+            Objects.requireNonNull(prefix, "prefix");
+            Objects.requireNonNull(maxModelCallsPerTurn, "maxModelCallsPerTurn");
+            Objects.requireNonNull(approvalTimeout, "approvalTimeout");
         }
     }
 

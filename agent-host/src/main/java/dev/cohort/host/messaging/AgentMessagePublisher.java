@@ -6,8 +6,9 @@ import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.trace.Tracing;
 import dev.cohort.host.tracing.KafkaTracing;
-import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.Objects;
 
 /**
  * Sends an {@link AgentMessage} to the inbox of its recipient: {@link Topics#LEAD_INBOX} keyed by team for the lead,
@@ -48,7 +49,7 @@ public class AgentMessagePublisher {
             value = Json.write(m);
         } catch (RuntimeException e) {
             trace.done(e);
-            return java.util.concurrent.CompletableFuture.failedFuture(e);
+            return CompletableFuture.failedFuture(e);
         }
         return sender.send(topicFor(m.to()), m.key(), value, trace.headers()).whenComplete((v, t) -> trace.done(t));
     }

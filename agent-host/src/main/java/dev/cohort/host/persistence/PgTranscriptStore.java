@@ -1,6 +1,7 @@
 package dev.cohort.host.persistence;
 
 import dev.cohort.core.engine.TranscriptStore;
+import dev.cohort.host.store.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -29,7 +30,7 @@ public final class PgTranscriptStore implements TranscriptStore {
      */
     public PgTranscriptStore(DataSource ds, String schema) {
         this.ds = Objects.requireNonNull(ds, "ds");
-        dev.cohort.host.store.Sql.schema(schema, "transcript");
+        Sql.schema(schema, "transcript");
         this.insert = "INSERT INTO " + schema + ".transcripts (agent_id, name, content) VALUES (?, ?, ?) ON CONFLICT DO NOTHING";
         this.select = "SELECT content FROM " + schema + ".transcripts WHERE agent_id = ? AND name = ?";
     }

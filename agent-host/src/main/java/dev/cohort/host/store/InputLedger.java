@@ -2,6 +2,7 @@ package dev.cohort.host.store;
 
 import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.host.AgentKey;
+import dev.cohort.core.protocol.Event;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -65,7 +66,7 @@ public interface InputLedger {
      * default) to store them by {@link #storeEvents} in the save's transaction. Only asked for a save whose ledger
      * {@link #writesNothing} and when {@link #storesEvents()}.
      */
-    default EventsClause eventsClause(AgentKey key, List<dev.cohort.core.protocol.Event> events) {
+    default EventsClause eventsClause(AgentKey key, List<Event> events) {
         return null;
     }
 
@@ -85,12 +86,12 @@ public interface InputLedger {
      * Stores a step's events in the save's transaction, after {@link #saved}, and returns them as stored (e.g. with
      * their sequence numbers) for {@link #eventsCommitted}. Only called when {@link #storesEvents()}.
      */
-    default List<dev.cohort.core.protocol.Event> storeEvents(Connection c, AgentKey key,
-            List<dev.cohort.core.protocol.Event> events) throws SQLException {
+    default List<Event> storeEvents(Connection c, AgentKey key,
+            List<Event> events) throws SQLException {
         throw new UnsupportedOperationException("this ledger does not store events");
     }
 
     /** After the commit of a save that stored events: announces them (must not throw; they are stored). */
-    default void eventsCommitted(AgentKey key, List<dev.cohort.core.protocol.Event> stored) {
+    default void eventsCommitted(AgentKey key, List<Event> stored) {
     }
 }

@@ -1,5 +1,6 @@
 package dev.cohort.host.store;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.engine.InboxItem;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.protocol.AgentMessage;
@@ -9,9 +10,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.function.Function;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
@@ -63,7 +66,7 @@ public final class PgInbox {
      * columns), in one statement that also reads the recipient's {@code statusColumn}: a consumer's recipient check and
      * its insert in one round trip. Empty, and nothing stored, when the roster has no such recipient.
      */
-    public java.util.Optional<Listed> insertIfListed(AgentMessage m, String roster, String statusColumn) {
+    public Optional<Listed> insertIfListed(AgentMessage m, String roster, String statusColumn) {
         return Sql.single(ds, "store inbox message " + m.id() + " for " + m.team() + "/" + m.to() + " in " + table, c -> {
             try (PreparedStatement ps = c.prepareStatement("WITH t AS (SELECT " + statusColumn + " AS status FROM "
                     + roster + " WHERE team = ? AND name = ?), ins AS (INSERT INTO " + table + " " + COLUMNS
@@ -73,8 +76,8 @@ public final class PgInbox {
                 ps.setString(2, m.to());
                 bind(ps, 3, m);
                 try (ResultSet rs = ps.executeQuery()) {
-                    return rs.next() ? java.util.Optional.of(new Listed(rs.getString(1), rs.getLong(2) == 1))
-                            : java.util.Optional.<Listed>empty();
+                    return rs.next() ? Optional.of(new Listed(rs.getString(1), rs.getLong(2) == 1))
+                            : Optional.<Listed>empty();
                 }
             }
         });
@@ -107,7 +110,7 @@ public final class PgInbox {
         if (json == null) {
             return out;
         }
-        for (com.fasterxml.jackson.databind.JsonNode r : Json.read(json, com.fasterxml.jackson.databind.JsonNode.class)) {
+        for (JsonNode r : Json.read(json, JsonNode.class)) {
             out.add(new Row(r.get(0).asText(), r.get(1).asText(), r.get(2).asText(),
                     r.get(3).isNull() ? null : r.get(3).asText(), metadata(r.get(4).toString())));
         }
@@ -146,7 +149,7 @@ public final class PgInbox {
     }
 
     /** The pending messages as the engine's inbox items ({@link #PREFIX}id), each text made by {@code format}. */
-    public List<InboxItem> drain(AgentKey key, int limit, java.util.function.Function<Row, String> format) {
+    public List<InboxItem> drain(AgentKey key, int limit, Function<Row, String> format) {
         return pending(key, limit).stream().map(r -> new InboxItem(PREFIX + r.id(), format.apply(r))).toList();
     }
 

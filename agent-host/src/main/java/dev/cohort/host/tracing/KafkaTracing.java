@@ -7,8 +7,10 @@ import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.propagation.TextMapGetter;
 import io.opentelemetry.context.propagation.TextMapSetter;
+import io.opentelemetry.context.Scope;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.function.Consumer;
 import java.util.List;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
@@ -94,9 +96,9 @@ public final class KafkaTracing {
      * Handles {@code record} inside its {@link #process} span: current while {@code handler} runs, marked failed when
      * it throws (the exception goes on to the caller's retry or dead-letter handling), always ended.
      */
-    public static <R extends ConsumerRecord<?, ?>> void handle(Tracing tracing, R record, java.util.function.Consumer<R> handler) {
+    public static <R extends ConsumerRecord<?, ?>> void handle(Tracing tracing, R record, Consumer<R> handler) {
         Span span = process(tracing, record);
-        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+        try (Scope ignored = span.makeCurrent()) {
             handler.accept(record);
         } catch (RuntimeException e) {
             span.setStatus(StatusCode.ERROR, e.getClass().getSimpleName());

@@ -7,10 +7,15 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import jakarta.ws.rs.container.ContainerRequestContext;
+import jakarta.ws.rs.core.Cookie;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.Response;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Instant;
+import java.util.Comparator;
+import java.util.function.Function;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.eclipse.microprofile.config.ConfigProvider;
@@ -47,13 +52,13 @@ public class BearerTokenFilter {
     }
 
     /** Every rule, longest prefix first, and the problem type of a refusal. */
-    record Rules(java.util.List<Rule> byLength, String unauthorizedType) {
+    record Rules(List<Rule> byLength, String unauthorizedType) {
 
         /** {@code prefixes} (prefix → token's config key) with each key's token by {@code token}, longest first. */
-        static Rules of(Map<String, String> prefixes, java.util.function.Function<String, String> token,
+        static Rules of(Map<String, String> prefixes, Function<String, String> token,
                 String unauthorizedType) {
             return new Rules(prefixes.entrySet().stream()
-                    .sorted(java.util.Comparator.comparingInt((Map.Entry<String, String> e) -> e.getKey().length())
+                    .sorted(Comparator.comparingInt((Map.Entry<String, String> e) -> e.getKey().length())
                             .reversed())
                     .map(e -> new Rule(e.getKey(), e.getValue(), token.apply(e.getValue())))
                     .toList(), unauthorizedType);
@@ -97,8 +102,8 @@ public class BearerTokenFilter {
             return Optional.empty();
         }
         // the dashboard's login cookie (EventSource cannot send headers); SameSite=Strict keeps other sites out
-        jakarta.ws.rs.core.Cookie session = ctx.getCookies().get(SessionCookie.NAME);
-        if (given == null && session != null && SessionCookie.valid(session.getValue(), expected, java.time.Instant.now())) {
+        Cookie session = ctx.getCookies().get(SessionCookie.NAME);
+        if (given == null && session != null && SessionCookie.valid(session.getValue(), expected, Instant.now())) {
             return Optional.empty();
         }
         String detail = given == null

@@ -10,6 +10,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * An RFC 9457 problem detail ({@code application/problem+json}), the body of every error answer of every Cohort
@@ -86,7 +87,7 @@ public final class Problem {
         return new Problem(type, title, status, detail, instance, Collections.unmodifiableMap(more));
     }
 
-    private static final java.util.Set<String> STANDARD = java.util.Set.of("type", "title", "status", "detail", "instance");
+    private static final Set<String> STANDARD = Set.of("type", "title", "status", "detail", "instance");
 
     /** The response carrying this problem, with its status and {@code application/problem+json}. */
     public Response toResponse() {

@@ -5,9 +5,10 @@ import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
+import jakarta.ws.rs.WebApplicationException;
+import java.util.Collection;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
@@ -52,7 +53,7 @@ public class ProblemMappers {
         if (t == Boolean.class || t == boolean.class) {
             return "a boolean";
         }
-        if (java.util.Collection.class.isAssignableFrom(t) || t.isArray()) {
+        if (Collection.class.isAssignableFrom(t) || t.isArray()) {
             return "an array";
         }
         return "an object";

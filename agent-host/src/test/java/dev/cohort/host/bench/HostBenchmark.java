@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.AgentContext;
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.engine.AgentSession;
+import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.ApprovalGateway;
 import dev.cohort.core.engine.EventSink;
 import dev.cohort.core.engine.Message;
@@ -15,8 +16,10 @@ import dev.cohort.core.host.AgentHost;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.host.AgentProgram;
 import dev.cohort.core.host.AgentRecord;
+import dev.cohort.core.host.AgentStore;
 import dev.cohort.core.host.HostSettings;
 import dev.cohort.core.host.Next;
+import dev.cohort.core.host.Park;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.tools.AgentRole;
@@ -44,14 +47,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -247,20 +250,20 @@ public final class HostBenchmark {
 
         AgentHost host(String instance, int slots) {
             PgAgentStore pg = new PgAgentStore(ds, "hb", null);
-            dev.cohort.core.host.AgentStore store = counting == null ? pg : new dev.cohort.core.host.AgentStore() {
+            AgentStore store = counting == null ? pg : new AgentStore() {
                 @Override
                 public AgentRecord adopt(AgentKey key, String i) {
                     return pg.adopt(key, i);
                 }
 
                 @Override
-                public long save(AgentKey key, dev.cohort.core.engine.AgentState state, long v, List<String> ids) {
+                public long save(AgentKey key, AgentState state, long v, List<String> ids) {
                     counting.saves.incrementAndGet();
                     return pg.save(key, state, v, ids);
                 }
 
                 @Override
-                public long park(AgentKey key, dev.cohort.core.host.Park park, long v) {
+                public long park(AgentKey key, Park park, long v) {
                     counting.saves.incrementAndGet();
                     return pg.park(key, park, v);
                 }

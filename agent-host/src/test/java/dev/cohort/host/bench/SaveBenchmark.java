@@ -8,7 +8,12 @@ import dev.cohort.core.host.AgentStore;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.pg.LocalPostgres;
 import dev.cohort.host.store.PgAgentStore;
+import io.agroal.api.AgroalDataSource;
+import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
+import io.agroal.api.security.NamePrincipal;
+import io.agroal.api.security.SimplePassword;
 import java.io.InputStream;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
@@ -17,14 +22,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import io.agroal.api.AgroalDataSource;
-import io.agroal.api.configuration.supplier.AgroalDataSourceConfigurationSupplier;
-import io.agroal.api.security.NamePrincipal;
-import io.agroal.api.security.SimplePassword;
-import java.time.Duration;
 import javax.sql.DataSource;
 
 /**
@@ -252,7 +253,7 @@ public final class SaveBenchmark {
         return xs.stream().mapToInt(Integer::intValue).average().orElse(0);
     }
 
-    private static String migration(String file) throws java.io.IOException {
+    private static String migration(String file) throws IOException {
         try (InputStream in = SaveBenchmark.class.getResourceAsStream("/db/agent-host/" + file)) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${flyway:defaultSchema}", SCHEMA);
         }

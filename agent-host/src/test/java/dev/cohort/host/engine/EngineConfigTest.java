@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.stream.Stream;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -176,7 +177,7 @@ class EngineConfigTest {
         assertThat(settings(p).compaction().limitsFor("small").maxOutputTokens()).isEqualTo(4096);
         assertThat(settings(p).cost("gpt-4.1", 1_000_000, 500_000)).isEqualTo(6.0);
         // cached prompt tokens at the cached price; without one (gpt-4o-mini) at the input price
-        assertThat(settings(p).cost("gpt-4.1", 1_000_000, 500_000, 400_000)).isCloseTo(5.4, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(settings(p).cost("gpt-4.1", 1_000_000, 500_000, 400_000)).isCloseTo(5.4, Offset.offset(1e-12));
         assertThat(settings(p).cost("gpt-4o-mini", 1_000_000, 0, 1_000_000)).isEqualTo(0.15);
         // a model's own thresholds; the others keep the global ones
         assertThat(settings(p).compaction().autoCompactRatioFor("small")).isEqualTo(0.6);

@@ -8,14 +8,15 @@ import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.eclipse.microprofile.config.Config;
@@ -78,7 +79,7 @@ class KafkaClientPropertiesTest {
         producer.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 3_000);
         try (KafkaProducer<String, String> p = new KafkaProducer<>(producer)) {
             assertThatThrownBy(() -> p.send(new ProducerRecord<>(TOPIC, "k", "without-login")).get(30, TimeUnit.SECONDS))
-                    .hasRootCauseInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
+                    .hasRootCauseInstanceOf(TimeoutException.class);
         }
     }
 

@@ -13,11 +13,13 @@ import dev.cohort.core.host.OwnershipLostException;
 import dev.cohort.core.host.Park;
 import dev.cohort.core.host.Phase;
 import dev.cohort.core.protocol.AgentMessage;
+import dev.cohort.core.protocol.Event;
+import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.MessageType;
 import dev.cohort.devstack.pg.LocalPostgres;
-import java.io.IOException;
 import java.io.InputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,8 +28,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -138,17 +143,17 @@ class PgStoresTest {
         inbox.insertIfNew(message(alice, "m2", "second"));
         inbox.insertIfNew(message(alice, "m3", "third"));
         inbox.markRouted(alice, "m2");
-        try (Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT " + inbox.pendingJsonSql("x.team", "x.agent") + " FROM (SELECT ?::text AS team, ?::text AS agent) x")) {
             ps.setInt(1, 10);
             ps.setString(2, alice.team());
             ps.setString(3, alice.name());
-            try (java.sql.ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 assertThat(PgInbox.rows(rs.getString(1))).isEqualTo(inbox.pending(alice, 10));
             }
             ps.setString(3, "nobody");
-            try (java.sql.ResultSet rs = ps.executeQuery()) {
+            try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 assertThat(PgInbox.rows(rs.getString(1))).isEmpty();
             }
@@ -177,7 +182,7 @@ class PgStoresTest {
 
     /** A ledger that stores the step's events in a table of its own, in the save's transaction. */
     private static class EventLedger implements InputLedger {
-        final List<List<String>> committed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final List<List<String>> committed = new CopyOnWriteArrayList<>();
 
         @Override
         public void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) {
@@ -189,10 +194,10 @@ class PgStoresTest {
         }
 
         @Override
-        public List<dev.cohort.core.protocol.Event> storeEvents(Connection c, AgentKey key,
-                List<dev.cohort.core.protocol.Event> events) throws SQLException {
-            try (java.sql.PreparedStatement ps = c.prepareStatement("INSERT INTO " + SCHEMA + ".step_events (id, team) VALUES (?, ?)")) {
-                for (dev.cohort.core.protocol.Event e : events) {
+        public List<Event> storeEvents(Connection c, AgentKey key,
+                List<Event> events) throws SQLException {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + SCHEMA + ".step_events (id, team) VALUES (?, ?)")) {
+                for (Event e : events) {
                     ps.setString(1, e.id());
                     ps.setString(2, key.team());
                     ps.executeUpdate();
@@ -202,17 +207,17 @@ class PgStoresTest {
         }
 
         @Override
-        public void eventsCommitted(AgentKey key, List<dev.cohort.core.protocol.Event> stored) {
-            committed.add(stored.stream().map(dev.cohort.core.protocol.Event::id).toList());
+        public void eventsCommitted(AgentKey key, List<Event> stored) {
+            committed.add(stored.stream().map(Event::id).toList());
         }
     }
 
     private static List<String> stepEvents(String team) throws SQLException {
-        try (Connection c = ds.getConnection(); java.sql.PreparedStatement ps = c.prepareStatement(
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT id FROM " + SCHEMA + ".step_events WHERE team = ? ORDER BY id")) {
             ps.setString(1, team);
-            try (java.sql.ResultSet rs = ps.executeQuery()) {
-                List<String> out = new java.util.ArrayList<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                List<String> out = new ArrayList<>();
                 while (rs.next()) {
                     out.add(rs.getString(1));
                 }
@@ -233,10 +238,10 @@ class PgStoresTest {
         AgentKey alice = agent();
         AgentRecord mine = store.adopt(alice, "host-a");
         AgentRecord theirs = store.adopt(alice, "host-b");
-        dev.cohort.core.protocol.Event a = dev.cohort.core.protocol.Event.of(alice.team(), "alice",
-                dev.cohort.core.protocol.EventType.ASSISTANT_MESSAGE, dev.cohort.core.protocol.Json.MAPPER.createObjectNode());
-        dev.cohort.core.protocol.Event b = dev.cohort.core.protocol.Event.of(alice.team(), "alice",
-                dev.cohort.core.protocol.EventType.TOOL_CALL_FINISHED, dev.cohort.core.protocol.Json.MAPPER.createObjectNode());
+        Event a = Event.of(alice.team(), "alice",
+                EventType.ASSISTANT_MESSAGE, Json.MAPPER.createObjectNode());
+        Event b = Event.of(alice.team(), "alice",
+                EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
 
         assertThatThrownBy(() -> store.save(alice, working("turn-a"), mine.version(), List.of(), List.of(a, b)))
                 .isInstanceOf(OwnershipLostException.class);
@@ -257,8 +262,8 @@ class PgStoresTest {
 
     /** A ledger with nothing else to write, whose step events are stored by the save's own statement. */
     private static final class ClauseLedger extends EventLedger {
-        final java.util.concurrent.atomic.AtomicInteger savedCalls = new java.util.concurrent.atomic.AtomicInteger();
-        final java.util.concurrent.atomic.AtomicInteger inTransaction = new java.util.concurrent.atomic.AtomicInteger();
+        final AtomicInteger savedCalls = new AtomicInteger();
+        final AtomicInteger inTransaction = new AtomicInteger();
 
         @Override
         public void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) {
@@ -272,15 +277,15 @@ class PgStoresTest {
 
         /** Only for a save that is not one statement (a whole rewrite): in its transaction, as {@link EventLedger}. */
         @Override
-        public List<dev.cohort.core.protocol.Event> storeEvents(Connection c, AgentKey key,
-                List<dev.cohort.core.protocol.Event> events) throws SQLException {
+        public List<Event> storeEvents(Connection c, AgentKey key,
+                List<Event> events) throws SQLException {
             inTransaction.incrementAndGet();
             return super.storeEvents(c, key, events);
         }
 
         @Override
-        public EventsClause eventsClause(AgentKey key, List<dev.cohort.core.protocol.Event> events) {
-            String[] ids = events.stream().map(dev.cohort.core.protocol.Event::id).toArray(String[]::new);
+        public EventsClause eventsClause(AgentKey key, List<Event> events) {
+            String[] ids = events.stream().map(Event::id).toArray(String[]::new);
             return new EventsClause() {
                 @Override
                 public String ctes() {
@@ -301,7 +306,7 @@ class PgStoresTest {
                 }
 
                 @Override
-                public List<dev.cohort.core.protocol.Event> read(ResultSet rs, int column) throws SQLException {
+                public List<Event> read(ResultSet rs, int column) throws SQLException {
                     assertThat(rs.getLong(column)).isEqualTo(ids.length);
                     return events;
                 }
@@ -317,10 +322,10 @@ class PgStoresTest {
         ClauseLedger ledger = new ClauseLedger();
         PgAgentStore store = new PgAgentStore(ds, SCHEMA, ledger);
         AgentKey alice = agent();
-        dev.cohort.core.protocol.Event a = dev.cohort.core.protocol.Event.of(alice.team(), "alice",
-                dev.cohort.core.protocol.EventType.ASSISTANT_MESSAGE, Json.MAPPER.createObjectNode());
-        dev.cohort.core.protocol.Event b = dev.cohort.core.protocol.Event.of(alice.team(), "alice",
-                dev.cohort.core.protocol.EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
+        Event a = Event.of(alice.team(), "alice",
+                EventType.ASSISTANT_MESSAGE, Json.MAPPER.createObjectNode());
+        Event b = Event.of(alice.team(), "alice",
+                EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
         List<Message> one = List.of(user("one"));
 
         long v = store.save(alice, conversation(one), store.adopt(alice, "host-a").version(), List.of(), List.of(a, b));
@@ -346,8 +351,8 @@ class PgStoresTest {
         ClauseLedger theirLedger = new ClauseLedger();
         PgAgentStore theirs = new PgAgentStore(ds, SCHEMA, theirLedger);
         long tv = theirs.adopt(alice, "host-b").version();
-        dev.cohort.core.protocol.Event c = dev.cohort.core.protocol.Event.of(alice.team(), "alice",
-                dev.cohort.core.protocol.EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
+        Event c = Event.of(alice.team(), "alice",
+                EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
         List<Message> two = plus(one, user("two"));
         assertThatThrownBy(() -> store.save(alice, conversation(two), v, List.of(), List.of(c)))
                 .isInstanceOf(OwnershipLostException.class);
@@ -672,7 +677,7 @@ class PgStoresTest {
         assertThat(conversationOf(SCHEMA, alice)).isNull();
         store.adopt(alice, "h");
         assertThat(conversationOf(SCHEMA, alice)).isEmpty();
-        List<Message> twelve = java.util.stream.IntStream.range(0, 12).mapToObj(i -> user("m" + i)).toList();
+        List<Message> twelve = IntStream.range(0, 12).mapToObj(i -> user("m" + i)).toList();
         store.save(alice, conversation(twelve), store.adopt(alice, "h").version(), List.of());
         assertThat(conversationOf(SCHEMA, alice)).isEqualTo(twelve);
     }

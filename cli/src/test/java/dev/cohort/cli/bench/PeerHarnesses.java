@@ -1,13 +1,15 @@
 package dev.cohort.cli.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import java.io.IOException;
+import java.io.ByteArrayInputStream;
+import java.io.File;
 import java.io.InputStream;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -17,15 +19,16 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
+import java.util.TreeMap;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -342,7 +345,7 @@ public final class PeerHarnesses {
         }
         Path log = home.resolve(peer.key + "-" + label.replace(' ', '-') + ".log");
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                .redirectOutput(log.toFile()).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().clear();
         pb.environment().putAll(env);
         int from = model.arrivals().size();
@@ -452,7 +455,7 @@ public final class PeerHarnesses {
 
     private static String exec(List<String> cmd, Path cwd) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(cmd).directory(cwd.toFile()).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
         String out;
         try (InputStream in = p.getInputStream()) {
             out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
@@ -580,7 +583,7 @@ public final class PeerHarnesses {
             void check(int rounds, String label, Path log) {
                 List<Arrival> r = rounds();
                 List<Integer> seen = r.stream().map(Arrival::results).toList();
-                List<Integer> want = java.util.stream.IntStream.rangeClosed(0, rounds).boxed().toList();
+                List<Integer> want = IntStream.rangeClosed(0, rounds).boxed().toList();
                 if (!seen.equals(want)) {
                     throw new IllegalStateException(label + ": expected model turns with " + want + " tool results, got " + seen
                             + " (other requests: " + side().stream().map(Arrival::what).toList() + "); output:\n" + tail(log));
@@ -617,7 +620,7 @@ public final class PeerHarnesses {
                 }
                 String encoding = ex.getRequestHeaders().getFirst("Content-Encoding");
                 if ("gzip".equalsIgnoreCase(encoding)) {
-                    try (InputStream in = new GZIPInputStream(new java.io.ByteArrayInputStream(raw))) {
+                    try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(raw))) {
                         raw = in.readAllBytes();
                     }
                 } else if (encoding != null && !encoding.equalsIgnoreCase("identity")) {

@@ -4,18 +4,25 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cohort.cli.UpCommand;
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.toolrunner.ToolCallRequest;
+import dev.cohort.core.toolrunner.ToolRunnerClient;
 import dev.cohort.devstack.Devstack;
-import dev.cohort.devstack.Ports;
-import dev.cohort.devstack.ProcessMemory;
+import dev.cohort.devstack.JitCpu;
 import dev.cohort.devstack.model.RecordedRequest;
 import dev.cohort.devstack.model.Scenario;
 import dev.cohort.devstack.model.ScriptedModelServer;
-import java.io.IOException;
+import dev.cohort.devstack.Ports;
+import dev.cohort.devstack.ProcessMemory;
 import java.io.InputStream;
-import java.net.URI;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -25,17 +32,25 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.Set;
 import java.util.stream.Stream;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The round benchmark: what one durable round of the lead costs, measured through {@code cohort up}'s
@@ -133,8 +148,8 @@ public final class RoundBenchmark {
     private PeerHarnesses.Session peers;
     private List<PeerHarnesses.Result> peerResults;
     /** Client ports seen on connections to the tool runner / the model (their count shows connection reuse). */
-    private final java.util.Set<String> runnerClients = new java.util.TreeSet<>();
-    private final java.util.Set<String> modelClients = new java.util.TreeSet<>();
+    private final Set<String> runnerClients = new TreeSet<>();
+    private final Set<String> modelClients = new TreeSet<>();
 
     RoundBenchmark(Map<String, String> opts) {
         this.opts = opts;
@@ -777,13 +792,13 @@ public final class RoundBenchmark {
             s.execute("SELECT pg_reload_conf()");
         }
         String text;
-        try (var ch = java.nio.channels.FileChannel.open(log)) {
-            var buf = java.nio.ByteBuffer.allocate((int) (ch.size() - from));
+        try (var ch = FileChannel.open(log)) {
+            var buf = ByteBuffer.allocate((int) (ch.size() - from));
             ch.read(buf, from);
-            text = new String(buf.array(), java.nio.charset.StandardCharsets.UTF_8);
+            text = new String(buf.array(), StandardCharsets.UTF_8);
         }
-        var line = java.util.regex.Pattern.compile("\\[(\\d+)\\] LOG:  (?:statement|execute [^:]+): (.*)");
-        Map<String, String> servicesByPid = new java.util.HashMap<>();
+        var line = Pattern.compile("\\[(\\d+)\\] LOG:  (?:statement|execute [^:]+): (.*)");
+        Map<String, String> servicesByPid = new HashMap<>();
         List<String[]> stmts = new ArrayList<>();
         for (String l : text.split("\n")) {
             var m = line.matcher(l);
@@ -850,7 +865,7 @@ public final class RoundBenchmark {
     private static long[] harnessGc() {
         long n = 0;
         long ms = 0;
-        for (var gc : java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()) {
+        for (var gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             n += Math.max(0, gc.getCollectionCount());
             ms += Math.max(0, gc.getCollectionTime());
         }
@@ -876,7 +891,7 @@ public final class RoundBenchmark {
         try {
             String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + runnerManagementPort + "/q/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
-            Map<String, double[]> out = new java.util.LinkedHashMap<>();
+            Map<String, double[]> out = new LinkedHashMap<>();
             out.put(BASH_TIMER, new double[2]);
             RUNNER_PHASES.forEach(p -> out.put(p, new double[2]));
             for (String l : body.split("\n")) {
@@ -931,14 +946,14 @@ public final class RoundBenchmark {
     private void kafkaProbe() throws Exception {
         Map<String, Object> cfg = stack.kafkaClientProperties();
         cfg.put("linger.ms", 0);
-        cfg.put("key.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
-        cfg.put("value.serializer", org.apache.kafka.common.serialization.StringSerializer.class.getName());
-        try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<String, String>(cfg)) {
+        cfg.put("key.serializer", StringSerializer.class.getName());
+        cfg.put("value.serializer", StringSerializer.class.getName());
+        try (var producer = new KafkaProducer<String, String>(cfg)) {
             String value = "x".repeat(600);
             double[] ms = new double[200];
             for (int i = -50; i < ms.length; i++) {
                 long t0 = System.nanoTime();
-                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(PROBE_TOPIC, TEAM, value)).get();
+                producer.send(new ProducerRecord<>(PROBE_TOPIC, TEAM, value)).get();
                 if (i >= 0) {
                     ms[i] = (System.nanoTime() - t0) / 1e6;
                 }
@@ -953,12 +968,12 @@ public final class RoundBenchmark {
      * way: {@code ToolRunnerClient}, keep-alive HTTP, a new call id each): what the lead adds is the tool phase minus this.
      */
     private void directToolCalls(String token) {
-        var client = new dev.cohort.core.toolrunner.ToolRunnerClient("http://127.0.0.1:" + runnerPort, token,
+        var client = new ToolRunnerClient("http://127.0.0.1:" + runnerPort, token,
                 Duration.ofSeconds(30));
         double[] ms = new double[100];
         for (int i = -20; i < ms.length; i++) {
             long t0 = System.nanoTime();
-            var r = client.call("bash", new dev.cohort.core.toolrunner.ToolCallRequest(TEAM, "bench-direct",
+            var r = client.call("bash", new ToolCallRequest(TEAM, "bench-direct",
                     "direct-" + i + "-" + System.nanoTime(), null, Map.of("command", "true " + i)));
             if (r.error() != null) {
                 System.out.println("[round-bench] direct bash failed: " + r.error());
@@ -1031,7 +1046,7 @@ public final class RoundBenchmark {
      * lead's and the runner's CPU after 80 turns).
      */
     private void settleJit() throws Exception {
-        java.util.ArrayDeque<double[]> window = new java.util.ArrayDeque<>(); // {jit ms, wall ns} per turn
+        ArrayDeque<double[]> window = new ArrayDeque<>(); // {jit ms, wall ns} per turn
         long start = System.nanoTime();
         for (int n = 1; n <= settleMax; n++) {
             long j0 = jit().values().stream().mapToLong(Long::longValue).sum();
@@ -1073,9 +1088,9 @@ public final class RoundBenchmark {
     /** CPU ms of each JVM's JIT compiler threads ({@link dev.cohort.devstack.JitCpu}). */
     private Map<String, Long> jit() {
         Map<String, Long> m = new LinkedHashMap<>();
-        m.put("lead-service", dev.cohort.devstack.JitCpu.ms(lead.pid()));
-        m.put("tool-runner-service", dev.cohort.devstack.JitCpu.ms(runner.pid()));
-        m.put("bench JVM", dev.cohort.devstack.JitCpu.ms(ProcessHandle.current().pid()));
+        m.put("lead-service", JitCpu.ms(lead.pid()));
+        m.put("tool-runner-service", JitCpu.ms(runner.pid()));
+        m.put("bench JVM", JitCpu.ms(ProcessHandle.current().pid()));
         return m;
     }
 
@@ -1175,7 +1190,7 @@ public final class RoundBenchmark {
         try {
             String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
-            var m = java.util.regex.Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(body);
+            var m = Pattern.compile("\"sandbox\"\\s*:\\s*\"(\\w+)\"").matcher(body);
             return m.find() ? m.group(1) : "unknown";
         } catch (IOException e) {
             return "unknown";

@@ -5,16 +5,17 @@ import dev.cohort.core.engine.hooks.Hooks;
 import dev.cohort.core.engine.permission.PermissionPolicy;
 import dev.cohort.core.engine.permission.WorkspacePermissionSettings;
 import dev.cohort.core.engine.prompt.MemoryProvider;
-import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.engine.recovery.Sleeper;
 import dev.cohort.core.tools.skills.Skill;
 import dev.cohort.core.tools.skills.SkillLibrary;
+import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.trace.Tracing;
 import java.util.Collection;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.function.DoubleSupplier;
-import dev.cohort.core.engine.recovery.Sleeper;
 
 /**
  * The agent engine: what every agent of a service shares (model, tools, hooks, policy, settings, event sink,
@@ -38,7 +39,7 @@ public final class AgentEngine {
     final String hookSettingsFile;
     /** The permission rules of that same file, with each team's last good ones; {@code null} without a file. */
     final WorkspacePermissionSettings permissionSettings;
-    final dev.cohort.core.trace.Tracing tracing;
+    final Tracing tracing;
 
     private AgentEngine(Builder b) {
         this.settings = b.settings;
@@ -78,7 +79,7 @@ public final class AgentEngine {
     }
 
     /** The spans of turns, model calls and tool calls ({@link dev.cohort.core.trace.Tracing#NOOP} by default). */
-    public dev.cohort.core.trace.Tracing tracing() {
+    public Tracing tracing() {
         return tracing;
     }
 
@@ -116,7 +117,7 @@ public final class AgentEngine {
         private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
         private String hookSettingsFile;
         private EngineMetrics metrics = EngineMetrics.NONE;
-        private dev.cohort.core.trace.Tracing tracing = dev.cohort.core.trace.Tracing.NOOP;
+        private Tracing tracing = Tracing.NOOP;
 
         public Builder settings(EngineSettings s) {
             this.settings = s;
@@ -204,7 +205,7 @@ public final class AgentEngine {
         }
 
         /** Traces turns, model calls and tool calls (default: {@link dev.cohort.core.trace.Tracing#NOOP}). */
-        public Builder tracing(dev.cohort.core.trace.Tracing t) {
+        public Builder tracing(Tracing t) {
             this.tracing = Objects.requireNonNull(t, "tracing");
             return this;
         }

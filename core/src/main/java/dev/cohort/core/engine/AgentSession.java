@@ -9,26 +9,35 @@ import dev.cohort.core.engine.permission.PermissionPolicy;
 import dev.cohort.core.engine.permission.PermissionRule;
 import dev.cohort.core.engine.permission.WorkspacePermissionSettings;
 import dev.cohort.core.engine.prompt.PromptCache;
+import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.tools.AgentRole;
-import dev.cohort.core.tools.Tool;
-import dev.cohort.core.tools.ToolContext;
-import dev.cohort.core.tools.Toolsets;
 import dev.cohort.core.tools.skills.SkillLibrary;
 import dev.cohort.core.tools.subagent.SubagentRunner;
 import dev.cohort.core.tools.todo.TodoList;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.Toolsets;
 import dev.cohort.core.tools.workspace.ToolOutcome;
 import dev.cohort.core.tools.workspace.WorkspaceReadCache;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
+import io.opentelemetry.context.Context;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import org.jboss.logging.Logger;
+import org.jboss.logging.MDC;
 
 /**
  * One agent: its saved state and the API its host drives. Not thread-safe: a host runs one turn of an
@@ -73,7 +82,7 @@ public final class AgentSession implements ModelCaller.Signals {
     /** Usage of subagents run by the current call, added to the turn's usage once the call is recorded. */
     private Usage subagentUsage = Usage.ZERO;
     /** Saves run beside a model request ({@link #saveBehind}): one virtual thread each. */
-    private static final java.util.concurrent.ExecutorService SAVERS = java.util.concurrent.Executors
+    private static final ExecutorService SAVERS = Executors
             .newThreadPerTaskExecutor(Thread.ofVirtual().name("agent-save-", 0).factory());
     /** A step's state not saved yet: saved beside the next model request or by the next save. */
     private boolean saveDeferred;
@@ -87,12 +96,12 @@ public final class AgentSession implements ModelCaller.Signals {
      * The per-day team budgets this session already warned of, as {@code budget@limit@day}: the day's usage comes from
      * the host's ledger, which may not yet hold this agent's last calls, so the same crossing could be seen twice.
      */
-    private final java.util.Set<String> dayWarnings = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> dayWarnings = ConcurrentHashMap.newKeySet();
     /** Events of the steps since the last successful save ({@link TurnEvents.Pending}): they go with the next save. */
-    private final List<dev.cohort.core.protocol.Event> unsavedEvents = new ArrayList<>();
+    private final List<Event> unsavedEvents = new ArrayList<>();
     private final TurnEvents.Pending pendingEvents = new TurnEvents.Pending() {
         @Override
-        public void add(dev.cohort.core.protocol.Event e) {
+        public void add(Event e) {
             unsavedEvents.add(e);
         }
 
@@ -288,7 +297,7 @@ public final class AgentSession implements ModelCaller.Signals {
         }
         List<String> ids = List.copyOf(unsavedInjected);
         if (!unsavedEvents.isEmpty() && store.storesEvents()) {
-            List<dev.cohort.core.protocol.Event> events = List.copyOf(unsavedEvents);
+            List<Event> events = List.copyOf(unsavedEvents);
             store.save(snapshot(), ids, events);
             unsavedEvents.subList(0, events.size()).clear();
         } else {
@@ -330,12 +339,12 @@ public final class AgentSession implements ModelCaller.Signals {
         saveDeferred = false;
         AgentState state = snapshot();
         List<String> ids = List.copyOf(unsavedInjected);
-        List<dev.cohort.core.protocol.Event> events = List.copyOf(unsavedEvents);
+        List<Event> events = List.copyOf(unsavedEvents);
         boolean inTransaction = !events.isEmpty() && store.storesEvents();
         // the save's logs carry the turn's team, agent and turn
-        java.util.Map<String, Object> mdc = new java.util.HashMap<>(org.jboss.logging.MDC.getMap());
+        Map<String, Object> mdc = new HashMap<>(MDC.getMap());
         Runnable task = () -> {
-            mdc.forEach(org.jboss.logging.MDC::put);
+            mdc.forEach(MDC::put);
             try {
                 if (inTransaction) {
                     store.save(state, ids, events);
@@ -344,10 +353,10 @@ public final class AgentSession implements ModelCaller.Signals {
                     events.forEach(e -> TurnEvents.emit(engine.events, e));
                 }
             } finally {
-                org.jboss.logging.MDC.clear();
+                MDC.clear();
             }
         };
-        saving = CompletableFuture.runAsync(io.opentelemetry.context.Context.current().wrap(task), SAVERS);
+        saving = CompletableFuture.runAsync(Context.current().wrap(task), SAVERS);
         savingIds = ids;
         savingEvents = events.size();
     }
@@ -361,7 +370,7 @@ public final class AgentSession implements ModelCaller.Signals {
         saving = null;
         try {
             f.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             saveDeferred = true; // the state is still unsaved: the next save (the turn's end, a park) tries again
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
@@ -584,6 +593,6 @@ public final class AgentSession implements ModelCaller.Signals {
     /** Whether {@code w} (a {@link Budgets#TEAM_DAY} warning) is this session's first of its budget, limit and UTC day. */
     boolean firstDayWarning(Budgets.Breach w) {
         return dayWarnings.add(w.budget() + "@" + w.limit() + "@"
-                + java.time.LocalDate.now(java.time.ZoneOffset.UTC));
+                + LocalDate.now(ZoneOffset.UTC));
     }
 }

@@ -1,11 +1,15 @@
 package dev.cohort.core.engine;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -88,7 +92,7 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
     public record DayUsage(LocalDate day, Usage usage) {
 
         public DayUsage {
-            java.util.Objects.requireNonNull(day, "day");
+            Objects.requireNonNull(day, "day");
             usage = usage == null ? Usage.ZERO : usage;
         }
 
@@ -231,7 +235,7 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
      * @param agentBefore the agent's usage before {@code delta}, {@code null}: not counted (a subagent's loop)
      * @param teamBefore  the team's usage before {@code delta}, {@code null}: not tracked
      */
-    public java.util.List<Breach> crossed(String agentId, String team, Usage turnBefore, Usage agentBefore,
+    public List<Breach> crossed(String agentId, String team, Usage turnBefore, Usage agentBefore,
             Usage teamBefore, Usage delta) {
         return crossed(agentId, team, turnBefore, agentBefore, teamBefore, null, delta);
     }
@@ -241,9 +245,9 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
      * {@code todayBefore}, the team's usage since 00:00 UTC before {@code delta} ({@code null}: not tracked); a
      * day's warning is given once per day (the usage starts again from 0 at 00:00 UTC).
      */
-    public java.util.List<Breach> crossed(String agentId, String team, Usage turnBefore, Usage agentBefore,
+    public List<Breach> crossed(String agentId, String team, Usage turnBefore, Usage agentBefore,
             Usage teamBefore, Usage todayBefore, Usage delta) {
-        java.util.List<Breach> out = new java.util.ArrayList<>();
+        List<Breach> out = new ArrayList<>();
         Usage d = delta == null ? Usage.ZERO : delta;
         Usage t = turnBefore == null ? Usage.ZERO : turnBefore;
         crossing(out, "tokensPerTurn", "turn", "this turn", t.totalTokens(), d.totalTokens(), tokensPerTurn, false);
@@ -269,7 +273,7 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
         return out;
     }
 
-    private static void crossing(java.util.List<Breach> out, String budget, String scope, String who, double before,
+    private static void crossing(List<Breach> out, String budget, String scope, String who, double before,
             double delta, double limit, boolean money) {
         if (limit <= 0 || delta <= 0) {
             return;
@@ -304,7 +308,7 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
      * A team's own budgets over the configured defaults (lead's {@code PUT /api/v1/teams/{team}/budgets}); {@code null}
      * = the default, 0 = unlimited.
      */
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Overrides(Long tokensPerTurn, Long tokensPerAgent, Long tokensPerTeam, Double costPerTurnUsd,
             Double costPerAgentUsd, Double costPerTeamUsd, Long tokensPerTeamPerDay, Double costPerTeamPerDayUsd) {
 

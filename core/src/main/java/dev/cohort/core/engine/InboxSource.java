@@ -1,5 +1,6 @@
 package dev.cohort.core.engine;
 
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -19,7 +20,7 @@ public interface InboxSource {
      * injected before) that are in its conversation but not saved yet, so a store still lists them as pending. A
      * source whose ids group several messages (one id per batch) overrides this to leave out every held message.
      */
-    default List<InboxItem> drain(java.util.Collection<String> held) {
+    default List<InboxItem> drain(Collection<String> held) {
         List<InboxItem> items = drain();
         if (held.isEmpty() || items.isEmpty()) {
             return items;

@@ -3,10 +3,12 @@ package dev.cohort.core.engine;
 import dev.cohort.core.engine.recovery.ModelFailure;
 import dev.cohort.core.engine.recovery.RetryPolicy;
 import dev.cohort.core.protocol.payload.ModelRetry;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Function;
+import java.util.List;
 import org.jboss.logging.Logger;
 
 /**
@@ -67,8 +69,8 @@ final class ModelCaller {
 
     /** One model call with recovery; {@code request} builds the request for the model to use. */
     ModelClient.Reply call(Function<String, ModelClient.Request> request) {
-        io.opentelemetry.api.trace.Span span = EngineSpans.modelCall(engine.tracing, ctx, model());
-        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+        Span span = EngineSpans.modelCall(engine.tracing, ctx, model());
+        try (Scope ignored = span.makeCurrent()) {
             ModelClient.Reply r = callWithRetries(request, span);
             EngineSpans.modelReplied(span, r, model());
             return r;
@@ -81,7 +83,7 @@ final class ModelCaller {
     }
 
     private ModelClient.Reply callWithRetries(Function<String, ModelClient.Request> request,
-            io.opentelemetry.api.trace.Span span) {
+            Span span) {
         RecoverySettings rs = engine.settings.recovery();
         for (int attempt = 0; ; attempt++) {
             String model = model();

@@ -1,7 +1,8 @@
 package dev.cohort.core.engine;
 
-import java.util.List;
+import dev.cohort.core.protocol.Event;
 import java.util.function.Consumer;
+import java.util.List;
 
 /**
  * Persists an agent's state after every step (a model reply appended, a tool result appended, a turn parked or
@@ -34,7 +35,7 @@ public interface StateStore {
      * together or not at all. Only called when {@link #storesEvents()}; when it throws, neither was stored and the
      * events go with the next save.
      */
-    default void save(AgentState state, List<String> injectedIds, List<dev.cohort.core.protocol.Event> events) {
+    default void save(AgentState state, List<String> injectedIds, List<Event> events) {
         throw new UnsupportedOperationException("this store does not store events");
     }
 

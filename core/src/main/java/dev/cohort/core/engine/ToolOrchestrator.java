@@ -13,10 +13,13 @@ import dev.cohort.core.tools.ToolEffect;
 import dev.cohort.core.tools.ToolFailure;
 import dev.cohort.core.tools.ToolInfrastructureException;
 import dev.cohort.core.tools.ToolResult;
-import java.util.List;
-import java.util.Optional;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
+import java.time.Duration;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.List;
+import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
@@ -196,8 +199,8 @@ final class ToolOrchestrator {
             return Outcome.of(ToolResult.error("hook", blocked.get()));
         }
         ToolResult result = null;
-        io.opentelemetry.api.trace.Span span = EngineSpans.toolCall(engine.tracing, ctx, call);
-        try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+        Span span = EngineSpans.toolCall(engine.tracing, ctx, call);
+        try (Scope ignored = span.makeCurrent()) {
             result = tool.execute(call, ctx);
             if (result == null) {
                 result = ToolResult.ok(null);
@@ -232,7 +235,7 @@ final class ToolOrchestrator {
         long took = System.nanoTime() - t0;
         events.toolFinished(c, result, took / 1_000_000);
         engine.metrics.toolCall(engine.tools.find(c.name()).isPresent() ? c.name() : EngineMetrics.UNKNOWN_TOOL,
-                outcome(result), java.time.Duration.ofNanos(took));
+                outcome(result), Duration.ofNanos(took));
     }
 
     /** The metrics' outcome of a recorded result (the rules of {@link #dispatch} and of the infrastructure catch). */

@@ -6,6 +6,10 @@ import dev.cohort.core.engine.prompt.PromptCache;
 import dev.cohort.core.protocol.payload.ModelRetry;
 import dev.cohort.core.tools.ToolEffect;
 import dev.cohort.core.tools.Toolsets;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
@@ -67,15 +71,15 @@ final class TurnLoop {
 
     TurnResult run() {
         long t0 = System.nanoTime();
-        io.opentelemetry.api.trace.Span span = EngineSpans.turn(engine.tracing, ctx);
+        Span span = EngineSpans.turn(engine.tracing, ctx);
         try (LogContext.Scope turnScope = LogContext.put(LogContext.TURN, ctx.turnId());
-                io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+                Scope ignored = span.makeCurrent()) {
             if (ctx.policy().usesMemory()) {
                 engine.memory.loopStarting(ctx); // memories other processes wrote are seen from this turn's first call
             }
             TurnResult r = loop();
             if (ctx.policy().announcesEnd() && !r.reason().suspended()) {
-                engine.metrics.turnEnded(r.reason(), java.time.Duration.ofNanos(System.nanoTime() - t0));
+                engine.metrics.turnEnded(r.reason(), Duration.ofNanos(System.nanoTime() - t0));
             }
             EngineSpans.turnEnded(span, r);
             return r;
@@ -191,7 +195,7 @@ final class TurnLoop {
     }
 
     /** The warnings found since the last ones were sent. */
-    private final List<Budgets.Breach> warnings = new java.util.ArrayList<>();
+    private final List<Budgets.Breach> warnings = new ArrayList<>();
 
     private void sendWarnings() {
         for (Budgets.Breach w : warnings) {

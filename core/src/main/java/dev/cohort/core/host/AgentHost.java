@@ -7,27 +7,36 @@ import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.engine.AgentSession;
 import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.LogContext;
+import dev.cohort.core.engine.StateStore;
 import dev.cohort.core.engine.StopReason;
 import dev.cohort.core.engine.TurnResult;
+import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Json;
+import io.opentelemetry.context.Scope;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.List;
-import java.util.Objects;
-import java.util.Optional;
-import java.util.Set;
-import java.util.TreeSet;
+import java.util.Comparator;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.TimeUnit;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 import org.jboss.logging.Logger;
 
 /**
@@ -75,9 +84,9 @@ public final class AgentHost implements AutoCloseable {
     private final HostSettings settings;
 
     private final ConcurrentHashMap<AgentKey, Actor> actors = new ConcurrentHashMap<>();
-    private final java.util.concurrent.atomic.AtomicLong storeRetries = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong storeRetries = new AtomicLong();
     /** Agents whose idle session is kept, least recently parked first (guarded by itself). */
-    private final java.util.LinkedHashSet<AgentKey> keptOrder = new java.util.LinkedHashSet<>();
+    private final LinkedHashSet<AgentKey> keptOrder = new LinkedHashSet<>();
     /** Agents handed over: no wake-up starts them here until {@link #adopt} takes them back. */
     private final Set<AgentKey> released = ConcurrentHashMap.newKeySet();
     /** Parked agents with something to sweep for (a waited-for id or a deadline). */
@@ -161,7 +170,7 @@ public final class AgentHost implements AutoCloseable {
             }
         }
         long deadline = System.nanoTime() + timeout.toNanos();
-        Set<AgentKey> stopped = new TreeSet<>(java.util.Comparator.comparing(AgentKey::id));
+        Set<AgentKey> stopped = new TreeSet<>(Comparator.comparing(AgentKey::id));
         stopped.addAll(keys);
         for (Actor a : hosted) {
             if (!a.awaitOutOfTurn(deadline)) {
@@ -252,7 +261,7 @@ public final class AgentHost implements AutoCloseable {
      * approval or a protocol reply (a turn or a protocol in progress). Idle agents are not busy.
      */
     public int busyCount() {
-        Set<AgentKey> busy = new java.util.HashSet<>();
+        Set<AgentKey> busy = new HashSet<>();
         actors.forEach((k, a) -> {
             if (a.running.get()) {
                 busy.add(k);
@@ -273,7 +282,7 @@ public final class AgentHost implements AutoCloseable {
      * replica, and agents that ended (an idle agent without deadline and without a kept session holds nothing here)
      * are not counted.
      */
-    public java.util.Map<String, Integer> stateCounts() {
+    public Map<String, Integer> stateCounts() {
         int running = 0;
         int parkedCount = 0;
         int idle = 0;
@@ -290,7 +299,7 @@ public final class AgentHost implements AutoCloseable {
                 idle++;
             }
         }
-        return java.util.Map.of("running", running, "parked", parkedCount, "idle", idle);
+        return Map.of("running", running, "parked", parkedCount, "idle", idle);
     }
 
     /** Agents whose idle session is kept here (at most {@link HostSettings#keptSessions}). */
@@ -391,7 +400,7 @@ public final class AgentHost implements AutoCloseable {
         private volatile boolean again;
         private volatile AgentSession session;
         /** The session of the idle agent, kept for its next wake-up (see {@link AgentHost}); null when none is. */
-        final java.util.concurrent.atomic.AtomicReference<AgentSession> kept = new java.util.concurrent.atomic.AtomicReference<>();
+        final AtomicReference<AgentSession> kept = new AtomicReference<>();
         /** The state as adopted, until a session holds it (what a failure before the session can save). */
         private volatile AgentState adopted;
         /** Interrupted while parked: the next resume ends the turn instead of asking again. */
@@ -559,7 +568,7 @@ public final class AgentHost implements AutoCloseable {
                     boolean more;
                     // the turn, and what the program sends when it stops (a teammate's result), continue the trace its
                     // input arrived in (Tracing#ingress; the current one otherwise)
-                    try (io.opentelemetry.context.Scope ignored = engine.tracing().takeIngress(key.team(), key.name())
+                    try (Scope ignored = engine.tracing().takeIngress(key.team(), key.name())
                             .makeCurrent()) {
                         more = finish(s, s.run(t.text(), t.source(), t.unattended(), t.inputIds()));
                     }
@@ -634,8 +643,8 @@ public final class AgentHost implements AutoCloseable {
         }
 
         /** The engine's StateStore over this actor's {@link #save}: step events go in the save when the store can. */
-        private dev.cohort.core.engine.StateStore stateStore() {
-            return new dev.cohort.core.engine.StateStore() {
+        private StateStore stateStore() {
+            return new StateStore() {
                 @Override
                 public void save(AgentState state, List<String> injectedIds) {
                     Actor.this.save(state, injectedIds, List.of());
@@ -647,14 +656,14 @@ public final class AgentHost implements AutoCloseable {
                 }
 
                 @Override
-                public void save(AgentState state, List<String> injectedIds, List<dev.cohort.core.protocol.Event> events) {
+                public void save(AgentState state, List<String> injectedIds, List<Event> events) {
                     Actor.this.save(state, injectedIds, events);
                 }
             };
         }
 
         /** The engine's StateStore: fenced by this actor's version; a hand-over asks the session to detach here too. */
-        private void save(AgentState state, List<String> injectedIds, List<dev.cohort.core.protocol.Event> events) {
+        private void save(AgentState state, List<String> injectedIds, List<Event> events) {
             if (handedOver()) {
                 // a detach asked before run() began was reset by it, so ask again at each save
                 AgentSession s = session;

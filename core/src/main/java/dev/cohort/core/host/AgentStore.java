@@ -1,6 +1,7 @@
 package dev.cohort.core.host;
 
 import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.protocol.Event;
 import java.util.List;
 
 /**
@@ -39,7 +40,7 @@ public interface AgentStore {
      * when {@link #storesEvents()}.
      */
     default long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds,
-            List<dev.cohort.core.protocol.Event> events) {
+            List<Event> events) {
         throw new UnsupportedOperationException("this store does not store events");
     }
 
@@ -56,7 +57,7 @@ public interface AgentStore {
         if (state.turn() == null) {
             return Phase.IDLE;
         }
-        return state.turn().waiting() != null && dev.cohort.core.engine.AgentState.Wait.APPROVAL.equals(state.turn().waiting().kind())
+        return state.turn().waiting() != null && AgentState.Wait.APPROVAL.equals(state.turn().waiting().kind())
                 ? Phase.WAITING_APPROVAL : Phase.WORKING;
     }
 

@@ -3,6 +3,7 @@ package dev.cohort.core.llm;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cohort.core.engine.Message;
@@ -162,7 +163,7 @@ public final class ChatCompletionsWire {
         JsonNode root;
         try {
             root = DTO_JSON.readTree(body);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new MalformedModelResponse("the model's answer is not a usable chat completion: it is not JSON ("
                     + e.getOriginalMessage() + ")", e);
         } catch (IOException e) {

@@ -2,6 +2,7 @@ package dev.cohort.core.llm;
 
 import dev.cohort.core.engine.Message;
 import dev.cohort.core.engine.ModelClient;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,7 +48,7 @@ public final class LlmGateway {
         c.put(settings.modelId(), factory.build(settings, settings.modelId()));
         settings.fallbackModel().filter(f -> !f.equals(settings.modelId()))
                 .ifPresent(f -> c.put(f, factory.build(settings, f)));
-        this.clients = java.util.Collections.unmodifiableMap(c);
+        this.clients = Collections.unmodifiableMap(c);
     }
 
     public LlmSettings settings() {

@@ -1,7 +1,8 @@
 package dev.cohort.core.protocol;
 
-import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
+import java.util.UUID;
 
 /** Identifier rules of the contract (ARCHITECTURE §2): team ids, agent names, full agent ids. */
 public final class Ids {
@@ -44,7 +45,7 @@ public final class Ids {
      * with the same 74 random bits; time-ordered, so the store's unique index on it is appended to at its end.
      */
     public static String newEventId() {
-        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        ThreadLocalRandom random = ThreadLocalRandom.current();
         long millis = System.currentTimeMillis();
         long high = (millis << 16) | 0x7000L | (random.nextLong() & 0x0FFFL); // version 7
         long low = (random.nextLong() & 0x3FFF_FFFF_FFFF_FFFFL) | 0x8000_0000_0000_0000L; // variant 10

@@ -2,6 +2,7 @@ package dev.cohort.core.protocol;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
 
 /**
  * A prompt for a team's lead on {@link Topics#PROMPTS}: {@code {"team","text","source","id"}}.
@@ -30,7 +31,7 @@ public record PromptRecord(String id, String team, String text, String source, S
             JsonNode node;
             try {
                 node = Json.MAPPER.readTree(trimmed);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new ProtocolException("prompt record is not valid JSON: " + e.getMessage().lines().findFirst().orElse(""), e);
             }
             String team = text(node, "team");

@@ -5,18 +5,27 @@ import dev.cohort.core.engine.recovery.RetryPolicy;
 import dev.cohort.core.engine.recovery.Sleeper;
 import dev.cohort.core.http.DirectHttp;
 import dev.cohort.core.protocol.Json;
+import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
+import io.opentelemetry.context.Context;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.format.DateTimeFormatter;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.DoubleSupplier;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.DoubleSupplier;
 
 /**
  * Client of tool-runner-service's internal API ({@link DirectHttp}: a plain {@code http://} runner is called on the
@@ -80,7 +89,7 @@ public final class ToolRunnerClient {
     /** The runner's replicas, each a base URL ending in {@code /}; one for a single runner. */
     private final List<URI> bases;
     /** Index in {@link #bases} of the replica requests go to: the one that answered last. */
-    private final java.util.concurrent.atomic.AtomicInteger current = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger current = new AtomicInteger();
     private final String token;
     private final DirectHttp http;
     private final Duration requestTimeout;
@@ -100,7 +109,7 @@ public final class ToolRunnerClient {
 
     public ToolRunnerClient(String baseUrl, String token, Duration requestTimeout, Retry retry) {
         this(baseUrl, token, requestTimeout, retry, Sleeper.REAL, InstantSource.system(),
-                () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+                () -> ThreadLocalRandom.current().nextDouble());
     }
 
     /**
@@ -115,7 +124,7 @@ public final class ToolRunnerClient {
     /** With the replicas' base URLs as a list (see the class comment); the first is tried first. */
     public ToolRunnerClient(List<String> baseUrls, String token, Duration requestTimeout, Retry retry) {
         this(baseUrls, token, requestTimeout, retry, Sleeper.REAL, InstantSource.system(),
-                () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble());
+                () -> ThreadLocalRandom.current().nextDouble());
     }
 
     /** {@link #ToolRunnerClient(List, String, Duration, Retry)} with the waiting made observable (tests). */
@@ -136,7 +145,7 @@ public final class ToolRunnerClient {
 
     /** The URLs of a comma-separated list, blanks around each and empty entries dropped. */
     static List<String> baseUrls(String commaSeparated) {
-        return java.util.Arrays.stream(commaSeparated.split(",")).map(String::strip).filter(u -> !u.isEmpty()).toList();
+        return Arrays.stream(commaSeparated.split(",")).map(String::strip).filter(u -> !u.isEmpty()).toList();
     }
 
     /** Runs tool {@code name}; a model-visible failure comes back in {@link ToolCallResult#error()}. */
@@ -167,7 +176,7 @@ public final class ToolRunnerClient {
      */
     public String prepareTeamWorkspace(String team, String workspace) {
         Request rb = request("PUT", "internal/v1/teams/" + enc(team) + "/workspace",
-                Json.write(java.util.Map.of("workspace", workspace)));
+                Json.write(Map.of("workspace", workspace)));
         try {
             return Json.MAPPER.readTree(send(rb).text()).path("workspace").asText();
         } catch (IOException e) {
@@ -195,8 +204,8 @@ public final class ToolRunnerClient {
             h.add("Bearer " + token);
         }
         // the W3C trace context of the calling tool's span (none when tracing is off): the runner's spans join the trace
-        io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator.getInstance()
-                .inject(io.opentelemetry.context.Context.current(), h, (c, k, v) -> {
+        W3CTraceContextPropagator.getInstance()
+                .inject(Context.current(), h, (c, k, v) -> {
                     c.add(k);
                     c.add(v);
                 });
@@ -305,7 +314,7 @@ public final class ToolRunnerClient {
             if (v.matches("\\d+(\\.\\d+)?")) {
                 return Duration.ofMillis((long) (Double.parseDouble(v) * 1000));
             }
-            Instant when = java.time.ZonedDateTime.parse(v, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+            Instant when = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
             Duration d = Duration.between(now, when);
             return d.isNegative() ? Duration.ZERO : d;
         } catch (RuntimeException e) {
@@ -314,7 +323,7 @@ public final class ToolRunnerClient {
     }
 
     private static String seconds(Duration d) {
-        return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
+        return String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
     }
 
     private static ToolRunnerException failure(Request req, URI uri, DirectHttp.Response r) {

@@ -1,5 +1,6 @@
 package dev.cohort.core.tools;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.langchain4j.agent.tool.ToolSpecification;
 
 /**
@@ -34,7 +35,7 @@ public interface Tool {
      * beyond {@link #isMutating()}. The gate decides on this, never on the tool's name. {@code args} are validated.
      * By default a {@code path} argument is the subject a team rule is matched against.
      */
-    default PermissionSubject permissionSubject(com.fasterxml.jackson.databind.node.ObjectNode args) {
+    default PermissionSubject permissionSubject(ObjectNode args) {
         return args.hasNonNull("path") ? new PermissionSubject.Path(args.path("path").asText()) : PermissionSubject.NONE;
     }
 

@@ -1,18 +1,19 @@
 package dev.cohort.core.engine;
 
-import dev.cohort.core.testing.ScriptedModelTestBase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import dev.cohort.core.tools.AgentRole;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 
 /**
  * Budgets that act (#18 item 3) and the stuck-loop detector, on the real engine against the scripted model server:
@@ -47,7 +48,7 @@ class BudgetActionsTest extends ScriptedModelTestBase {
                 .withPrices(Map.of("scripted", new EngineSettings.ModelPrice(1.0, 1.0)));
         AtomicReference<Budgets.Overrides> cached = new AtomicReference<>(new Budgets.Overrides(null, null, null, null, 0.001, null));
         AtomicReference<Budgets.Overrides> source = new AtomicReference<>(cached.get());
-        java.util.concurrent.atomic.AtomicInteger rereads = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger rereads = new AtomicInteger();
         AtomicReference<Boolean> reachable = new AtomicReference<>(true);
         BudgetSource budgets = new BudgetSource() {
             @Override
@@ -205,7 +206,7 @@ class BudgetActionsTest extends ScriptedModelTestBase {
     void aTeamDayBudgetCountsTheHostsUsageOfTheDayWarnsOnceAndStopsNamingTheReset() {
         EngineHarness.Events events = new EngineHarness.Events();
         AtomicReference<AgentSession> self = new AtomicReference<>();
-        java.util.concurrent.atomic.AtomicInteger dayReads = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger dayReads = new AtomicInteger();
         AtomicReference<Budgets.Overrides> team = new AtomicReference<>(Budgets.Overrides.NONE);
         // the host's usage of the team's day: 700 tokens of other agents today plus this agent's own
         AgentContext ctx = lead()

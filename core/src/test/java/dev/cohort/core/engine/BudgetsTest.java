@@ -3,9 +3,14 @@ package dev.cohort.core.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -115,9 +120,9 @@ class BudgetsTest {
         assertThat(s.maxTokensPerAgent()).isEqualTo(20);
         // the long form replaces only the two token budgets; other withers keep every budget
         assertThat(s.withBudgets(7, 0).budgets()).isEqualTo(new Budgets(7, 0, 30, 0.1, 0.2, 0.3));
-        assertThat(s.withModel("m").withApprovalTimeout(java.time.Duration.ofSeconds(1)).withMaxModelCallsPerTurn(9)
+        assertThat(s.withModel("m").withApprovalTimeout(Duration.ofSeconds(1)).withMaxModelCallsPerTurn(9)
                 .withRecovery(RecoverySettings.defaults()).withCompaction(CompactionSettings.defaults())
-                .withPrices(java.util.Map.of()).withMaxOutputTokens(null).withSubagentMaxModelCalls(3).budgets())
+                .withPrices(Map.of()).withMaxOutputTokens(null).withSubagentMaxModelCalls(3).budgets())
                 .isEqualTo(full);
         assertThat(EngineSettings.defaults().budgets()).isEqualTo(Budgets.defaults());
     }
@@ -140,7 +145,7 @@ class BudgetsTest {
     void theOldConstructorsCarryTheirTokenBudgetsIntoBudgets() {
         EngineSettings d = EngineSettings.defaults();
         EngineSettings s = new EngineSettings(50, 30, 3, 3, 3, 5, 8000, null, d.approvalTimeout(), 100, 200,
-                java.util.Map.of(), 300);
+                Map.of(), 300);
         assertThat(s.budgets()).isEqualTo(new Budgets(100, 200, 0, 0, 0, 0, Budgets.DEFAULT_TOKENS_PER_TEAM_PER_DAY, 0));
         assertThat(s).isEqualTo(d.withBudgets(100, 200));
     }
@@ -149,11 +154,11 @@ class BudgetsTest {
     void twoDifferentTokenBudgetsForTheSameThingAreRefused() {
         EngineSettings d = EngineSettings.defaults();
         assertThatThrownBy(() -> new EngineSettings(50, 30, 3, 3, 3, 5, 8000, null, d.approvalTimeout(), 100, 0,
-                java.util.Map.of(), 300, null, null, new Budgets(200, 0, 0, 0, 0, 0)))
+                Map.of(), 300, null, null, new Budgets(200, 0, 0, 0, 0, 0)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("maxTokensPerTurn (100) and budgets.tokensPerTurn (200) disagree: set one of them");
         // a 0 on one side takes the other
-        assertThat(new EngineSettings(50, 30, 3, 3, 3, 5, 8000, null, d.approvalTimeout(), 0, 300, java.util.Map.of(),
+        assertThat(new EngineSettings(50, 30, 3, 3, 3, 5, 8000, null, d.approvalTimeout(), 0, 300, Map.of(),
                 300, null, null, new Budgets(200, 0, 0, 0, 0, 0)).budgets()).isEqualTo(new Budgets(200, 300, 0, 0, 0, 0));
     }
 
@@ -227,7 +232,7 @@ class BudgetsTest {
                 .isEmpty();
         // the clock's zone does not matter: the day is UTC's (in Tokyo it is already 2 December at 23:59 UTC)
         clock.now = lateYesterday;
-        assertThat(read.on(clock.withZone(java.time.ZoneId.of("Asia/Tokyo")))).isEqualTo(tokens(9000, 999));
+        assertThat(read.on(clock.withZone(ZoneId.of("Asia/Tokyo")))).isEqualTo(tokens(9000, 999));
         assertThat(new Budgets.DayUsage(LocalDate.of(2026, 12, 1), null).usage()).isEqualTo(Usage.ZERO);
     }
 
@@ -258,26 +263,26 @@ class BudgetsTest {
     }
 
     /** A clock the test moves. */
-    private static final class MutableClock extends java.time.Clock {
+    private static final class MutableClock extends Clock {
         Instant now;
-        private final java.time.ZoneId zone;
+        private final ZoneId zone;
 
         MutableClock(Instant now) {
-            this(now, java.time.ZoneOffset.UTC);
+            this(now, ZoneOffset.UTC);
         }
 
-        private MutableClock(Instant now, java.time.ZoneId zone) {
+        private MutableClock(Instant now, ZoneId zone) {
             this.now = now;
             this.zone = zone;
         }
 
         @Override
-        public java.time.ZoneId getZone() {
+        public ZoneId getZone() {
             return zone;
         }
 
         @Override
-        public java.time.Clock withZone(java.time.ZoneId z) {
+        public Clock withZone(ZoneId z) {
             return new MutableClock(now, z);
         }
 

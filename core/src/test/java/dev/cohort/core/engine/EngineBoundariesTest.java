@@ -3,6 +3,7 @@ package dev.cohort.core.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,7 +30,7 @@ class EngineBoundariesTest {
                 try {
                     return CONCRETE_TOOL.matcher(Files.readString(p)).find();
                 } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
+                    throw new UncheckedIOException(e);
                 }
             }).map(Path::toString).toList();
         }

@@ -6,11 +6,11 @@ import dev.cohort.core.llm.LlmGateway;
 import dev.cohort.core.llm.LlmSettings;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
-import dev.cohort.core.tools.Tool;
-import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.skills.LoadSkillTool;
 import dev.cohort.core.tools.subagent.SpawnSubagentTool;
 import dev.cohort.core.tools.todo.TodoWriteTool;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.workspace.BashTool;
 import dev.cohort.core.tools.workspace.EditFileTool;
 import dev.cohort.core.tools.workspace.GlobTool;
@@ -63,7 +63,7 @@ final class EngineHarness {
         }
 
         /** The data of the events of one type, in order. */
-        List<com.fasterxml.jackson.databind.JsonNode> dataOf(EventType type) {
+        List<JsonNode> dataOf(EventType type) {
             return of(type).stream().map(Event::data).toList();
         }
     }

@@ -1,10 +1,11 @@
 package dev.cohort.core.engine;
 
-import dev.cohort.core.testing.ScriptedModelTestBase;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.engine.EngineMetrics.ModelOutcome;
 import dev.cohort.core.engine.EngineMetrics.ToolOutcome;
+import dev.cohort.core.engine.recovery.ModelFailure;
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.PermissionSubject;
 import dev.cohort.core.tools.ToolResult;
@@ -14,9 +15,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.jboss.logging.MDC;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 
 /**
  * The engine's observation points ({@link EngineMetrics}) and its log context ({@link LogContext}) against the
@@ -73,7 +75,7 @@ class EngineMetricsTest extends ScriptedModelTestBase {
         AgentEngine engine = EngineHarness.engine(EngineHarness.modelClient(model), new EngineHarness.Events(), List.of(),
                 probe).sleeper(d -> { }).metrics(metrics).build();
         AgentSession s = engine.open(AgentContext.of("metrics-team", "lead", AgentRole.LEAD, new LocalWorkspace(dir))
-                .withAllowlist(java.util.Set.of("probe", "bash")), null);
+                .withAllowlist(Set.of("probe", "bash")), null);
 
         TurnResult r;
         try (LogContext.Scope agent = LogContext.agent("metrics-team", "lead")) {
@@ -95,13 +97,13 @@ class EngineMetricsTest extends ScriptedModelTestBase {
 
     @Test
     void aFailureKindMapsToItsOutcomeLabel() {
-        assertThat(ModelOutcome.of(dev.cohort.core.engine.recovery.ModelFailure.Kind.OVERLOADED).label())
+        assertThat(ModelOutcome.of(ModelFailure.Kind.OVERLOADED).label())
                 .isEqualTo("overloaded");
-        assertThat(ModelOutcome.of(dev.cohort.core.engine.recovery.ModelFailure.Kind.SERVER).label())
+        assertThat(ModelOutcome.of(ModelFailure.Kind.SERVER).label())
                 .isEqualTo("server_error");
-        assertThat(ModelOutcome.of(dev.cohort.core.engine.recovery.ModelFailure.Kind.CONNECTION).label())
+        assertThat(ModelOutcome.of(ModelFailure.Kind.CONNECTION).label())
                 .isEqualTo("timeout");
-        assertThat(ModelOutcome.of(dev.cohort.core.engine.recovery.ModelFailure.Kind.AUTH).label()).isEqualTo("other");
+        assertThat(ModelOutcome.of(ModelFailure.Kind.AUTH).label()).isEqualTo("other");
         assertThat(ToolOrchestrator.outcome(ToolResult.error("permission:deny", "no")).label()).isEqualTo("denied");
         assertThat(ToolOrchestrator.outcome(ToolResult.error("infrastructure", "down")).label())
                 .isEqualTo("infrastructure");

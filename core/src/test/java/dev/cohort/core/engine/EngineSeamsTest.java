@@ -9,8 +9,11 @@ import dev.cohort.core.engine.hooks.PreToolUseHook;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.core.protocol.payload.ModelRetry;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.PermissionSubject;
+import dev.cohort.core.tools.subagent.SpawnSubagentTool;
+import dev.cohort.core.tools.todo.TodoItem;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
@@ -22,15 +25,21 @@ import dev.cohort.core.tools.workspace.ToolOutcome;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
-import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,11 +54,11 @@ class EngineSeamsTest {
         private final ToolSpecification spec;
         private final boolean mutating;
         private final Function<ToolCall, PermissionSubject> subject;
-        private final java.util.function.BiFunction<ToolCall, ToolContext, ToolResult> body;
+        private final BiFunction<ToolCall, ToolContext, ToolResult> body;
         final List<String> ranIn = Collections.synchronizedList(new ArrayList<>());
 
         TestTool(String name, boolean mutating, Function<ToolCall, PermissionSubject> subject,
-                java.util.function.BiFunction<ToolCall, ToolContext, ToolResult> body) {
+                BiFunction<ToolCall, ToolContext, ToolResult> body) {
             this.spec = ToolSchemas.spec(name, "a test tool", ToolSchemas.object()
                     .addProperty("n", ToolSchemas.integer("a number")).build());
             this.mutating = mutating;
@@ -153,7 +162,7 @@ class EngineSeamsTest {
     }
 
     private AgentContext agent(Tool... tools) {
-        Set<String> names = new java.util.HashSet<>();
+        Set<String> names = new HashSet<>();
         for (Tool t : tools) {
             names.add(t.name());
         }
@@ -216,7 +225,7 @@ class EngineSeamsTest {
     @Test
     void theEngineReactsToTheTodoEffectOfAnyToolNotToTheNameTodoWrite() {
         TestTool planner = new TestTool("planner", false, c -> PermissionSubject.NONE, (c, ctx) -> {
-            ctx.todos().replace(List.of(new dev.cohort.core.tools.todo.TodoItem("step one", "in_progress")));
+            ctx.todos().replace(List.of(new TodoItem("step one", "in_progress")));
             return ToolResult.ok("planned").with(new ToolEffect.TodosChanged());
         });
         Script model = new Script().calls("planner").answers("done");
@@ -356,16 +365,16 @@ class EngineSeamsTest {
     @Test
     void theTurnsInputIsSavedWhileItsFirstRequestIsUnderWayAndJoinedBeforeTheReplyIsUsed() throws Exception {
         TestTool look = plain("look", false);
-        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicBoolean inProgress = new java.util.concurrent.atomic.AtomicBoolean();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicBoolean inProgress = new AtomicBoolean();
         List<AgentState> saved = Collections.synchronizedList(new ArrayList<>());
         StateStore slow = (state, ids) -> {
             if (isInputStep(state)) {
                 inProgress.set(true);
                 started.countDown();
                 try {
-                    release.await(10, java.util.concurrent.TimeUnit.SECONDS); // a synchronous save would wait here
+                    release.await(10, TimeUnit.SECONDS); // a synchronous save would wait here
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -376,7 +385,7 @@ class EngineSeamsTest {
         AtomicReference<Boolean> savingDuringRequest = new AtomicReference<>();
         Script model = new Script().then(r -> {
             try {
-                started.await(10, java.util.concurrent.TimeUnit.SECONDS);
+                started.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -412,7 +421,7 @@ class EngineSeamsTest {
     @Test
     void aTurnsInputStillListedAsPendingUntilItsSaveIsNotInjectedASecondTime() {
         // a store's inbox: an item stays pending until a save carrying its id marks it taken
-        Map<String, InboxItem> pending = new java.util.LinkedHashMap<>();
+        Map<String, InboxItem> pending = new LinkedHashMap<>();
         pending.put("inbox:m1", new InboxItem("inbox:m1", "<message from=\"bob\">build is green</message>"));
         InboxSource inbox = () -> List.copyOf(pending.values());
         StateStore taking = (state, ids) -> ids.forEach(pending::remove);
@@ -589,7 +598,7 @@ class EngineSeamsTest {
                 .calls("bash")
                 .answers("could not clean: needs approval")
                 .answers("the subagent could not clean up");
-        Tool spawn = new dev.cohort.core.tools.subagent.SpawnSubagentTool();
+        Tool spawn = new SpawnSubagentTool();
         AgentEngine e = engine(model, rm, spawn);
         TurnResult r = e.open(agent(rm, spawn).withAllowlist(Set.of("bash", "spawn_subagent")), null).run("clean");
 
@@ -675,7 +684,7 @@ class EngineSeamsTest {
         JsonNode assistant = events.dataOf(EventType.ASSISTANT_MESSAGE).get(0);
         assertThat(fields(assistant)).containsExactly("turnId", "finishReason", "inputTokens", "outputTokens",
                 "toolCalls", "cachedTokens", "costUsd");
-        assertThat(Json.MAPPER.valueToTree(new dev.cohort.core.protocol.payload.ModelRetry.Retry(1, 4, "overloaded",
+        assertThat(Json.MAPPER.valueToTree(new ModelRetry.Retry(1, 4, "overloaded",
                 529, null, 500, true, "m", "t1", null)).toString())
                 .isEqualTo("{\"action\":\"retry\",\"attempt\":1,\"maxAttempts\":4,\"kind\":\"overloaded\",\"status\":529,"
                         + "\"delayMs\":500,\"retryAfter\":true,\"model\":\"m\",\"turnId\":\"t1\"}");

@@ -1,29 +1,30 @@
 package dev.cohort.core.engine;
 
-import dev.cohort.core.testing.ScriptedModelTestBase;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.trace.Tracing;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanContext;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
 import io.opentelemetry.sdk.testing.exporter.InMemorySpanExporter;
-import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 
 /**
  * The engine's spans captured by the SDK's in-memory exporter: a turn under the ingress span its
@@ -120,7 +121,7 @@ class EngineTracingTest extends ScriptedModelTestBase {
         model.load("""
                 {"rules":[{"reply":{"text":"ok"}}]}""");
         Tracing.NOOP.ingress("t1", "lead", Context.current().with(Span.wrap(
-                io.opentelemetry.api.trace.SpanContext.getInvalid())));
+                SpanContext.getInvalid())));
 
         TurnResult r = lead(Tracing.NOOP).run("hi");
 

@@ -1,17 +1,17 @@
 package dev.cohort.core.engine;
 
-import dev.cohort.core.memory.MemoryTestBase;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.memory.CachedMemoryStore;
-import dev.cohort.core.memory.Memory;
 import dev.cohort.core.memory.CountingMemoryStore;
+import dev.cohort.core.memory.Memory;
+import dev.cohort.core.memory.MemoryTestBase;
 import dev.cohort.core.memory.MemoryType;
 import dev.cohort.devstack.model.RecordedRequest;
 import java.nio.file.Files;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -112,7 +112,7 @@ class MemoryScenariosTest extends MemoryTestBase {
         Files.createDirectories(dir.resolve("ws"));
         store.put(new Memory("style", MemoryType.FEEDBACK, "answer tersely", "no preamble"));
         CountingMemoryStore counted = new CountingMemoryStore(store);
-        java.util.concurrent.atomic.AtomicInteger reads = counted.reads;
+        AtomicInteger reads = counted.reads;
         AgentSession session = newSession(new LocalWorkspace(dir.resolve("ws")), new CachedMemoryStore(counted));
 
         // two model calls, one read of the store

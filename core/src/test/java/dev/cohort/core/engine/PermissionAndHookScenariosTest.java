@@ -1,27 +1,37 @@
 package dev.cohort.core.engine;
 
-import dev.cohort.core.testing.ScriptedModelTestBase;
 import static dev.cohort.core.engine.EngineHarness.messages;
 import static dev.cohort.core.engine.EngineHarness.toolResults;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.hooks.CommandHook;
 import dev.cohort.core.engine.hooks.Hook;
+import dev.cohort.core.engine.hooks.HookSettings;
 import dev.cohort.core.engine.hooks.PostToolUseHook;
 import dev.cohort.core.engine.hooks.PreToolUseHook;
 import dev.cohort.core.engine.hooks.StopHook;
 import dev.cohort.core.engine.hooks.UserPromptSubmitHook;
 import dev.cohort.core.engine.permission.PermissionMode;
+import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.workspace.ToolOutcome;
+import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 
 /** The seed's permission and hooks "try these prompts". */
 class PermissionAndHookScenariosTest extends ScriptedModelTestBase {
@@ -223,13 +233,13 @@ class PermissionAndHookScenariosTest extends ScriptedModelTestBase {
         AgentEngine.Builder b = EngineHarness.engine(EngineHarness.modelClient(model), events, hooks)
                 .approvals(new EngineHarness.Approvals(false));
         if (workspaceFile) {
-            b.workspaceHookSettings(dev.cohort.core.engine.hooks.HookSettings.WORKSPACE_FILE);
+            b.workspaceHookSettings(HookSettings.WORKSPACE_FILE);
         }
         return b.build().open(ctx, null);
     }
 
-    private static List<com.fasterxml.jackson.databind.JsonNode> errors(EngineHarness.Events events) {
-        return events.all.stream().filter(e -> e.type() == dev.cohort.core.protocol.EventType.ERROR).map(e -> e.data())
+    private static List<JsonNode> errors(EngineHarness.Events events) {
+        return events.all.stream().filter(e -> e.type() == EventType.ERROR).map(e -> e.data())
                 .toList();
     }
 
@@ -293,7 +303,7 @@ class PermissionAndHookScenariosTest extends ScriptedModelTestBase {
 
         lead(new EngineHarness.Approvals(false), List.of(), c).run("what's up");
 
-        var event = dev.cohort.core.protocol.Json.MAPPER.readTree(Files.readString(dir.resolve("prompt-event.json")));
+        var event = Json.MAPPER.readTree(Files.readString(dir.resolve("prompt-event.json")));
         assertThat(event.path("hook_event_name").asText()).isEqualTo("UserPromptSubmit");
         assertThat(event.path("prompt").asText()).isEqualTo("what's up");
         assertThat(event.path("agent").asText()).isEqualTo("lead");
@@ -330,12 +340,12 @@ class PermissionAndHookScenariosTest extends ScriptedModelTestBase {
     }
 
     /** The workspace, whose reads of the hook settings file fail (as a tool runner timeout / 5xx) while {@code down}. */
-    private final class FlakySettings implements dev.cohort.core.tools.workspace.WorkspaceToolExecutor {
+    private final class FlakySettings implements WorkspaceToolExecutor {
         volatile boolean down;
 
         @Override
-        public dev.cohort.core.tools.workspace.ToolOutcome execute(String tool, String callId,
-                com.fasterxml.jackson.databind.node.ObjectNode args, Target target) {
+        public ToolOutcome execute(String tool, String callId,
+                ObjectNode args, Target target) {
             if (down && callId.startsWith("hook-settings-")) {
                 throw new IllegalStateException("tool runner answered 503");
             }
@@ -455,11 +465,11 @@ class PermissionAndHookScenariosTest extends ScriptedModelTestBase {
     @Test
     void builtInHooksRunInPriorityOrderAndCommandHooksAfterThem() {
         oneCallThenEcho("write_file", "{\"path\":\"x.txt\",\"content\":\"x\"}");
-        List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> order = Collections.synchronizedList(new ArrayList<>());
         // each records whether the command hook (which writes order.txt) already ran
         record Ordered(String label, int priority, List<String> order, Path marker) implements PreToolUseHook {
             @Override
-            public Optional<String> beforeToolUse(dev.cohort.core.tools.ToolCall call, dev.cohort.core.tools.ToolContext c) {
+            public Optional<String> beforeToolUse(ToolCall call, ToolContext c) {
                 order.add(label + (Files.exists(marker) ? " after the command hook" : ""));
                 return Optional.empty();
             }

@@ -1,6 +1,5 @@
 package dev.cohort.core.engine;
 
-import dev.cohort.core.testing.ScriptedModelTestBase;
 import static dev.cohort.core.engine.EngineHarness.messages;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +7,7 @@ import dev.cohort.core.llm.LlmGateway;
 import dev.cohort.core.llm.LlmSettings;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.devstack.model.RecordedRequest;
 import java.nio.file.Path;
@@ -16,9 +16,10 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 
 /** Error recovery against the scripted model over HTTP, with a recording sleeper instead of real waits. */
 class RecoveryScenariosTest extends ScriptedModelTestBase {
@@ -196,8 +197,8 @@ class RecoveryScenariosTest extends ScriptedModelTestBase {
         assertThat(messages(req.get(1))).extracting(m -> m.path("role").asText() + ":" + m.path("content").asText())
                 .contains("assistant:Once upon a time, ");
         assertThat(lead.snapshot().messages()).extracting(Message::role, Message::content).containsExactly(
-                org.assertj.core.groups.Tuple.tuple(Message.Role.USER, "write a long story"),
-                org.assertj.core.groups.Tuple.tuple(Message.Role.ASSISTANT, "Once upon a time, the end."));
+                Tuple.tuple(Message.Role.USER, "write a long story"),
+                Tuple.tuple(Message.Role.ASSISTANT, "Once upon a time, the end."));
         assertThat(events.of(EventType.MODEL_RETRY)).extracting(e -> e.data().path("action").asText())
                 .containsExactly("escalate_max_tokens", "continue");
     }

@@ -1,12 +1,12 @@
 package dev.cohort.core.engine;
 
-import dev.cohort.core.testing.ScriptedModelTestBase;
 import static dev.cohort.core.engine.EngineHarness.lastContent;
 import static dev.cohort.core.engine.EngineHarness.toolResults;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
@@ -17,11 +17,13 @@ import dev.langchain4j.agent.tool.ToolSpecification;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.Test;
+import java.util.Set;
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 
 /** Save/restore, the model-call cap, the stuck guard, budgets and cancellation. */
 class ResumeAndGuardsTest extends ScriptedModelTestBase {
@@ -140,7 +142,7 @@ class ResumeAndGuardsTest extends ScriptedModelTestBase {
 
         assertThat(r.reason()).isEqualTo(StopReason.BUDGET_EXCEEDED);
         assertThat(r.text()).isEqualTo("Stopped: this turn used 1500 tokens, its budget is 1000.");
-        assertThat(r.usage().costUsd()).isCloseTo((1300 * 1.0 + 200 * 2.0) / 1_000_000, org.assertj.core.data.Offset.offset(1e-12));
+        assertThat(r.usage().costUsd()).isCloseTo((1300 * 1.0 + 200 * 2.0) / 1_000_000, Offset.offset(1e-12));
         assertThat(model.requests()).hasSize(2);
     }
 
@@ -171,7 +173,7 @@ class ResumeAndGuardsTest extends ScriptedModelTestBase {
         };
         AgentSession s = EngineHarness.engine(EngineHarness.modelClient(model), new EngineHarness.Events(), List.of(), stopper)
                 .build().open(AgentContext.of("default", "lead", AgentRole.LEAD, new LocalWorkspace(dir))
-                        .withAllowlist(java.util.Set.of("stopper", "write_file")), null);
+                        .withAllowlist(Set.of("stopper", "write_file")), null);
         self.set(s);
 
         TurnResult r = s.run("go");

@@ -1,17 +1,18 @@
 package dev.cohort.core.engine;
 
-import dev.cohort.core.testing.ScriptedModelTestBase;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.offset;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.testing.ScriptedModelTestBase;
 import dev.cohort.core.tools.AgentRole;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 
 /**
  * Every model call's {@code assistant_message} names the model, the cached prompt tokens the provider reported
@@ -78,11 +79,11 @@ class UsageEventsTest extends ScriptedModelTestBase {
 
     @Test
     void aSavedUsageWithoutCachedTokensReadsBackWithZeroAndNewOnesRoundTrip() {
-        Usage old = dev.cohort.core.protocol.Json.read(
+        Usage old = Json.read(
                 "{\"inputTokens\":10,\"outputTokens\":2,\"calls\":1,\"costUsd\":0.5}", Usage.class);
         assertThat(old).isEqualTo(new Usage(10, 2, 1, 0.5, 0));
         Usage now = new Usage(10, 2, 1, 0.5, 4).plus(new Usage(1, 1, 1, 0, 1));
-        assertThat(dev.cohort.core.protocol.Json.read(dev.cohort.core.protocol.Json.write(now), Usage.class))
+        assertThat(Json.read(Json.write(now), Usage.class))
                 .isEqualTo(new Usage(11, 3, 2, 0.5, 5));
     }
 }

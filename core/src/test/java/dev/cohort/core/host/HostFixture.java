@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.AgentContext;
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.engine.AgentSession;
+import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.Message;
 import dev.cohort.core.engine.ModelClient;
 import dev.cohort.core.engine.ModelToolCall;
@@ -20,20 +21,22 @@ import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.core.tools.workspace.ToolOutcome;
 import dev.langchain4j.agent.tool.ToolSpecification;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.Collection;
-import java.util.List;
-import java.util.Map;
-import java.util.Queue;
-import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
@@ -78,7 +81,7 @@ final class HostFixture {
             if (storeDown) {
                 refusedStoreCalls.incrementAndGet();
                 throw new IllegalStateException("cannot " + what + ": connection refused",
-                        new java.sql.SQLException("Connection to 127.0.0.1:5432 refused", "08001"));
+                        new SQLException("Connection to 127.0.0.1:5432 refused", "08001"));
             }
         }
 
@@ -89,7 +92,7 @@ final class HostFixture {
         }
 
         @Override
-        public long save(AgentKey key, dev.cohort.core.engine.AgentState state, long expectedVersion, List<String> ids) {
+        public long save(AgentKey key, AgentState state, long expectedVersion, List<String> ids) {
             check("save agent " + key);
             return store.save(key, state, expectedVersion, ids);
         }
@@ -267,12 +270,12 @@ final class HostFixture {
         }
 
         @Override
-        public java.time.ZoneId getZone() {
+        public ZoneId getZone() {
             return ZoneOffset.UTC;
         }
 
         @Override
-        public Clock withZone(java.time.ZoneId zone) {
+        public Clock withZone(ZoneId zone) {
             return this;
         }
     }

@@ -1,17 +1,20 @@
 package dev.cohort.core.http;
 
 import com.sun.net.httpserver.HttpServer;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.List;
 
 /**
  * One small JSON {@code POST} answered by a local server (the shape of a tool-runner call), made from a virtual thread
@@ -32,7 +35,7 @@ public final class DirectHttpBenchmark {
         int calls = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-        java.util.concurrent.ExecutorService pool = Executors.newFixedThreadPool(2);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
         server.setExecutor(pool);
         byte[] answer = "{\"output\":\"\",\"error\":null,\"exitCode\":0,\"durationMs\":3}".getBytes(StandardCharsets.UTF_8);
         server.createContext("/", ex -> {
@@ -49,7 +52,7 @@ public final class DirectHttpBenchmark {
         try (HttpClient jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
                 DirectHttp direct = new DirectHttp(Duration.ofSeconds(5))) {
             System.out.printf("%d calls per client per round (the first fifth not counted), load average %s%n", calls,
-                    java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).strip());
+                    Files.readString(Path.of("/proc/loadavg")).strip());
             for (int round = 1; round <= rounds; round++) {
                 for (String client : List.of("java.net.http", "DirectHttp")) {
                     long[] ns = new long[calls];

@@ -50,20 +50,20 @@ import org.junit.jupiter.api.Test;
  */
 class ChatCompletionsWireTest {
 
-    @org.junit.jupiter.api.Test
+    @Test
     void theBodyBufferIsSizedFromTheConversationNotFromAGuessPerMessage() {
-        java.util.List<Message> many = new java.util.ArrayList<>();
+        List<Message> many = new ArrayList<>();
         for (int i = 0; i < 2000; i++) {
-            many.add(i % 2 == 0 ? Message.user("ping " + i) : Message.assistant("pong", java.util.List.of()));
+            many.add(i % 2 == 0 ? Message.user("ping " + i) : Message.assistant("pong", List.of()));
         }
-        many.add(Message.assistant(null, java.util.List.of(new ModelToolCall("c1", "bash", "{\"command\":\"true\"}"))));
+        many.add(Message.assistant(null, List.of(new ModelToolCall("c1", "bash", "{\"command\":\"true\"}"))));
         many.add(Message.tool("c1", "bash", "x".repeat(50_000), false));
         String tools = "[" + "{\"type\":\"function\"}".repeat(1) + "]";
         byte[] body = ChatCompletionsWire.request("m", "team/lead", "you are the lead", many, tools, null);
         int hint = ChatCompletionsWire.sizeHint("you are the lead", many, tools);
         // room for the whole body (no doubling), and not the 2 MB a 1 KB-per-message guess reserved
         assertThat(hint).isGreaterThanOrEqualTo(body.length).isLessThan(body.length * 2);
-        assertThat(ChatCompletionsWire.sizeHint(null, java.util.List.of(), null)).isPositive();
+        assertThat(ChatCompletionsWire.sizeHint(null, List.of(), null)).isPositive();
     }
 
 

@@ -13,9 +13,11 @@ import dev.cohort.devstack.model.ScriptedModelServer;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,7 +84,7 @@ class LlmGatewayTest {
     @Test
     void anErrorAnswerKeepsItsHeadersSoRecoveryCanHonourRetryAfter() {
         server.load("{\"rules\":[{\"name\":\"limit\",\"reply\":{\"error\":{\"preset\":\"rate_limit\",\"retryAfter\":\"3\"}}}]}");
-        Throwable t = org.assertj.core.api.Assertions.catchThrowable(() -> gateway.chat("default/lead", null, List.of(Message.user("x"))));
+        Throwable t = Assertions.catchThrowable(() -> gateway.chat("default/lead", null, List.of(Message.user("x"))));
         assertThat(t).isInstanceOf(ProviderHttpException.class);
         ModelFailure f = ModelFailure.classify(t);
         assertThat(f.kind()).isEqualTo(ModelFailure.Kind.RATE_LIMIT);
@@ -92,7 +94,7 @@ class LlmGatewayTest {
     @Test
     void oneClientIsBuiltPerConfiguredModelOnceForAllCalls() {
         server.load("{\"rules\":[{\"name\":\"r\",\"reply\":{\"text\":\"ok {{model}}\"}}]}");
-        List<String> built = new java.util.ArrayList<>();
+        List<String> built = new ArrayList<>();
         LlmGateway g = new LlmGateway(new LlmSettings(server.baseUrl(), "sk-test", "primary-model",
                 Optional.of("fallback-model"), Duration.ofSeconds(10)), (settings, name) -> {
                     built.add(name);
@@ -112,7 +114,7 @@ class LlmGatewayTest {
     @Test
     void withoutAFallbackOrWithTheFallbackEqualToThePrimaryOnlyOneClientIsBuilt() {
         for (Optional<String> fallback : List.of(Optional.<String>empty(), Optional.of("primary-model"))) {
-            List<String> built = new java.util.ArrayList<>();
+            List<String> built = new ArrayList<>();
             LlmGateway g = new LlmGateway(new LlmSettings(server.baseUrl(), "sk-test", "primary-model", fallback,
                     Duration.ofSeconds(10)), (settings, name) -> {
                         built.add(name);

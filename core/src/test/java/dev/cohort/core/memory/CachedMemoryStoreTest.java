@@ -3,7 +3,10 @@ package dev.cohort.core.memory;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.cohort.core.testing.IdentityContext;
 import dev.cohort.core.tools.EffectKey;
+import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -49,9 +52,9 @@ class CachedMemoryStoreTest {
         CachedMemoryStore cache = new CachedMemoryStore(counted);
         assertThat(cache.all()).isEmpty();
 
-        EffectKey key = EffectKey.of(new dev.cohort.core.tools.ToolCall("call_1", "memory_write",
-                com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode()),
-                dev.cohort.core.testing.IdentityContext.lead("alpha"));
+        EffectKey key = EffectKey.of(new ToolCall("call_1", "memory_write",
+                JsonNodeFactory.instance.objectNode()),
+                IdentityContext.lead("alpha"));
         ToolResult r = cache.once(key, s -> {
             s.put(ONCALL);
             return ToolResult.ok("saved");

@@ -2,6 +2,7 @@ package dev.cohort.core.team;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.testing.IdentityContext;
@@ -46,7 +47,7 @@ class TeamToolsTest {
     private final ToolContext alice = IdentityContext.teammate("alpha", "alice");
 
     private static ToolCall call(String id, String name, String json) {
-        return new ToolCall(id, name, (ObjectNode) Json.read(json, com.fasterxml.jackson.databind.JsonNode.class));
+        return new ToolCall(id, name, (ObjectNode) Json.read(json, JsonNode.class));
     }
 
     @Test

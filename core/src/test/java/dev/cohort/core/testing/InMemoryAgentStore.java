@@ -7,10 +7,11 @@ import dev.cohort.core.host.AgentStore;
 import dev.cohort.core.host.OwnershipLostException;
 import dev.cohort.core.host.Park;
 import dev.cohort.core.host.Phase;
+import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * An {@link AgentStore} in memory with the same fence as the PostgreSQL one: adopt bumps the version, a write with
@@ -84,7 +85,7 @@ public final class InMemoryAgentStore implements AgentStore {
     @Override
     public boolean unavailable(Throwable failure) {
         for (Throwable t = failure; t != null && t.getCause() != t; t = t.getCause()) {
-            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().startsWith("08")) {
                 return true;
             }
         }

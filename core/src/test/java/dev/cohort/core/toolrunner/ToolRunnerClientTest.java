@@ -6,14 +6,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.core.tools.ToolInfrastructureException;
+import dev.cohort.core.tools.workspace.ToolRunnerWorkspaceExecutor;
+import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
+import java.time.Instant;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -177,7 +187,7 @@ class ToolRunnerClientTest {
         Scripted runner = Scripted.start(busy("3"), busy("Tue, 01 Dec 2026 12:00:10 GMT"), ok());
         try {
             FakeTime time = new FakeTime();
-            time.now = java.time.Instant.parse("2026-12-01T12:00:00Z");
+            time.now = Instant.parse("2026-12-01T12:00:00Z");
             ToolCallResult r = time.client(runner.url(), ToolRunnerClient.Retry.DEFAULT)
                     .call("bash", new ToolCallRequest("default", "lead", "call_8", null, Map.of()));
             assertThat(r.output()).isEqualTo("built\n");
@@ -186,8 +196,8 @@ class ToolRunnerClientTest {
         } finally {
             runner.stop();
         }
-        assertThat(ToolRunnerClient.retryAfter("soon", java.time.Instant.EPOCH)).isNull();
-        assertThat(ToolRunnerClient.retryAfter("1.5", java.time.Instant.EPOCH)).isEqualTo(Duration.ofMillis(1500));
+        assertThat(ToolRunnerClient.retryAfter("soon", Instant.EPOCH)).isNull();
+        assertThat(ToolRunnerClient.retryAfter("1.5", Instant.EPOCH)).isEqualTo(Duration.ofMillis(1500));
     }
 
     @Test
@@ -197,10 +207,10 @@ class ToolRunnerClientTest {
             FakeTime time = new FakeTime();
             ToolRunnerClient c = time.client(runner.url(), new ToolRunnerClient.Retry(Duration.ofMillis(200),
                     Duration.ofSeconds(5), Duration.ofSeconds(1), 0));
-            var executor = new dev.cohort.core.tools.workspace.ToolRunnerWorkspaceExecutor(c);
+            var executor = new ToolRunnerWorkspaceExecutor(c);
             assertThatThrownBy(() -> executor.execute("bash", "call_9", Json.MAPPER.createObjectNode(),
-                    new dev.cohort.core.tools.workspace.WorkspaceToolExecutor.Target("default", "lead", null)))
-                    .isInstanceOf(dev.cohort.core.tools.ToolInfrastructureException.class)
+                    new WorkspaceToolExecutor.Target("default", "lead", null)))
+                    .isInstanceOf(ToolInfrastructureException.class)
                     .hasMessageContaining("tool runner failed for bash")
                     .hasMessageContaining("stayed busy (503) for 1.0 s over 4 attempts (retry budget 1.0 s)")
                     .hasMessageContaining("all 4 execution slots stayed busy for 5 s");
@@ -228,16 +238,16 @@ class ToolRunnerClientTest {
 
     @Test
     void aConnectionResetWhileTheRunnerRestartsIsRetried() throws Exception {
-        try (ServerSocket s = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             Thread server = Thread.ofVirtual().start(() -> {
                 try {
                     // the first connection dies without an answer (the old process going away)
                     s.accept().close();
-                    try (java.net.Socket second = s.accept()) {
-                        var in = new java.io.BufferedReader(new java.io.InputStreamReader(second.getInputStream(), StandardCharsets.UTF_8));
+                    try (Socket second = s.accept()) {
+                        var in = new BufferedReader(new InputStreamReader(second.getInputStream(), StandardCharsets.UTF_8));
                         int length = 0;
                         for (String line = in.readLine(); line != null && !line.isEmpty(); line = in.readLine()) {
-                            if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                            if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
                                 length = Integer.parseInt(line.substring(15).trim());
                             }
                         }
@@ -419,18 +429,18 @@ class ToolRunnerClientTest {
         }
 
         static RawRunner start(boolean... answers) throws IOException {
-            RawRunner r = new RawRunner(new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress()), answers);
+            RawRunner r = new RawRunner(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()), answers);
             Thread.ofVirtual().start(r::serve);
             return r;
         }
 
         private void serve() {
             while (!socket.isClosed()) {
-                try (java.net.Socket s = socket.accept()) {
+                try (Socket s = socket.accept()) {
                     var in = s.getInputStream();
                     int length = 0;
                     for (String line = readLine(in); !line.isEmpty(); line = readLine(in)) {
-                        if (line.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:")) {
+                        if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
                             length = Integer.parseInt(line.substring(15).trim());
                         }
                     }
@@ -448,7 +458,7 @@ class ToolRunnerClientTest {
             }
         }
 
-        private static String readLine(java.io.InputStream in) throws IOException {
+        private static String readLine(InputStream in) throws IOException {
             StringBuilder b = new StringBuilder();
             for (int c = in.read(); c != -1 && c != '\n'; c = in.read()) {
                 if (c != '\r') {
@@ -472,7 +482,7 @@ class ToolRunnerClientTest {
     private static final class FakeTime {
         final List<Duration> slept = new CopyOnWriteArrayList<>();
         final double random;
-        volatile java.time.Instant now = java.time.Instant.parse("2026-12-01T00:00:00Z");
+        volatile Instant now = Instant.parse("2026-12-01T00:00:00Z");
 
         FakeTime() {
             this(0);

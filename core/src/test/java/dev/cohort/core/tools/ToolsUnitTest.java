@@ -12,6 +12,7 @@ import dev.cohort.core.tools.todo.TodoWriteTool;
 import dev.cohort.core.tools.workspace.BashTool;
 import dev.cohort.core.tools.workspace.ReadFileTool;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** Registry, argument validation, todo rules and skill parsing. */
@@ -26,7 +27,7 @@ class ToolsUnitTest {
     @Test
     void theRegistryOffersOnlyAllowedToolsInRegistrationOrder() {
         ToolRegistry r = ToolRegistry.of(new BashTool(), new ReadFileTool(), new TodoWriteTool());
-        assertThat(r.specs(java.util.Set.of("todo_write", "bash")).stream().map(s -> s.name())).containsExactly("bash", "todo_write");
+        assertThat(r.specs(Set.of("todo_write", "bash")).stream().map(s -> s.name())).containsExactly("bash", "todo_write");
     }
 
     @Test

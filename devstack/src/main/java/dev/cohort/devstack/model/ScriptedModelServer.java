@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.BufferedInputStream;
-import java.io.IOException;
 import java.io.InputStream;
+import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -20,12 +20,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -33,9 +29,14 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.Set;
 
 /** A scripted OpenAI-compatible chat-completions server on 127.0.0.1, answering from ordered scenario rules. */
 public final class ScriptedModelServer implements AutoCloseable {
@@ -144,14 +145,14 @@ public final class ScriptedModelServer implements AutoCloseable {
      * ({@code user}) matches {@code agentRegex}, under the server's lock (so it must be quick); {@code null} leaves the
      * request to the next responder and then the rules. The request log names the reply {@code name}.
      */
-    public void respond(String name, String agentRegex, java.util.function.Function<JsonNode, Reply> reply) {
+    public void respond(String name, String agentRegex, Function<JsonNode, Reply> reply) {
         Pattern agent = Pattern.compile(agentRegex);
         synchronized (lock) {
             responders.add(new Responder(name, agent, reply));
         }
     }
 
-    private record Responder(String name, Pattern agent, java.util.function.Function<JsonNode, Reply> reply) {
+    private record Responder(String name, Pattern agent, Function<JsonNode, Reply> reply) {
     }
 
     private final List<Responder> responders = new ArrayList<>();

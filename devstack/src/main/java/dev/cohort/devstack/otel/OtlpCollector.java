@@ -3,18 +3,19 @@ package dev.cohort.devstack.otel;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.ByteArrayInputStream;
-import java.io.IOException;
 import java.io.InputStream;
+import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.zip.GZIPInputStream;
 
 /**
@@ -209,7 +210,7 @@ public final class OtlpCollector implements AutoCloseable {
                     if (len < 0 || pos[0] + len > b.length) {
                         throw new IllegalArgumentException("truncated protobuf field " + number);
                     }
-                    byte[] v = java.util.Arrays.copyOfRange(b, pos[0], pos[0] + len);
+                    byte[] v = Arrays.copyOfRange(b, pos[0], pos[0] + len);
                     pos[0] += len;
                     out.add(new Field(number, 0, v));
                 }

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -42,7 +43,7 @@ public class ToolRunnerTestResource implements QuarkusTestResourceLifecycleManag
     public synchronized Map<String, String> start() {
         synchronized (ToolRunnerTestResource.class) {
             if (runner == null) {
-                Devstack stack = DevstackTestResource.stack(topics.isBlank() ? java.util.List.of()
+                Devstack stack = DevstackTestResource.stack(topics.isBlank() ? List.of()
                         : Arrays.asList(topics.split(",")));
                 try {
                     workspace = Files.createTempDirectory("cohort-test-ws-");

@@ -9,9 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -23,6 +24,8 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.errors.AuthenticationException;
 import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.errors.UnsupportedSaslMechanismException;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
@@ -66,10 +69,10 @@ class KafkaCredentialsTest {
     void aClientWithoutCredentialsIsRefusedAndWritesNothing() throws Exception {
         Map<String, Object> plain = Map.of("bootstrap.servers", kafka.bootstrapServers());
         // the broker closes a connection that does not start with a SASL handshake: the client never gets metadata
-        assertThatThrownBy(() -> produce(plain, "no-credentials")).hasRootCauseInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
+        assertThatThrownBy(() -> produce(plain, "no-credentials")).hasRootCauseInstanceOf(TimeoutException.class);
         try (Admin admin = Admin.create(adminConfig(plain))) {
             assertThatThrownBy(() -> admin.describeCluster(new DescribeClusterOptions().timeoutMs(2_000)).nodes().get(10, TimeUnit.SECONDS))
-                    .hasRootCauseInstanceOf(org.apache.kafka.common.errors.TimeoutException.class);
+                    .hasRootCauseInstanceOf(TimeoutException.class);
         }
         assertThat(recordsAfterWritingAMarker("after-no-credentials")).containsExactly("after-no-credentials");
     }
@@ -93,14 +96,14 @@ class KafkaCredentialsTest {
     void theControllerPortRefusesClientsWithOrWithoutTheClientLogin() {
         for (Map<String, Object> base : List.of(Map.<String, Object>of(), Map.<String, Object>of("security.protocol", "SASL_PLAINTEXT",
                 "sasl.mechanism", KafkaCredentials.MECHANISM, "sasl.jaas.config", kafka.credentials().jaasConfig()))) {
-            Map<String, Object> config = new java.util.HashMap<>(base);
+            Map<String, Object> config = new HashMap<>(base);
             config.put(AdminClientConfig.BOOTSTRAP_CONTROLLERS_CONFIG, "127.0.0.1:" + kafka.controllerPort());
             config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
             config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2_000);
             try (Admin admin = Admin.create(config)) {
                 assertThatThrownBy(() -> admin.describeCluster().nodes().get(15, TimeUnit.SECONDS))
-                        .hasCauseInstanceOf(base.isEmpty() ? org.apache.kafka.common.errors.TimeoutException.class
-                                : org.apache.kafka.common.errors.UnsupportedSaslMechanismException.class);
+                        .hasCauseInstanceOf(base.isEmpty() ? TimeoutException.class
+                                : UnsupportedSaslMechanismException.class);
             }
         }
     }
@@ -130,7 +133,7 @@ class KafkaCredentialsTest {
     }
 
     private static void produce(Map<String, Object> base, String value) throws Exception {
-        Map<String, Object> config = new java.util.HashMap<>(base);
+        Map<String, Object> config = new HashMap<>(base);
         config.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         config.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         config.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 3_000);
@@ -140,14 +143,14 @@ class KafkaCredentialsTest {
     }
 
     private static Map<String, Object> adminConfig(Map<String, Object> base) {
-        Map<String, Object> config = new java.util.HashMap<>(base);
+        Map<String, Object> config = new HashMap<>(base);
         config.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
         config.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 2_000);
         return config;
     }
 
     private static Map<String, Object> consumerConfig(Map<String, Object> base, String group) {
-        Map<String, Object> config = new java.util.HashMap<>(base);
+        Map<String, Object> config = new HashMap<>(base);
         config.put(ConsumerConfig.GROUP_ID_CONFIG, group);
         config.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         config.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());

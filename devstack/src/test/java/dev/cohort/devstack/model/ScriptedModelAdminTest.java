@@ -7,16 +7,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.Socket;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 
 /** Admin endpoints, the HTTP client for other class loaders, scenario sources and connection behaviour. */
 class ScriptedModelAdminTest extends ScriptedModelTestSupport {
@@ -135,9 +137,9 @@ class ScriptedModelAdminTest extends ScriptedModelTestSupport {
 
         try (ScriptedModelServer cli = ScriptedModelServer.startFromArgs(
                 new String[] {"--port", "0", "--scenario", file.toString()})) {
-            HttpResponse<String> response = send(java.net.http.HttpRequest
-                    .newBuilder(java.net.URI.create(cli.baseUrl() + "/chat/completions"))
-                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString(chatRequest("a", "user", "hi").toString()))
+            HttpResponse<String> response = send(HttpRequest
+                    .newBuilder(URI.create(cli.baseUrl() + "/chat/completions"))
+                    .POST(HttpRequest.BodyPublishers.ofString(chatRequest("a", "user", "hi").toString()))
                     .build());
             assertThat(choice(response).at("/message/content").asText()).isEqualTo("from the cli");
             assertThat(cli.baseUrl()).isEqualTo("http://127.0.0.1:" + cli.port() + "/v1");

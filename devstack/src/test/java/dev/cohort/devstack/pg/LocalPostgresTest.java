@@ -2,6 +2,8 @@ package dev.cohort.devstack.pg;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -38,7 +40,7 @@ class LocalPostgresTest {
         try (LocalPostgres pg = LocalPostgres.start(0)) {
             port = pg.port();
         }
-        try (var s = new java.net.ServerSocket(port, 0, java.net.InetAddress.getLoopbackAddress())) {
+        try (var s = new ServerSocket(port, 0, InetAddress.getLoopbackAddress())) {
             assertThat(s.getLocalPort()).isEqualTo(port);
         }
     }

@@ -1,31 +1,37 @@
 package dev.cohort.lead.api;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.engine.Message;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.core.protocol.payload.Control;
 import dev.cohort.core.protocol.MessageType;
+import dev.cohort.core.protocol.payload.Control;
 import dev.cohort.core.team.TeamMessages;
 import dev.cohort.lead.messaging.AgentInboxPublisher;
-import dev.cohort.lead.teammates.persistence.RosterRepository;
-import dev.cohort.lead.teammates.persistence.RosterRepository.RosterRow;
 import dev.cohort.lead.persistence.AgentRepository;
 import dev.cohort.lead.persistence.AgentRepository.AgentRow;
 import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.service.LeadHost;
+import dev.cohort.lead.teammates.persistence.RosterRepository;
+import dev.cohort.lead.teammates.persistence.RosterRepository.RosterRow;
 import jakarta.inject.Inject;
-import jakarta.ws.rs.GET;
-import jakarta.ws.rs.POST;
-import jakarta.ws.rs.Path;
-import jakarta.ws.rs.PathParam;
-import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Produces;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Agents of a team: the lead (its saved state) and the teammates of the roster ({@code lead.roster}: status = their
@@ -73,12 +79,12 @@ public class AgentsResource {
     public List<AgentView> list(@PathParam("team") String team) {
         requireTeam(team);
         List<AgentRow> rows = agents.list(team);
-        List<AgentView> out = new java.util.ArrayList<>();
+        List<AgentView> out = new ArrayList<>();
         if (rows.stream().noneMatch(r -> r.name().equals(Ids.LEAD))) {
             out.add(idleLead());
         }
         rows.stream().map(AgentsResource::view).forEach(out::add);
-        java.util.Set<String> seen = new java.util.HashSet<>(rows.stream().map(AgentRow::name).toList());
+        Set<String> seen = new HashSet<>(rows.stream().map(AgentRow::name).toList());
         roster.list(team).stream().filter(r -> !seen.contains(r.name())).map(AgentsResource::view).forEach(out::add);
         return out;
     }
@@ -105,7 +111,7 @@ public class AgentsResource {
      */
     @POST
     @Path("/{name}/messages")
-    @jakarta.ws.rs.Consumes(MediaType.APPLICATION_JSON)
+    @Consumes(MediaType.APPLICATION_JSON)
     public Response send(@PathParam("team") String team, @PathParam("name") String name, SendMessage body) {
         requireTeam(team);
         if (body == null || body.content() == null || body.content().isBlank()) {
@@ -195,10 +201,10 @@ public class AgentsResource {
     /** The stored conversation read back as the engine's messages, so the API shows them as the engine writes them. */
     private static JsonNode conversation(String json) {
         try {
-            List<dev.cohort.core.engine.Message> messages = Json.MAPPER.readValue(json,
-                    Json.MAPPER.getTypeFactory().constructCollectionType(List.class, dev.cohort.core.engine.Message.class));
+            List<Message> messages = Json.MAPPER.readValue(json,
+                    Json.MAPPER.getTypeFactory().constructCollectionType(List.class, Message.class));
             return Json.MAPPER.valueToTree(messages);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new IllegalStateException("a stored conversation that does not read as messages: " + e.getOriginalMessage(), e);
         }
     }

@@ -7,12 +7,13 @@ import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.service.TeamBudgets;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.GET;
-import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.PUT;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -91,8 +92,8 @@ public class BudgetsResource {
                 throw ApiException.badRequest("unknown budget \"" + n + "\"; known: " + FIELDS);
             }
         }
-        Map<String, Long> tokens = new java.util.HashMap<>();
-        Map<String, Double> cost = new java.util.HashMap<>();
+        Map<String, Long> tokens = new HashMap<>();
+        Map<String, Double> cost = new HashMap<>();
         for (int i = 0; i < FIELDS.size(); i++) {
             String n = FIELDS.get(i);
             JsonNode v = body.get(n);
@@ -122,7 +123,7 @@ public class BudgetsResource {
     /** {@code now} with the values of {@code change}, and each field {@code body} sets to {@code null} removed. */
     static Budgets.Overrides merge(Budgets.Overrides now, Budgets.Overrides change, JsonNode body) {
         Budgets.Overrides m = now.merge(change);
-        Map<String, Boolean> cleared = new java.util.HashMap<>();
+        Map<String, Boolean> cleared = new HashMap<>();
         for (String n : FIELDS) {
             cleared.put(n, body.has(n) && body.get(n).isNull());
         }

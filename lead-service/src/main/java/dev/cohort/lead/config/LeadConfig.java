@@ -1,9 +1,12 @@
 package dev.cohort.lead.config;
 
 import dev.cohort.core.tools.cron.ScheduleCronTool;
+import dev.cohort.host.engine.EngineConfig;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalInt;
 
 /** lead-service settings ({@code cohort.lead.*}). */
 @ConfigMapping(prefix = "cohort.lead")
@@ -46,7 +49,7 @@ public interface LeadConfig {
     String toolRunnerUrl();
 
     /** Token of the tool runner's internal API ({@code cohort.tool-runner.token}). */
-    java.util.Optional<String> toolRunnerToken();
+    Optional<String> toolRunnerToken();
 
     /** scheduler-service base URL, for the lead's cron tools. */
     @WithDefault("http://127.0.0.1:8082")
@@ -73,21 +76,21 @@ public interface LeadConfig {
      * Deprecated alias of {@code cohort.engine.approval-timeout}, which wins when both are set (read only by
      * {@link dev.cohort.host.engine.EngineConfig#toSettings}; its default lives there).
      */
-    java.util.Optional<Duration> approvalTimeout();
+    Optional<Duration> approvalTimeout();
 
     /**
      * Deprecated alias of {@code cohort.engine.max-model-calls-per-turn}, which wins when both are set (read only by
      * {@link dev.cohort.host.engine.EngineConfig#toSettings}; its default lives there).
      */
-    java.util.OptionalInt maxModelCallsPerTurn();
+    OptionalInt maxModelCallsPerTurn();
 
     /** Requests to the tool runner can be long-running commands (bash's own timeout is 120 s by default). */
     @WithDefault("10m")
     Duration toolRunnerTimeout();
 
     /** {@link #maxModelCallsPerTurn()} and {@link #approvalTimeout()} as the engine assembly's deprecated aliases. */
-    default dev.cohort.host.engine.EngineConfig.DeprecatedAliases engineAliases() {
-        return new dev.cohort.host.engine.EngineConfig.DeprecatedAliases("cohort.lead.", maxModelCallsPerTurn(),
+    default EngineConfig.DeprecatedAliases engineAliases() {
+        return new EngineConfig.DeprecatedAliases("cohort.lead.", maxModelCallsPerTurn(),
                 approvalTimeout());
     }
 }

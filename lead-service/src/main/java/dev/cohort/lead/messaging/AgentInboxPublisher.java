@@ -1,6 +1,7 @@
 package dev.cohort.lead.messaging;
 
 import dev.cohort.core.protocol.AgentMessage;
+import dev.cohort.core.trace.Tracing;
 import dev.cohort.host.messaging.AgentMessagePublisher;
 import dev.cohort.host.messaging.RecordSender;
 import jakarta.annotation.PostConstruct;
@@ -8,8 +9,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Sends agent messages to their recipient's inbox with agent-host's {@link AgentMessagePublisher} over the service's
@@ -28,7 +29,7 @@ public class AgentInboxPublisher {
     RecordSender sender;
 
     @Inject
-    dev.cohort.core.trace.Tracing tracing;
+    Tracing tracing;
 
     private AgentMessagePublisher publisher;
 

@@ -3,13 +3,18 @@ package dev.cohort.lead.messaging;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.host.messaging.KafkaRecordSender;
 import dev.cohort.host.messaging.RecordSender;
 import io.quarkus.logging.Log;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.List;
+import java.util.UUID;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 
 /**
@@ -28,7 +33,7 @@ public class EventPublisher {
     RecordSender sender;
 
     /** This replica's id on the records it publishes: new at every start (one process, one in-memory event buffer). */
-    private final String origin = java.util.UUID.randomUUID().toString();
+    private final String origin = UUID.randomUUID().toString();
 
     private final byte[] originBytes = origin.getBytes(StandardCharsets.UTF_8);
 
@@ -36,9 +41,9 @@ public class EventPublisher {
     }
 
     /** Warms the service's producer (metadata of the topics the lead sends to), so the first event does not wait. */
-    void onStart(@jakarta.enterprise.event.Observes io.quarkus.runtime.StartupEvent ev) {
-        if (sender instanceof dev.cohort.host.messaging.KafkaRecordSender k) {
-            k.warm(java.util.List.of(Topics.EVENTS, Topics.LEAD_INBOX, Topics.TEAMMATE_INBOX));
+    void onStart(@Observes StartupEvent ev) {
+        if (sender instanceof KafkaRecordSender k) {
+            k.warm(List.of(Topics.EVENTS, Topics.LEAD_INBOX, Topics.TEAMMATE_INBOX));
         }
     }
 

@@ -7,16 +7,21 @@ import dev.cohort.core.protocol.payload.Control;
 import dev.cohort.core.protocol.PromptRecord;
 import dev.cohort.core.protocol.ProtocolException;
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.trace.Tracing;
 import dev.cohort.host.store.StoreRetry;
+import dev.cohort.host.tracing.KafkaTracing;
 import dev.cohort.lead.persistence.AgentRepository;
 import dev.cohort.lead.persistence.InboxRepository;
 import dev.cohort.lead.persistence.PromptRepository;
 import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.protocols.service.ProtocolService;
 import dev.cohort.lead.service.LeadHost;
+import io.opentelemetry.context.Context;
 import io.quarkus.logging.Log;
 import io.smallrye.common.annotation.Blocking;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.Arrays;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.eclipse.microprofile.reactive.messaging.Incoming;
 
@@ -47,16 +52,16 @@ public class LeadInputConsumer {
     AgentRepository agents;
 
     @Inject
-    dev.cohort.lead.protocols.service.ProtocolService protocols;
+    ProtocolService protocols;
 
     @Inject
-    dev.cohort.core.trace.Tracing tracing;
+    Tracing tracing;
 
     @Incoming("lead-in")
     @Blocking
     public void onRecord(ConsumerRecord<String, String> record) {
         // the record's trace context: its consumer span is the parent of the lead's turn for the input
-        dev.cohort.host.tracing.KafkaTracing.handle(tracing, record, this::handle);
+        KafkaTracing.handle(tracing, record, this::handle);
     }
 
     private void handle(ConsumerRecord<String, String> record) {
@@ -83,7 +88,7 @@ public class LeadInputConsumer {
         } else {
             Log.infof("team=%s prompt=%s seen before: skipped (redelivery)", prompt.team(), prompt.id());
         }
-        tracing.ingress(prompt.team(), dev.cohort.core.protocol.Ids.LEAD, io.opentelemetry.context.Context.current());
+        tracing.ingress(prompt.team(), Ids.LEAD, Context.current());
         host.wake(prompt.team());
     }
 
@@ -104,7 +109,7 @@ public class LeadInputConsumer {
         if (inbox.insertIfNew(m)) {
             Log.debugf("team=%s message=%s type=%s from=%s queued for the lead", m.team(), m.id(), m.type().wire(), m.from());
         }
-        tracing.ingress(m.team(), Ids.LEAD, io.opentelemetry.context.Context.current());
+        tracing.ingress(m.team(), Ids.LEAD, Context.current());
         host.wake(m.team());
     }
 
@@ -116,7 +121,7 @@ public class LeadInputConsumer {
         Control c = m.metadataAs(Control.class);
         if (c.action() == null) {
             throw new ProtocolException("control message " + m.id() + " has no \"action\"; known: "
-                    + java.util.Arrays.stream(Control.Action.values()).map(Control.Action::wire).toList());
+                    + Arrays.stream(Control.Action.values()).map(Control.Action::wire).toList());
         }
         switch (c.action()) {
             case INTERRUPT -> interrupt(m, c);

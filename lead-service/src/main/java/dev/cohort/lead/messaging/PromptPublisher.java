@@ -2,12 +2,16 @@ package dev.cohort.lead.messaging;
 
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.PromptRecord;
-import io.smallrye.reactive.messaging.MutinyEmitter;
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.trace.Tracing;
+import dev.cohort.host.tracing.KafkaTracing;
 import io.smallrye.reactive.messaging.kafka.KafkaRecord;
 import io.smallrye.reactive.messaging.kafka.OutgoingKafkaRecord;
+import io.smallrye.reactive.messaging.MutinyEmitter;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import org.apache.kafka.common.header.Header;
 import org.eclipse.microprofile.reactive.messaging.Channel;
 
 /** Produces prompts on {@code cohort.prompts}, keyed by team: the replica owning that partition runs the turn. */
@@ -19,19 +23,19 @@ public class PromptPublisher {
     MutinyEmitter<String> emitter;
 
     @Inject
-    dev.cohort.core.trace.Tracing tracing;
+    Tracing tracing;
 
     /**
      * Sends and waits for the acknowledgement, so a 202 means the prompt is durably queued. The record carries the
      * W3C context of its {@code publish} span: the lead's turn for it continues the HTTP request's trace.
      */
     public void publish(PromptRecord prompt) {
-        dev.cohort.host.tracing.KafkaTracing.Publish trace = dev.cohort.host.tracing.KafkaTracing.publish(tracing,
-                dev.cohort.core.protocol.Topics.PROMPTS);
+        KafkaTracing.Publish trace = KafkaTracing.publish(tracing,
+                Topics.PROMPTS);
         Throwable failed = null;
         try {
             OutgoingKafkaRecord<String, String> record = KafkaRecord.of(prompt.team(), Json.write(prompt));
-            for (org.apache.kafka.common.header.Header h : trace.headers()) {
+            for (Header h : trace.headers()) {
                 record = record.withHeader(h.key(), h.value());
             }
             emitter.sendMessage(record).await().atMost(Duration.ofSeconds(10));

@@ -1,6 +1,7 @@
 package dev.cohort.lead.persistence;
 
 import dev.cohort.core.engine.Usage;
+import dev.cohort.host.store.PgAgentStore;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -28,7 +29,7 @@ public class AgentRepository {
     }
 
     /** The store's one query for an agent's whole conversation (see {@code PgAgentStore.conversationSql}). */
-    private static final String CONVERSATION = dev.cohort.host.store.PgAgentStore.conversationSql("lead");
+    private static final String CONVERSATION = PgAgentStore.conversationSql("lead");
 
     /** The columns {@link #row} reads, in its order. */
     private static final String COLUMNS = "team, name, state::text, version, status, turn_id, updated_at, owner";

@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -51,7 +52,7 @@ public class ApprovalRepository {
     }
 
     /** Of these requests, those that are no longer waiting: answered, or past their expiry (one query for all). */
-    public List<String> settled(java.util.Collection<String> ids) {
+    public List<String> settled(Collection<String> ids) {
         if (ids.isEmpty()) {
             return List.of();
         }
@@ -71,7 +72,7 @@ public class ApprovalRepository {
     }
 
     /** Of these requests of {@code team}, those no longer waiting (for a teammate host's sweep, one query). */
-    public List<String> settled(String team, java.util.Collection<String> ids) {
+    public List<String> settled(String team, Collection<String> ids) {
         if (ids.isEmpty()) {
             return List.of();
         }

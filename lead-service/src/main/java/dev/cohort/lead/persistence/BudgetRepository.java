@@ -1,6 +1,7 @@
 package dev.cohort.lead.persistence;
 
 import dev.cohort.core.engine.Budgets;
+import dev.cohort.lead.config.LeadConfig;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -8,6 +9,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * A team's own budgets ({@code lead.team_budgets}, V15; the per-day ones V16) over the {@code cohort.engine.budgets.*}
@@ -24,25 +29,25 @@ public class BudgetRepository {
     AgroalDataSource ds;
 
     /** How long a cached read is served ({@code cohort.lead.budget-cache-ttl}); set once before the bean is used. */
-    private volatile long ttlNanos = java.time.Duration.ofSeconds(2).toNanos();
+    private volatile long ttlNanos = Duration.ofSeconds(2).toNanos();
 
     /** Where the cache's time comes from; a test sets another ({@link #useTicker}). */
-    private volatile java.util.function.LongSupplier ticker = System::nanoTime;
+    private volatile LongSupplier ticker = System::nanoTime;
 
     /** A team's overrides as read at {@code readAt} ({@link #ticker}'s time). */
     private record Entry(Budgets.Overrides overrides, long readAt) {
     }
 
     /** Overrides as last read here, per team; a write through this class removes the team's entry. */
-    private final java.util.concurrent.ConcurrentHashMap<String, Entry> entries =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Entry> entries =
+            new ConcurrentHashMap<>();
 
     /** Bumped by every write: a read that overlapped a write does not fill the cache (it may hold the old values). */
-    private final java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong writes = new AtomicLong();
 
     @Inject
-    void configure(dev.cohort.lead.config.LeadConfig config) {
-        java.time.Duration ttl = config.budgetCacheTtl();
+    void configure(LeadConfig config) {
+        Duration ttl = config.budgetCacheTtl();
         if (ttl.isNegative()) {
             throw new IllegalArgumentException("cohort.lead.budget-cache-ttl must not be negative, got " + ttl);
         }
@@ -50,7 +55,7 @@ public class BudgetRepository {
     }
 
     /** Measures the cache's age with {@code t} ({@code null}: {@link System#nanoTime} again); for tests. */
-    public void useTicker(java.util.function.LongSupplier t) {
+    public void useTicker(LongSupplier t) {
         ticker = t == null ? System::nanoTime : t;
     }
 

@@ -4,6 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.host.store.EventsClause;
+import dev.cohort.lead.teammates.persistence.RosterRepository;
+import dev.cohort.lead.usage.UsageMetrics;
+import dev.cohort.lead.usage.UsageRepository;
+import dev.cohort.lead.usage.UsageRow;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -11,11 +16,13 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The per-team event log in {@code lead.events}, sequenced through {@code lead.event_seq}. A newly stored teammate
@@ -30,7 +37,7 @@ public class EventRepository {
     AgroalDataSource ds;
 
     @Inject
-    dev.cohort.lead.usage.UsageMetrics usageMetrics;
+    UsageMetrics usageMetrics;
 
     /** Events one group commit stores at most (the rest go in the next). */
     static final int MAX_BATCH = 256;
@@ -178,8 +185,8 @@ public class EventRepository {
                     return null;
                 }
                 List<Event> out = sequenced(batch, team, a.last() - batch.size());
-                dev.cohort.lead.teammates.persistence.RosterRepository.projectAll(c, out);
-                List<dev.cohort.lead.usage.UsageRow> usage = a.usage();
+                RosterRepository.projectAll(c, out);
+                List<UsageRow> usage = a.usage();
                 c.commit();
                 usage.forEach(usageMetrics::count); // counted once committed (a rolled-back batch counts nothing)
                 return out;
@@ -209,7 +216,7 @@ public class EventRepository {
             throw new IllegalStateException(events.size() + " events of team " + team + " hold an id already stored");
         }
         List<Event> out = sequenced(events, team, a.last() - events.size());
-        dev.cohort.lead.teammates.persistence.RosterRepository.projectAll(c, out);
+        RosterRepository.projectAll(c, out);
         return out; // the usage rows are counted by EventService.committed after the commit
     }
 
@@ -221,21 +228,21 @@ public class EventRepository {
      * exception rolls back its transaction. Null (the caller then uses {@link #appendIn} in a transaction) for events
      * the roster projects, or several of which one carries usage.
      */
-    public dev.cohort.host.store.EventsClause clause(List<Event> events) {
+    public EventsClause clause(List<Event> events) {
         if (events.isEmpty()) {
             return null;
         }
         String team = events.getFirst().team();
         for (Event e : events) {
-            if (!team.equals(e.team()) || dev.cohort.lead.teammates.persistence.RosterRepository.projects(e)
-                    || events.size() > 1 && dev.cohort.lead.usage.UsageRow.of(e).isPresent()) {
+            if (!team.equals(e.team()) || RosterRepository.projects(e)
+                    || events.size() > 1 && UsageRow.of(e).isPresent()) {
                 return null;
             }
         }
-        Optional<dev.cohort.lead.usage.UsageRow> usage = events.size() == 1
-                ? dev.cohort.lead.usage.UsageRow.of(events.getFirst()) : Optional.empty();
+        Optional<UsageRow> usage = events.size() == 1
+                ? UsageRow.of(events.getFirst()) : Optional.empty();
         int n = events.size();
-        return new dev.cohort.host.store.EventsClause() {
+        return new EventsClause() {
             @Override
             public String ctes() {
                 return n == 1 ? (usage.isPresent() ? CLAUSE_ONE_WITH_USAGE : CLAUSE_ONE) : CLAUSE_MANY;
@@ -253,14 +260,14 @@ public class EventRepository {
                 ps.setLong(i++, n);
                 i = bindRows(ps, i, team, events);
                 if (usage.isPresent()) {
-                    i = dev.cohort.lead.usage.UsageRepository.bindCte(ps, i, usage.get());
+                    i = UsageRepository.bindCte(ps, i, usage.get());
                 }
                 ps.setLong(i++, n); // the guard's count
                 return i;
             }
 
             @Override
-            public List<Event> read(java.sql.ResultSet rs, int column) throws SQLException {
+            public List<Event> read(ResultSet rs, int column) throws SQLException {
                 return sequenced(events, team, rs.getLong(column) - n);
             }
         };
@@ -294,7 +301,7 @@ public class EventRepository {
             data[k] = Json.write(e.data());
         }
         ps.setLong(i++, n);
-        java.sql.Connection c = ps.getConnection();
+        Connection c = ps.getConnection();
         ps.setArray(i++, c.createArrayOf("text", ids));
         ps.setArray(i++, c.createArrayOf("text", agents));
         ps.setArray(i++, c.createArrayOf("text", ts));
@@ -304,7 +311,7 @@ public class EventRepository {
     }
 
     /** What one {@link #appendStatement} did: the team's counter after it, the event rows and usage rows it inserted. */
-    private record Appended(long last, int inserted, List<dev.cohort.lead.usage.UsageRow> usage) {
+    private record Appended(long last, int inserted, List<UsageRow> usage) {
     }
 
     /**
@@ -324,7 +331,7 @@ public class EventRepository {
             }
         }
         int n = events.size();
-        Optional<dev.cohort.lead.usage.UsageRow> one = n == 1 ? dev.cohort.lead.usage.UsageRow.of(events.getFirst())
+        Optional<UsageRow> one = n == 1 ? UsageRow.of(events.getFirst())
                 : Optional.empty();
         long last;
         int inserted;
@@ -334,7 +341,7 @@ public class EventRepository {
             ps.setLong(2, n);
             int i = bindRows(ps, 3, team, events);
             if (one.isPresent()) {
-                dev.cohort.lead.usage.UsageRepository.bindCte(ps, i, one.get());
+                UsageRepository.bindCte(ps, i, one.get());
             }
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
@@ -345,10 +352,10 @@ public class EventRepository {
                 }
             }
         }
-        List<dev.cohort.lead.usage.UsageRow> usage = new ArrayList<>();
+        List<UsageRow> usage = new ArrayList<>();
         if (inserted == n && n > 1) {
             for (Event e : events) {
-                dev.cohort.lead.usage.UsageRepository.record(c, e).ifPresent(usage::add);
+                UsageRepository.record(c, e).ifPresent(usage::add);
             }
         }
         return new Appended(last, inserted, usage);
@@ -360,8 +367,8 @@ public class EventRepository {
      * fraction never decides it.
      */
     private static String storedTs(Event e) {
-        java.time.Instant ts = e.ts();
-        java.time.Instant micros = ts.truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+        Instant ts = e.ts();
+        Instant micros = ts.truncatedTo(ChronoUnit.MICROS);
         return (ts.getNano() % 1000 >= 500 ? micros.plusNanos(1000) : micros).toString();
     }
 
@@ -383,7 +390,7 @@ public class EventRepository {
             + " SELECT s.seq, (SELECT count(*) FROM e)::int FROM s";
 
     private static final String APPEND_ONE_WITH_USAGE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT_CTE + ", "
-            + dev.cohort.lead.usage.UsageRepository.cte("e")
+            + UsageRepository.cte("e")
             + " SELECT s.seq, (SELECT count(*) FROM e)::int, (SELECT count(*) FROM g)::int FROM s";
 
     private static final String APPEND_MANY = "WITH " + BUMP + ", " + APPEND_MANY_EVENTS_CTE
@@ -395,7 +402,7 @@ public class EventRepository {
 
     private static final String CLAUSE_ONE = CLAUSE_BUMP + ", " + APPEND_ONE_EVENT_CTE;
 
-    private static final String CLAUSE_ONE_WITH_USAGE = CLAUSE_ONE + ", " + dev.cohort.lead.usage.UsageRepository.cte("e");
+    private static final String CLAUSE_ONE_WITH_USAGE = CLAUSE_ONE + ", " + UsageRepository.cte("e");
 
     private static final String CLAUSE_MANY = CLAUSE_BUMP + ", " + APPEND_MANY_EVENTS_CTE;
 
@@ -412,7 +419,7 @@ public class EventRepository {
     private static final String APPEND_ALONE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT_CTE + ALONE_SEQ + " FROM s";
 
     private static final String APPEND_ALONE_WITH_USAGE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT_CTE + ", "
-            + dev.cohort.lead.usage.UsageRepository.cte("e") + ALONE_SEQ + ", (SELECT count(*) FROM g)::int FROM s";
+            + UsageRepository.cte("e") + ALONE_SEQ + ", (SELECT count(*) FROM g)::int FROM s";
 
     /** {@code events} numbered {@code before + 1, before + 2, …}; each must be of {@code team}. */
     private static List<Event> sequenced(List<Event> events, String team, long before) {
@@ -435,7 +442,7 @@ public class EventRepository {
      * new event ({@link #appendStatement}), no read first: duplicates are the rare case.
      */
     Event appendOne(Event e) {
-        if (!dev.cohort.lead.teammates.persistence.RosterRepository.projects(e)) {
+        if (!RosterRepository.projects(e)) {
             Event alone = appendAlone(e);
             if (alone != null) {
                 return alone;
@@ -452,9 +459,9 @@ public class EventRepository {
                     return existing.orElseThrow(() -> new IllegalStateException("event " + e.id() + " conflicted but is not stored"));
                 }
                 // the roster is a projection of the teammates' events, kept in step by the transaction that stores them
-                dev.cohort.lead.teammates.persistence.RosterRepository.project(c, e);
+                RosterRepository.project(c, e);
                 // the usage ledger too: one row per assistant_message, stored by the same statement as the event
-                List<dev.cohort.lead.usage.UsageRow> usage = a.usage();
+                List<UsageRow> usage = a.usage();
                 c.commit();
                 usage.forEach(usageMetrics::count);
                 return e.withSeq(a.last());
@@ -475,7 +482,7 @@ public class EventRepository {
      * path, which answers a duplicate with its stored form.
      */
     private Event appendAlone(Event e) {
-        Optional<dev.cohort.lead.usage.UsageRow> usage = dev.cohort.lead.usage.UsageRow.of(e);
+        Optional<UsageRow> usage = UsageRow.of(e);
         try (Connection c = ds.getConnection()) {
             if (!c.getAutoCommit()) {
                 return null;
@@ -485,7 +492,7 @@ public class EventRepository {
                 ps.setLong(2, 1);
                 int i = bindRows(ps, 3, e.team(), List.of(e));
                 if (usage.isPresent()) {
-                    dev.cohort.lead.usage.UsageRepository.bindCte(ps, i, usage.get());
+                    UsageRepository.bindCte(ps, i, usage.get());
                 }
                 long seq;
                 boolean usageInserted;

@@ -7,6 +7,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,7 @@ public class InboxRepository {
 
     /** A stored message as {@code check_inbox} shows it: whether it is in the lead's conversation yet, and when it came. */
     public record InboxEntry(String id, String sender, String type, String content, boolean injected,
-            java.time.Instant receivedAt) {
+            Instant receivedAt) {
     }
 
     /**

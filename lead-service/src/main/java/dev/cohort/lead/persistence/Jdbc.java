@@ -1,5 +1,6 @@
 package dev.cohort.lead.persistence;
 
+import dev.cohort.host.store.Sql;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
@@ -16,6 +17,6 @@ public final class Jdbc {
     }
 
     public static <T> T inTransaction(DataSource ds, String what, TxWork<T> work) {
-        return dev.cohort.host.store.Sql.inTransaction(ds, what, work::run);
+        return Sql.inTransaction(ds, what, work::run);
     }
 }

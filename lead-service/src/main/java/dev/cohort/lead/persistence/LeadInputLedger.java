@@ -2,11 +2,16 @@ package dev.cohort.lead.persistence;
 
 import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.host.AgentKey;
+import dev.cohort.core.protocol.Event;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.host.store.EventsClause;
 import dev.cohort.host.store.InputLedger;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 
 /**
@@ -20,16 +25,16 @@ public final class LeadInputLedger implements InputLedger {
 
     /** Where a save's step events are stored in its transaction, and announced after its commit. */
     public interface EventLog {
-        List<dev.cohort.core.protocol.Event> storeIn(Connection c, List<dev.cohort.core.protocol.Event> events)
+        List<Event> storeIn(Connection c, List<Event> events)
                 throws SQLException;
 
-        void committed(List<dev.cohort.core.protocol.Event> stored);
+        void committed(List<Event> stored);
 
         /**
          * The events stored by the save's own statement ({@link dev.cohort.host.store.EventsClause}), or null to store
          * them by {@link #storeIn} in its transaction. Default null.
          */
-        default dev.cohort.host.store.EventsClause clause(List<dev.cohort.core.protocol.Event> events) {
+        default EventsClause clause(List<Event> events) {
             return null;
         }
 
@@ -55,8 +60,8 @@ public final class LeadInputLedger implements InputLedger {
     }
 
     @Override
-    public List<dev.cohort.core.protocol.Event> storeEvents(Connection c, AgentKey key,
-            List<dev.cohort.core.protocol.Event> stepEvents) throws SQLException {
+    public List<Event> storeEvents(Connection c, AgentKey key,
+            List<Event> stepEvents) throws SQLException {
         return events.storeIn(c, stepEvents);
     }
 
@@ -67,7 +72,7 @@ public final class LeadInputLedger implements InputLedger {
     }
 
     @Override
-    public dev.cohort.host.store.EventsClause eventsClause(AgentKey key, List<dev.cohort.core.protocol.Event> stepEvents) {
+    public EventsClause eventsClause(AgentKey key, List<Event> stepEvents) {
         return events == null ? null : events.clause(stepEvents);
     }
 
@@ -84,7 +89,7 @@ public final class LeadInputLedger implements InputLedger {
     }
 
     @Override
-    public void eventsCommitted(AgentKey key, List<dev.cohort.core.protocol.Event> stored) {
+    public void eventsCommitted(AgentKey key, List<Event> stored) {
         events.committed(stored);
     }
 
@@ -96,11 +101,11 @@ public final class LeadInputLedger implements InputLedger {
 
     /** The input id of an input made of these inbox messages. */
     public static String inboxInputId(List<String> messageIds) {
-        return messageIds.size() == 1 ? INBOX + messageIds.get(0) : INBOX_BATCH + dev.cohort.core.protocol.Json.write(messageIds);
+        return messageIds.size() == 1 ? INBOX + messageIds.get(0) : INBOX_BATCH + Json.write(messageIds);
     }
 
     /** The prompt ids among input ids ({@link #PROMPT}id). */
-    public static List<String> promptIds(java.util.Collection<String> inputIds) {
+    public static List<String> promptIds(Collection<String> inputIds) {
         List<String> out = new ArrayList<>();
         for (String id : inputIds) {
             if (id.startsWith(PROMPT)) {
@@ -111,13 +116,13 @@ public final class LeadInputLedger implements InputLedger {
     }
 
     /** The inbox message ids among input ids: {@link #INBOX}id, and every id of an {@link #INBOX_BATCH}. */
-    public static List<String> inboxMessageIds(java.util.Collection<String> inputIds) {
+    public static List<String> inboxMessageIds(Collection<String> inputIds) {
         List<String> out = new ArrayList<>();
         for (String id : inputIds) {
             if (id.startsWith(INBOX)) {
                 out.add(id.substring(INBOX.length()));
             } else if (id.startsWith(INBOX_BATCH)) {
-                out.addAll(java.util.Arrays.asList(dev.cohort.core.protocol.Json.read(id.substring(INBOX_BATCH.length()),
+                out.addAll(Arrays.asList(Json.read(id.substring(INBOX_BATCH.length()),
                         String[].class)));
             }
         }

@@ -4,6 +4,7 @@ import dev.cohort.core.memory.Memory;
 import dev.cohort.core.memory.MemoryStore;
 import dev.cohort.core.memory.MemoryType;
 import dev.cohort.core.tools.EffectKey;
+import dev.cohort.core.tools.EffectRecord;
 import dev.cohort.core.tools.ToolResult;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -13,9 +14,9 @@ import java.sql.Types;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.function.Function;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
@@ -75,7 +76,7 @@ public final class PgMemoryStore implements MemoryStore {
         if (bound != null) {
             throw new IllegalStateException("a tool call's change cannot contain another one");
         }
-        Optional<dev.cohort.core.tools.EffectRecord> first = Jdbc.inTransaction(ds, "read the record of call "
+        Optional<EffectRecord> first = Jdbc.inTransaction(ds, "read the record of call "
                 + key.callId(), c -> ToolEffectRepository.find(c, key.uuid()));
         if (first.isPresent()) {
             return key.replay(first.get());

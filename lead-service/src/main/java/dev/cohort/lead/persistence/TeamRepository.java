@@ -8,6 +8,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,10 +24,10 @@ public class TeamRepository {
     AgroalDataSource ds;
 
     /** Rows as last read here; a write removes the team's entry (teams are never deleted, only created or edited). */
-    private final java.util.concurrent.ConcurrentHashMap<String, TeamRow> rows = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, TeamRow> rows = new ConcurrentHashMap<>();
 
     /** Bumped after every write: a read that overlapped a write does not fill the cache (it may hold the old row). */
-    private final java.util.concurrent.atomic.AtomicLong writes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong writes = new AtomicLong();
 
     /**
      * The team's row without a query when one was read here since the last write through this repository (a read

@@ -10,9 +10,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.function.Function;
 
 /**
  * {@code lead.tool_effects}: the first result of each side-effecting tool call of the lead's own tools (task board,
@@ -61,7 +62,7 @@ public class ToolEffectRepository {
      * another call under the same id: {@link EffectKey#reused}); else run {@code effect}, which records its result in
      * its own transaction through a {@link #recorder}; if a concurrent run recorded first, answer from that record.
      */
-    public ToolResult once(EffectKey key, java.util.function.Supplier<ToolResult> effect) {
+    public ToolResult once(EffectKey key, Supplier<ToolResult> effect) {
         Optional<EffectRecord> first = find(key);
         if (first.isPresent()) {
             return key.replay(first.get());

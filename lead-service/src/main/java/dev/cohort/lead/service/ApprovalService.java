@@ -1,17 +1,28 @@
 package dev.cohort.lead.service;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.cohort.core.engine.ApprovalGateway;
 import dev.cohort.core.engine.CallDigest;
+import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.core.protocol.payload.ApprovalUpdate;
+import dev.cohort.core.protocol.payload.Control;
+import dev.cohort.lead.messaging.AgentInboxPublisher;
 import dev.cohort.lead.persistence.ApprovalRepository;
 import dev.cohort.lead.persistence.ApprovalRepository.ApprovalRow;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -37,10 +48,10 @@ public class ApprovalService implements ApprovalGateway {
 
     /** The leads of this replica (looked up lazily: the host's engine uses this gateway). */
     @Inject
-    jakarta.enterprise.inject.Instance<LeadHost> host;
+    Instance<LeadHost> host;
 
     @Inject
-    dev.cohort.lead.messaging.AgentInboxPublisher inbox;
+    AgentInboxPublisher inbox;
 
     /** The id of the approval request of one tool call of one turn. */
     public static String idOf(String team, String agent, String turnId, String callId) {
@@ -64,7 +75,7 @@ public class ApprovalService implements ApprovalGateway {
             boolean now = approvals.expire(id);
             row = approvals.find(id).orElseThrow();
             announceResolved(row);
-            if (now && !dev.cohort.core.protocol.Ids.LEAD.equals(row.agent())) {
+            if (now && !Ids.LEAD.equals(row.agent())) {
                 notifyTeammate(row);
             }
         }
@@ -80,8 +91,8 @@ public class ApprovalService implements ApprovalGateway {
             case "approved" -> Decision.approve();
             case "denied" -> Decision.deny("denied by the user" + (row.answer() == null || row.answer().isBlank() ? ""
                     : ": " + row.answer()));
-            default -> Decision.deny("no answer within " + humanize(java.time.Duration.ofSeconds(Math.round(
-                    java.time.Duration.between(row.createdAt(), row.expiresAt()).toMillis() / 1000.0))) + " (approval " + id + " expired)");
+            default -> Decision.deny("no answer within " + humanize(Duration.ofSeconds(Math.round(
+                    Duration.between(row.createdAt(), row.expiresAt()).toMillis() / 1000.0))) + " (approval " + id + " expired)");
         };
     }
 
@@ -103,7 +114,7 @@ public class ApprovalService implements ApprovalGateway {
         if (done) {
             approvals.find(id).ifPresent(row -> {
                 announceResolved(row);
-                if (!dev.cohort.core.protocol.Ids.LEAD.equals(row.agent())) {
+                if (!Ids.LEAD.equals(row.agent())) {
                     notifyTeammate(row);
                 } else if (!host.get().wakeIfParked(row.team())) {
                     // the parked turn resumes and finds the answer: here at once, or on the replica that hosts the lead
@@ -121,12 +132,12 @@ public class ApprovalService implements ApprovalGateway {
      * wake-up: the turn that asked is over. A failure is logged, never thrown: the turn's end is already recorded, and
      * such a request then stays pending until it expires, as before.
      */
-    public java.util.List<String> turnEnded(String team, String agent, String turnId, String why) {
+    public List<String> turnEnded(String team, String agent, String turnId, String why) {
         if (turnId == null) {
-            return java.util.List.of();
+            return List.of();
         }
         try {
-            java.util.List<String> ids = new java.util.ArrayList<>();
+            List<String> ids = new ArrayList<>();
             for (ApprovalRow row : approvals.cancelPendingOfTurn(team, agent, turnId, why)) {
                 announceResolved(row);
                 ids.add(row.id());
@@ -136,7 +147,7 @@ public class ApprovalService implements ApprovalGateway {
         } catch (RuntimeException e) {
             Log.warnf("team=%s agent=%s turn=%s pending approvals not cancelled (they stay pending until they expire): %s",
                     team, agent, turnId, e.toString());
-            return java.util.List.of();
+            return List.of();
         }
     }
 
@@ -146,8 +157,8 @@ public class ApprovalService implements ApprovalGateway {
      */
     private void wakeOwner(ApprovalRow row) {
         try {
-            inbox.publish(dev.cohort.core.protocol.AgentMessage.of(row.team(), "approvals",
-                    dev.cohort.core.protocol.Ids.LEAD, "", dev.cohort.core.protocol.payload.Control.approvalResolved(row.id())));
+            inbox.publish(AgentMessage.of(row.team(), "approvals",
+                    Ids.LEAD, "", Control.approvalResolved(row.id())));
         } catch (RuntimeException e) {
             Log.warnf("team=%s approval %s answered; the lead's owner not told (its sweep will find it): %s", row.team(),
                     row.id(), e.toString());
@@ -162,8 +173,8 @@ public class ApprovalService implements ApprovalGateway {
      */
     private void notifyTeammate(ApprovalRow row) {
         try {
-            inbox.publish(dev.cohort.core.protocol.AgentMessage.of("approval_resolved-" + row.id(), row.team(), "approvals",
-                    row.agent(), "", dev.cohort.core.protocol.payload.Control.approvalResolved(row.id()), Instant.now()));
+            inbox.publish(AgentMessage.of("approval_resolved-" + row.id(), row.team(), "approvals",
+                    row.agent(), "", Control.approvalResolved(row.id()), Instant.now()));
         } catch (RuntimeException e) {
             Log.warnf("team=%s agent=%s approval %s %s; the teammate's host not told (its sweep will find it): %s",
                     row.team(), row.agent(), row.id(), row.status(), e.toString());
@@ -176,18 +187,18 @@ public class ApprovalService implements ApprovalGateway {
     }
 
     /** The data of an approval event: the request as it stands. */
-    static com.fasterxml.jackson.databind.JsonNode view(EventType type, ApprovalRow row) {
-        com.fasterxml.jackson.databind.JsonNode args;
+    static JsonNode view(EventType type, ApprovalRow row) {
+        JsonNode args;
         try {
             args = Json.MAPPER.readTree(row.argsJson());
         } catch (Exception e) {
-            args = com.fasterxml.jackson.databind.node.TextNode.valueOf(row.argsJson());
+            args = TextNode.valueOf(row.argsJson());
         }
-        return Json.MAPPER.valueToTree(new dev.cohort.core.protocol.payload.ApprovalUpdate(type, row.id(), row.tool(),
+        return Json.MAPPER.valueToTree(new ApprovalUpdate(type, row.id(), row.tool(),
                 row.reason(), row.status(), row.callId(), row.turnId(), row.expiresAt().toString(), args, row.answer()));
     }
 
-    private static String humanize(java.time.Duration d) {
+    private static String humanize(Duration d) {
         return d.toSeconds() % 60 == 0 && d.toMinutes() > 0 ? d.toMinutes() + " min" : d.toSeconds() + " s";
     }
 }

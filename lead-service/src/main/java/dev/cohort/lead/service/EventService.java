@@ -3,11 +3,24 @@ package dev.cohort.lead.service;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.core.protocol.payload.EventPayload;
+import dev.cohort.host.store.EventsClause;
 import dev.cohort.lead.messaging.EventPublisher;
 import dev.cohort.lead.persistence.EventRepository;
+import dev.cohort.lead.usage.UsageMetrics;
+import dev.cohort.lead.usage.UsageRow;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.List;
 
 /**
  * Records events: store with the team's next seq (the source of truth for replay), then publish on
@@ -26,12 +39,12 @@ public class EventService {
     EventHub hub;
 
     @Inject
-    dev.cohort.lead.usage.UsageMetrics usageMetrics;
+    UsageMetrics usageMetrics;
 
     /** Stores, publishes and announces one event; returns it with its seq. */
     /** Stores and publishes an event with a typed payload (ARCHITECTURE §4.2). */
-    public Event emit(String team, String agent, dev.cohort.core.protocol.payload.EventPayload payload) {
-        return emit(team, agent, payload.type(), dev.cohort.core.protocol.Json.MAPPER.valueToTree(payload));
+    public Event emit(String team, String agent, EventPayload payload) {
+        return emit(team, agent, payload.type(), Json.MAPPER.valueToTree(payload));
     }
 
     public Event emit(String team, String agent, EventType type, JsonNode data) {
@@ -51,13 +64,13 @@ public class EventService {
     }
 
     /** Per team: the event being stored off the caller's thread ({@link #recordAhead}), until the team's next store. */
-    private final java.util.concurrent.ConcurrentHashMap<String, Ahead> ahead =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Ahead> ahead =
+            new ConcurrentHashMap<>();
 
     /** An event stored ahead; {@code retried} once a waiter stored it after its own store failed. */
     private static final class Ahead {
         final Event event;
-        final java.util.concurrent.CompletableFuture<Event> done = new java.util.concurrent.CompletableFuture<>();
+        final CompletableFuture<Event> done = new CompletableFuture<>();
         boolean retried;
 
         Ahead(Event event) {
@@ -100,7 +113,7 @@ public class EventService {
         }
         try {
             a.done.join();
-        } catch (java.util.concurrent.CompletionException e) {
+        } catch (CompletionException e) {
             synchronized (a) { // several waiters: one stores it (by id, so never twice), the others find it done
                 if (!a.retried) {
                     Log.warnf("team=%s event=%s stored ahead failed (%s): storing it now", team, a.event.id(),
@@ -117,7 +130,7 @@ public class EventService {
      * Stores new events of one team in the caller's transaction (the lead's step save, {@code LeadInputLedger}); the
      * caller hands them to {@link #committed} after its commit.
      */
-    public java.util.List<Event> storeIn(java.sql.Connection c, java.util.List<Event> events) throws java.sql.SQLException {
+    public List<Event> storeIn(Connection c, List<Event> events) throws SQLException {
         return repository.appendIn(c, events);
     }
 
@@ -125,15 +138,15 @@ public class EventService {
      * New events of one team stored by the lead's step save statement itself (one round trip with the save), or null
      * when they need {@link #storeIn}; the caller hands them to {@link #committed} after the statement.
      */
-    public dev.cohort.host.store.EventsClause clause(java.util.List<Event> events) {
+    public EventsClause clause(List<Event> events) {
         return repository.clause(events);
     }
 
     /** Events stored by a committed transaction ({@link #storeIn}): local streams woken, published. */
-    public void committed(java.util.List<Event> stored) {
+    public void committed(List<Event> stored) {
         for (Event e : stored) {
             // storeIn stores only new events (a known id fails the save), so each usage row is new: count it once
-            dev.cohort.lead.usage.UsageRow.of(e).ifPresent(usageMetrics::count);
+            UsageRow.of(e).ifPresent(usageMetrics::count);
             announce(e);
         }
     }
@@ -146,7 +159,7 @@ public class EventService {
      */
     private void announce(Event committed) {
         Event stored = asStored(committed);
-        String json = dev.cohort.core.protocol.Json.write(stored);
+        String json = Json.write(stored);
         hub.announce(stored.team(), new EventHub.Recent(stored.seq(), stored.type().wire(), json));
         try {
             publisher.publish(stored, json);
@@ -159,11 +172,11 @@ public class EventService {
 
     /** The event with its {@code ts} as a {@code timestamptz} column keeps it: rounded to the microsecond, half up. */
     static Event asStored(Event e) {
-        java.time.Instant ts = e.ts();
+        Instant ts = e.ts();
         if (ts == null || ts.getNano() % 1000 == 0) {
             return e;
         }
-        java.time.Instant micros = ts.truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+        Instant micros = ts.truncatedTo(ChronoUnit.MICROS);
         if (ts.getNano() % 1000 >= 500) {
             micros = micros.plusNanos(1000);
         }

@@ -1,6 +1,9 @@
 package dev.cohort.lead.service;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.AgentEngine;
+import dev.cohort.core.protocol.Event;
+import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.toolrunner.ToolRunnerClient;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
@@ -8,9 +11,13 @@ import dev.cohort.host.engine.EngineAssembly;
 import dev.cohort.host.engine.ToolRunnerWorkspace;
 import dev.cohort.host.persistence.PgTranscriptStore;
 import dev.cohort.lead.config.LeadConfig;
+import dev.cohort.lead.persistence.PromptRepository;
+import io.agroal.api.AgroalDataSource;
+import io.quarkus.logging.Log;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 
 /**
@@ -42,10 +49,10 @@ public class LeadEngine {
     LeadMemoryToolProvider memories;
 
     @Inject
-    io.agroal.api.AgroalDataSource ds;
+    AgroalDataSource ds;
 
     @Inject
-    dev.cohort.lead.persistence.PromptRepository prompts;
+    PromptRepository prompts;
 
     private AgentEngine engine;
     private WorkspaceToolExecutor workspace;
@@ -62,7 +69,7 @@ public class LeadEngine {
     }
 
     /** The prompt each team's running turn is working on, to label its events (clients follow a prompt by id). */
-    private final java.util.concurrent.ConcurrentHashMap<String, String> currentPrompt = new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, String> currentPrompt = new ConcurrentHashMap<>();
 
     void label(String team, String promptId) {
         if (promptId == null) {
@@ -72,8 +79,8 @@ public class LeadEngine {
         }
     }
 
-    private void record(dev.cohort.core.protocol.Event e) {
-        if (e.type() == dev.cohort.core.protocol.EventType.TOOL_CALL_STARTED) {
+    private void record(Event e) {
+        if (e.type() == EventType.TOOL_CALL_STARTED) {
             // stored while the call runs: the team's next event or step save waits for it (EventService#recordAhead)
             events.recordAhead(label(e));
         } else {
@@ -82,24 +89,24 @@ public class LeadEngine {
     }
 
     /** The lead's fields on an event of its engine (the prompt it answers; a turn end's status and prompts). */
-    dev.cohort.core.protocol.Event label(dev.cohort.core.protocol.Event e) {
+    Event label(Event e) {
         String p = currentPrompt.get(e.team());
-        if (e.data() instanceof com.fasterxml.jackson.databind.node.ObjectNode o) {
+        if (e.data() instanceof ObjectNode o) {
             if (p != null && !o.has("promptId")) {
                 o.put("promptId", p);
             }
             // clients read one field to know whether the turn succeeded
-            if (e.type() == dev.cohort.core.protocol.EventType.TURN_COMPLETED && !o.has("status")) {
+            if (e.type() == EventType.TURN_COMPLETED && !o.has("status")) {
                 o.put("status", "completed".equals(o.path("reason").asText()) ? "completed" : "failed");
             }
             // a prompt injected into a running turn is answered by that turn: `cohort send` finds its end here
-            if (e.type() == dev.cohort.core.protocol.EventType.TURN_COMPLETED && o.hasNonNull("turnId") && !o.has("promptIds")) {
+            if (e.type() == EventType.TURN_COMPLETED && o.hasNonNull("turnId") && !o.has("promptIds")) {
                 try {
                     List<String> ids = prompts.idsOfTurn(e.team(), o.get("turnId").asText());
                     ids.forEach(o.putArray("promptIds")::add);
                 } catch (RuntimeException ex) {
                     // the end of the turn matters more than the field: it is published without it
-                    io.quarkus.logging.Log.warnf("team=%s agent=%s turn=%s prompts of the turn not read: %s", e.team(), e.agent(),
+                    Log.warnf("team=%s agent=%s turn=%s prompts of the turn not read: %s", e.team(), e.agent(),
                             o.get("turnId").asText(), ex.toString());
                 }
             }

@@ -2,8 +2,10 @@ package dev.cohort.lead.service;
 
 import dev.cohort.core.host.AgentHost;
 import dev.cohort.core.host.AgentKey;
+import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.host.HostConfig;
+import dev.cohort.host.store.EventsClause;
 import dev.cohort.host.store.PgAgentStore;
 import dev.cohort.lead.persistence.LeadInputLedger;
 import io.agroal.api.AgroalDataSource;
@@ -12,12 +14,14 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.concurrent.Semaphore;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.Semaphore;
 
 /**
  * The leads of the teams whose partitions this replica owns, on the shared {@link AgentHost} (core) with the
@@ -62,18 +66,18 @@ public class LeadHost {
                     // the lead's step events are stored in the transaction of their step's save
                     LeadInputLedger.EventLog log = new LeadInputLedger.EventLog() {
                         @Override
-                        public List<dev.cohort.core.protocol.Event> storeIn(java.sql.Connection c,
-                                List<dev.cohort.core.protocol.Event> stepEvents) throws java.sql.SQLException {
+                        public List<Event> storeIn(Connection c,
+                                List<Event> stepEvents) throws SQLException {
                             return events.storeIn(c, stepEvents.stream().map(engine::label).toList());
                         }
 
                         @Override
-                        public dev.cohort.host.store.EventsClause clause(List<dev.cohort.core.protocol.Event> stepEvents) {
+                        public EventsClause clause(List<Event> stepEvents) {
                             return events.clause(stepEvents.stream().map(engine::label).toList());
                         }
 
                         @Override
-                        public void committed(List<dev.cohort.core.protocol.Event> stored) {
+                        public void committed(List<Event> stored) {
                             events.committed(stored);
                         }
 

@@ -6,21 +6,23 @@ import static dev.cohort.lead.persistence.LeadInputLedger.PROMPT;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.engine.AgentContext;
 import dev.cohort.core.engine.AgentSession;
-import dev.cohort.core.engine.InboxItem;
-import dev.cohort.core.engine.StopReason;
-import dev.cohort.core.engine.TurnResult;
 import dev.cohort.core.engine.hooks.CommandHook;
 import dev.cohort.core.engine.hooks.HookSettings;
+import dev.cohort.core.engine.InboxItem;
+import dev.cohort.core.engine.InboxSource;
 import dev.cohort.core.engine.permission.PermissionMode;
+import dev.cohort.core.engine.StopReason;
+import dev.cohort.core.engine.TurnResult;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.host.AgentProgram;
 import dev.cohort.core.host.AgentRecord;
 import dev.cohort.core.host.Next;
+import dev.cohort.core.llm.LlmGateway;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.core.protocol.PromptSource;
 import dev.cohort.core.protocol.payload.EngineError;
 import dev.cohort.core.protocol.payload.TurnCompleted;
+import dev.cohort.core.protocol.PromptSource;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.lead.persistence.AgentRepository;
 import dev.cohort.lead.persistence.ApprovalRepository;
@@ -36,6 +38,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -82,19 +86,19 @@ public class LeadProgram implements AgentProgram {
     ApprovalService approvalService;
 
     @Inject
-    dev.cohort.core.llm.LlmGateway gateway;
+    LlmGateway gateway;
 
     /**
      * Teams with inputs stored since their lead's last drain (or never drained here): the drain before every model
      * call queries the store only then. Set by every input this replica consumes (before its actor is woken) and when
      * a session opens; cleared before the queries, so an input stored meanwhile sets it again: none is missed.
      */
-    private final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicBoolean> unread =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, AtomicBoolean> unread =
+            new ConcurrentHashMap<>();
 
     /** An input for the team's lead was stored (a prompt, an inbox message): the next drain reads the store. */
     public void inputStored(String team) {
-        unread.computeIfAbsent(team, t -> new java.util.concurrent.atomic.AtomicBoolean()).set(true);
+        unread.computeIfAbsent(team, t -> new AtomicBoolean()).set(true);
     }
 
     /**
@@ -122,14 +126,14 @@ public class LeadProgram implements AgentProgram {
         String mode = mode(team);
         inputStored(team); // a new session reads whatever is stored
         return AgentContext.of(team, Ids.LEAD, AgentRole.LEAD, engine.workspace())
-                .withInbox(new dev.cohort.core.engine.InboxSource() {
+                .withInbox(new InboxSource() {
                     @Override
                     public List<InboxItem> drain() {
                         return LeadProgram.this.drain(team, List.of());
                     }
 
                     @Override
-                    public List<InboxItem> drain(java.util.Collection<String> held) {
+                    public List<InboxItem> drain(Collection<String> held) {
                         return LeadProgram.this.drain(team, held);
                     }
                 })
@@ -244,9 +248,9 @@ public class LeadProgram implements AgentProgram {
      * Prompts and messages that arrived during the turn, injected at the next step. The engine hands each id back with
      * the save of the state that contains it, so nothing is remembered here (and no lock is held around JDBC).
      */
-    private List<InboxItem> drain(String team, java.util.Collection<String> held) {
-        java.util.concurrent.atomic.AtomicBoolean flag = unread.computeIfAbsent(team,
-                t -> new java.util.concurrent.atomic.AtomicBoolean(true));
+    private List<InboxItem> drain(String team, Collection<String> held) {
+        AtomicBoolean flag = unread.computeIfAbsent(team,
+                t -> new AtomicBoolean(true));
         if (!flag.getAndSet(false)) {
             return List.of(); // nothing stored since the last drain: no query
         }

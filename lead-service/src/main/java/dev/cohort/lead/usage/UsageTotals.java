@@ -1,5 +1,7 @@
 package dev.cohort.lead.usage;
 
+import dev.cohort.core.engine.Usage;
+
 /**
  * Counters of a set of model calls.
  *
@@ -19,7 +21,7 @@ public record UsageTotals(long modelCalls, long promptTokens, long completionTok
     }
 
     /** The engine's view of these counters (for budgets). */
-    public dev.cohort.core.engine.Usage asUsage() {
-        return new dev.cohort.core.engine.Usage(promptTokens, completionTokens, modelCalls, costUsd, cachedTokens);
+    public Usage asUsage() {
+        return new Usage(promptTokens, completionTokens, modelCalls, costUsd, cachedTokens);
     }
 }

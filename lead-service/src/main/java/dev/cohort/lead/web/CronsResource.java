@@ -7,16 +7,17 @@ import dev.cohort.lead.api.ApiException;
 import dev.cohort.lead.config.LeadConfig;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
-import jakarta.ws.rs.DELETE;
-import jakarta.ws.rs.GET;
-import jakarta.ws.rs.POST;
-import jakarta.ws.rs.Path;
-import jakarta.ws.rs.PathParam;
-import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Produces;
 import java.net.URI;
 import java.time.Duration;
+import java.util.function.Supplier;
 import java.util.List;
 import java.util.Optional;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -69,7 +70,7 @@ public class CronsResource {
         return new SchedulerClient(URI.create(config.schedulerUrl()), apiToken.filter(s -> !s.isBlank()), Duration.ofSeconds(10));
     }
 
-    private static <T> T call(java.util.function.Supplier<T> c) {
+    private static <T> T call(Supplier<T> c) {
         try {
             return c.get();
         } catch (SchedulerClient.Refused r) {

@@ -5,14 +5,21 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cohort.core.engine.ApprovalGateway;
+import dev.cohort.core.protocol.Json;
+import dev.cohort.devstack.Ports;
 import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.service.ApprovalService;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import org.assertj.core.groups.Tuple;
 import org.eclipse.microprofile.config.ConfigProvider;
+import org.hamcrest.Matchers;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -44,8 +51,8 @@ class LeadInternalClientTest {
         LeadTasks.Task api = lead.create(team, "lead", "create API endpoints", null, List.of(schema.id()));
 
         assertThat(lead.list(team)).extracting(LeadTasks.Task::id, LeadTasks.Task::status, LeadTasks.Task::claimable)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(schema.id(), "pending", true),
-                        org.assertj.core.groups.Tuple.tuple(api.id(), "pending", false));
+                .containsExactly(Tuple.tuple(schema.id(), "pending", true),
+                        Tuple.tuple(api.id(), "pending", false));
         assertThat(lead.get(team, api.id()).blockers()).containsExactly(schema.id());
 
         LeadTasks.Claim claim = lead.claim(team, schema.id(), "alice", null, 60.0);
@@ -114,7 +121,7 @@ class LeadInternalClientTest {
     @Test
     void anUnreachableLeadIsALeadUnavailableExceptionNotARefusal() {
         // a port nobody listens on: the connection is refused (the bean would retry this; this client has no retries)
-        LeadInternalClient nobody = new LeadInternalClient(URI.create("http://127.0.0.1:" + dev.cohort.devstack.Ports.free()),
+        LeadInternalClient nobody = new LeadInternalClient(URI.create("http://127.0.0.1:" + Ports.free()),
                 Optional.of("test-internal-token"));
         assertThatThrownBy(() -> nobody.get(team, "task_1")).isInstanceOf(LeadUnavailableException.class)
                 .hasMessageContaining("lead-service unreachable");
@@ -122,20 +129,20 @@ class LeadInternalClientTest {
 
     private ApprovalGateway.Request ask(String callId) {
         return new ApprovalGateway.Request(team, "alice", "turn-c", callId, "bash",
-                dev.cohort.core.protocol.Json.MAPPER.createObjectNode().put("command", "rm -r build"),
-                "destructive command: rm", java.time.Duration.ofMinutes(5));
+                Json.MAPPER.createObjectNode().put("command", "rm -r build"),
+                "destructive command: rm", Duration.ofMinutes(5));
     }
 
     @Test
     void aTeammatesApprovalIsAskedThroughTheClientPendingUntilAPersonApproves() {
         ApprovalGateway.Decision pending = lead.checkApproval(team, ask("call-c1"));
         assertThat(pending.status()).isEqualTo(ApprovalGateway.Decision.Status.PENDING);
-        assertThat(pending.approvalId()).isEqualTo(dev.cohort.lead.service.ApprovalService.idOf(team, "alice", "turn-c",
+        assertThat(pending.approvalId()).isEqualTo(ApprovalService.idOf(team, "alice", "turn-c",
                 "call-c1"));
         RemoteApprovalGateway gateway = new RemoteApprovalGateway(lead);
         assertThat(gateway.check(ask("call-c1"))).isEqualTo(pending);
 
-        given().contentType("application/json").body(java.util.Map.of("approve", true))
+        given().contentType("application/json").body(Map.of("approve", true))
                 .post("/api/v1/teams/" + team + "/approvals/" + pending.approvalId()).then().statusCode(200);
         assertThat(gateway.check(ask("call-c1"))).isEqualTo(ApprovalGateway.Decision.approve());
 
@@ -146,14 +153,14 @@ class LeadInternalClientTest {
         assertThat(lead.settledApprovals(team, List.of())).isEmpty();
 
         ApprovalGateway.Decision other = gateway.check(ask("call-c2"));
-        given().contentType("application/json").body(java.util.Map.of("approve", false, "reason", "not now"))
+        given().contentType("application/json").body(Map.of("approve", false, "reason", "not now"))
                 .post("/api/v1/teams/" + team + "/approvals/" + other.approvalId()).then().statusCode(200);
         assertThat(gateway.check(ask("call-c2"))).isEqualTo(ApprovalGateway.Decision.deny("denied by the user: not now"));
     }
 
     @Test
     void theRemoteGatewayDeniesTheCallWithAClearReasonWhenTheLeadCannotBeAsked() {
-        LeadInternalClient nobody = new LeadInternalClient(URI.create("http://127.0.0.1:" + dev.cohort.devstack.Ports.free()),
+        LeadInternalClient nobody = new LeadInternalClient(URI.create("http://127.0.0.1:" + Ports.free()),
                 Optional.of("test-internal-token"));
         ApprovalGateway.Decision down = new RemoteApprovalGateway(nobody).check(ask("call-d1"));
         assertThat(down.status()).isEqualTo(ApprovalGateway.Decision.Status.DENIED);
@@ -168,7 +175,7 @@ class LeadInternalClientTest {
                 .endsWith("the call was not run");
         // nothing was asked of the lead
         given().get("/api/v1/teams/" + team + "/approvals").then().statusCode(200)
-                .body("size()", org.hamcrest.Matchers.equalTo(0));
+                .body("size()", Matchers.equalTo(0));
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.cohort.lead.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.cohort.core.engine.EngineSettings;
 import dev.cohort.host.engine.EngineConfig;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.PropertiesConfigSource;
@@ -26,7 +27,7 @@ class LeadEngineAliasesTest {
                 .withSources(new PropertiesConfigSource(props, "test", 300)).build();
     }
 
-    private static dev.cohort.core.engine.EngineSettings settings(Map<String, String> props) {
+    private static EngineSettings settings(Map<String, String> props) {
         SmallRyeConfig c = config(props);
         return EngineConfig.toSettings(c.getConfigMapping(EngineConfig.class),
                 LeadEngineAliases.aliases(c.getConfigMapping(LeadConfig.class)));

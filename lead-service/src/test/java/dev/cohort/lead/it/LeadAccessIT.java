@@ -4,13 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
+import dev.cohort.core.protocol.Json;
 import java.io.InputStream;
+import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -151,7 +153,7 @@ class LeadAccessIT {
             await().atMost(Duration.ofSeconds(30)).until(() -> sse.any(e -> e.type().equals("assistant_message")
                     && e.event().path("data").path("text").asText().equals("hello back")));
         }
-        HttpResponse<java.io.InputStream> head = stack.http.send(stack.request("/api/v1/teams/" + TEAM + "/events", TOKEN)
+        HttpResponse<InputStream> head = stack.http.send(stack.request("/api/v1/teams/" + TEAM + "/events", TOKEN)
                 .header("Accept", "text/event-stream").GET().build(), HttpResponse.BodyHandlers.ofInputStream());
         head.body().close();
         assertThat(head.statusCode()).isEqualTo(200);
@@ -216,11 +218,11 @@ class LeadAccessIT {
     static HttpRequest.Builder withBody(HttpRequest.Builder b, String method, Object body) {
         return body == null ? b.method(method, HttpRequest.BodyPublishers.noBody())
                 : b.header("Content-Type", "application/json").method(method,
-                        HttpRequest.BodyPublishers.ofString(dev.cohort.core.protocol.Json.write(body)));
+                        HttpRequest.BodyPublishers.ofString(Json.write(body)));
     }
 
     private static String raw(String request) throws IOException {
-        java.net.URI u = java.net.URI.create(stack.leadUrl());
+        URI u = URI.create(stack.leadUrl());
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), u.getPort())) {
             s.setSoTimeout(5000);
             OutputStream out = s.getOutputStream();

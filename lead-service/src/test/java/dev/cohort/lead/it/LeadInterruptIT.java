@@ -7,10 +7,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.ServiceProcess;
-import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -143,7 +144,7 @@ class LeadInterruptIT {
                     .map(EventStream.Received::event).findFirst().orElseThrow();
             assertThat(done.path("data").path("status").asText()).isEqualTo("completed");
         }
-        assertThat(java.nio.file.Files.readString(stack.workspace().resolve("teams").resolve(team).resolve("removals.txt")))
+        assertThat(Files.readString(stack.workspace().resolve("teams").resolve(team).resolve("removals.txt")))
                 .as("the approved call ran once").isEqualTo("removed\n");
     }
 

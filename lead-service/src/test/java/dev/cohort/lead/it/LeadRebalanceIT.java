@@ -6,13 +6,13 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
-import dev.cohort.devstack.ServiceProcess;
 import dev.cohort.devstack.model.RecordedRequest;
+import dev.cohort.devstack.ServiceProcess;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,12 +21,13 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.function.Predicate;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.StreamSupport;
@@ -454,7 +455,7 @@ class LeadRebalanceIT {
 
     private void dumpLogs(String phase) {
         System.out.println("[LeadRebalanceIT] " + phase + ": service logs (tails):\n" + stack.logs());
-        for (ServiceProcess p : new HashSet<>(java.util.Arrays.asList(a, b))) {
+        for (ServiceProcess p : new HashSet<>(Arrays.asList(a, b))) {
             if (p != null) {
                 System.out.println("[LeadRebalanceIT] lead pid " + p.pid() + ", lines about teams:\n"
                         + String.join("\n", log(p).stream().filter(l -> l.contains("team=") || l.contains("partitions")).toList()));

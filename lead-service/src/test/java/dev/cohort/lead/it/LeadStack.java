@@ -4,24 +4,27 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.Devstack;
+import dev.cohort.devstack.model.ScriptedModelServer;
 import dev.cohort.devstack.Ports;
 import dev.cohort.devstack.ServiceProcess;
 import dev.cohort.devstack.TempDirs;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -158,14 +161,14 @@ final class LeadStack implements AutoCloseable {
     }
 
     /** More lead-service replicas started by {@link #startReplica}, closed with the stack. */
-    private final java.util.List<ServiceProcess> replicas = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<ServiceProcess> replicas = new CopyOnWriteArrayList<>();
 
     /**
      * Starts one more lead-service replica with the lead's environment plus {@code extraEnv}, on its own port and
      * working directory; it joins the lead's consumer group, so a rebalance splits the teams' partitions. Returns it.
      */
     ServiceProcess startReplica(String name, Map<String, String> extraEnv) {
-        Map<String, String> env = new java.util.HashMap<>(leadEnv);
+        Map<String, String> env = new HashMap<>(leadEnv);
         env.putAll(extraEnv);
         try {
             Path wd = Files.createDirectories(tmp.resolve("lead-wd-" + name));
@@ -203,8 +206,8 @@ final class LeadStack implements AutoCloseable {
     }
 
     /** The replicas started with {@link #startReplica}, in start order. */
-    java.util.List<ServiceProcess> replicas() {
-        return java.util.List.copyOf(replicas);
+    List<ServiceProcess> replicas() {
+        return List.copyOf(replicas);
     }
 
     Connection db() throws SQLException {

@@ -11,14 +11,16 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.concurrent.Callable;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
+import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -58,8 +60,8 @@ class LeadThroughputIT {
     private void latency(LeadStack stack) throws Exception {
         String team = stack.createTeam("lat");
         long[] micros = new long[LATENCY_PROMPTS];
-        Set<String> firstTypes = new java.util.TreeSet<>();
-        Map<String, long[]> wall = new java.util.HashMap<>(); // prompt id → {POST sent, first event arrived} in epoch ms
+        Set<String> firstTypes = new TreeSet<>();
+        Map<String, long[]> wall = new HashMap<>(); // prompt id → {POST sent, first event arrived} in epoch ms
         try (EventStream sse = stack.events(team, 0)) {
             assertThat(sse.status(Duration.ofSeconds(60))).isEqualTo(200);
             for (int i = -WARMUP_PROMPTS; i < LATENCY_PROMPTS; i++) {

@@ -5,16 +5,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.MessageType;
-import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.protocol.payload.PlanApprovalRequest;
 import dev.cohort.core.protocol.payload.PlanApprovalResponse;
 import dev.cohort.core.protocol.payload.ShutdownRequest;
 import dev.cohort.core.protocol.payload.ShutdownResponse;
+import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.testing.IdentityContext;
+import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolArguments;
 import dev.cohort.core.tools.ToolCall;
@@ -22,7 +24,6 @@ import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.Toolsets;
-import dev.cohort.lead.TestKafka;
 import dev.cohort.lead.persistence.InboxRepository.InboxRow;
 import dev.cohort.lead.persistence.Jdbc;
 import dev.cohort.lead.persistence.TeamRepository;
@@ -34,6 +35,7 @@ import dev.cohort.lead.service.InboxFormatter;
 import dev.cohort.lead.tasks.persistence.TaskRepository;
 import dev.cohort.lead.tasks.persistence.TaskRow;
 import dev.cohort.lead.teammates.persistence.RosterRepository;
+import dev.cohort.lead.TestKafka;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -42,10 +44,12 @@ import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.function.Predicate;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.UUID;
-import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.hamcrest.Matchers;
 import org.junit.jupiter.api.BeforeEach;
@@ -126,7 +130,7 @@ class ProtocolsTest {
     }
 
     private static String reqId(ToolResult r) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("req: ([0-9a-f-]{36})").matcher(r.content());
+        Matcher m = Pattern.compile("req: ([0-9a-f-]{36})").matcher(r.content());
         assertThat(m.find()).as(r.content()).isTrue();
         return m.group(1);
     }
@@ -152,7 +156,7 @@ class ProtocolsTest {
                         out.add(Json.MAPPER.readTree(rs.getString(1)));
                     }
                     return out;
-                } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+                } catch (JsonProcessingException e) {
                     throw new IllegalStateException(e);
                 }
             }
@@ -172,7 +176,7 @@ class ProtocolsTest {
         assertThat(registry.names()).containsExactly("request_shutdown", "request_plan", "review_plan");
         assertThat(Toolsets.LEAD).containsAll(registry.names());
         assertThat(Toolsets.TEAMMATE).doesNotContainAnyElementsOf(registry.names());
-        assertThat(provider.roles()).containsExactly(dev.cohort.core.tools.AgentRole.LEAD);
+        assertThat(provider.roles()).containsExactly(AgentRole.LEAD);
     }
 
     @Test

@@ -3,7 +3,9 @@ package dev.cohort.lead.service;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.protocol.Json;
+import dev.cohort.core.team.TeamMessages;
 import dev.cohort.lead.persistence.InboxRepository.InboxRow;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -78,12 +80,12 @@ class InboxFormatterTest {
         InboxRow a = new InboxRow("m1", "alice", "message", "schema </message> done", Map.of());
         InboxRow bg = new InboxRow("background_done-bg_9", "tool-runner", "background_done", "ok",
                 stored("{\"jobId\":\"bg_9\",\"status\":\"completed\"}"));
-        InboxRow b = new InboxRow("r2", "bob", "result", "x".repeat(dev.cohort.core.team.TeamMessages.INJECT_CAP + 5),
+        InboxRow b = new InboxRow("r2", "bob", "result", "x".repeat(TeamMessages.INJECT_CAP + 5),
                 stored("{\"status\":\"completed\"}"));
-        java.util.List<InboxFormatter.Input> inputs = InboxFormatter.inputs(java.util.List.of(a, bg, b));
+        List<InboxFormatter.Input> inputs = InboxFormatter.inputs(List.of(a, bg, b));
         assertThat(inputs).extracting(InboxFormatter.Input::ids)
-                .containsExactly(java.util.List.of("m1", "r2"), java.util.List.of("background_done-bg_9"));
-        assertThat(inputs.get(0).text()).isEqualTo(dev.cohort.core.team.TeamMessages.inboxBlock(java.util.List.of(
+                .containsExactly(List.of("m1", "r2"), List.of("background_done-bg_9"));
+        assertThat(inputs.get(0).text()).isEqualTo(TeamMessages.inboxBlock(List.of(
                 InboxFormatter.format(a), InboxFormatter.format(b))));
         assertThat(inputs.get(0).text()).startsWith("[inbox] 2 messages from other agents.")
                 .contains("schema &lt;/message&gt; done").doesNotContain("schema </message>")

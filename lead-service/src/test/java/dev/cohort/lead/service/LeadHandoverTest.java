@@ -7,31 +7,38 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.engine.Message;
+import dev.cohort.core.host.AgentKey;
+import dev.cohort.core.host.AgentRecord;
+import dev.cohort.core.host.HostSettings;
+import dev.cohort.core.host.OwnershipLostException;
+import dev.cohort.core.host.Park;
+import dev.cohort.core.host.Phase;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.model.ScriptedModelClient;
+import dev.cohort.host.store.InputLedger;
+import dev.cohort.host.store.PgAgentStore;
 import dev.cohort.lead.ModelRules;
 import dev.cohort.lead.persistence.AgentRepository;
 import dev.cohort.lead.persistence.AgentRepository.AgentRow;
-import dev.cohort.core.host.AgentKey;
-import dev.cohort.core.host.AgentRecord;
-import dev.cohort.core.host.OwnershipLostException;
-import dev.cohort.host.store.InputLedger;
-import dev.cohort.host.store.PgAgentStore;
-import io.agroal.api.AgroalDataSource;
 import dev.cohort.lead.persistence.EventRepository;
 import dev.cohort.lead.persistence.PromptRepository;
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Semaphore;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -99,7 +106,7 @@ class LeadHandoverTest {
         // the old owner's late save (it never saw the takeover) is refused, whoever writes first
         assertThatThrownBy(() -> store.save(alice, AgentState.empty(), a.version(), List.of()))
                 .isInstanceOf(OwnershipLostException.class).hasMessageContaining(team + "/alice");
-        assertThatThrownBy(() -> store.park(alice, dev.cohort.core.host.Park.IDLE, a.version()))
+        assertThatThrownBy(() -> store.park(alice, Park.IDLE, a.version()))
                 .isInstanceOf(OwnershipLostException.class);
 
         AgentRow now = agents.find(team, "alice").orElseThrow();
@@ -128,12 +135,12 @@ class LeadHandoverTest {
         PgAgentStore store = store();
         AgentKey carol = new AgentKey(team, "carol");
         AgentRecord a = store.adopt(carol, "host-a");
-        java.time.Instant deadline = java.time.Instant.parse("2030-01-01T00:00:00Z");
-        store.park(carol, dev.cohort.core.host.Park.idleUntil(deadline), a.version());
+        Instant deadline = Instant.parse("2030-01-01T00:00:00Z");
+        store.park(carol, Park.idleUntil(deadline), a.version());
         assertThat(agents.find(team, "carol").orElseThrow().status()).isEqualTo("idle");
         AgentRecord b = store.adopt(carol, "host-b");
-        assertThat(b.park()).isEqualTo(dev.cohort.core.host.Park.idleUntil(deadline));
-        store.park(carol, new dev.cohort.core.host.Park(dev.cohort.core.host.Phase.WAITING_REPLY, "req-1", null),
+        assertThat(b.park()).isEqualTo(Park.idleUntil(deadline));
+        store.park(carol, new Park(Phase.WAITING_REPLY, "req-1", null),
                 b.version() );
         assertThat(agents.find(team, "carol").orElseThrow().status()).isEqualTo("waiting_reply");
         assertThat(store.adopt(carol, "host-c").park().waitingFor()).isEqualTo("req-1");
@@ -188,13 +195,13 @@ class LeadHandoverTest {
         // the second turn's request carries the first turn (the kept conversation), in order
         JsonNode request = model.requests().stream().filter(r -> (team + "/lead").equals(r.path("agent").asText()))
                 .filter(r -> r.path("body").toString().contains("second " + team)).findFirst().orElseThrow();
-        List<String> texts = new java.util.ArrayList<>();
+        List<String> texts = new ArrayList<>();
         request.path("body").path("messages").forEach(m -> texts.add(m.path("content").asText()));
         assertThat(texts).containsSubsequence("first " + team, "one", "second " + team);
         await().atMost(Duration.ofMinutes(3)).until(() -> host.keeps(team));
         // and what is stored is the same conversation: a new owner reads back what the kept session saved
         AgentRecord stored = store().adopt(new AgentKey(team, Ids.LEAD), "host-check");
-        assertThat(stored.state().messages()).extracting(dev.cohort.core.engine.Message::content)
+        assertThat(stored.state().messages()).extracting(Message::content)
                 .containsSubsequence("first " + team, "one", "second " + team, "two");
         assertThat(stored.state().turn()).isNull();
     }
@@ -215,7 +222,7 @@ class LeadHandoverTest {
         await().atMost(Duration.ofMinutes(3)).until(() -> Files.exists(dir.resolve("runs.txt")));
         assertThat(handover).isNotDone();
         Files.writeString(dir.resolve("go"), "");
-        assertThat(handover.get(60, java.util.concurrent.TimeUnit.SECONDS)).containsExactly(team);
+        assertThat(handover.get(60, TimeUnit.SECONDS)).containsExactly(team);
 
         // kept in progress, its prompt still running, not failed
         AgentRow row = agents.find(team, Ids.LEAD).orElseThrow();
@@ -311,7 +318,7 @@ class LeadHandoverTest {
 
     @Test
     void aCapThatLetsNoTurnRunIsRefusedWithAClearError() {
-        assertThatThrownBy(() -> dev.cohort.core.host.HostSettings.defaults("x").withMaxRunningTurns(0))
+        assertThatThrownBy(() -> HostSettings.defaults("x").withMaxRunningTurns(0))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("cohort.host.max-running-turns must be at least 1");
     }

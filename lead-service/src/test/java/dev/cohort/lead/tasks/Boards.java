@@ -1,5 +1,6 @@
 package dev.cohort.lead.tasks;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.lead.persistence.TeamRepository;
@@ -43,7 +44,7 @@ final class Boards {
                 }
                 return out;
             }
-        } catch (SQLException | com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (SQLException | JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
     }

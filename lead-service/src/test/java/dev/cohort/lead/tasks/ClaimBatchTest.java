@@ -8,19 +8,24 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.ValidatableResponse;
 import jakarta.inject.Inject;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -138,7 +143,7 @@ class ClaimBatchTest {
             create("job " + i, "");
         }
         Map<String, String> owner = new ConcurrentHashMap<>();
-        List<String> dups = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> dups = Collections.synchronizedList(new ArrayList<>());
         ExecutorService pool = Executors.newFixedThreadPool(2);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> fs = new ArrayList<>();
@@ -147,7 +152,7 @@ class ClaimBatchTest {
                 go.await();
                 for (int round = 0; ; round++) {
                     String[] claimers = IntStream.range(0, 10).boxed()
-                            .flatMap(i -> java.util.stream.Stream.of(replica + "w" + i, (String) null)).toArray(String[]::new);
+                            .flatMap(i -> Stream.of(replica + "w" + i, (String) null)).toArray(String[]::new);
                     Map<String, String> got = batch("-" + round, claimers);
                     if (got.isEmpty()) {
                         return null;
@@ -184,7 +189,7 @@ class ClaimBatchTest {
         String a = create("a", "");
         String b = create("b", "");
         String c = create("c", "");
-        try (java.sql.Connection conn = ds.getConnection(); java.sql.PreparedStatement ps = conn.prepareStatement(
+        try (Connection conn = ds.getConnection(); PreparedStatement ps = conn.prepareStatement(
                 "INSERT INTO lead.roster (team, name, phase) VALUES (?, ?, 'idle')")) {
             for (String name : List.of("r1", "r2", "r3")) {
                 ps.setString(1, team);
@@ -198,20 +203,20 @@ class ClaimBatchTest {
         assertThat(got).containsOnly(Map.entry("r1", a), Map.entry("r2", b), Map.entry("r3", c));
         Map<String, String> current = new HashMap<>();
         List<Long> seqs = new ArrayList<>();
-        try (java.sql.Connection conn = ds.getConnection()) {
-            try (java.sql.PreparedStatement ps = conn.prepareStatement(
+        try (Connection conn = ds.getConnection()) {
+            try (PreparedStatement ps = conn.prepareStatement(
                     "SELECT name, current_task FROM lead.roster WHERE team = ?")) {
                 ps.setString(1, team);
-                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         current.put(rs.getString(1), rs.getString(2));
                     }
                 }
             }
-            try (java.sql.PreparedStatement ps = conn.prepareStatement(
+            try (PreparedStatement ps = conn.prepareStatement(
                     "SELECT seq FROM lead.events WHERE team = ? AND type = 'task_claimed' ORDER BY seq")) {
                 ps.setString(1, team);
-                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         seqs.add(rs.getLong(1));
                     }

@@ -9,10 +9,12 @@ import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import io.restassured.response.ValidatableResponse;
+import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -34,8 +36,8 @@ class TaskBoardApiTest {
     }
 
     /** A request to the internal API, with the test's {@code cohort.internal.token}. */
-    static io.restassured.specification.RequestSpecification internalCall() {
-        return given().header("Authorization", "Bearer " + org.eclipse.microprofile.config.ConfigProvider.getConfig()
+    static RequestSpecification internalCall() {
+        return given().header("Authorization", "Bearer " + ConfigProvider.getConfig()
                 .getValue("cohort.internal.token", String.class));
     }
 

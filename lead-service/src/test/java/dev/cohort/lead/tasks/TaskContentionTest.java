@@ -10,26 +10,28 @@ import dev.cohort.lead.tasks.persistence.TaskRow;
 import dev.cohort.lead.tasks.service.Holder;
 import dev.cohort.lead.tasks.service.TaskIds;
 import dev.cohort.lead.tasks.service.TaskService;
+import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
-import java.net.URI;
-import java.net.URL;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
+import java.net.URL;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 /** The board under concurrency on the real PostgreSQL: claim-next races, lease expiry, racing completions. */
@@ -51,7 +53,7 @@ class TaskContentionTest {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Inject
-    io.agroal.api.AgroalDataSource ds;
+    AgroalDataSource ds;
 
     /** Time travel for one claim: its lease ended a second ago (by the database clock, which decides expiry). */
     private void expireLease(String team, long id) throws Exception {
@@ -68,7 +70,7 @@ class TaskContentionTest {
         HttpRequest req = HttpRequest.newBuilder(URI.create(base.toString().replaceAll("/$", "") + "/internal/v1/teams/"
                         + team + "/tasks" + path)).timeout(Duration.ofSeconds(30))
                 .header("Content-Type", "application/json")
-                .header("Authorization", "Bearer " + org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .header("Authorization", "Bearer " + ConfigProvider.getConfig()
                         .getValue("cohort.internal.token", String.class))
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         return http.send(req, HttpResponse.BodyHandlers.ofString());

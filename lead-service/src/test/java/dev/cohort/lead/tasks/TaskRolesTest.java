@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.Topics;
-import dev.cohort.lead.TestKafka;
 import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.TestKafka;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
@@ -17,7 +17,10 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -110,8 +113,8 @@ class TaskRolesTest {
         assertThat(r.getList("lost")).containsExactly(b);
         // the renewed lease now ends about two minutes out, the other is unchanged (30 s)
         JsonPath board = TaskBoardApiTest.internalCall().get("/internal/v1/teams/" + team + "/tasks").then().extract().jsonPath();
-        java.time.Instant ua = java.time.Instant.parse(board.getString("find { it.id == '" + a + "' }.leaseUntil"));
-        java.time.Instant ub = java.time.Instant.parse(board.getString("find { it.id == '" + b + "' }.leaseUntil"));
+        Instant ua = Instant.parse(board.getString("find { it.id == '" + a + "' }.leaseUntil"));
+        Instant ub = Instant.parse(board.getString("find { it.id == '" + b + "' }.leaseUntil"));
         assertThat(Duration.between(ub, ua)).isGreaterThan(Duration.ofSeconds(60));
 
         assertThat(post("/heartbeats", "{\"leases\":[{\"id\":\"" + a + "\",\"agent\":\"alice\"}]}").statusCode(400)
@@ -135,7 +138,7 @@ class TaskRolesTest {
         // neither the working teammate nor the one of another role was told: the announcement has one recipient
         String marker = create("marker for everyone", "");
         // read until both idle teammates got the later announcement (their partitions may be read in any order)
-        java.util.Set<String> markerSeen = new java.util.HashSet<>();
+        Set<String> markerSeen = new HashSet<>();
         List<ConsumerRecord<String, String>> all = TestKafka.readUntil(Topics.TEAMMATE_INBOX, r -> {
             if (r.key().startsWith(team + "/") && r.value().contains("\"" + marker + "\"")) {
                 markerSeen.add(r.key());

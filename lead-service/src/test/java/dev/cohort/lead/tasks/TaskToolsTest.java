@@ -16,19 +16,30 @@ import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.Toolsets;
 import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.service.LeadEngine;
+import dev.cohort.lead.tasks.service.TaskService;
 import dev.cohort.lead.tasks.tools.TaskTools;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +56,7 @@ class TaskToolsTest {
     TeamRepository teams;
 
     @Inject
-    dev.cohort.lead.tasks.service.TaskService service;
+    TaskService service;
 
     @Inject
     AgroalDataSource ds;
@@ -341,10 +352,10 @@ class TaskToolsTest {
     void concurrentRepeatsOfOneCreateMakeOneTaskAndGiveOneAnswer() throws Exception {
         ToolCall c = newCall("create_task", "{\"subject\":\"raced\"}");
         int n = 8;
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(n);
+        ExecutorService pool = Executors.newFixedThreadPool(n);
         try {
-            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-            List<java.util.concurrent.Future<ToolResult>> all = new java.util.ArrayList<>();
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<ToolResult>> all = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 all.add(pool.submit(() -> {
                     start.await();
@@ -352,9 +363,9 @@ class TaskToolsTest {
                 }));
             }
             start.countDown();
-            java.util.Set<ToolResult> answers = new java.util.HashSet<>();
-            for (java.util.concurrent.Future<ToolResult> f : all) {
-                answers.add(f.get(60, java.util.concurrent.TimeUnit.SECONDS));
+            Set<ToolResult> answers = new HashSet<>();
+            for (Future<ToolResult> f : all) {
+                answers.add(f.get(60, TimeUnit.SECONDS));
             }
             assertThat(answers).singleElement().satisfies(r -> assertThat(r.content()).matches("Created task_\\d+: raced"));
             assertThat(service.list(team)).hasSize(1);
@@ -365,12 +376,12 @@ class TaskToolsTest {
     }
 
     @Inject
-    dev.cohort.lead.service.LeadEngine engine;
+    LeadEngine engine;
 
     @Test
     void repeatedWorktreeCallsGetTheirFirstResultsAndDoNotBindOrUnbindAgain() {
         String wt = "wt-idem-" + UUID.randomUUID().toString().substring(0, 8);
-        io.restassured.RestAssured.given().contentType("application/json").body(Map.of("id", wt))
+        RestAssured.given().contentType("application/json").body(Map.of("id", wt))
                 .post("/api/v1/teams").then().statusCode(201); // prepares the team's git workspace on the tool runner
         // the lead of the team with the real tool runner as its workspace (the team workspace as cwd)
         ToolContext ctx = new IdentityContext(wt, "lead", AgentRole.LEAD, engine.workspace());

@@ -5,20 +5,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.engine.Usage;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Event;
-import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.EventType;
+import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.MessageType;
-import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.protocol.payload.AssistantMessage;
 import dev.cohort.core.protocol.payload.Control;
 import dev.cohort.core.protocol.payload.EventPayload;
 import dev.cohort.core.protocol.payload.Spawn;
 import dev.cohort.core.protocol.payload.TeammatePhase;
+import dev.cohort.core.protocol.payload.TeammateResult;
 import dev.cohort.core.protocol.payload.TeammateSpawned;
+import dev.cohort.core.protocol.payload.TurnStarted;
+import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.team.TeamMessages;
 import dev.cohort.core.testing.IdentityContext;
+import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolArguments;
@@ -29,30 +34,39 @@ import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.Toolsets;
 import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.lead.ModelRules;
-import dev.cohort.lead.TestKafka;
 import dev.cohort.lead.persistence.EventRepository;
 import dev.cohort.lead.persistence.InboxRepository;
 import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.service.ApprovalService;
 import dev.cohort.lead.service.EventService;
 import dev.cohort.lead.service.LeadHost;
 import dev.cohort.lead.teammates.persistence.RosterRepository;
 import dev.cohort.lead.teammates.service.LeadTeamChannel;
 import dev.cohort.lead.teammates.service.TeamBudget;
-import dev.cohort.lead.teammates.service.TeamToolProvider;
 import dev.cohort.lead.teammates.service.TeammateLimits;
 import dev.cohort.lead.teammates.service.TeammateService;
+import dev.cohort.lead.teammates.service.TeamToolProvider;
 import dev.cohort.lead.teammates.tools.SpawnTeammateTool;
+import dev.cohort.lead.TestKafka;
 import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.specification.RequestSpecification;
+import io.smallrye.config.SmallRyeConfig;
 import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.function.Predicate;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.function.Predicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.assertj.core.groups.Tuple;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.hamcrest.Matchers;
 import org.junit.jupiter.api.BeforeEach;
@@ -167,7 +181,7 @@ class TeammatesTest {
     void theLeadGetsSpawnTeammateSendMessageAndCheckInboxAndTheyAreInItsAllowlist() {
         assertThat(registry.names()).containsExactly("spawn_teammate", "send_message", "check_inbox");
         assertThat(Toolsets.LEAD).containsAll(registry.names());
-        assertThat(provider.roles()).containsExactly(dev.cohort.core.tools.AgentRole.LEAD);
+        assertThat(provider.roles()).containsExactly(AgentRole.LEAD);
         assertThat(registry.find("spawn_teammate").orElseThrow().spec().parameters().properties())
                 .containsOnlyKeys("name", "role", "prompt", "plan_mode");
     }
@@ -281,16 +295,16 @@ class TeammatesTest {
         ToolResult back = call(limited, lead, "spawn_teammate", "c-a2b", spawnArgs("a2", "dev", "more"));
         assertThat(back.error()).as(back.content()).isFalse();
         assertThat(roster.list(team)).extracting(RosterRepository.RosterRow::name, RosterRepository.RosterRow::phase)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("a1", "shutdown"),
-                        org.assertj.core.groups.Tuple.tuple("a2", "starting"),
-                        org.assertj.core.groups.Tuple.tuple("a3", "starting"),
-                        org.assertj.core.groups.Tuple.tuple("a4", "starting"));
+                .containsExactly(Tuple.tuple("a1", "shutdown"),
+                        Tuple.tuple("a2", "starting"),
+                        Tuple.tuple("a3", "starting"),
+                        Tuple.tuple("a4", "starting"));
     }
 
     @Test
     void theConfiguredLimitsDefaultToEight() {
-        TeammateLimits.Values v = org.eclipse.microprofile.config.ConfigProvider.getConfig()
-                .unwrap(io.smallrye.config.SmallRyeConfig.class).getConfigMapping(TeammateLimits.class).values();
+        TeammateLimits.Values v = ConfigProvider.getConfig()
+                .unwrap(SmallRyeConfig.class).getConfigMapping(TeammateLimits.class).values();
         assertThat(v).isEqualTo(new TeammateLimits.Values(8, 8));
     }
 
@@ -337,8 +351,8 @@ class TeammatesTest {
 
     @Test
     void aSpawnWhenTheTeamUsedItsDayBudgetIsRefusedNamingTheResetAndYesterdayDoesNotCount() {
-        java.time.Instant midnight = java.time.LocalDate.now(java.time.ZoneOffset.UTC)
-                .atStartOfDay(java.time.ZoneOffset.UTC).toInstant();
+        Instant midnight = LocalDate.now(ZoneOffset.UTC)
+                .atStartOfDay(ZoneOffset.UTC).toInstant();
         ToolRegistry daily = registryWith(new TeammateLimits.Values(8, 8), new TeamBudget(0, 0, 1000, 0));
         // yesterday's 5000 tokens do not count today
         storedCall("ghost", midnight.minusSeconds(1), 5000);
@@ -360,10 +374,10 @@ class TeammatesTest {
     }
 
     /** A stored model call (the usage ledger's row) of {@code agent} at {@code ts}. */
-    private void storedCall(String agent, java.time.Instant ts, long tokens) {
-        Event e = Event.of(team, agent, new dev.cohort.core.protocol.payload.AssistantMessage("turn-" + Ids.newId(),
+    private void storedCall(String agent, Instant ts, long tokens) {
+        Event e = Event.of(team, agent, new AssistantMessage("turn-" + Ids.newId(),
                 "stop", tokens, 0, "x", List.of(), null, "m", 0, 0.0));
-        eventStore.append(new Event(Ids.newId(), team, agent, 0, ts, dev.cohort.core.protocol.EventType.ASSISTANT_MESSAGE,
+        eventStore.append(new Event(Ids.newId(), team, agent, 0, ts, EventType.ASSISTANT_MESSAGE,
                 e.data()));
     }
 
@@ -395,7 +409,7 @@ class TeammatesTest {
                 Map.of("inputTokens", 120, "outputTokens", 30, "costUsd", 0.002), "replica-1"));
         TestKafka.send(Topics.EVENTS, team, Json.write(working));
         TestKafka.send(Topics.EVENTS, team, Json.write(Event.of(team, "alice",
-                new dev.cohort.core.protocol.payload.TurnStarted("turn-a1", "spawn"))));
+                new TurnStarted("turn-a1", "spawn"))));
 
         await().atMost(KAFKA).untilAsserted(() -> {
             JsonNode a = agent("alice");
@@ -430,7 +444,7 @@ class TeammatesTest {
         JsonNode z = agent("zed");
         assertThat(z.get("role").asText()).isEqualTo("teammate");
         assertThat(z.get("status").asText()).isEqualTo("idle");
-        assertThat(roster.usage(team)).isEqualTo(new dev.cohort.core.engine.Usage(5, 7, 0, 0));
+        assertThat(roster.usage(team)).isEqualTo(new Usage(5, 7, 0, 0));
     }
 
     // ---- the agents API: messages and interrupts
@@ -475,7 +489,7 @@ class TeammatesTest {
     @Test
     void interruptingATeammateSendsAControlNamingItsTurnToItsInbox() {
         assertThat(spawn("alice").error()).isFalse();
-        stored("alice", new dev.cohort.core.protocol.payload.TurnStarted("turn-x", "spawn"));
+        stored("alice", new TurnStarted("turn-x", "spawn"));
         given().post("/api/v1/teams/" + team + "/agents/alice/interrupt").then().statusCode(202)
                 .body("interruptRequested", Matchers.equalTo(true));
         AgentMessage c = teammateInbox("alice", x -> x.type() == MessageType.CONTROL).stream()
@@ -588,10 +602,10 @@ class TeammatesTest {
     void aTeammatesResultOnTheLeadInboxWakesTheIdleLeadWithItsStatus() {
         model.append("{\"rules\":[{\"name\":\"result-" + team + "\",\"match\":{\"agent\":\"" + team
                 + "/lead\",\"lastMessage\":\"^\\\\[inbox\\\\]\"},\"reply\":{\"text\":\"thanks\"}}]}");
-        String id = UUID.nameUUIDFromBytes(("result/" + team + "/alice/turn-r").getBytes(java.nio.charset.StandardCharsets.UTF_8))
+        String id = UUID.nameUUIDFromBytes(("result/" + team + "/alice/turn-r").getBytes(StandardCharsets.UTF_8))
                 .toString();
         AgentMessage result = AgentMessage.of(id, team, "alice", "lead", "schema.sql written",
-                new dev.cohort.core.protocol.payload.TeammateResult("completed", null, "turn-r"), Instant.now());
+                new TeammateResult("completed", null, "turn-r"), Instant.now());
         TestKafka.send(Topics.LEAD_INBOX, team, Json.write(result));
 
         await().atMost(Duration.ofMinutes(3)).until(() -> eventStore.after(team, 0, 1000).stream()
@@ -612,7 +626,7 @@ class TeammatesTest {
 
     // ---- approvals for teammates
 
-    private io.restassured.specification.RequestSpecification internal() {
+    private RequestSpecification internal() {
         return given().header("Authorization", "Bearer " + INTERNAL_TOKEN).contentType("application/json");
     }
 
@@ -631,7 +645,7 @@ class TeammatesTest {
         JsonNode first = check(ask("alice", "call-rm", 600));
         assertThat(first.get("status").asText()).isEqualTo("pending");
         String approvalId = first.get("approvalId").asText();
-        assertThat(approvalId).isEqualTo(dev.cohort.lead.service.ApprovalService.idOf(team, "alice", "turn-1", "call-rm"));
+        assertThat(approvalId).isEqualTo(ApprovalService.idOf(team, "alice", "turn-1", "call-rm"));
         assertThat(check(ask("alice", "call-rm", 600))).as("the same request, asked again").isEqualTo(first);
         Event requested = eventStore.after(team, 0, 1000).stream().filter(e -> e.type() == EventType.APPROVAL_REQUESTED)
                 .findFirst().orElseThrow();
@@ -682,7 +696,7 @@ class TeammatesTest {
         internal().body(ask("alice", "c1", 60)).post("/internal/v1/teams/no-such-team/approvals").then().statusCode(404);
         assertThat(eventStore.after(team, 0, 1000)).noneMatch(e -> e.type() == EventType.APPROVAL_REQUESTED);
         internal().body("{}").post("/internal/v1/teams/" + team + "/approvals/settled").then().statusCode(400);
-        internal().body(Map.of("ids", java.util.Collections.nCopies(1001, "x"))).post("/internal/v1/teams/" + team
+        internal().body(Map.of("ids", Collections.nCopies(1001, "x"))).post("/internal/v1/teams/" + team
                 + "/approvals/settled").then().statusCode(400).body("detail", Matchers.equalTo("at most 1000 ids per ask, not 1001"));
     }
 
@@ -712,6 +726,6 @@ class TeammatesTest {
 
     @Test
     void onlyTheLeadsRoleGetsTheTeamToolsOfThisProvider() {
-        assertThat(provider.roles()).isEqualTo(Set.of(dev.cohort.core.tools.AgentRole.LEAD));
+        assertThat(provider.roles()).isEqualTo(Set.of(AgentRole.LEAD));
     }
 }

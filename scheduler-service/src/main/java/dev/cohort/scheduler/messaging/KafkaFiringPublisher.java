@@ -1,9 +1,11 @@
 package dev.cohort.scheduler.messaging;
 
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.trace.Tracing;
+import dev.cohort.host.messaging.KafkaClientProperties;
+import dev.cohort.host.tracing.KafkaTracing;
 import dev.cohort.scheduler.service.Firing;
 import dev.cohort.scheduler.service.FiringPublisher;
-import dev.cohort.host.messaging.KafkaClientProperties;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.common.annotation.Identifier;
@@ -13,12 +15,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.List;
+import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -47,7 +49,7 @@ public class KafkaFiringPublisher implements FiringPublisher {
     Map<String, Object> kafkaConfig;
 
     @Inject
-    dev.cohort.core.trace.Tracing tracing;
+    Tracing tracing;
 
     private Producer<String, String> producer;
     /** Events are sent after the prompt's acknowledgement, off the producer's I/O thread. */
@@ -109,7 +111,7 @@ public class KafkaFiringPublisher implements FiringPublisher {
     private CompletableFuture<Void> send(FiringRecords.Out out) {
         CompletableFuture<Void> acked = new CompletableFuture<>();
         // a raw producer writes the W3C context itself; a firing starts its own trace (publish span)
-        dev.cohort.host.tracing.KafkaTracing.Publish trace = dev.cohort.host.tracing.KafkaTracing.publish(tracing, out.topic());
+        KafkaTracing.Publish trace = KafkaTracing.publish(tracing, out.topic());
         acked.whenComplete((v, t) -> trace.done(t));
         try {
             producer.send(new ProducerRecord<>(out.topic(), null, out.key(), out.value(), trace.headers()), (metadata, error) -> {

@@ -12,8 +12,16 @@ import io.restassured.response.Response;
 import io.restassured.specification.RequestSpecification;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -249,10 +257,10 @@ class CronApiTest {
     void concurrentCreatesWithOneKeyMakeOneJob() throws Exception {
         String key = UUID.randomUUID().toString();
         int n = 6;
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(n);
+        ExecutorService pool = Executors.newFixedThreadPool(n);
         try {
-            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(1);
-            List<java.util.concurrent.Future<Response>> all = new java.util.ArrayList<>();
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<Response>> all = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 all.add(pool.submit(() -> {
                     start.await();
@@ -260,9 +268,9 @@ class CronApiTest {
                 }));
             }
             start.countDown();
-            java.util.Set<String> ids = new java.util.HashSet<>();
-            for (java.util.concurrent.Future<Response> f : all) {
-                Response r = f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            Set<String> ids = new HashSet<>();
+            for (Future<Response> f : all) {
+                Response r = f.get(60, TimeUnit.SECONDS);
                 assertThat(r.statusCode()).as(r.asString()).isEqualTo(201);
                 ids.add(r.jsonPath().getString("id"));
             }

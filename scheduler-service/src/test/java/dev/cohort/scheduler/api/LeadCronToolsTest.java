@@ -5,20 +5,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.testing.IdentityContext;
+import dev.cohort.core.tools.cron.CronTools;
+import dev.cohort.core.tools.cron.ListCronsTool;
+import dev.cohort.core.tools.cron.SchedulerClient;
 import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.ToolResult;
-import dev.cohort.core.tools.cron.CronTools;
-import dev.cohort.core.tools.cron.ListCronsTool;
-import dev.cohort.core.tools.cron.SchedulerClient;
 import dev.cohort.scheduler.support.LeadServiceStub;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.net.URL;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.List;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -150,16 +152,16 @@ class LeadCronToolsTest {
         return m.group(1);
     }
 
-    private static java.util.List<String> list(ToolRegistry tools, ToolContext ctx) {
+    private static List<String> list(ToolRegistry tools, ToolContext ctx) {
         String out = run(tools, ctx, "list_crons", "{}").content();
-        return out.equals(ListCronsTool.EMPTY) ? java.util.List.of() : out.lines().toList();
+        return out.equals(ListCronsTool.EMPTY) ? List.of() : out.lines().toList();
     }
 
     private static ToolCall call(String id, String name, String args) {
         return new ToolCall(id, name, (ObjectNode) Json.MAPPER.valueToTree(parse(args)));
     }
 
-    private static final java.util.concurrent.atomic.AtomicInteger CALL_IDS = new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger CALL_IDS = new AtomicInteger();
 
     /** A new call, with a new call id. */
     private static ToolResult run(ToolRegistry tools, ToolContext ctx, String name, String args) {

@@ -4,6 +4,7 @@ import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.AgentContext;
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.engine.AgentSession;
@@ -16,11 +17,11 @@ import dev.cohort.core.llm.LlmSettings;
 import dev.cohort.core.protocol.PromptRecord;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.tools.AgentRole;
-import dev.cohort.core.tools.Tool;
-import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.cron.CronTools;
 import dev.cohort.core.tools.cron.ListCronsTool;
 import dev.cohort.core.tools.cron.SchedulerClient;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.workspace.BashTool;
 import dev.cohort.core.tools.workspace.ToolOutcome;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
@@ -38,10 +39,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -208,7 +209,7 @@ class S14TryThesePromptsTest {
     }
 
     /** A real, small workspace: runs the command with sh in a temporary directory. */
-    private ToolOutcome shell(String tool, String callId, com.fasterxml.jackson.databind.node.ObjectNode args,
+    private ToolOutcome shell(String tool, String callId, ObjectNode args,
             WorkspaceToolExecutor.Target target) {
         if (!"bash".equals(tool)) {
             return ToolOutcome.failure("only bash in this test");

@@ -16,6 +16,7 @@ import dev.cohort.scheduler.support.TestClock;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import io.restassured.path.json.JsonPath;
+import io.restassured.specification.RequestSpecification;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
@@ -100,7 +101,7 @@ class CronFiringEndToEndTest {
         assertThat(recordsWith(Topics.PROMPTS, id)).isEmpty();
     }
 
-    private static io.restassured.specification.RequestSpecification api() {
+    private static RequestSpecification api() {
         return given().header("Authorization", "Bearer " + LeadServiceStub.TOKEN).contentType(ContentType.JSON);
     }
 

@@ -6,12 +6,17 @@ import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.payload.Control;
 import dev.cohort.core.protocol.ProtocolException;
+import dev.cohort.core.trace.Tracing;
 import dev.cohort.host.store.PgInbox;
 import dev.cohort.host.store.StoreRetry;
+import dev.cohort.host.tracing.KafkaTracing;
 import dev.cohort.teammate.persistence.TeammateRepository;
 import dev.cohort.teammate.persistence.TeammateRepository.TeammateRow;
 import dev.cohort.teammate.service.SpawnHandler;
+import dev.cohort.teammate.service.TeammateEngine;
 import dev.cohort.teammate.service.TeammateHost;
+import dev.cohort.teammate.service.TeammateProtocols;
+import io.opentelemetry.context.Context;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -47,18 +52,18 @@ public class InboxConsumer {
     TeammateHost host;
 
     @Inject
-    dev.cohort.teammate.service.TeammateProtocols protocols;
+    TeammateProtocols protocols;
 
     @Inject
-    dev.cohort.teammate.service.TeammateEngine engine;
+    TeammateEngine engine;
 
     @Inject
-    dev.cohort.core.trace.Tracing tracing;
+    Tracing tracing;
 
     /** Handles one record, on {@link InboxPoller}'s thread; throws for a record to send to the dead-letter topic. */
     public void onRecord(ConsumerRecord<String, String> record) {
         // the record's trace context: its consumer span is the parent of the turn the message starts
-        dev.cohort.host.tracing.KafkaTracing.handle(tracing, record, this::handle);
+        KafkaTracing.handle(tracing, record, this::handle);
     }
 
     private void handle(ConsumerRecord<String, String> record) {
@@ -68,7 +73,7 @@ public class InboxConsumer {
         // place, the offset not committed meanwhile; redelivery-safe handlers (ids, insert-if-new)
         StoreRetry.run("message " + m.id() + " to " + key, () -> {
             if (m.type() != MessageType.CONTROL && m.type() != MessageType.TASK_AVAILABLE) {
-                tracing.ingress(key.team(), key.name(), io.opentelemetry.context.Context.current());
+                tracing.ingress(key.team(), key.name(), Context.current());
             }
             switch (m.type()) {
                 case SPAWN -> spawns.onSpawn(m);

@@ -1,6 +1,7 @@
 package dev.cohort.teammate.messaging;
 
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.trace.Tracing;
 import dev.cohort.host.messaging.AgentMessagePublisher;
 import dev.cohort.host.messaging.KafkaEventSink;
 import dev.cohort.host.messaging.KafkaRecordSender;
@@ -24,7 +25,7 @@ public class TeammatePublishers {
     KafkaRecordSender sender;
 
     @Inject
-    dev.cohort.core.trace.Tracing tracing;
+    Tracing tracing;
 
     void onStart(@Observes StartupEvent ev) {
         sender.warm(List.of(Topics.EVENTS, Topics.LEAD_INBOX, Topics.TEAMMATE_INBOX));

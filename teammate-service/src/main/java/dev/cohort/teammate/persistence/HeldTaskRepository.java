@@ -6,6 +6,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -85,7 +86,7 @@ public class HeldTaskRepository {
         });
     }
 
-    private static Held row(ResultSet rs) throws java.sql.SQLException {
+    private static Held row(ResultSet rs) throws SQLException {
         return new Held(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5));
     }
 }

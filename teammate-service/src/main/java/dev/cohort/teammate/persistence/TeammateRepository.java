@@ -8,13 +8,17 @@ import dev.cohort.host.store.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -188,15 +192,15 @@ public class TeammateRepository {
     }
 
     /** Of these ids that parked teammates wait for, each with the team of the teammate waiting (the host's sweep). */
-    public java.util.Map<String, List<String>> waitingByTeam(java.util.Collection<String> ids) {
+    public Map<String, List<String>> waitingByTeam(Collection<String> ids) {
         if (ids.isEmpty()) {
-            return java.util.Map.of();
+            return Map.of();
         }
         return Sql.inTransaction(ds, "waits of parked teammates", c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT team, waiting_for FROM teammate.agents WHERE waiting_for = ANY(?)")) {
                 ps.setArray(1, c.createArrayOf("text", ids.toArray()));
-                java.util.Map<String, List<String>> byTeam = new java.util.HashMap<>();
+                Map<String, List<String>> byTeam = new HashMap<>();
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         byTeam.computeIfAbsent(rs.getString(1), t -> new ArrayList<>()).add(rs.getString(2));
@@ -211,7 +215,7 @@ public class TeammateRepository {
      * Inside a save's transaction: the teammate owes the lead the result of {@code turnId} (see V3), and, working on
      * it, has no idle deadline (cleared with the turn's first save instead of in a statement of its own before it).
      */
-    public void owe(java.sql.Connection c, String team, String name, String turnId) throws SQLException {
+    public void owe(Connection c, String team, String name, String turnId) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("UPDATE teammate.teammates SET result_owed = ?, idle_deadline = NULL"
                 + " WHERE team = ? AND name = ? AND result_owed IS DISTINCT FROM ?")) {
             ps.setString(1, turnId);

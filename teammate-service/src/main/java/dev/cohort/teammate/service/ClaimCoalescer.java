@@ -2,6 +2,9 @@ package dev.cohort.teammate.service;
 
 import dev.cohort.host.client.LeadTasks;
 import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedList;
@@ -10,8 +13,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Coalesces the concurrent auto-claims of one replica's teammates of one team into batched claims:
@@ -160,7 +161,7 @@ public final class ClaimCoalescer {
                     return promoted;
                 } catch (InterruptedException ex) {
                     interrupted = true;
-                } catch (java.util.concurrent.ExecutionException ex) {
+                } catch (ExecutionException ex) {
                     throw new IllegalStateException(ex); // never completed exceptionally
                 }
             }

@@ -12,14 +12,15 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One lease-heartbeat loop per teammate-service replica: every
@@ -73,7 +74,7 @@ public class LeaseHeartbeat {
     public int beat() {
         Map<String, List<Held>> byTeam = new LinkedHashMap<>();
         for (Held h : held.hostedBy(instance.id())) {
-            byTeam.computeIfAbsent(h.team(), t -> new java.util.ArrayList<>()).add(h);
+            byTeam.computeIfAbsent(h.team(), t -> new ArrayList<>()).add(h);
         }
         int lost = 0;
         for (Map.Entry<String, List<Held>> e : byTeam.entrySet()) {

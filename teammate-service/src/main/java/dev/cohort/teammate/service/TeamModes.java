@@ -3,13 +3,17 @@ package dev.cohort.teammate.service;
 import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.permission.PermissionMode;
 import dev.cohort.core.engine.permission.PermissionRuleSet;
+import dev.cohort.core.engine.Usage;
 import dev.cohort.host.client.LeadInternalClient;
 import dev.cohort.host.client.LeadTeam;
 import dev.cohort.teammate.config.TeammateConfig;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.Set;
 
 /**
  * The permission mode, the permission rules and the own budgets of each team, which its teammates follow
@@ -35,11 +39,11 @@ public class TeamModes {
     }
 
     /** What "today" is (UTC); tests set another. */
-    private volatile java.time.Clock clock = java.time.Clock.systemUTC();
+    private volatile Clock clock = Clock.systemUTC();
 
     /** Counts "today" by {@code c} from now on ({@code null}: the system's UTC clock); for tests. */
-    public void useClock(java.time.Clock c) {
-        clock = c == null ? java.time.Clock.systemUTC() : c;
+    public void useClock(Clock c) {
+        clock = c == null ? Clock.systemUTC() : c;
     }
 
     @Inject
@@ -51,13 +55,13 @@ public class TeamModes {
     private final ConcurrentHashMap<String, Known> known = new ConcurrentHashMap<>();
 
     /** Teams being read in the background now. */
-    private final java.util.Set<String> reading = ConcurrentHashMap.newKeySet();
+    private final Set<String> reading = ConcurrentHashMap.newKeySet();
 
     /**
      * A value older than the refresh interval but younger than this is used while it is read again in the background;
      * older, the step waits for the read.
      */
-    static final java.time.Duration MAX_STALE = java.time.Duration.ofSeconds(30);
+    static final Duration MAX_STALE = Duration.ofSeconds(30);
 
     /** The team's mode now. */
     public PermissionMode of(String team) {
@@ -87,7 +91,7 @@ public class TeamModes {
      * (never read, or a lead before per-day budgets: the per-day team budget is then not checked here). A value read
      * yesterday is {@link dev.cohort.core.engine.Usage#ZERO} today.
      */
-    public dev.cohort.core.engine.Usage usageToday(String team) {
+    public Usage usageToday(String team) {
         Budgets.DayUsage d = known(team).today();
         return d == null ? null : d.on(clock);
     }

@@ -1,6 +1,7 @@
 package dev.cohort.teammate.service;
 
 import dev.cohort.core.host.AgentKey;
+import dev.cohort.core.team.TeamMessages;
 import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
@@ -14,8 +15,9 @@ import dev.cohort.host.client.LeadTasks;
 import dev.cohort.teammate.persistence.HeldTaskRepository.Held;
 import dev.cohort.teammate.persistence.TeammateRepository;
 import dev.langchain4j.agent.tool.ToolSpecification;
-import java.util.List;
+import java.util.ArrayList;
 import java.util.function.Supplier;
+import java.util.List;
 import java.util.stream.Collectors;
 
 /**
@@ -41,7 +43,7 @@ final class TeammateBoardTools {
     /** {@code task_3 [in_progress] subject (owner: bob; role: tester; blocked by: task_1)}. */
     static String line(LeadTasks.Task t) {
         StringBuilder b = new StringBuilder(t.id()).append(" [").append(t.status()).append("] ").append(t.subject());
-        List<String> notes = new java.util.ArrayList<>();
+        List<String> notes = new ArrayList<>();
         if (t.owner() != null) {
             notes.add("owner: " + t.owner());
         }
@@ -100,9 +102,9 @@ final class TeammateBoardTools {
         public ToolResult execute(ToolCall call, ToolContext ctx) {
             return run("read a task", () -> {
                 LeadTasks.Task t = lead.get(ctx.team(), call.string("task_id"));
-                return ToolResult.ok(line(t) + "\n" + dev.cohort.core.team.TeamMessages.element(t.id(),
+                return ToolResult.ok(line(t) + "\n" + TeamMessages.element(t.id(),
                         t.createdBy() == null ? "lead" : t.createdBy(), "task",
-                        t.description() == null ? "" : t.description(), dev.cohort.core.team.TeamMessages.INJECT_CAP));
+                        t.description() == null ? "" : t.description(), TeamMessages.INJECT_CAP));
             });
         }
     }

@@ -3,8 +3,10 @@ package dev.cohort.teammate.service;
 import dev.cohort.core.host.AgentHost;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.host.HostConfig;
+import dev.cohort.host.store.InputLedger;
 import dev.cohort.host.store.PgAgentStore;
 import dev.cohort.host.store.PgInbox;
+import dev.cohort.teammate.persistence.TeammateRepository;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -45,7 +47,7 @@ public class TeammateHost {
     TeammateClock clock;
 
     @Inject
-    dev.cohort.teammate.persistence.TeammateRepository teammates;
+    TeammateRepository teammates;
 
     private volatile AgentHost host;
 
@@ -70,10 +72,10 @@ public class TeammateHost {
      * a save that takes inputs into a turn, that the turn's result is owed to the lead (sent when it ends; re-sent by
      * a replica that adopts the teammate if its host died before the send).
      */
-    private dev.cohort.host.store.InputLedger ledger() {
-        dev.cohort.host.store.InputLedger marks = inbox.ledger();
+    private InputLedger ledger() {
+        InputLedger marks = inbox.ledger();
         // both write only for a save that takes inputs: every other save is one statement, without a transaction
-        return dev.cohort.host.store.InputLedger.forInputs((c, key, state, ids) -> {
+        return InputLedger.forInputs((c, key, state, ids) -> {
             marks.saved(c, key, state, ids);
             if (!ids.isEmpty() && state.turn() != null) {
                 teammates.owe(c, key.team(), key.name(), state.turn().turnId());

@@ -6,6 +6,7 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import java.util.List;
 
 /**
  * The gauge {@code cohort.teammates.running} ({@code cohort_teammates_running} on {@code /q/metrics}): teammates this
@@ -26,7 +27,7 @@ public class TeammateMetrics {
     public static final String BY_STATE = "cohort.teammates";
 
     /** The states of {@link #BY_STATE}. */
-    static final java.util.List<String> STATES = java.util.List.of("running", "parked", "idle");
+    static final List<String> STATES = List.of("running", "parked", "idle");
 
     @Inject
     MeterRegistry registry;

@@ -2,7 +2,10 @@ package dev.cohort.teammate.service;
 
 import dev.cohort.core.engine.AgentContext;
 import dev.cohort.core.engine.AgentSession;
+import dev.cohort.core.engine.Budgets;
+import dev.cohort.core.engine.BudgetSource;
 import dev.cohort.core.engine.InboxItem;
+import dev.cohort.core.engine.Message;
 import dev.cohort.core.engine.StopReason;
 import dev.cohort.core.engine.TurnResult;
 import dev.cohort.core.engine.Usage;
@@ -35,13 +38,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * What a teammate does on the shared {@link dev.cohort.core.host.AgentHost}: its inputs are its inbox
@@ -139,9 +142,9 @@ public class TeammateProgram implements AgentProgram {
                 .withWorkspaceText(workspaceText(key.team()))
                 // the team's own budgets (lead-service's data, PUT /api/v1/teams/{team}/budgets), read at every step
                 // through the same short cache as the mode, confirmed with lead-service before a turn stops on one
-                .withBudgets(new dev.cohort.core.engine.BudgetSource() {
+                .withBudgets(new BudgetSource() {
                     @Override
-                    public dev.cohort.core.engine.Budgets.Overrides get() {
+                    public Budgets.Overrides get() {
                         return modes.budgets(key.team());
                     }
 
@@ -182,12 +185,12 @@ public class TeammateProgram implements AgentProgram {
     }
 
     /** The text of the conversation's last assistant message, if it is the last message and has text. */
-    static String lastAnswer(List<dev.cohort.core.engine.Message> messages) {
+    static String lastAnswer(List<Message> messages) {
         if (messages.isEmpty()) {
             return null;
         }
-        dev.cohort.core.engine.Message last = messages.getLast();
-        return last.role() == dev.cohort.core.engine.Message.Role.ASSISTANT && last.content() != null
+        Message last = messages.getLast();
+        return last.role() == Message.Role.ASSISTANT && last.content() != null
                 && !last.content().isBlank() ? last.content() : null;
     }
 

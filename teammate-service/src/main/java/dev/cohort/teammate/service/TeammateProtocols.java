@@ -1,21 +1,22 @@
 package dev.cohort.teammate.service;
 
-import dev.cohort.core.engine.TurnResult;
 import dev.cohort.core.engine.hooks.PreToolUseHook;
 import dev.cohort.core.engine.permission.PermissionDecision;
 import dev.cohort.core.engine.permission.PermissionGate;
 import dev.cohort.core.engine.permission.PermissionMode;
 import dev.cohort.core.engine.permission.PermissionPolicy;
+import dev.cohort.core.engine.StopReason;
+import dev.cohort.core.engine.TurnResult;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.MessageType;
-import dev.cohort.core.protocol.ProtocolException;
 import dev.cohort.core.protocol.payload.MessageMetadata;
 import dev.cohort.core.protocol.payload.PlanApprovalResponse;
 import dev.cohort.core.protocol.payload.ShutdownRequest;
 import dev.cohort.core.protocol.payload.ShutdownResponse;
 import dev.cohort.core.protocol.payload.TeammateResult;
+import dev.cohort.core.protocol.ProtocolException;
 import dev.cohort.core.shell.CommandRules;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
@@ -29,12 +30,13 @@ import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The teammate host's side of the team protocols; {@link TeammateProgram} calls in at three
@@ -249,7 +251,7 @@ public class TeammateProtocols {
         if (!forced) {
             send(AgentMessage.of(derived("shutdown-response/" + key + "/" + requestId), key.team(), key.name(), Ids.LEAD,
                     "Shutting down gracefully.", new ShutdownResponse(requestId, true, "shutting down " + how),
-                    java.time.Instant.now()));
+                    Instant.now()));
         }
         String reason = (forced ? "stopped by the lead: shutdown request " + requestId + " expired"
                 : "shutdown requested by the lead (req: " + requestId + ")")
@@ -258,10 +260,10 @@ public class TeammateProtocols {
         String basis = turnId != null ? turnId : "shutdown/" + requestId;
         String summary = "Shut down " + how + " at the lead's request (req: " + requestId + ")"
                 + (turn == null ? "." : "; the turn in progress was ended before its next model call.")
-                + (turn != null && turn.reason() == dev.cohort.core.engine.StopReason.COMPLETED && turn.text() != null
+                + (turn != null && turn.reason() == StopReason.COMPLETED && turn.text() != null
                         ? "\nIts final answer: " + turn.text() : "");
         send(AgentMessage.of(derived("result/" + key.team() + "/" + key.name() + "/" + basis), key.team(), key.name(),
-                Ids.LEAD, summary, new TeammateResult(TeammateResult.SHUTDOWN, reason, turnId), java.time.Instant.now()));
+                Ids.LEAD, summary, new TeammateResult(TeammateResult.SHUTDOWN, reason, turnId), Instant.now()));
         if (turnId != null) {
             teammates.resultSent(key.team(), key.name(), turnId);
         }

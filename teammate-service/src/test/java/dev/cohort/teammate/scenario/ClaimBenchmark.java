@@ -2,30 +2,50 @@ package dev.cohort.teammate.scenario;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.devstack.ServiceProcess;
 import dev.cohort.devstack.model.Scenario;
+import dev.cohort.devstack.ServiceProcess;
 import dev.cohort.host.client.LeadTasks;
 import dev.cohort.teammate.service.ClaimCoalescer;
-import java.net.URI;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import java.util.TreeMap;
+import java.util.UUID;
 
 /**
  * The claim benchmarks — a main class, not a test (nothing runs it in {@code ./mvnw verify}).
@@ -103,9 +123,9 @@ public final class ClaimBenchmark {
                         + " --mode=batch|single|both --lead-flags=test|up|'<flags>' --warmup=N --count-statements --analyze-at=N)");
             }
         }
-        List<String> ownFlags = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments();
+        List<String> ownFlags = ManagementFactory.getRuntimeMXBean().getInputArguments();
         System.out.printf("[ClaimBenchmark] lead-service JVM flags: %s; this JVM's flags: %s; load average %.1f%n",
-                ServiceProcess.jvmFlags("lead-team-it"), ownFlags, java.lang.management.ManagementFactory
+                ServiceProcess.jvmFlags("lead-team-it"), ownFlags, ManagementFactory
                         .getOperatingSystemMXBean().getSystemLoadAverage());
         if (!ownFlags.contains(C1_ONLY)) {
             // measured 2026-12-02: this JVM's C2 compiler took 420–720 µs of CPU per claim during the measured run (after
@@ -148,7 +168,7 @@ public final class ClaimBenchmark {
             }
             String team = stack.createTeam(batched ? "claimbatch" : "claimbench");
             createTasks(rig, team, tasks);
-            double load = java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+            double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
             Run r = claimAll(stack, team, batched, countStatements);
             List<JsonNode> board = rig.board(team);
             long claimedOnce = board.stream().filter(t -> t.path("claims").asInt() == 1
@@ -225,12 +245,12 @@ public final class ClaimBenchmark {
                 SELECT 0 AS kind, id FROM held UNION ALL SELECT 1, id FROM pend""";
         String[] agents = IntStream.range(0, 13).mapToObj("w%02d"::formatted).toArray(String[]::new);
         String[] tokens = IntStream.range(0, 13).mapToObj(i -> UUID.randomUUID().toString()).toArray(String[]::new);
-        try (java.sql.Connection c = stack.db()) {
+        try (Connection c = stack.db()) {
             c.setAutoCommit(false);
-            try (java.sql.Statement st = c.createStatement()) {
+            try (Statement st = c.createStatement()) {
                 st.execute("SET LOCAL plan_cache_mode = " + mode);
             }
-            try (java.sql.PreparedStatement ps = c.prepareStatement(sql)) {
+            try (PreparedStatement ps = c.prepareStatement(sql)) {
                 ps.setArray(1, c.createArrayOf("text", agents));
                 ps.setArray(2, c.createArrayOf("text", tokens));
                 ps.setString(3, team);
@@ -240,7 +260,7 @@ public final class ClaimBenchmark {
                 ps.setArray(7, c.createArrayOf("text", new String[13]));
                 ps.setInt(8, 13);
                 StringBuilder plan = new StringBuilder();
-                try (java.sql.ResultSet rs = ps.executeQuery()) {
+                try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         plan.append("\n    ").append(rs.getString(1));
                     }
@@ -286,13 +306,13 @@ public final class ClaimBenchmark {
             if (r.statusCode() != 200) {
                 throw new IllegalStateException("claim-batch: " + r.statusCode() + " " + r.body());
             }
-            Map<String, LeadTasks.Claim> out = new java.util.HashMap<>();
+            Map<String, LeadTasks.Claim> out = new HashMap<>();
             try {
                 for (LeadTasks.BatchClaim c : Json.MAPPER.readValue(r.body(), LeadTasks.ClaimBatch.class).claims()) {
                     out.put(c.agent(), c.claim());
                 }
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
             return out;
         }, 50)).toList();
@@ -301,8 +321,8 @@ public final class ClaimBenchmark {
         ExecutorService workers = Executors.newVirtualThreadPerTaskExecutor();
         StatementLog log = countStatements ? StatementLog.start(stack) : null;
         // with --count-statements: the candidates statement's plan once, mid-run (while batches hold their locks)
-        java.util.concurrent.atomic.AtomicBoolean planned = new java.util.concurrent.atomic.AtomicBoolean(!countStatements);
-        java.util.concurrent.atomic.AtomicBoolean analyzed = new java.util.concurrent.atomic.AtomicBoolean(team.startsWith("warm"));
+        AtomicBoolean planned = new AtomicBoolean(!countStatements);
+        AtomicBoolean analyzed = new AtomicBoolean(team.startsWith("warm"));
         Cost before = Cost.now(stack);
         long start = System.nanoTime();
         List<Future<?>> ws = new ArrayList<>();
@@ -337,7 +357,7 @@ public final class ClaimBenchmark {
                         duplicates.incrementAndGet();
                     }
                     if (analyzeAt > 0 && got.size() >= analyzeAt && analyzed.compareAndSet(false, true)) {
-                        try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement()) {
+                        try (Connection c = stack.db(); Statement st = c.createStatement()) {
                             st.execute("ANALYZE lead.tasks");
                         }
                         System.out.printf("[ClaimBenchmark]   ANALYZE lead.tasks at %d claimed%n", got.size());
@@ -366,28 +386,28 @@ public final class ClaimBenchmark {
      */
     static final class StatementLog {
         private final TeamStack stack;
-        private final java.nio.file.Path file;
+        private final Path file;
         private final long offset;
 
-        private StatementLog(TeamStack stack, java.nio.file.Path file, long offset) {
+        private StatementLog(TeamStack stack, Path file, long offset) {
             this.stack = stack;
             this.file = file;
             this.offset = offset;
         }
 
         static StatementLog start(TeamStack stack) throws Exception {
-            java.nio.file.Path file;
-            try (java.sql.Connection c = stack.adminDb(); java.sql.Statement st = c.createStatement()) {
-                try (java.sql.ResultSet rs = st.executeQuery("SHOW data_directory")) {
+            Path file;
+            try (Connection c = stack.adminDb(); Statement st = c.createStatement()) {
+                try (ResultSet rs = st.executeQuery("SHOW data_directory")) {
                     rs.next();
-                    file = java.nio.file.Path.of(rs.getString(1)).resolveSibling("server.log"); // devstack's pg_ctl -l
+                    file = Path.of(rs.getString(1)).resolveSibling("server.log"); // devstack's pg_ctl -l
                 }
                 // every statement with its duration (parse, bind and execute each, for the extended protocol)
                 st.execute("ALTER SYSTEM SET log_min_duration_statement = 0");
                 st.execute("SELECT pg_reload_conf()");
             }
             Thread.sleep(200); // backends take the reload at their next command; a benchmark's pause, not a test's wait
-            return new StatementLog(stack, file, java.nio.file.Files.size(file));
+            return new StatementLog(stack, file, Files.size(file));
         }
 
         /** Statements by kind (executions), and the server's time by kind in µs (parse, bind and execute summed). */
@@ -395,19 +415,19 @@ public final class ClaimBenchmark {
         }
 
         Counted stop() throws Exception {
-            try (java.sql.Connection c = stack.adminDb(); java.sql.Statement st = c.createStatement()) {
+            try (Connection c = stack.adminDb(); Statement st = c.createStatement()) {
                 st.execute("ALTER SYSTEM RESET log_min_duration_statement");
                 st.execute("SELECT pg_reload_conf()");
             }
-            Map<String, Long> kinds = new java.util.TreeMap<>();
-            Map<String, Long> micros = new java.util.TreeMap<>();
-            try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(file.toFile(), "r")) {
+            Map<String, Long> kinds = new TreeMap<>();
+            Map<String, Long> micros = new TreeMap<>();
+            try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "r")) {
                 f.seek(offset);
                 byte[] b = new byte[(int) (f.length() - offset)];
                 f.readFully(b);
-                java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                Matcher m = Pattern.compile(
                         "LOG:  duration: ([0-9.]+) ms  (?:(parse|bind|execute) [^:]*|statement): (.*)")
-                        .matcher(new String(b, java.nio.charset.StandardCharsets.UTF_8));
+                        .matcher(new String(b, StandardCharsets.UTF_8));
                 while (m.find()) {
                     String kind = kind(m.group(3));
                     if (m.group(2) == null || m.group(2).equals("execute")) {
@@ -422,8 +442,8 @@ public final class ClaimBenchmark {
         /** A statement's kind: its verb and table, e.g. {@code INSERT lead.events}, {@code WITH … lead.tasks}. */
         static String kind(String sql) {
             String s = sql.strip();
-            String verb = s.split("\\s+", 2)[0].toUpperCase(java.util.Locale.ROOT);
-            java.util.regex.Matcher t = java.util.regex.Pattern.compile("(lead\\.[a-z_]+)").matcher(s);
+            String verb = s.split("\\s+", 2)[0].toUpperCase(Locale.ROOT);
+            Matcher t = Pattern.compile("(lead\\.[a-z_]+)").matcher(s);
             return t.find() ? verb + " " + t.group(1) : verb;
         }
     }
@@ -433,14 +453,14 @@ public final class ClaimBenchmark {
         private static final long TICK_NS = 10_000_000L; // USER_HZ = 100 on Linux
 
         static Map<String, Long> of(long pid) {
-            Map<String, Long> out = new java.util.HashMap<>();
-            java.nio.file.Path dir = java.nio.file.Path.of("/proc/" + pid + "/task");
-            try (java.util.stream.Stream<java.nio.file.Path> tasks = java.nio.file.Files.list(dir)) {
-                for (java.nio.file.Path t : tasks.toList()) {
+            Map<String, Long> out = new HashMap<>();
+            Path dir = Path.of("/proc/" + pid + "/task");
+            try (Stream<Path> tasks = Files.list(dir)) {
+                for (Path t : tasks.toList()) {
                     String stat;
                     try {
-                        stat = java.nio.file.Files.readString(t.resolve("stat"));
-                    } catch (java.io.IOException gone) {
+                        stat = Files.readString(t.resolve("stat"));
+                    } catch (IOException gone) {
                         continue; // the thread ended meanwhile
                     }
                     int open = stat.indexOf('(');
@@ -450,7 +470,7 @@ public final class ClaimBenchmark {
                     long ns = (Long.parseLong(f[11]) + Long.parseLong(f[12])) * TICK_NS; // utime, stime
                     out.merge(name, ns, Long::sum);
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 return Map.of();
             }
             return out;
@@ -493,12 +513,12 @@ public final class ClaimBenchmark {
             // PostgreSQL may run detached (pg_ctl): its postmaster is the one of our data directory, read from the server
             long pg = 0;
             String dataDir;
-            try (java.sql.Connection c = stack.adminDb(); java.sql.Statement st = c.createStatement();
-                    java.sql.ResultSet rs = st.executeQuery("SHOW data_directory")) {
+            try (Connection c = stack.adminDb(); Statement st = c.createStatement();
+                    ResultSet rs = st.executeQuery("SHOW data_directory")) {
                 rs.next();
                 dataDir = rs.getString(1);
             }
-            Map<String, Long> pgProcesses = new java.util.HashMap<>();
+            Map<String, Long> pgProcesses = new HashMap<>();
             for (ProcessHandle p : ProcessHandle.allProcesses().toList()) {
                 if (p.info().commandLine().orElse("").contains(dataDir)) {
                     pg += p.info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
@@ -512,14 +532,14 @@ public final class ClaimBenchmark {
             }
             long self = ProcessHandle.current().info().totalCpuDuration().map(Duration::toNanos).orElse(0L);
             long commits;
-            try (java.sql.Connection c = stack.db(); java.sql.Statement st = c.createStatement()) {
+            try (Connection c = stack.db(); Statement st = c.createStatement()) {
                 st.execute("SELECT pg_stat_force_next_flush()");
-                try (java.sql.ResultSet rs = st.executeQuery(
+                try (ResultSet rs = st.executeQuery(
                         "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
                     rs.next();
                     commits = rs.getLong(1);
                 }
-            } catch (java.sql.SQLException e) {
+            } catch (SQLException e) {
                 commits = -1;
             }
             return new Cost(lead, pg, self, commits, leadThreads, ThreadCpu.of(ProcessHandle.current().pid()), pgProcesses);
@@ -532,11 +552,11 @@ public final class ClaimBenchmark {
          */
         static String pgKind(long pid) {
             try {
-                String title = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/" + pid + "/cmdline"))
+                String title = Files.readString(Path.of("/proc/" + pid + "/cmdline"))
                         .replace('\0', ' ').strip();
                 title = title.startsWith("postgres: ") ? title.substring(10) : title;
                 return title.contains("(") ? "backend" : title.replaceAll("[0-9]+", "#");
-            } catch (java.io.IOException gone) {
+            } catch (IOException gone) {
                 return "ended";
             }
         }
@@ -568,7 +588,7 @@ public final class ClaimBenchmark {
                 return r.size() == TEAMMATES && r.values().stream().allMatch(a -> a.path("status").asText().equals("idle"));
             });
             List<Long> ms = new ArrayList<>();
-            Set<String> owners = new java.util.HashSet<>();
+            Set<String> owners = new HashSet<>();
             for (int i = 0; i < count; i++) {
                 String id = rig.create(team, "job " + i, "", List.of());
                 JsonNode[] done = new JsonNode[1];

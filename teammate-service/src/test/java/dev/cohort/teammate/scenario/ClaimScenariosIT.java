@@ -7,10 +7,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.devstack.model.RecordedRequest;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
@@ -214,7 +216,7 @@ class ClaimScenariosIT {
             // (the request after the tool results may come a little after the board shows the task completed)
             RecordedRequest afterPoem = await("the request after the poem's tool calls").atMost(PATIENCE)
                     .until(() -> stack.model().requests().stream().filter(r -> "s18-done".equals(r.rule())
-                            && r.body().toString().contains("Roses are red")).findFirst(), java.util.Optional::isPresent)
+                            && r.body().toString().contains("Roses are red")).findFirst(), Optional::isPresent)
                     .orElseThrow();
             assertThat(afterPoem.body().path("messages").toString()).contains("wt/poem")
                     .contains("bound to worktree 'poem' (wt:poem)");
@@ -325,11 +327,11 @@ class ClaimScenariosIT {
             // never before its blockers: from the board's database timestamps (the claim's statement ran after the
             // blocker's completion committed). Event seqs do not order them: each event is stored after its own commit,
             // so a claim's event may be stored just before the completion's event that made the claim possible.
-            Map<String, java.time.Instant> boardClaimed = new HashMap<>();
-            Map<String, java.time.Instant> boardCompleted = new HashMap<>();
+            Map<String, Instant> boardClaimed = new HashMap<>();
+            Map<String, Instant> boardCompleted = new HashMap<>();
             for (JsonNode t : board) {
-                boardClaimed.put(t.path("id").asText(), java.time.Instant.parse(t.path("claimedAt").asText()));
-                boardCompleted.put(t.path("id").asText(), java.time.Instant.parse(t.path("completedAt").asText()));
+                boardClaimed.put(t.path("id").asText(), Instant.parse(t.path("claimedAt").asText()));
+                boardCompleted.put(t.path("id").asText(), Instant.parse(t.path("completedAt").asText()));
             }
             for (String id : ids) {
                 for (String b : deps.get(id)) {

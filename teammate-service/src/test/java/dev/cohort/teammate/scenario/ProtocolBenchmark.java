@@ -1,14 +1,17 @@
 package dev.cohort.teammate.scenario;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.function.BooleanSupplier;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BooleanSupplier;
 import java.util.stream.StreamSupport;
 
 /**
@@ -169,8 +172,8 @@ public final class ProtocolBenchmark {
 
     private static String loadAverage() {
         try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).strip();
-        } catch (java.io.IOException e) {
+            return Files.readString(Path.of("/proc/loadavg")).strip();
+        } catch (IOException e) {
             return "unknown";
         }
     }

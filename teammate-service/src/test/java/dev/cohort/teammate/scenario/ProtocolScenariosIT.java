@@ -5,13 +5,16 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.devstack.model.RecordedRequest;
+import dev.cohort.devstack.model.Scenario;
 import dev.cohort.teammate.service.TeammateProtocols;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.StreamSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -146,7 +149,7 @@ class ProtocolScenariosIT {
             // request, which may come a little after the plan is recorded)
             RecordedRequest afterPlan = await("bob's request after submit_plan").atMost(PATIENCE)
                     .pollInterval(Duration.ofMillis(100)).until(() -> stack.model().requests().stream()
-                            .filter(r -> "b-bob-submitted".equals(r.rule())).findFirst(), java.util.Optional::isPresent)
+                            .filter(r -> "b-bob-submitted".equals(r.rule())).findFirst(), Optional::isPresent)
                     .orElseThrow();
             assertThat(afterPlan.body().path("messages").toString()).contains(TeammateProtocols.GATE_REFUSAL);
             assertThat(schema).doesNotExist();
@@ -170,7 +173,7 @@ class ProtocolScenariosIT {
             await("the lead idle").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(() -> StreamSupport.stream(
                     TeamStack.json(stack.get("/api/v1/teams/" + team + "/agents").body()).spliterator(), false)
                     .anyMatch(a -> a.path("name").asText().equals("lead") && a.path("status").asText().equals("idle")));
-            stack.model().append(dev.cohort.devstack.model.Scenario.parse("""
+            stack.model().append(Scenario.parse("""
                     {"rules":[{"name":"b-lead-approve","match":{"agent":"s16b/lead","lastRole":"user","lastMessage":"approve bob's revised plan"},
                      "reply":{"toolCalls":[{"name":"review_plan","arguments":{"request_id":"%s","approve":true,"feedback":"go ahead"}}]}}]}
                     """.formatted(second)));
@@ -231,8 +234,8 @@ class ProtocolScenariosIT {
             JsonNode expired = await("the request expired").atMost(PATIENCE).pollInterval(Duration.ofMillis(250)).until(
                     () -> TeamStack.json(stack.get("/api/v1/teams/" + team + "/protocols?type=shutdown").body()),
                     a -> a.isArray() && a.size() == 1 && a.get(0).path("status").asText().equals("expired")).get(0);
-            assertThat(Duration.between(java.time.Instant.parse(expired.path("createdAt").asText()),
-                    java.time.Instant.parse(expired.path("decidedAt").asText()))).isGreaterThanOrEqualTo(Duration.parse("PT"
+            assertThat(Duration.between(Instant.parse(expired.path("createdAt").asText()),
+                    Instant.parse(expired.path("decidedAt").asText()))).isGreaterThanOrEqualTo(Duration.parse("PT"
                     + SHUTDOWN_TIMEOUT.toUpperCase()));
             // the lead cleaned up without her: her task is pending again and the roster shows her stopped
             // (the release is the sweep's next statement after the expiry: awaited, not assumed)

@@ -2,24 +2,37 @@ package dev.cohort.teammate.scenario;
 
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.devstack.JitCpu;
+import dev.cohort.devstack.model.RecordedRequest;
 import dev.cohort.devstack.ProcessMemory;
 import dev.cohort.devstack.ServiceProcess;
-import dev.cohort.devstack.model.RecordedRequest;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BooleanSupplier;
+import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.TopicPartition;
 
 /**
  * The teammate benchmarks — a main class, not a test (nothing runs it in {@code ./mvnw verify});
@@ -70,7 +83,7 @@ public final class TeamBenchmark {
      * figures since 2026-12-04 use; {@code -XX:TieredStopAtLevel=1} (C1 only) was the benchmark's earlier form.
      */
     static String harnessCompiler() {
-        boolean c1 = java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+        boolean c1 = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
                 .anyMatch(a -> a.equals("-XX:TieredStopAtLevel=1"));
         return c1 ? "C1 only (-XX:TieredStopAtLevel=1)" : "C2, as cohort up runs its broker";
     }
@@ -160,11 +173,11 @@ public final class TeamBenchmark {
         List<Double> gaps = new ArrayList<>();
         Map<String, Instant[]> arrivals = new HashMap<>();
         // a plain consumer in this JVM (the broker's) beside the teammate's: the Kafka hop alone, for comparison
-        Map<String, Instant> plainAt = new java.util.concurrent.ConcurrentHashMap<>();
-        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Map<String, Instant> plainAt = new ConcurrentHashMap<>();
+        AtomicBoolean stop = new AtomicBoolean();
         Thread plain = Thread.ofPlatform().name("bench-plain-consumer").start(() -> plainConsumer(stack, plainAt, stop));
         int warmup = maxWarmup; // the messages not counted: fewer when the JIT settles first (--settle)
-        java.util.ArrayDeque<double[]> window = new java.util.ArrayDeque<>(); // {JIT ms, wall ms} per warm-up message
+        ArrayDeque<double[]> window = new ArrayDeque<>(); // {JIT ms, wall ms} per warm-up message
         long jit0 = 0;
         for (int i = 1; i <= warmup + REWARM + messages; i++) {
             if (i == warmup + 1) {
@@ -228,12 +241,12 @@ public final class TeamBenchmark {
 
     /** CPU ms of the JIT compiler threads of the services and of this JVM ({@link dev.cohort.devstack.JitCpu}). */
     private static long jitMs(TeamStack stack) {
-        long ms = dev.cohort.devstack.JitCpu.ms(ProcessHandle.current().pid());
+        long ms = JitCpu.ms(ProcessHandle.current().pid());
         for (var s : stack.services()) {
-            ms += dev.cohort.devstack.JitCpu.ms(s.pid());
+            ms += JitCpu.ms(s.pid());
         }
         for (var s : stack.teammates()) {
-            ms += dev.cohort.devstack.JitCpu.ms(s.pid());
+            ms += JitCpu.ms(s.pid());
         }
         return ms;
     }
@@ -250,7 +263,7 @@ public final class TeamBenchmark {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
-            Map<String, Long> cpu = new java.util.LinkedHashMap<>();
+            Map<String, Long> cpu = new LinkedHashMap<>();
             List<ServiceProcess> procs = new ArrayList<>(stack.services());
             procs.addAll(stack.teammates());
             String[] names = {"lead-service", "tool-runner", "teammate-service"};
@@ -258,7 +271,7 @@ public final class TeamBenchmark {
                 cpu.put(names[Math.min(i, names.length - 1)], cpuMs(procs.get(i).pid()));
             }
             long commits = 0;
-            Map<String, long[]> schemas = new java.util.TreeMap<>();
+            Map<String, long[]> schemas = new TreeMap<>();
             long calls = 0;
             try (Connection c = stack.db()) {
                 try (ResultSet rs = c.createStatement().executeQuery(
@@ -284,9 +297,9 @@ public final class TeamBenchmark {
         }
 
         Work minus(Work o) {
-            Map<String, Long> cpu = new java.util.LinkedHashMap<>();
+            Map<String, Long> cpu = new LinkedHashMap<>();
             cpuMs.forEach((k, v) -> cpu.put(k, v - o.cpuMs.getOrDefault(k, 0L)));
-            Map<String, long[]> schemas = new java.util.TreeMap<>();
+            Map<String, long[]> schemas = new TreeMap<>();
             bySchema.forEach((k, v) -> {
                 long[] was = o.bySchema.getOrDefault(k, new long[2]);
                 schemas.put(k, new long[] {v[0] - was[0], v[1] - was[1]});
@@ -306,7 +319,7 @@ public final class TeamBenchmark {
 
         private static long cpuMs(long pid) {
             try {
-                String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", Long.toString(pid), "stat"));
+                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
                 String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
                 long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
                 return ticks * 10; // USER_HZ = 100
@@ -450,9 +463,9 @@ public final class TeamBenchmark {
     private static Map<String, Instant> recordTimes(TeamStack stack, String key) {
         Map<String, Instant> out = new HashMap<>();
         try (var c = inboxConsumer(stack)) {
-            List<org.apache.kafka.common.TopicPartition> parts = List.copyOf(c.assignment());
+            List<TopicPartition> parts = List.copyOf(c.assignment());
             c.seekToBeginning(parts);
-            Map<org.apache.kafka.common.TopicPartition, Long> end = c.endOffsets(parts);
+            Map<TopicPartition, Long> end = c.endOffsets(parts);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (parts.stream().anyMatch(tp -> c.position(tp) < end.get(tp)) && System.nanoTime() < deadline) {
                 for (var r : c.poll(Duration.ofMillis(200))) {
@@ -475,21 +488,21 @@ public final class TeamBenchmark {
     }
 
     /** A consumer of every partition of {@code cohort.teammate.inbox}, outside any group. */
-    private static org.apache.kafka.clients.consumer.KafkaConsumer<String, String> inboxConsumer(TeamStack stack) {
-        java.util.Properties p = new java.util.Properties();
+    private static KafkaConsumer<String, String> inboxConsumer(TeamStack stack) {
+        Properties p = new Properties();
         p.putAll(stack.kafkaClientProperties());
-        var c = new org.apache.kafka.clients.consumer.KafkaConsumer<String, String>(p,
-                new org.apache.kafka.common.serialization.StringDeserializer(),
-                new org.apache.kafka.common.serialization.StringDeserializer());
+        var c = new KafkaConsumer<String, String>(p,
+                new StringDeserializer(),
+                new StringDeserializer());
         c.assign(c.partitionsFor(Topics.TEAMMATE_INBOX).stream()
-                .map(i -> new org.apache.kafka.common.TopicPartition(i.topic(), i.partition())).toList());
+                .map(i -> new TopicPartition(i.topic(), i.partition())).toList());
         return c;
     }
 
     /** Polls {@code cohort.teammate.inbox} from its end, noting when each message's record arrived, until stopped. */
-    private static void plainConsumer(TeamStack stack, Map<String, Instant> at, java.util.concurrent.atomic.AtomicBoolean stop) {
+    private static void plainConsumer(TeamStack stack, Map<String, Instant> at, AtomicBoolean stop) {
         try (var c = inboxConsumer(stack)) {
-            List<org.apache.kafka.common.TopicPartition> parts = List.copyOf(c.assignment());
+            List<TopicPartition> parts = List.copyOf(c.assignment());
             c.seekToEnd(parts);
             parts.forEach(c::position);
             while (!stop.get()) {
@@ -624,7 +637,7 @@ public final class TeamBenchmark {
     }
 
     private static String jcmd(long pid, String command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
                 Long.toString(pid), command).redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes());
         p.waitFor();
@@ -633,7 +646,7 @@ public final class TeamBenchmark {
 
     private static String loadAverage() {
         try {
-            return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/loadavg")).strip();
+            return Files.readString(Path.of("/proc/loadavg")).strip();
         } catch (IOException e) {
             return "?";
         }

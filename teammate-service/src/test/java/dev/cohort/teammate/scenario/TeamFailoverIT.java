@@ -3,8 +3,10 @@ package dev.cohort.teammate.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.cohort.devstack.ServiceProcess;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.devstack.model.Scenario;
+import dev.cohort.devstack.ServiceProcess;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -115,7 +117,7 @@ class TeamFailoverIT {
         // the roster hears where the moved teammates work now: `working` from a surviving replica (the phases travel on
         // cohort.events, the results on the lead's inbox: the lead can have the results before the log has the phases)
         await("the moved teammates' phases in the log").atMost(PATIENCE).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
-            List<com.fasterxml.jackson.databind.JsonNode> events = stack.events(TEAM);
+            List<JsonNode> events = stack.events(TEAM);
             for (String n : moved) {
                 assertThat(events).as("phases of %s after the move", n).anyMatch(e -> e.path("type").asText().equals("teammate_phase")
                         && e.path("agent").asText().equals(n) && e.path("data").path("phase").asText().equals("working")
@@ -130,7 +132,7 @@ class TeamFailoverIT {
         }
     }
 
-    private static List<String> lines(Path p) throws java.io.IOException {
+    private static List<String> lines(Path p) throws IOException {
         return Files.readAllLines(p).stream().filter(l -> !l.isBlank()).toList();
     }
 

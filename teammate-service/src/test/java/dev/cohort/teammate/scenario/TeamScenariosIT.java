@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.model.RecordedRequest;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -16,9 +18,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.function.Predicate;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.StreamSupport;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -399,7 +403,7 @@ class TeamScenariosIT {
             stack.prompt(team, "spend today");
             // the lead is of the same team: its turn on dan's result stops at once on the same day budget, so no model
             // request shows the result; dan's stop is awaited in the event store
-            org.awaitility.Awaitility.await("dan's turn ended on the day budget").atMost(Duration.ofMinutes(3))
+            Awaitility.await("dan's turn ended on the day budget").atMost(Duration.ofMinutes(3))
                     .pollInterval(Duration.ofMillis(500)).until(() -> stack.events(team).stream().anyMatch(e ->
                             e.path("type").asText().equals("turn_completed") && e.path("agent").asText().equals("dan")));
             List<JsonNode> events = stack.events(team);
@@ -427,9 +431,9 @@ class TeamScenariosIT {
     }
 
     private HttpResponse<String> put(String path, String body) {
-        return stack.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(stack.leadUrl() + path))
+        return stack.send(HttpRequest.newBuilder(URI.create(stack.leadUrl() + path))
                 .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json")
-                .PUT(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build());
+                .PUT(HttpRequest.BodyPublishers.ofString(body)).build());
     }
 
     // ---- helpers
@@ -455,7 +459,7 @@ class TeamScenariosIT {
     }
 
     /** The team's event log once it holds an event matching {@code p}. */
-    private List<JsonNode> awaitEvent(String team, String what, java.util.function.Predicate<JsonNode> p) {
+    private List<JsonNode> awaitEvent(String team, String what, Predicate<JsonNode> p) {
         return await(what).atMost(PATIENCE).pollInterval(Duration.ofMillis(250))
                 .until(() -> stack.events(team), events -> events.stream().anyMatch(p));
     }
@@ -465,13 +469,13 @@ class TeamScenariosIT {
      * matching {@code p}. Not only the last message: inbox items stored between the read that starts a turn and its
      * first model call are injected as a message of their own after the turn's input, so one request can carry two.
      */
-    private void awaitLeadInput(String team, String what, java.util.function.Predicate<String> p) {
+    private void awaitLeadInput(String team, String what, Predicate<String> p) {
         await(what).atMost(PATIENCE).pollInterval(Duration.ofMillis(250))
                 .until(() -> leadRequests(team).stream().anyMatch(r -> newInputs(r).stream().anyMatch(p)));
     }
 
     /** The first new input of a request of the team's lead that matches {@code p}. */
-    private String leadInput(String team, java.util.function.Predicate<String> p) {
+    private String leadInput(String team, Predicate<String> p) {
         return leadRequests(team).stream().flatMap(r -> newInputs(r).stream()).filter(p).findFirst().orElseThrow();
     }
 
@@ -482,7 +486,7 @@ class TeamScenariosIT {
         while (from > 0 && !"assistant".equals(messages.get(from - 1).path("role").asText())) {
             from--;
         }
-        List<String> out = new java.util.ArrayList<>();
+        List<String> out = new ArrayList<>();
         for (int i = Math.max(from, 1); i < messages.size(); i++) {
             JsonNode content = messages.get(i).path("content");
             out.add(content.isTextual() ? content.asText() : content.toString());

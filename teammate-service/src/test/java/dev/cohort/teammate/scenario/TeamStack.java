@@ -4,16 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.Devstack;
+import dev.cohort.devstack.model.Scenario;
+import dev.cohort.devstack.model.ScriptedModelServer;
 import dev.cohort.devstack.Ports;
 import dev.cohort.devstack.ServiceProcess;
 import dev.cohort.devstack.TempDirs;
-import dev.cohort.devstack.model.ScriptedModelServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -23,12 +25,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -162,7 +164,7 @@ final class TeamStack implements AutoCloseable {
 
     /** The processes running now: tool runner, lead, teammate replicas. */
     List<ServiceProcess> processes() {
-        List<ServiceProcess> out = new java.util.ArrayList<>();
+        List<ServiceProcess> out = new ArrayList<>();
         if (runner != null) {
             out.add(runner);
         }
@@ -218,12 +220,12 @@ final class TeamStack implements AutoCloseable {
 
     /** Appends scripted-model rules (a comma-separated list of rule objects) after the memory-housekeeping rule. */
     void appendRules(String rules) {
-        model().append(dev.cohort.devstack.model.Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules + "]}"));
+        model().append(Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules + "]}"));
     }
 
     /** Replaces the scripted model's rules with the memory-housekeeping rule and {@code rules}. */
     void loadRules(String rules) {
-        model().load(dev.cohort.devstack.model.Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules + "]}"));
+        model().load(Scenario.parse("{\"rules\":[" + MEMORY_RULE + "," + rules + "]}"));
     }
 
     Path workspace() {
@@ -271,7 +273,7 @@ final class TeamStack implements AutoCloseable {
         }
         try {
             ProducerRecord<String, String> r = new ProducerRecord<>(topic, key, value);
-            headers.forEach((k, v) -> r.headers().add(k, v.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            headers.forEach((k, v) -> r.headers().add(k, v.getBytes(StandardCharsets.UTF_8)));
             producer.send(r).get();
         } catch (Exception e) {
             throw new IllegalStateException("cannot produce to " + topic, e);

@@ -3,6 +3,7 @@ package dev.cohort.teammate.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.cohort.core.protocol.Topics;
 import dev.cohort.devstack.model.RecordedRequest;
 import dev.cohort.devstack.otel.OtlpCollector;
 import dev.cohort.devstack.otel.OtlpCollector.SpanRecord;
@@ -175,7 +176,7 @@ class TracingIT {
         String trace = "4bf92f3577b34da6a3ce929d0e0e4736";
         String parent = "00f067aa0ba902b7";
         try {
-            stack.produce(dev.cohort.core.protocol.Topics.PROMPTS, team,
+            stack.produce(Topics.PROMPTS, team,
                     "{\"id\":\"kafkain-1\",\"team\":\"" + team + "\",\"text\":\"from outside\",\"source\":\"external\"}",
                     Map.of("traceparent", "00-" + trace + "-" + parent + "-01"));
             await("the lead's turn under the outside producer's span").atMost(PATIENCE).pollInterval(Duration.ofMillis(500))
@@ -194,7 +195,7 @@ class TracingIT {
                     });
 
             // a header that is not W3C trace context is ignored: the prompt still runs, in a trace of its own
-            stack.produce(dev.cohort.core.protocol.Topics.PROMPTS, team,
+            stack.produce(Topics.PROMPTS, team,
                     "{\"id\":\"kafkain-2\",\"team\":\"" + team + "\",\"text\":\"again\",\"source\":\"external\"}",
                     Map.of("traceparent", "not-a-traceparent"));
             await("the malformed header's prompt ran in a new trace").atMost(PATIENCE).pollInterval(Duration.ofMillis(500))

@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner.api;
 
+import dev.cohort.toolrunner.sandbox.CommandLimits;
 import dev.cohort.toolrunner.sandbox.CommandSandbox;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -20,7 +21,7 @@ public class SandboxHealthCheck implements HealthCheck {
     @Inject
     CommandSandbox sandbox;
     @Inject
-    dev.cohort.toolrunner.sandbox.CommandLimits limits;
+    CommandLimits limits;
 
     @Override
     public HealthCheckResponse call() {

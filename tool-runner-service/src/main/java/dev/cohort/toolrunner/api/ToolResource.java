@@ -8,8 +8,10 @@ import dev.cohort.host.web.Problem;
 import dev.cohort.toolrunner.AfterResponse;
 import dev.cohort.toolrunner.background.BackgroundJobs;
 import dev.cohort.toolrunner.calls.ToolService;
+import io.vertx.ext.web.RoutingContext;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.DELETE;
@@ -38,7 +40,7 @@ public class ToolResource {
     @Path("/tools/{name}")
     @Consumes(MediaType.APPLICATION_JSON)
     public ToolCallResult call(@PathParam("name") String name, ToolCallRequest request,
-            @jakarta.ws.rs.core.Context io.vertx.ext.web.RoutingContext rc) throws Exception {
+            @Context RoutingContext rc) throws Exception {
         if (request == null) {
             return tools.call(name, null, RequestArrival.of(rc));
         }

@@ -25,12 +25,16 @@ import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 import java.util.UUID;
 
 /**
@@ -51,7 +55,7 @@ public class BackgroundJobs {
     /** How often unacknowledged completion messages are retried. */
     private static final Duration RETRY_EVERY = Duration.ofSeconds(10);
     /** Job ids as {@link #start} makes them ({@code bg_} + hex), with room for older or hand-made ones. */
-    private static final java.util.regex.Pattern JOB_ID = java.util.regex.Pattern.compile("bg_[A-Za-z0-9_-]{1,64}");
+    private static final Pattern JOB_ID = Pattern.compile("bg_[A-Za-z0-9_-]{1,64}");
 
     @Inject
     ToolRunnerConfig config;
@@ -71,7 +75,7 @@ public class BackgroundJobs {
     /** Jobs of this instance whose end is not stored yet; an entry exists from before the thread starts. */
     private final Map<String, Job> running = new ConcurrentHashMap<>();
     /** Test seam: runs on the job thread just before it decides whether to launch; {@code null} in production. */
-    private volatile java.util.function.Consumer<String> beforeLaunch;
+    private volatile Consumer<String> beforeLaunch;
     private final Map<String, Boolean> inFlightNotifications = new ConcurrentHashMap<>();
     private ScheduledExecutorService retrier;
 
@@ -267,7 +271,7 @@ public class BackgroundJobs {
     }
 
     /** Sets the test seam run on each job thread before it decides whether to launch ({@code null} removes it). */
-    void beforeLaunch(java.util.function.Consumer<String> hook) {
+    void beforeLaunch(Consumer<String> hook) {
         beforeLaunch = hook;
     }
 
@@ -283,7 +287,7 @@ public class BackgroundJobs {
      * process it just started, or never starts it).
      */
     private static final class Job {
-        private final java.util.concurrent.CountDownLatch ended = new java.util.concurrent.CountDownLatch(1);
+        private final CountDownLatch ended = new CountDownLatch(1);
         private ProcessRunner.Handle handle;
         private boolean cancelled;
 
@@ -320,7 +324,7 @@ public class BackgroundJobs {
         // the message "from" is the runner acting for the agent: the agent gets the news of its own job
         // a stable id: a retried notification is the same message, so consumers' dedupe on id drops the copy
         AgentMessage m = AgentMessage.of("background_done-" + j.id(), j.team(), "tool-runner", j.agent(), content, meta,
-                java.time.Instant.now());
+                Instant.now());
         publisher.send(m).whenComplete((v, t) -> {
             if (t != null) {
                 inFlightNotifications.remove(j.id());

@@ -5,6 +5,7 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /** All {@link Tool} beans by name; a duplicate name fails the start-up. */
@@ -27,7 +28,7 @@ public class ToolRegistry {
         return Optional.ofNullable(tools.get(name));
     }
 
-    public java.util.Set<String> names() {
+    public Set<String> names() {
         return tools.keySet();
     }
 }

@@ -21,7 +21,11 @@ import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.SQLException;
@@ -29,12 +33,16 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.TreeMap;
 
 /**
  * Executes one tool call, at most once per (team, agent, callId).
@@ -64,7 +72,7 @@ public class ToolService {
     private Semaphore slots;
     private CallPhases phases;
     /** Stores results after the answer was sent; virtual threads, since each just waits on the database. */
-    private final java.util.concurrent.ExecutorService recorder = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+    private final ExecutorService recorder = Executors.newVirtualThreadPerTaskExecutor();
     private final Map<String, CompletableFuture<ToolCallResult>> inFlight = new ConcurrentHashMap<>();
 
     @PostConstruct
@@ -90,30 +98,30 @@ public class ToolService {
 
     /** Deletes stored outputs older than {@code output-retention}: they may hold secrets and grow without bound. */
     void sweepOldOutputs() {
-        java.nio.file.Path teams = workspaces.stateDir().resolve("teams");
+        Path teams = workspaces.stateDir().resolve("teams");
         long cutoff = System.currentTimeMillis() - config.outputRetention().toMillis();
-        if (!java.nio.file.Files.isDirectory(teams)) {
+        if (!Files.isDirectory(teams)) {
             return;
         }
         int[] deleted = {0};
-        try (var all = java.nio.file.Files.walk(teams, 3)) {
+        try (var all = Files.walk(teams, 3)) {
             all.filter(p -> p.getParent() != null && p.getParent().getFileName().toString().equals("outputs"))
                     .filter(p -> {
                         try {
-                            return java.nio.file.Files.isRegularFile(p)
-                                    && java.nio.file.Files.getLastModifiedTime(p).toMillis() < cutoff;
-                        } catch (java.io.IOException e) {
+                            return Files.isRegularFile(p)
+                                    && Files.getLastModifiedTime(p).toMillis() < cutoff;
+                        } catch (IOException e) {
                             return false;
                         }
                     }).forEach(p -> {
                         try {
-                            java.nio.file.Files.deleteIfExists(p);
+                            Files.deleteIfExists(p);
                             deleted[0]++;
-                        } catch (java.io.IOException e) {
+                        } catch (IOException e) {
                             Log.warnf("cannot delete old output %s: %s", p, e.toString());
                         }
                     });
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             Log.warnf("cannot sweep old outputs: %s", e.toString());
         }
         if (deleted[0] > 0) {
@@ -257,7 +265,7 @@ public class ToolService {
         if (running != null) {
             try {
                 return running.get(config.bash().maxTimeout().toMillis() + 60_000, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            } catch (ExecutionException | TimeoutException e) {
                 // fall through to the record
             }
         }
@@ -313,7 +321,7 @@ public class ToolService {
             } catch (ToolError e) {
                 outcome = "error";
                 r = ToolCallResult.failure(e.modelMessage(), 0);
-            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            } catch (IOException | UncheckedIOException e) {
                 outcome = "error";
                 r = ToolCallResult.failure("I/O error: " + e.getMessage() + " (rule: io-error)", 0);
             } catch (InterruptedException e) {
@@ -357,7 +365,7 @@ public class ToolService {
             MessageDigest md = MessageDigest.getInstance("SHA-256");
             md.update(name.getBytes(StandardCharsets.UTF_8));
             md.update((byte) 0);
-            md.update(Json.write(new java.util.TreeMap<>(req.args())).getBytes(StandardCharsets.UTF_8));
+            md.update(Json.write(new TreeMap<>(req.args())).getBytes(StandardCharsets.UTF_8));
             md.update((byte) 0);
             md.update(String.valueOf(req.cwd()).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(md.digest());

@@ -176,7 +176,7 @@ public interface ToolRunnerConfig {
 
         /** A pool unused this long is evicted (its processes killed); the next call starts one again. */
         @WithDefault("5m")
-        java.time.Duration idleTimeout();
+        Duration idleTimeout();
     }
 
     /** The scrubbed environment of commands. */

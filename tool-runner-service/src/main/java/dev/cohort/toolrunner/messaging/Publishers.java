@@ -1,12 +1,17 @@
 package dev.cohort.toolrunner.messaging;
 
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.core.trace.Tracing;
 import dev.cohort.host.messaging.AgentMessagePublisher;
 import dev.cohort.host.messaging.KafkaEventSink;
 import dev.cohort.host.messaging.KafkaRecordSender;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
+import java.util.List;
 
 /**
  * The runner's Kafka publishers, agent-host's, over the service's one plain producer ({@link KafkaRecordSender}):
@@ -20,11 +25,11 @@ public class Publishers {
     KafkaRecordSender sender;
 
     @Inject
-    dev.cohort.core.trace.Tracing tracing;
+    Tracing tracing;
 
-    void onStart(@jakarta.enterprise.event.Observes io.quarkus.runtime.StartupEvent ev) {
-        sender.warm(java.util.List.of(dev.cohort.core.protocol.Topics.EVENTS, dev.cohort.core.protocol.Topics.LEAD_INBOX,
-                dev.cohort.core.protocol.Topics.TEAMMATE_INBOX));
+    void onStart(@Observes StartupEvent ev) {
+        sender.warm(List.of(Topics.EVENTS, Topics.LEAD_INBOX,
+                Topics.TEAMMATE_INBOX));
     }
 
     @Produces

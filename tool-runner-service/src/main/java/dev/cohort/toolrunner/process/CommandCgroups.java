@@ -7,11 +7,13 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -395,7 +397,7 @@ public final class CommandCgroups {
     private static String parentName(long pid) {
         // the counter is per class loader (a Quarkus test's application has its own): a random part keeps two apart
         return PARENT_PREFIX + pid + "-" + DETECTIONS.incrementAndGet() + "-"
-                + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong() & 0xffffffffL);
+                + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffffL);
     }
 
     /** A child cgroup made, limited and removed: the runner can do what each command needs. */
@@ -534,7 +536,7 @@ public final class CommandCgroups {
 
     /** One {@code write(2)} of {@code value}, as the cgroup files want it (no truncation, no append). */
     static void writeFile(Path p, String value) throws IOException {
-        try (var out = Files.newOutputStream(p, java.nio.file.StandardOpenOption.WRITE)) {
+        try (var out = Files.newOutputStream(p, StandardOpenOption.WRITE)) {
             out.write(value.getBytes(StandardCharsets.US_ASCII));
         }
     }

@@ -1,8 +1,9 @@
 package dev.cohort.toolrunner.process;
 
-import java.io.IOException;
 import java.io.InputStream;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * The output of one call from a stub that serves call after call: the bytes up to the end mark
@@ -75,7 +76,7 @@ public final class EndMarkedStream extends InputStream {
                 if (len <= 0) {
                     len = 0;
                     if (matched > 0 && !inStatus) {
-                        replay = java.util.Arrays.copyOf(mark, matched); // a partial mark at the end is output
+                        replay = Arrays.copyOf(mark, matched); // a partial mark at the end is output
                         replayPos = 0;
                         matched = 0;
                         continue;
@@ -104,7 +105,7 @@ public final class EndMarkedStream extends InputStream {
             }
             if (matched > 0) {
                 // not this call's mark: what was held back is output, and this byte is looked at again
-                replay = java.util.Arrays.copyOf(mark, matched);
+                replay = Arrays.copyOf(mark, matched);
                 replayPos = 0;
                 matched = 0;
                 pos--;

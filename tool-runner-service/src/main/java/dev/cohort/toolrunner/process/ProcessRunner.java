@@ -3,12 +3,21 @@ package dev.cohort.toolrunner.process;
 import dev.cohort.toolrunner.CallPhases;
 import dev.cohort.toolrunner.ToolError;
 import java.io.File;
+import java.io.FileInputStream;
+import java.io.InputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.Executors;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import java.util.List;
 import java.util.Map;
 
@@ -172,7 +181,7 @@ public final class ProcessRunner {
     }
 
     /** Starts {@code spec}; {@code onStart} receives the handle before waiting begins. */
-    public static Outcome run(Spec spec, OutputCapture capture, java.util.function.Consumer<Handle> onStart)
+    public static Outcome run(Spec spec, OutputCapture capture, Consumer<Handle> onStart)
             throws IOException, InterruptedException {
         return run(spec, capture, null, null, onStart);
     }
@@ -182,7 +191,7 @@ public final class ProcessRunner {
      * {@code stderr} ({@code null} = merged into {@code capture}, in arrival order).
      */
     public static Outcome run(Spec spec, OutputCapture capture, OutputCapture stderr, Path stdin,
-            java.util.function.Consumer<Handle> onStart) throws IOException, InterruptedException {
+            Consumer<Handle> onStart) throws IOException, InterruptedException {
         if (spec.team() != null) {
             return runInTeamSandbox(spec, capture, stderr, stdin, onStart);
         }
@@ -210,7 +219,7 @@ public final class ProcessRunner {
      * {@code sandbox-stopped}: its processes were killed with the sandbox, so the command's outcome is unknown.
      */
     private static Outcome runInTeamSandbox(Spec spec, OutputCapture capture, OutputCapture stderr, Path stdin,
-            java.util.function.Consumer<Handle> onStart) throws IOException, InterruptedException {
+            Consumer<Handle> onStart) throws IOException, InterruptedException {
         SandboxLease lease = spec.team().lease();
         try {
             Outcome o = null;
@@ -237,13 +246,13 @@ public final class ProcessRunner {
     }
 
     private static Outcome runCold(Spec spec, OutputCapture capture, OutputCapture stderr, Path stdin,
-            java.util.function.Consumer<Handle> onStart, CommandCgroups.Cgroup cgroup)
+            Consumer<Handle> onStart, CommandCgroups.Cgroup cgroup)
             throws IOException, InterruptedException {
         return runCold(spec, spec.sandboxPrefix(), capture, stderr, stdin, onStart, cgroup);
     }
 
     private static Outcome runCold(Spec spec, List<String> sandboxPrefix, OutputCapture capture, OutputCapture stderr,
-            Path stdin, java.util.function.Consumer<Handle> onStart, CommandCgroups.Cgroup cgroup)
+            Path stdin, Consumer<Handle> onStart, CommandCgroups.Cgroup cgroup)
             throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add("setsid");
@@ -317,7 +326,7 @@ public final class ProcessRunner {
         long[] marks = CallPhases.current();
         PipeReader reader = PipeReader.start(() -> {
             try {
-                java.io.InputStream in = p.getInputStream();
+                InputStream in = p.getInputStream();
                 if (in.read() != GO) {
                     return;
                 }
@@ -422,7 +431,7 @@ public final class ProcessRunner {
         return new Outcome(timedOut || cancelled ? null : status, timedOut, cancelled, ms);
     }
 
-    private static final java.security.SecureRandom TOKENS = new java.security.SecureRandom();
+    private static final SecureRandom TOKENS = new SecureRandom();
 
     /**
      * Kills the members of group {@code pgid} among {@code pids} until none is left; {@code false} when some could not
@@ -438,7 +447,7 @@ public final class ProcessRunner {
                 return true;
             }
             signal(members, pgid);
-            java.util.concurrent.locks.LockSupport.parkNanos(pause * 1_000_000);
+            LockSupport.parkNanos(pause * 1_000_000);
         }
         List<Long> members = groupMembers(pgid, pids);
         return members != null && members.isEmpty();
@@ -564,7 +573,7 @@ public final class ProcessRunner {
         }
 
         /** Each pid of the window, the counter wrapping after {@code pidMax - 1}. */
-        void forEach(long lastNow, long pidMax, java.util.function.LongConsumer each) {
+        void forEach(long lastNow, long pidMax, LongConsumer each) {
             long end = to > 0 ? to : lastNow;
             if (from <= end) {
                 for (long pid = from; pid <= end; pid++) {
@@ -597,15 +606,15 @@ public final class ProcessRunner {
 
     /** A number in a {@code /proc/sys} file, read with a plain {@code read} (see {@link #lastPid()}); 0 when unreadable. */
     private static long procNumber(String file) {
-        try (java.io.FileInputStream in = new java.io.FileInputStream(file)) {
-            return Long.parseLong(new String(in.readNBytes(32), java.nio.charset.StandardCharsets.US_ASCII).strip());
+        try (FileInputStream in = new FileInputStream(file)) {
+            return Long.parseLong(new String(in.readNBytes(32), StandardCharsets.US_ASCII).strip());
         } catch (IOException | RuntimeException e) {
             return 0;
         }
     }
 
-    private static final java.util.concurrent.ScheduledExecutorService LEFTOVERS =
-            java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+    private static final ScheduledExecutorService LEFTOVERS =
+            Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "leftover-kill");
                 t.setDaemon(true);
                 return t;
@@ -650,7 +659,7 @@ public final class ProcessRunner {
     static int killLeftovers(long pgid) {
         int signalled = 0;
         for (long pause : LEFTOVER_PAUSES_MS) {
-            java.util.concurrent.locks.LockSupport.parkNanos(pause * 1_000_000);
+            LockSupport.parkNanos(pause * 1_000_000);
             List<Long> members = groupMembers(pgid, null);
             if (members == null) {
                 killGroup(pgid); // no /proc: assume the worst
@@ -716,7 +725,7 @@ public final class ProcessRunner {
                     w.forEach(last, PID_MAX, pid -> {
                         // most pids of the window belong to processes that already ended: a stat, not a failed open
                         // (whose exception costs more than the check)
-                        if (new java.io.File("/proc/" + pid).exists() && isMember(pid, pgid)) {
+                        if (new File("/proc/" + pid).exists() && isMember(pid, pgid)) {
                             out.add(pid);
                         }
                     });
@@ -724,7 +733,7 @@ public final class ProcessRunner {
                 return out.stream().distinct().toList();
             }
         }
-        String[] names = new java.io.File("/proc").list((d, name) -> {
+        String[] names = new File("/proc").list((d, name) -> {
             if (name.isEmpty() || !Character.isDigit(name.charAt(0))) {
                 return false;
             }
@@ -767,7 +776,7 @@ public final class ProcessRunner {
         // read as bytes into a small buffer: this runs for every newer process after every call
         byte[] b = new byte[256]; // enough for the fields up to the process group (the name is at most 64 bytes)
         int n;
-        try (java.io.FileInputStream in = new java.io.FileInputStream("/proc/" + pid + "/stat")) {
+        try (FileInputStream in = new FileInputStream("/proc/" + pid + "/stat")) {
             n = in.readNBytes(b, 0, b.length);
         } catch (IOException | RuntimeException e) {
             return false; // it ended while scanning

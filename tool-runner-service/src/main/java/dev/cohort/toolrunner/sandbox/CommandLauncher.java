@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner.sandbox;
 
+import dev.cohort.core.trace.Tracing;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.process.EnvironmentPolicy;
 import dev.cohort.toolrunner.process.ProcessRunner;
@@ -10,6 +11,7 @@ import jakarta.inject.Inject;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -54,9 +56,9 @@ public class CommandLauncher {
         Map<String, String> env = EnvironmentPolicy.childEnvironment(parentEnvironment(), config.env().allowlist(), d,
                 home, ctx.team(), ctx.agent());
         // the W3C context of the call's span, for tools in the command that trace (none when tracing is off)
-        String traceparent = dev.cohort.core.trace.Tracing.traceparent();
+        String traceparent = Tracing.traceparent();
         if (traceparent != null) {
-            env = new java.util.HashMap<>(env);
+            env = new HashMap<>(env);
             env.put("TRACEPARENT", traceparent);
         }
         if (teams.enabled()) {

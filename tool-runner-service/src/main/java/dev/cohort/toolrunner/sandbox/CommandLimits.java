@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner.sandbox;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.process.CommandCgroups;
 import dev.cohort.toolrunner.process.OutputCapture;
@@ -11,6 +12,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -412,8 +414,8 @@ public class CommandLimits {
 
     private static long physicalMemory() {
         try {
-            var os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
-            if (os instanceof com.sun.management.OperatingSystemMXBean sun) {
+            var os = ManagementFactory.getOperatingSystemMXBean();
+            if (os instanceof OperatingSystemMXBean sun) {
                 return sun.getTotalMemorySize();
             }
         } catch (RuntimeException e) {

@@ -12,6 +12,7 @@ import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import java.io.File;
 import java.io.InputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -74,9 +75,9 @@ public class CommandSandbox {
      * command's leftovers, killed after the call, are re-parented to PID 1, and the JVM reaps only the processes it
      * started, so they would stay zombies until the PID limit stops every call.
      */
-    static java.util.Optional<String> pid1Warning(long pid) {
-        return pid != 1 ? java.util.Optional.empty()
-                : java.util.Optional.of("running as PID 1: the leftovers of commands, killed after each call, are re-parented"
+    static Optional<String> pid1Warning(long pid) {
+        return pid != 1 ? Optional.empty()
+                : Optional.of("running as PID 1: the leftovers of commands, killed after each call, are re-parented"
                         + " to this JVM, which does not reap them, so they stay zombies; run it under an init that reaps"
                         + " (Kubernetes: shareProcessNamespace: true, as k8s/ does; Docker: --init)");
     }
@@ -284,7 +285,7 @@ public class CommandSandbox {
         Process p;
         try {
             p = new ProcessBuilder(cmd).directory(probeDir.toFile()).redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
         } catch (IOException e) {
             return Optional.of("cannot run " + cmd.get(0) + " (" + e.getMessage() + ")");
         }

@@ -4,8 +4,10 @@ import dev.cohort.toolrunner.process.ProcessRunner;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The command prefix that puts one {@code bash} call in a sandbox. Pure.
@@ -126,7 +128,7 @@ public final class Sandbox {
      * Read-only binds need none: nothing in them can be renamed.
      */
     static List<Path> pins(List<Path> hidden, List<Path> writable) {
-        java.util.Set<Path> pins = new java.util.LinkedHashSet<>();
+        Set<Path> pins = new LinkedHashSet<>();
         for (Path h : hidden) {
             Path w = writable.stream().filter(d -> h.startsWith(d) && !h.equals(d))
                     .max(Comparator.comparingInt(Path::getNameCount)).orElse(null);

@@ -5,21 +5,32 @@ import dev.cohort.toolrunner.process.CommandCgroups;
 import dev.cohort.toolrunner.process.ProcessRunner;
 import dev.cohort.toolrunner.ToolError;
 import io.quarkus.logging.Log;
+import io.quarkus.runtime.ShutdownEvent;
 import jakarta.annotation.PreDestroy;
+import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
+import java.io.File;
+import java.io.FileInputStream;
 import java.io.InputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * Team sandboxes: a team's commands run inside a sandbox that was built <em>once</em>, when the team's first command
@@ -75,14 +86,14 @@ public class TeamSandboxes {
         return t;
     });
     /** The one thread that starts holders; it never ends while the runner runs. */
-    private final java.util.concurrent.ExecutorService starter = Executors.newSingleThreadExecutor(r -> {
+    private final ExecutorService starter = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "team-sandbox-starter");
         t.setDaemon(true);
         return t;
     });
     private volatile boolean reaperStarted;
     private volatile ToolRunnerConfig.SandboxScope scope;
-    private volatile java.time.Duration idleTimeout;
+    private volatile Duration idleTimeout;
     private volatile String nsenter;
     private volatile String setpriv;
     private volatile String env;
@@ -181,12 +192,12 @@ public class TeamSandboxes {
     }
 
     /** Overrides {@code sandbox-idle-timeout} ({@code null}: as configured); a seam for tests. */
-    void idleTimeout(java.time.Duration d) {
+    void idleTimeout(Duration d) {
         idleTimeout = d;
     }
 
-    private java.time.Duration idleTimeout() {
-        java.time.Duration d = idleTimeout;
+    private Duration idleTimeout() {
+        Duration d = idleTimeout;
         return d != null ? d : config.sandboxIdleTimeout();
     }
 
@@ -208,7 +219,7 @@ public class TeamSandboxes {
     }
 
     /** At shutdown, before the cgroups go: the sandboxes are stopped, not lost. */
-    void onStop(@jakarta.enterprise.event.Observes @jakarta.annotation.Priority(10) io.quarkus.runtime.ShutdownEvent ev) {
+    void onStop(@Observes @Priority(10) ShutdownEvent ev) {
         close();
     }
 
@@ -370,7 +381,7 @@ public class TeamSandboxes {
                 Thread.currentThread().interrupt();
                 releaseCgroup();
                 throw new ToolError("sandbox-start", "interrupted while team " + key.team() + "'s sandbox started");
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 releaseCgroup();
                 throw new ToolError("sandbox-start", "cannot start team " + key.team() + "'s sandbox: "
                         + e.getCause().getMessage());
@@ -409,7 +420,7 @@ public class TeamSandboxes {
         /** {@code null} when the holder said it is ready; else what the sandbox printed before it ended. */
         private String awaitReady(Process p) throws IOException {
             InputStream in = p.getInputStream();
-            java.util.concurrent.CompletableFuture<Integer> first = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> {
                 try {
                     return in.read();
                 } catch (IOException e) {
@@ -419,12 +430,12 @@ public class TeamSandboxes {
             int b;
             try {
                 b = first.get(START_SECONDS, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
+            } catch (TimeoutException e) {
                 return "not ready within " + START_SECONDS + " s";
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return "interrupted";
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 return e.getCause().toString();
             }
             if (b == READY) {
@@ -491,7 +502,7 @@ public class TeamSandboxes {
      * holder's name; 0 when none is found.
      */
     static long findHolder(long outer) {
-        return ProcessHandle.of(outer).stream().flatMap(h -> java.util.stream.Stream.concat(java.util.stream.Stream.of(h),
+        return ProcessHandle.of(outer).stream().flatMap(h -> Stream.concat(Stream.of(h),
                         h.descendants())).mapToLong(ProcessHandle::pid)
                 .filter(pid -> cmdline(pid).contains(HOLDER_NAME) && !cmdline(pid).get(0).endsWith("bwrap")
                         && !cmdline(pid).get(0).endsWith("unshare"))
@@ -520,7 +531,7 @@ public class TeamSandboxes {
     /** The direct children of {@code pid} (its threads' {@code children} files). */
     static List<Long> children(long pid) {
         List<Long> out = new ArrayList<>();
-        String[] tasks = new java.io.File("/proc/" + pid + "/task").list();
+        String[] tasks = new File("/proc/" + pid + "/task").list();
         if (tasks == null) {
             return out;
         }
@@ -540,7 +551,7 @@ public class TeamSandboxes {
     }
 
     private static String read(String file) {
-        try (java.io.FileInputStream in = new java.io.FileInputStream(file)) {
+        try (FileInputStream in = new FileInputStream(file)) {
             return new String(in.readNBytes(8192), StandardCharsets.UTF_8);
         } catch (IOException | RuntimeException e) {
             return "";

@@ -5,10 +5,14 @@ import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.process.CommandCgroups;
 import dev.cohort.toolrunner.process.PipeReader;
 import dev.cohort.toolrunner.process.ProcessRunner;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.logging.Log;
+import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -19,11 +23,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -186,7 +195,7 @@ public class WarmSandboxes {
         fields.add(cwd.toString());
         fields.add(command);
         env.forEach((k, v) -> fields.add(k + "=" + v));
-        java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream(1024);
+        ByteArrayOutputStream b = new ByteArrayOutputStream(1024);
         b.writeBytes("00000000".getBytes(StandardCharsets.US_ASCII)); // the length, set below
         for (String field : fields) {
             if (field.indexOf('\0') >= 0) {
@@ -223,18 +232,18 @@ public class WarmSandboxes {
     @Inject
     ToolRunnerConfig config;
     @Inject
-    io.micrometer.core.instrument.MeterRegistry meters;
+    MeterRegistry meters;
     @Inject
     CommandLimits limits;
 
     /** Calls served by a sandbox started before them. */
-    final java.util.concurrent.atomic.AtomicLong pooled = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong pooled = new AtomicLong();
     /** Calls served by a warm sandbox started for them (the pool was empty: a key's first call). */
-    final java.util.concurrent.atomic.AtomicLong startedForCall = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong startedForCall = new AtomicLong();
     /** Takes that found no usable warm sandbox (failed, ended, a bound directory replaced): those calls start cold. */
-    final java.util.concurrent.atomic.AtomicLong unusable = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong unusable = new AtomicLong();
     /** Takes that found every pooled sandbox still starting: the call waited for the first to get ready. */
-    final java.util.concurrent.atomic.AtomicLong waited = new java.util.concurrent.atomic.AtomicLong();
+    final AtomicLong waited = new AtomicLong();
 
     /** Counts (methods: tests reach the bean through its CDI proxy, not its fields). */
     long pooledCount() {
@@ -270,15 +279,15 @@ public class WarmSandboxes {
         return w;
     }
 
-    @jakarta.annotation.PostConstruct
+    @PostConstruct
     void init() {
         if (meters != null) {
             for (var e : Map.of("pooled", pooled, "started-for-call", startedForCall, "unusable", unusable).entrySet()) {
-                io.micrometer.core.instrument.FunctionCounter.builder("cohort.toolrunner.warm.sandbox", e.getValue(),
-                        java.util.concurrent.atomic.AtomicLong::get).tag("outcome", e.getKey()).register(meters);
+                FunctionCounter.builder("cohort.toolrunner.warm.sandbox", e.getValue(),
+                        AtomicLong::get).tag("outcome", e.getKey()).register(meters);
             }
-            io.micrometer.core.instrument.FunctionCounter.builder("cohort.toolrunner.warm.sandbox.waited", waited,
-                    java.util.concurrent.atomic.AtomicLong::get)
+            FunctionCounter.builder("cohort.toolrunner.warm.sandbox.waited", waited,
+                    AtomicLong::get)
                     .description("calls that found every pooled warm sandbox still starting"
                             + " (the call waited for the first to get ready)")
                     .register(meters);
@@ -335,7 +344,7 @@ public class WarmSandboxes {
         /** Its cgroup (every process of the sandbox is in it from the start); {@code null}: none. */
         private volatile CommandCgroups.Cgroup cgroup;
         /** Where it goes back after a call when it serves call after call ({@link #LOOP_STUB}); {@code null}: it does not. */
-        private volatile java.util.function.Consumer<Warm> home;
+        private volatile Consumer<Warm> home;
 
         private Warm(Process process, List<Path> binds, List<Object> fileKeys) {
             this.startedNanos = System.nanoTime();
@@ -411,7 +420,7 @@ public class WarmSandboxes {
 
         @Override
         public void giveBack() {
-            java.util.function.Consumer<Warm> h = home;
+            Consumer<Warm> h = home;
             if (h == null) {
                 kill();
             } else {
@@ -600,7 +609,7 @@ public class WarmSandboxes {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             return false;
         }
     }
@@ -643,7 +652,7 @@ public class WarmSandboxes {
                         w.kill();
                     }
                 });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (RejectedExecutionException e) {
                 synchronized (pool) {
                     pool.starting--;
                 }

@@ -1,7 +1,9 @@
 package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.trace.Tracing;
 import dev.cohort.toolrunner.background.BackgroundJobs;
+import dev.cohort.toolrunner.CallPhases;
 import dev.cohort.toolrunner.calls.Args;
 import dev.cohort.toolrunner.calls.Tool;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
@@ -9,12 +11,20 @@ import dev.cohort.toolrunner.process.CommandPolicy;
 import dev.cohort.toolrunner.process.OutputCapture;
 import dev.cohort.toolrunner.process.ProcessRunner;
 import dev.cohort.toolrunner.sandbox.CommandLauncher;
+import dev.cohort.toolrunner.sandbox.CommandLimits;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.OutputStore;
 import dev.cohort.toolrunner.workspace.ToolContext;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.context.Scope;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -34,7 +44,7 @@ import java.util.Set;
 @ApplicationScoped
 public class BashTool implements Tool {
     @Inject
-    dev.cohort.core.trace.Tracing tracing;
+    Tracing tracing;
 
     @Inject
     ToolRunnerConfig config;
@@ -45,7 +55,7 @@ public class BashTool implements Tool {
     @Inject
     BackgroundJobs background;
     @Inject
-    dev.cohort.toolrunner.sandbox.CommandLimits limits;
+    CommandLimits limits;
 
     /** The internal argument: text for the command's stdin, with stderr returned apart. */
     public static final String STDIN = "stdin";
@@ -92,7 +102,7 @@ public class BashTool implements Tool {
         if (!d.allowed()) {
             throw new ToolError(d.rule(), "command refused by the tool runner's safety policy: " + d.reason());
         }
-        dev.cohort.toolrunner.CallPhases.mark(dev.cohort.toolrunner.CallPhases.POLICY);
+        CallPhases.mark(CallPhases.POLICY);
         boolean bg = stdin == null && (bgArg != null ? bgArg : CommandPolicy.isSlow(command, slow));
         Duration max = bg ? config.background().timeout() : config.bash().maxTimeout();
         if (timeoutMs != null && (timeoutMs < 1 || timeoutMs > max.toMillis())) {
@@ -117,19 +127,19 @@ public class BashTool implements Tool {
         String errId = id + "_stderr";
         OutputCapture stderr = stdin == null ? null
                 : new OutputCapture(config.bash().outputCap(), outputs.file(ctx.team(), errId), false).storeAtMost(stored);
-        java.nio.file.Path stdinFile = stdin == null ? null : outputs.file(ctx.team(), id + "_stdin");
+        Path stdinFile = stdin == null ? null : outputs.file(ctx.team(), id + "_stdin");
         ProcessRunner.Outcome o;
         try {
             if (stdinFile != null) {
-                java.nio.file.Files.createDirectories(stdinFile.getParent());
-                java.nio.file.Files.writeString(stdinFile, stdin, java.nio.charset.StandardCharsets.UTF_8);
+                Files.createDirectories(stdinFile.getParent());
+                Files.writeString(stdinFile, stdin, StandardCharsets.UTF_8);
             }
             // a command with stdin (hooks) starts cold; the others may take a warm sandbox
             // the process's span, whose context the command gets as TRACEPARENT
-            io.opentelemetry.api.trace.Span span = tracing.start("process " + config.shell(),
-                    io.opentelemetry.api.trace.SpanKind.INTERNAL).setAttribute("cohort.team", ctx.team())
+            Span span = tracing.start("process " + config.shell(),
+                    SpanKind.INTERNAL).setAttribute("cohort.team", ctx.team())
                     .setAttribute("cohort.agent", ctx.agent()).setAttribute("gen_ai.tool.call.id", ctx.callId());
-            try (io.opentelemetry.context.Scope ignored = span.makeCurrent()) {
+            try (Scope ignored = span.makeCurrent()) {
                 ProcessRunner.Spec spec = stdin == null ? launcher.warmSpec(ctx, command, timeout)
                         : launcher.spec(ctx, command, timeout);
                 o = ProcessRunner.run(spec, capture, stderr, stdinFile, null);
@@ -137,20 +147,20 @@ public class BashTool implements Tool {
                     span.setAttribute("process.exit.code", (long) o.exitCode());
                 }
                 if (o.timedOut() || o.exitCode() == null || o.exitCode() != 0) {
-                    span.setStatus(io.opentelemetry.api.trace.StatusCode.ERROR, o.timedOut() ? "timed out" : "exit code");
+                    span.setStatus(StatusCode.ERROR, o.timedOut() ? "timed out" : "exit code");
                 }
             } finally {
                 span.end();
             }
         } finally {
             if (stdinFile != null) {
-                java.nio.file.Files.deleteIfExists(stdinFile);
+                Files.deleteIfExists(stdinFile);
             }
         }
         boolean overLimit = capture.limitReached() || (stderr != null && stderr.limitReached());
         String error = o.timedOut() ? "timed out after " + timeout.toMillis()
                 + " ms; the command's whole process group was killed (rule: timeout). For long work use run_in_background=true"
-                : overLimit ? dev.cohort.toolrunner.sandbox.CommandLimits.outputLimitError(stored) : null;
+                : overLimit ? CommandLimits.outputLimitError(stored) : null;
         // killed for its output: its exit status is the kill's, not the command's
         Integer exitCode = overLimit ? null : o.exitCode();
         return new ToolCallResult(capture.text(ref), error, exitCode, capture.truncated() ? Boolean.TRUE : null,

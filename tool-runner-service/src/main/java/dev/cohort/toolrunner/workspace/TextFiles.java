@@ -7,6 +7,7 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -44,7 +45,7 @@ public final class TextFiles {
         byte[] bytes;
         try (SeekableByteChannel ch = ContainedFiles.openForRead(root, file, display)) {
             bytes = ContainedFiles.readAll(ch);
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             throw new ToolError("not-found", "file not found: " + display);
         }
         for (int k = 0; k < Math.min(bytes.length, SNIFF_BYTES); k++) {

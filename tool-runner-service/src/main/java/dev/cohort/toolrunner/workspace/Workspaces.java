@@ -11,6 +11,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
@@ -19,10 +20,13 @@ import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.Set;
 
 /**
  * Maps teams to workspaces and calls to directories. Team {@code default} works in the root; a team created with its
@@ -51,7 +55,7 @@ public class Workspaces {
     }
 
     /** How long a read of the recorded workspaces serves team {@code default}'s calls before it is read again. */
-    private static final long RECORDED_FRESH_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    private static final long RECORDED_FRESH_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     /** The recorded (own) workspaces of all teams as last read, and when. */
     private record Recorded(List<Path> paths, long readAtNanos) {
@@ -66,7 +70,7 @@ public class Workspaces {
 
     private final Map<String, Path> ready = new ConcurrentHashMap<>();
     /** Teams of {@link #ready} whose workspace is recorded (their own), not {@code <teams-dir>/<team>}. */
-    private final java.util.Set<String> ownWorkspace = ConcurrentHashMap.newKeySet();
+    private final Set<String> ownWorkspace = ConcurrentHashMap.newKeySet();
     private volatile Path realRoot;
     private volatile Path realState;
     private volatile Recorded recordedRead;
@@ -231,7 +235,7 @@ public class Workspaces {
                 if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
                     try {
                         Files.createDirectory(dir); // fails if anything (a link too) appeared meanwhile
-                    } catch (java.nio.file.FileAlreadyExistsException ignored) {
+                    } catch (FileAlreadyExistsException ignored) {
                         // judged below
                     }
                 }
@@ -440,7 +444,7 @@ public class Workspaces {
 
     /** Existing directories whose real path is themselves, without {@code exclude}, {@code /} and duplicates. */
     private static List<Path> existingOwnRealDirectories(List<Path> candidates, Path exclude) {
-        java.util.Set<Path> out = new java.util.LinkedHashSet<>();
+        Set<Path> out = new LinkedHashSet<>();
         for (Path p : candidates) {
             if (p.getNameCount() == 0 || p.equals(exclude)) {
                 continue;

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.List;
 import java.util.Map;
@@ -32,7 +33,7 @@ public class WorktreeManager {
     @Inject
     WorkspaceGit git;
 
-    private final Map<String, ReentrantLock> teamLocks = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, ReentrantLock> teamLocks = new ConcurrentHashMap<>();
 
     /** A worktree as shown to the model. */
     public record Info(String name, String branch, String baseCommit, String cwd, String status, String taskId) {

@@ -12,16 +12,17 @@ import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.host.messaging.KafkaClientProperties;
+import dev.cohort.toolrunner.persistence.BackgroundJobStore;
 import dev.cohort.toolrunner.Processes;
 import dev.cohort.toolrunner.TempWorkspaceResource;
-import dev.cohort.toolrunner.persistence.BackgroundJobStore;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -47,7 +48,7 @@ class BackgroundJobTest {
     void subscribe() {
         Properties p = new Properties();
         // the service's own connection settings: devstack's broker and its SASL login
-        p.putAll(dev.cohort.host.messaging.KafkaClientProperties.fromConfig(ConfigProvider.getConfig()));
+        p.putAll(KafkaClientProperties.fromConfig(ConfigProvider.getConfig()));
         p.put(ConsumerConfig.GROUP_ID_CONFIG, "bg-test-" + UUID.randomUUID());
         p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());

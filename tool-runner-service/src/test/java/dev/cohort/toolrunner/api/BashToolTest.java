@@ -13,21 +13,26 @@ import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.devstack.quarkus.DevstackTestResource;
 import dev.cohort.toolrunner.Calls;
+import dev.cohort.toolrunner.persistence.ToolCallStore;
 import dev.cohort.toolrunner.Processes;
 import dev.cohort.toolrunner.TempWorkspaceResource;
-import dev.cohort.toolrunner.persistence.ToolCallStore;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,9 +48,9 @@ class BashToolTest {
     @Inject
     ToolCallStore calls;
     @Inject
-    io.micrometer.core.instrument.MeterRegistry meters;
+    MeterRegistry meters;
     @Inject
-    javax.sql.DataSource dataSource;
+    DataSource dataSource;
 
     @Test
     void runsACommandInTheTeamWorkspaceAndReportsItsExitCode() {
@@ -72,13 +77,13 @@ class BashToolTest {
                 "timeout_ms", 30_000));
         assertThat(r.exitCode()).isEqualTo(2);
         // every byte arrived, quotes and $(…) as plain text
-        assertThat(r.output()).isEqualTo(big.getBytes(java.nio.charset.StandardCharsets.UTF_8).length + "\nend'\"$(not run)\n");
+        assertThat(r.output()).isEqualTo(big.getBytes(StandardCharsets.UTF_8).length + "\nend'\"$(not run)\n");
         assertThat(r.stderr()).isEqualTo("reason\n");
         // the stdin file the runner wrote is gone once the call ended
         try (var files = Files.walk(Calls.stateDir())) {
             assertThat(files.filter(f -> f.getFileName().toString().endsWith("_stdin.txt"))).isEmpty();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

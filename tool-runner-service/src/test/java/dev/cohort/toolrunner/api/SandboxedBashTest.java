@@ -10,13 +10,14 @@ import dev.cohort.toolrunner.Calls;
 import dev.cohort.toolrunner.TempWorkspaceResource;
 import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.RestAssured;
 import io.restassured.path.json.JsonPath;
+import io.restassured.RestAssured;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Assumptions;
@@ -64,7 +65,7 @@ class SandboxedBashTest {
                 + " for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline; echo; done 2>/dev/null");
         assertThat(r.output()).doesNotContain("RUNNER-VISIBLE");
         // the command's own processes, and its team sandbox's: init, holder and the entries started ahead (stubs)
-        java.util.List<String> seen = r.output().lines().filter(l -> !l.isBlank()).toList();
+        List<String> seen = r.output().lines().filter(l -> !l.isBlank()).toList();
         assertThat(seen).as("%s", seen).hasSizeBetween(1, 12)
                 .allMatch(l -> l.contains("cohort-team-sandbox") || l.startsWith("/bin/bash ") || l.startsWith("tr ")
                         || l.startsWith("bash "));

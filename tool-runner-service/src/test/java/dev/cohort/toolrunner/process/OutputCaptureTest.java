@@ -6,6 +6,9 @@ import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Test;
 
@@ -105,8 +108,8 @@ class OutputCaptureTest {
     void pastItsStoreLimitTheRestIsDroppedTheStoredOutputEndsWithANoteAndTheLimitActionRunsOnce() throws Exception {
         Path file = dir.resolve("limited.txt");
         OutputCapture c = new OutputCapture(100, file, false).storeAtMost(1_000);
-        java.util.concurrent.atomic.AtomicInteger actions = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.CountDownLatch acted = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger actions = new AtomicInteger();
+        CountDownLatch acted = new CountDownLatch(1);
         c.onLimit(() -> {
             actions.incrementAndGet();
             acted.countDown();
@@ -116,7 +119,7 @@ class OutputCaptureTest {
             c.accept(chunk, 0, chunk.length);
         }
         c.close();
-        assertThat(acted.await(1, java.util.concurrent.TimeUnit.MINUTES)).isTrue();
+        assertThat(acted.await(1, TimeUnit.MINUTES)).isTrue();
         assertThat(actions.get()).isEqualTo(1);
         assertThat(c.limitReached()).isTrue();
         assertThat(c.total()).isEqualTo(1_000);

@@ -3,8 +3,10 @@ package dev.cohort.toolrunner.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.cohort.toolrunner.Processes;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +40,7 @@ class ProcessRunnerTest {
         assertThat(o.timedOut()).isTrue();
         assertThat(o.exitCode()).isNull();
         // /proc cmdline, not ProcessHandle's commandLine(), which shows the executable's path instead of an exec -a name
-        await().atMost(Duration.ofSeconds(60)).until(() -> !dev.cohort.toolrunner.Processes.anyWith(marker));
+        await().atMost(Duration.ofSeconds(60)).until(() -> !Processes.anyWith(marker));
     }
 
     @Test
@@ -81,7 +83,7 @@ class ProcessRunnerTest {
                 Duration.ofSeconds(60), c, plainEnv(), List.of());
         assertThat(o.exitCode()).isZero();
         assertThat(c.text("r")).isEqualTo("started\n");
-        await().atMost(Duration.ofSeconds(60)).until(() -> !dev.cohort.toolrunner.Processes.anyWith(marker));
+        await().atMost(Duration.ofSeconds(60)).until(() -> !Processes.anyWith(marker));
     }
 
     @Test
@@ -96,7 +98,7 @@ class ProcessRunnerTest {
         assertThat(o.timedOut()).isFalse();
         assertThat(c.text("r")).contains("started\n");
         assertThat(c.text("r").length()).isLessThan(1000 + 400);
-        await().atMost(Duration.ofSeconds(60)).until(() -> !dev.cohort.toolrunner.Processes.anyWith(marker));
+        await().atMost(Duration.ofSeconds(60)).until(() -> !Processes.anyWith(marker));
     }
 
     @Test
@@ -109,13 +111,13 @@ class ProcessRunnerTest {
                 "for i in $(seq 3000); do (exec -a " + marker + " sleep 300) & sleep 0.01; done")
                 .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start();
         try {
-            await().atMost(Duration.ofSeconds(60)).until(() -> dev.cohort.toolrunner.Processes.anyWith(marker));
+            await().atMost(Duration.ofSeconds(60)).until(() -> Processes.anyWith(marker));
             assertThat(ProcessRunner.hasGroupMembers(leader.pid())).isTrue();
 
             assertThat(ProcessRunner.killLeftovers(leader.pid())).isPositive();
 
             await().atMost(Duration.ofSeconds(60)).until(() -> !ProcessRunner.hasGroupMembers(leader.pid())
-                    && !dev.cohort.toolrunner.Processes.anyWith(marker));
+                    && !Processes.anyWith(marker));
             assertThat(ProcessRunner.killLeftovers(leader.pid())).as("nothing left to signal").isZero();
             assertThat(outside.isAlive()).as("a process outside the group is untouched").isTrue();
         } finally {
@@ -138,13 +140,13 @@ class ProcessRunnerTest {
         assertThat(sinceCommand.contains(32300, 32200)).isFalse();
         assertThat(plain.size(5000, 32768)).isEqualTo(201);
         assertThat(sinceCommand.size(32200, 32768)).isEqualTo(201);
-        List<Long> each = new java.util.ArrayList<>();
+        List<Long> each = new ArrayList<>();
         sinceCommand.forEach(32003, 32768, each::add);
         assertThat(each).containsExactly(32000L, 32001L, 32002L, 32003L);
         // across the wrap: 32766, 32767, then from 1 (pid_max 32768 is never handed out)
         ProcessRunner.PidWindow wrapped = new ProcessRunner.PidWindow(32766, 0);
         assertThat(wrapped.size(2, 32768)).isEqualTo(4);
-        List<Long> across = new java.util.ArrayList<>();
+        List<Long> across = new ArrayList<>();
         wrapped.forEach(2, 32768, across::add);
         assertThat(across).containsExactly(32766L, 32767L, 1L, 2L);
     }

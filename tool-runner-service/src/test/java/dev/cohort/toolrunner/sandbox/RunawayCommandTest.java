@@ -20,12 +20,16 @@ import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;
 import jakarta.inject.Inject;
+import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -165,7 +169,7 @@ class RunawayCommandTest {
                 "exec -a " + marker + " bash -c 'f() { f & f; }; f'", "timeout_ms", 15_000)));
         long most = 0;
         while (!bomb.isDone()) {
-            java.util.List<Long> pids = pids(marker);
+            List<Long> pids = pids(marker);
             most = Math.max(most, pids.size());
             if (pids.size() > max) {
                 // the limit does not hold: the bomb's process group is killed before it takes the machine's pids
@@ -181,15 +185,15 @@ class RunawayCommandTest {
     }
 
     /** The processes whose argv holds {@code marker}. */
-    private static java.util.List<Long> pids(String marker) {
-        java.io.File[] procs = new java.io.File("/proc").listFiles(f -> f.getName().chars().allMatch(Character::isDigit));
-        java.util.List<Long> out = new java.util.ArrayList<>();
-        for (java.io.File p : procs == null ? new java.io.File[0] : procs) {
+    private static List<Long> pids(String marker) {
+        File[] procs = new File("/proc").listFiles(f -> f.getName().chars().allMatch(Character::isDigit));
+        List<Long> out = new ArrayList<>();
+        for (File p : procs == null ? new File[0] : procs) {
             try {
                 if (new String(Files.readAllBytes(p.toPath().resolve("cmdline"))).contains(marker)) {
                     out.add(Long.parseLong(p.getName()));
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 // ended meanwhile
             }
         }
@@ -201,7 +205,7 @@ class RunawayCommandTest {
         try {
             String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
             return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[2]);
-        } catch (java.io.IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return 0;
         }
     }

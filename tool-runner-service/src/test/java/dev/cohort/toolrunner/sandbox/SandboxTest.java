@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -322,7 +323,7 @@ class SandboxTest {
         String marker = "cohort-sandboxed-" + System.nanoTime();
         // two processes carry the marker as an argument: the shell and its background subshell
         String command = "bash -c '(sleep 300; true) & sleep 300; true' " + marker;
-        java.util.concurrent.atomic.AtomicBoolean seen = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicBoolean seen = new AtomicBoolean();
         OutputCapture c = new OutputCapture(1000, base.resolve("out-cancel"), false);
         ProcessRunner.Outcome o = ProcessRunner.run(new ProcessRunner.Spec("/bin/bash", command, workspace, env(),
                 Duration.ofSeconds(60), prefix(level, layout(false))), c, handle -> Thread.ofVirtual().start(() -> {

@@ -10,6 +10,7 @@ import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -106,7 +107,7 @@ class TeamSandboxWarmTest {
             assertThat(bash(newTeam(), "true").exitCode()).isZero();
         }
         await().atMost(Duration.ofSeconds(60)).until(() -> warm.keys().size() == max);
-        java.util.List<WarmSandboxes.Key> pools = warm.keys();
+        List<WarmSandboxes.Key> pools = warm.keys();
         long pooled = warm.pooledCount();
 
         String late = newTeam();

@@ -10,6 +10,7 @@ import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.devstack.quarkus.DevstackTestResource;
 import dev.cohort.toolrunner.Calls;
+import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.process.OutputCapture;
 import dev.cohort.toolrunner.process.ProcessRunner;
 import dev.cohort.toolrunner.Processes;
@@ -23,8 +24,12 @@ import jakarta.inject.Inject;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,12 +50,12 @@ class WarmSandboxTest {
     TeamSandboxes teams;
 
     /** Warm sandboxes serve the per-call sandbox: this class runs with {@code sandbox-scope=call}. */
-    @org.junit.jupiter.api.BeforeEach
+    @BeforeEach
     void perCallSandboxes() {
-        teams.scope(dev.cohort.toolrunner.config.ToolRunnerConfig.SandboxScope.CALL);
+        teams.scope(ToolRunnerConfig.SandboxScope.CALL);
     }
 
-    @org.junit.jupiter.api.AfterEach
+    @AfterEach
     void asConfigured() {
         teams.scope(null);
     }
@@ -61,7 +66,7 @@ class WarmSandboxTest {
     @Inject
     CommandSandbox sandbox;
     @Inject
-    dev.cohort.toolrunner.config.ToolRunnerConfig config;
+    ToolRunnerConfig config;
 
     /** Waits until the pool of {@code team}'s workspace is full of ready warm sandboxes (no start pending). */
     private WarmSandboxes.Key awaitWarm(String team) {
@@ -261,14 +266,14 @@ class WarmSandboxTest {
         Process younger = new ProcessBuilder("setsid", "bash", "-c", "read -r go; printf '\\006'; sleep 60").start();
         warm.offerFirst(never, younger);
         warm.offerFirst(never, older);
-        java.util.concurrent.CompletableFuture<WarmSandboxes.Warm> waiting =
-                java.util.concurrent.CompletableFuture.supplyAsync(() -> warm.take(never));
+        CompletableFuture<WarmSandboxes.Warm> waiting =
+                CompletableFuture.supplyAsync(() -> warm.take(never));
         await().atMost(WAIT).until(() -> warm.waitedCount() == waited + 1);
         assertThat(waiting).as("still waiting for a ready byte").isNotDone();
 
         younger.getOutputStream().write('\n');
         younger.getOutputStream().flush();
-        WarmSandboxes.Warm first = waiting.get(60, java.util.concurrent.TimeUnit.SECONDS);
+        WarmSandboxes.Warm first = waiting.get(60, TimeUnit.SECONDS);
         assertThat(first.process()).isSameAs(younger);
         assertThat(warm.waitedCount()).isEqualTo(waited + 1);
         first.kill();

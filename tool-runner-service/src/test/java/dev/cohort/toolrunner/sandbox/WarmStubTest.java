@@ -3,6 +3,7 @@ package dev.cohort.toolrunner.sandbox;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.ByteArrayOutputStream;
+import java.io.File;
 import java.io.InputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -13,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +45,7 @@ class WarmStubTest {
 
     private Run cold(String shell, String command, Map<String, String> env) throws Exception {
         ProcessBuilder pb = new ProcessBuilder(shell, "-c", command).directory(dir.toFile()).redirectErrorStream(true)
-                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+                .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().clear();
         pb.environment().putAll(env);
         return finish(pb.start(), new ByteArrayOutputStream());
@@ -153,7 +155,7 @@ class WarmStubTest {
         // the header's fields are cut by their byte lengths: newlines, quotes, backslashes, spaces at both ends, '=',
         // an empty value, a field that looks like a length, non-ASCII and a field longer than the pipe's buffer arrive
         // exactly, in the command and the environment
-        Map<String, String> env = new java.util.TreeMap<>(env());
+        Map<String, String> env = new TreeMap<>(env());
         env.put("A", " lead\n\\n mid 'q' \"d\" `id` $(id) trail \n\n");
         env.put("B", "");
         env.put("C", "x=y=z");

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.cohort.toolrunner.ToolError;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Test;
@@ -50,7 +51,7 @@ class PathPolicyTest {
         Files.createDirectories(teams.resolve("other"));
         Files.createSymbolicLink(root.resolve("to-other"), Path.of("teams/other"));
         Files.createSymbolicLink(root.resolve("to-root"), root);
-        java.util.List<Path> others = java.util.List.of(teams);
+        List<Path> others = List.of(teams);
         for (String p : new String[] {"teams", "teams/other/x", "src/../teams/other/x", root + "/teams/other/new/x",
             "to-other/x", "to-root/teams/other", "./teams/../teams/other"}) {
             assertThatThrownBy(() -> PathPolicy.resolveForFileAccess(root, root, p, others)).as(p)
@@ -58,7 +59,7 @@ class PathPolicyTest {
         }
         assertThat(PathPolicy.resolveForFileAccess(root, root, "teams-notes.md", others))
                 .isEqualTo(root.resolve("teams-notes.md"));
-        assertThat(PathPolicy.inside(root, java.util.List.of(root, teams, tmp, outside))).containsExactly(teams);
+        assertThat(PathPolicy.inside(root, List.of(root, teams, tmp, outside))).containsExactly(teams);
     }
 
     @Test

@@ -3,10 +3,14 @@ package dev.cohort.core.engine.recovery;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.langchain4j.exception.HttpException;
+import dev.langchain4j.exception.TimeoutException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.time.format.DateTimeFormatter;
+import java.time.Instant;
+import java.time.ZonedDateTime;
 import java.util.Locale;
 import java.util.Set;
 
@@ -76,7 +80,7 @@ public record ModelFailure(Kind kind, int status, String code, String message, D
             return new ModelFailure(Kind.BAD_RESPONSE, 0, "bad_response", m.getMessage(), null);
         }
         for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
-            if (c instanceof dev.langchain4j.exception.TimeoutException || c instanceof HttpTimeoutException
+            if (c instanceof TimeoutException || c instanceof HttpTimeoutException
                     || c instanceof java.util.concurrent.TimeoutException || c instanceof IOException
                     || c instanceof UncheckedIOException) {
                 return new ModelFailure(Kind.CONNECTION, 0, null, String.valueOf(c.getMessage()), null);
@@ -146,8 +150,8 @@ public record ModelFailure(Kind kind, int status, String code, String message, D
                 if (v.matches("\\d+(\\.\\d+)?")) {
                     return Duration.ofMillis((long) (Double.parseDouble(v) * 1000));
                 }
-                var when = java.time.ZonedDateTime.parse(v, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME);
-                Duration d = Duration.between(java.time.Instant.now(), when.toInstant());
+                var when = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME);
+                Duration d = Duration.between(Instant.now(), when.toInstant());
                 return d.isNegative() ? Duration.ZERO : d;
             }
         } catch (RuntimeException e) {

@@ -2,6 +2,7 @@ package dev.cohort.core.protocol.payload;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.cohort.core.protocol.EventType;
+import java.util.List;
 
 /**
  * {@code turn_completed}: a turn ended (hosts add {@code promptId}, {@code promptIds} and {@code status}).
@@ -20,7 +21,7 @@ import dev.cohort.core.protocol.EventType;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TurnCompleted(String turnId, String reason, int modelCalls, String text, UsageView usage,
-        UsageView agentUsage, String status, String message, String promptId, java.util.List<String> promptIds)
+        UsageView agentUsage, String status, String message, String promptId, List<String> promptIds)
         implements EventPayload {
 
     /** The engine's end of a turn (hosts add the prompt fields and the status). */
@@ -31,7 +32,7 @@ public record TurnCompleted(String turnId, String reason, int modelCalls, String
 
     /** A turn a host ended itself, with a failed status and why. */
     public static TurnCompleted failedByHost(String turnId, String message, String promptId,
-            java.util.List<String> promptIds) {
+            List<String> promptIds) {
         return new TurnCompleted(turnId, "error", 0, null, null, null, "failed", message, promptId, promptIds);
     }
     @Override

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.cohort.core.protocol.Json;
 import java.util.List;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
 /** Claude Code's hooks format: what is accepted, and a clear error naming the field for what is not. */
@@ -23,10 +24,10 @@ class HookSettingsTest {
                  "Stop": [{"matcher": "ignored-here", "hooks": [{"type": "command", "command": "./stop.sh"}]}]}""");
 
         assertThat(hooks).extracting(CommandHook::event, CommandHook::command, CommandHook::timeoutSeconds).containsExactly(
-                org.assertj.core.groups.Tuple.tuple(CommandHook.Event.PRE_TOOL_USE, "./check.sh", 30),
-                org.assertj.core.groups.Tuple.tuple(CommandHook.Event.PRE_TOOL_USE, "./audit.sh", 60),
-                org.assertj.core.groups.Tuple.tuple(CommandHook.Event.PRE_TOOL_USE, "./all.sh", 60),
-                org.assertj.core.groups.Tuple.tuple(CommandHook.Event.STOP, "./stop.sh", 60));
+                Tuple.tuple(CommandHook.Event.PRE_TOOL_USE, "./check.sh", 30),
+                Tuple.tuple(CommandHook.Event.PRE_TOOL_USE, "./audit.sh", 60),
+                Tuple.tuple(CommandHook.Event.PRE_TOOL_USE, "./all.sh", 60),
+                Tuple.tuple(CommandHook.Event.STOP, "./stop.sh", 60));
         assertThat(hooks.get(0).matcher().pattern()).isEqualTo("bash|write_file");
         assertThat(hooks.get(2).matcher()).isNull();
         assertThat(hooks.get(3).matcher()).isNull();

@@ -9,10 +9,20 @@ import dev.cohort.core.shell.CommandRules;
 import dev.cohort.core.testing.CommandTable;
 import dev.cohort.core.tools.cron.ScheduleCronTool;
 import dev.cohort.core.tools.cron.SchedulerClient;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.workspace.BashTool;
+import dev.cohort.core.tools.workspace.CreateWorktreeTool;
+import dev.cohort.core.tools.workspace.EditFileTool;
+import dev.cohort.core.tools.workspace.ReadFileTool;
+import dev.cohort.core.tools.workspace.RemoveWorktreeTool;
+import dev.cohort.core.tools.workspace.WriteFileTool;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -26,16 +36,16 @@ class PermissionGateTest {
     private static final CommandRules.Workspace WS = CommandRules.Workspace.relative(null);
 
     /** The real tools: the gate decides on what each says is at stake, never on its name. */
-    private static final java.util.Map<String, dev.cohort.core.tools.Tool> TOOLS = java.util.stream.Stream.of(
-            new dev.cohort.core.tools.workspace.BashTool(), new dev.cohort.core.tools.workspace.WriteFileTool(),
-            new dev.cohort.core.tools.workspace.EditFileTool(), new dev.cohort.core.tools.workspace.ReadFileTool(),
-            new dev.cohort.core.tools.workspace.RemoveWorktreeTool(),
-            new dev.cohort.core.tools.workspace.CreateWorktreeTool())
-            .collect(java.util.stream.Collectors.toMap(dev.cohort.core.tools.Tool::name, t -> t));
+    private static final Map<String, Tool> TOOLS = Stream.of(
+            new BashTool(), new WriteFileTool(),
+            new EditFileTool(), new ReadFileTool(),
+            new RemoveWorktreeTool(),
+            new CreateWorktreeTool())
+            .collect(Collectors.toMap(Tool::name, t -> t));
 
     private static PermissionDecision gateDecide(PermissionMode mode, String tool, boolean mutating, ObjectNode args,
             PermissionPolicy policy, CommandRules.Workspace ws, boolean unattended) {
-        dev.cohort.core.tools.Tool t = TOOLS.get(tool);
+        Tool t = TOOLS.get(tool);
         return PermissionGate.decide(mode, tool, mutating, t.permissionSubject(args), policy, ws, unattended);
     }
 

@@ -17,6 +17,7 @@ import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -171,7 +172,7 @@ class CronToolsTest {
         assertThat(scheduler.idempotencyKeys.get(1)).isEqualTo(EffectKey.of(cancel, lead).uuid().toString());
     }
 
-    private static final java.util.concurrent.atomic.AtomicInteger CALL_IDS = new java.util.concurrent.atomic.AtomicInteger();
+    private static final AtomicInteger CALL_IDS = new AtomicInteger();
 
     /** A new call (a new call id): repeating a call is what the idempotency tests do on purpose, with the same object. */
     private static ToolCall call(String name, String json) {

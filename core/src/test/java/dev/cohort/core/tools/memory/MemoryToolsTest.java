@@ -2,6 +2,7 @@ package dev.cohort.core.tools.memory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.memory.FileMemoryStore;
 import dev.cohort.core.memory.InMemoryMemoryStore;
@@ -16,12 +17,13 @@ import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.Map;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -39,7 +41,7 @@ class MemoryToolsTest {
     /** A new call (a new call id); the idempotency tests repeat one call object on purpose. */
     static ToolCall call(String name, String json) {
         return new ToolCall("c" + CALL_IDS.incrementAndGet(), name,
-                (ObjectNode) Json.read(json, com.fasterxml.jackson.databind.JsonNode.class));
+                (ObjectNode) Json.read(json, JsonNode.class));
     }
 
     /** Both core stores: in memory, and files (whose records are files beside the memories). */
@@ -51,7 +53,7 @@ class MemoryToolsTest {
         if (kind.equals("files")) {
             return team -> new FileMemoryStore(dir.resolve(team));
         }
-        Map<String, MemoryStore> byTeam = new java.util.concurrent.ConcurrentHashMap<>();
+        Map<String, MemoryStore> byTeam = new ConcurrentHashMap<>();
         return team -> byTeam.computeIfAbsent(team, t -> new InMemoryMemoryStore());
     }
 
@@ -102,9 +104,9 @@ class MemoryToolsTest {
         write.execute(first, ctx("t1"));
         ToolCall sameIdOtherArgs = new ToolCall(first.id(), "memory_write", (ObjectNode) Json.read("""
                 {"name":"prefers-spaces","type":"user","description":"spaces","body":"Indent with spaces."}""",
-                com.fasterxml.jackson.databind.JsonNode.class));
+                JsonNode.class));
         ToolCall sameIdOtherTool = new ToolCall(first.id(), "memory_delete", (ObjectNode) Json.read(
-                "{\"name\":\"prefers-tabs\"}", com.fasterxml.jackson.databind.JsonNode.class));
+                "{\"name\":\"prefers-tabs\"}", JsonNode.class));
 
         ToolResult reused = write.execute(sameIdOtherArgs, ctx("t1"));
         ToolResult otherTool = new MemoryDeleteTool(teams).execute(sameIdOtherTool, ctx("t1"));

@@ -1,5 +1,6 @@
 package dev.cohort.lead.protocols.persistence;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.lead.persistence.Jdbc;
@@ -10,9 +11,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.Optional;
 
@@ -64,9 +67,9 @@ public class ProtocolRepository {
                 ps.setString(5, target);
                 ps.setString(6, Json.write(payload == null ? Json.MAPPER.createObjectNode() : payload));
                 if (timeout == null) {
-                    ps.setNull(7, java.sql.Types.BIGINT);
+                    ps.setNull(7, Types.BIGINT);
                 } else {
-                    ps.setLong(7, java.util.concurrent.TimeUnit.NANOSECONDS.toMicros(timeout.toNanos()));
+                    ps.setLong(7, TimeUnit.NANOSECONDS.toMicros(timeout.toNanos()));
                 }
                 return ps.executeUpdate() == 1;
             }
@@ -160,7 +163,7 @@ public class ProtocolRepository {
                         rs.getString(9), instant(rs.getTimestamp(10)), instant(rs.getTimestamp(11)),
                         instant(rs.getTimestamp(12))));
             }
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw new SQLException("unreadable protocol payload: " + e.getOriginalMessage(), e);
         }
         return out;

@@ -1,20 +1,23 @@
 package dev.cohort.lead.tasks.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.cohort.lead.persistence.InTransaction;
+import dev.cohort.lead.tasks.persistence.TaskRepository;
 import dev.cohort.lead.tasks.service.Holder;
+import dev.cohort.lead.tasks.service.TaskIds;
 import dev.cohort.lead.tasks.service.TaskRefusal;
 import dev.cohort.lead.tasks.service.TaskRules;
 import dev.cohort.lead.tasks.service.TaskService;
 import dev.cohort.lead.tasks.service.TaskView;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
-import jakarta.ws.rs.GET;
-import jakarta.ws.rs.POST;
-import jakarta.ws.rs.Path;
-import jakarta.ws.rs.PathParam;
-import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Produces;
 import java.net.URI;
 import java.time.Instant;
 import java.util.List;
@@ -96,7 +99,7 @@ public class InternalTasksResource {
         CreateRequest b = require(body);
         TaskRules.validateHolder(Holder.byName(b.agent()), tasks.config());
         TaskView v = TaskView.of(tasks.create(team, b.agent(), b.subject(), b.description(), b.blockedBy(), b.role(),
-                b.assignee(), dev.cohort.lead.persistence.InTransaction.none()));
+                b.assignee(), InTransaction.none()));
         return Response.created(URI.create("/api/v1/teams/" + team + "/tasks/" + v.id())).entity(v).build();
     }
 
@@ -106,7 +109,7 @@ public class InternalTasksResource {
         ClaimRequest b = require(body);
         double lease = TaskRules.leaseMillis(b.leaseSeconds(), tasks.config());
         return view(tasks.claim(team, id, holder(b.agent(), b.leaseToken()), b.role(), lease,
-                dev.cohort.lead.persistence.InTransaction.none()));
+                InTransaction.none()));
     }
 
     /** 200 with the claim, or 204 when no task is free and unblocked. */
@@ -152,12 +155,12 @@ public class InternalTasksResource {
             throw TaskRefusal.invalid("leases must list 0.." + MAX_BATCH + " {id, agent, leaseToken}");
         }
         double lease = TaskRules.leaseMillis(b.leaseSeconds(), tasks.config());
-        List<dev.cohort.lead.tasks.persistence.TaskRepository.Lease> leases = b.leases().stream().map(l -> {
+        List<TaskRepository.Lease> leases = b.leases().stream().map(l -> {
             if (l == null || l.leaseToken() == null) {
                 throw TaskRefusal.invalid("every lease needs id, agent and leaseToken");
             }
-            return new dev.cohort.lead.tasks.persistence.TaskRepository.Lease(
-                    dev.cohort.lead.tasks.service.TaskIds.require(l.id()), l.agent(), l.leaseToken());
+            return new TaskRepository.Lease(
+                    TaskIds.require(l.id()), l.agent(), l.leaseToken());
         }).toList();
         TaskService.Renewal r = tasks.heartbeatAll(team, leases, lease);
         return new HeartbeatsView(r.renewed(), r.lost());
@@ -192,9 +195,9 @@ public class InternalTasksResource {
             throw TaskRefusal.invalid("claimers must list 1.." + TaskService.MAX_CLAIM_BATCH + " {agent, leaseToken, role?}");
         }
         double lease = TaskRules.leaseMillis(b.leaseSeconds(), tasks.config());
-        List<dev.cohort.lead.tasks.persistence.TaskRepository.BatchClaimer> claimers = b.claimers().stream()
+        List<TaskRepository.BatchClaimer> claimers = b.claimers().stream()
                 .map(c -> c == null ? null
-                        : new dev.cohort.lead.tasks.persistence.TaskRepository.BatchClaimer(c.agent(), c.role(), c.leaseToken()))
+                        : new TaskRepository.BatchClaimer(c.agent(), c.role(), c.leaseToken()))
                 .toList();
         return new ClaimBatchView(tasks.claimBatch(team, claimers, lease).claims().stream()
                 .map(c -> new BatchClaimView(c.task().owner(), TaskView.of(c.task()), c.leaseToken(), c.task().leaseUntil(),

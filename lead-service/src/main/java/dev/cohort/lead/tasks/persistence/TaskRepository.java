@@ -14,7 +14,10 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -557,8 +560,8 @@ public class TaskRepository {
         }
         return Jdbc.inTransaction(ds, "claim a batch of tasks", c -> {
             int statements = 0;
-            Map<String, Long> taken = new java.util.LinkedHashMap<>(); // agent → task id
-            Set<Long> heldIds = new java.util.HashSet<>();
+            Map<String, Long> taken = new LinkedHashMap<>(); // agent → task id
+            Set<Long> heldIds = new HashSet<>();
             List<BatchClaimer> open = new ArrayList<>(claimers);
             long after = 0;
             long afterStale = 0;
@@ -630,7 +633,7 @@ public class TaskRepository {
                     out.add(new Claimed(row(rs), rs.getBoolean("fresh")));
                 }
             }
-            out.sort(java.util.Comparator.comparingLong(x -> x.task().id()));
+            out.sort(Comparator.comparingLong(x -> x.task().id()));
             also.run(c, out);
             return new BatchClaimed(out, statements);
         });

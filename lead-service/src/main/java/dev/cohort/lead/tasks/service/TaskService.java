@@ -10,15 +10,19 @@ import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.service.EventService;
 import dev.cohort.lead.tasks.persistence.TaskRepository;
 import dev.cohort.lead.tasks.persistence.TaskRow;
+import dev.cohort.lead.teammates.persistence.RosterRepository;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.ArrayList;
+import java.util.function.Function;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
-import java.util.function.Function;
+import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.UUID;
 
 /**
  * The task board of each team: create with validated dependencies, list, get, claim,
@@ -47,7 +51,7 @@ public class TaskService {
     TaskAvailability availability;
 
     @Inject
-    dev.cohort.lead.teammates.persistence.RosterRepository roster;
+    RosterRepository roster;
 
     /** A claim that went through. {@code fresh} is false for a repeated claim by the same holder. */
     public record Claim(TaskRow task, String leaseToken, boolean fresh) {
@@ -228,7 +232,7 @@ public class TaskService {
         if (claimers == null || claimers.isEmpty() || claimers.size() > MAX_CLAIM_BATCH) {
             throw TaskRefusal.invalid("claimers must list 1.." + MAX_CLAIM_BATCH + " {agent, leaseToken, role?}");
         }
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (TaskRepository.BatchClaimer b : claimers) {
             if (b == null) {
                 throw TaskRefusal.invalid("every claimer needs agent and leaseToken");
@@ -240,9 +244,9 @@ public class TaskService {
         }
         // the fresh claims' task_claimed events are stored in the claims' own transaction (EventService.storeIn: one
         // counter bump, one INSERT, one roster UPDATE), so a batch is one commit and a claim never lacks its event
-        List<dev.cohort.core.protocol.Event> stored = new java.util.ArrayList<>();
+        List<Event> stored = new ArrayList<>();
         TaskRepository.BatchClaimed got = repo.claimBatch(team, claimers, leaseMs, (c, claims) -> {
-            List<dev.cohort.core.protocol.Event> fresh = new java.util.ArrayList<>();
+            List<Event> fresh = new ArrayList<>();
             for (TaskRepository.Claimed cl : claims) {
                 TaskRow task = cl.task();
                 if (cl.fresh()) {
@@ -354,7 +358,7 @@ public class TaskService {
         for (TaskRepository.Lease l : leases) {
             TaskRules.validateHolder(Holder.withLease(l.agent(), l.token()), cfg);
         }
-        java.util.Set<Long> renewed = repo.heartbeatAll(team, leases, leaseMs);
+        Set<Long> renewed = repo.heartbeatAll(team, leases, leaseMs);
         return new Renewal(renewed.stream().map(TaskIds::format).toList(), leases.stream().map(TaskRepository.Lease::id)
                 .filter(id -> !renewed.contains(id)).distinct().map(TaskIds::format).toList());
     }

@@ -1,5 +1,6 @@
 package dev.cohort.lead.tasks.tools;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
@@ -32,7 +33,7 @@ public final class GetTaskTool extends SpecifiedTool {
             TaskView v = TaskView.of(service.get(ctx.team(), call.string("task_id")));
             try {
                 return ToolResult.ok(Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(v));
-            } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            } catch (JsonProcessingException e) {
                 throw new IllegalStateException("cannot render task " + v.id(), e);
             }
         });

@@ -15,8 +15,9 @@ import dev.cohort.lead.tasks.service.TaskRefusal;
 import dev.cohort.lead.tasks.service.TaskService;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
+import java.util.List;
 import java.util.stream.Collectors;
 
 /**
@@ -71,7 +72,7 @@ public class TaskTools {
      * as in {@link #run}.
      */
     static ToolResult once(ToolEffectRepository effects, EffectKey key, String what,
-            java.util.function.Function<EffectKey, ToolResult> op) {
+            Function<EffectKey, ToolResult> op) {
         return run(what, () -> effects.once(key, () -> run(what, () -> op.apply(key))));
     }
 

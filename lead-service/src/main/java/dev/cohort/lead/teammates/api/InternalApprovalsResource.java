@@ -7,16 +7,20 @@ import dev.cohort.core.engine.ApprovalGateway;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.lead.api.ApiException;
+import dev.cohort.lead.persistence.ApprovalRepository;
 import dev.cohort.lead.persistence.TeamRepository;
 import dev.cohort.lead.service.ApprovalService;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
-import jakarta.ws.rs.POST;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.MediaType;
 import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
 
 /**
  * Approvals for teammates (contract §6), behind {@code cohort.internal.token}: {@code POST
@@ -44,17 +48,17 @@ public class InternalApprovalsResource {
     ApprovalService approvals;
 
     @Inject
-    dev.cohort.lead.persistence.ApprovalRepository stored;
+    ApprovalRepository stored;
 
     /** Most ids one {@code settled} ask may name: a sweep's parked agents of one replica, with room. */
     static final int MAX_SETTLED_IDS = 1000;
 
     /** Body of {@code settled}: the approval ids a teammate host's parked agents wait for. */
-    public record SettledRequest(java.util.List<String> ids) {
+    public record SettledRequest(List<String> ids) {
     }
 
     /** Those of them no longer waiting (answered, or past their expiry). */
-    public record SettledAnswer(java.util.List<String> settled) {
+    public record SettledAnswer(List<String> settled) {
     }
 
     /**
@@ -74,7 +78,7 @@ public class InternalApprovalsResource {
         if (body.ids().size() > MAX_SETTLED_IDS) {
             throw ApiException.badRequest("at most " + MAX_SETTLED_IDS + " ids per ask, not " + body.ids().size());
         }
-        return new SettledAnswer(stored.settled(team, body.ids().stream().filter(java.util.Objects::nonNull).distinct()
+        return new SettledAnswer(stored.settled(team, body.ids().stream().filter(Objects::nonNull).distinct()
                 .toList()));
     }
 
@@ -83,7 +87,7 @@ public class InternalApprovalsResource {
     }
 
     /** The approvals it cancelled (none when each was answered or expired first). */
-    public record CancelAnswer(java.util.List<String> cancelled) {
+    public record CancelAnswer(List<String> cancelled) {
     }
 
     /** Longest reason stored with a cancellation: it is a short sentence from the host, not a transcript. */
@@ -124,7 +128,7 @@ public class InternalApprovalsResource {
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record CheckAnswer(String status, String reason, String approvalId) {
         static CheckAnswer of(ApprovalGateway.Decision d) {
-            return new CheckAnswer(d.status().name().toLowerCase(java.util.Locale.ROOT), d.reason(), d.approvalId());
+            return new CheckAnswer(d.status().name().toLowerCase(Locale.ROOT), d.reason(), d.approvalId());
         }
     }
 

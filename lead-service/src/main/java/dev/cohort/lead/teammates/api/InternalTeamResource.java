@@ -1,15 +1,20 @@
 package dev.cohort.lead.teammates.api;
 
+import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.permission.PermissionRuleSet;
+import dev.cohort.core.engine.Usage;
 import dev.cohort.lead.api.ApiException;
+import dev.cohort.lead.persistence.BudgetRepository;
 import dev.cohort.lead.persistence.PermissionRepository;
 import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.service.TeamBudgets;
 import jakarta.inject.Inject;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
-import jakarta.ws.rs.core.MediaType;
+import java.time.LocalDate;
 
 /**
  * What a teammate host needs of its team, behind {@code cohort.internal.token}: {@code GET /internal/v1/teams/{team}}
@@ -25,8 +30,8 @@ import jakarta.ws.rs.core.MediaType;
 public class InternalTeamResource {
 
     /** The team as a teammate host sees it. */
-    public record TeamInfo(String id, String permissionMode, dev.cohort.core.engine.Budgets.Overrides budgets,
-            dev.cohort.core.engine.Usage usageToday, java.time.LocalDate usageDay, PermissionRuleSet permissions) {
+    public record TeamInfo(String id, String permissionMode, Budgets.Overrides budgets,
+            Usage usageToday, LocalDate usageDay, PermissionRuleSet permissions) {
     }
 
     @Inject
@@ -36,15 +41,15 @@ public class InternalTeamResource {
     TeamRepository teams;
 
     @Inject
-    dev.cohort.lead.persistence.BudgetRepository budgets;
+    BudgetRepository budgets;
 
     @Inject
-    dev.cohort.lead.service.TeamBudgets teamBudgets;
+    TeamBudgets teamBudgets;
 
     @GET
     public TeamInfo get(@PathParam("team") String team) {
         return teams.find(team).map(t -> {
-            dev.cohort.core.engine.Budgets.DayUsage today = teamBudgets.dayUsage(t.id());
+            Budgets.DayUsage today = teamBudgets.dayUsage(t.id());
             return new TeamInfo(t.id(), t.permissionMode() == null ? "default" : t.permissionMode(),
                     budgets.find(t.id()), today.usage(), today.day(), permissions.find(t.id()));
         }).orElseThrow(() -> ApiException.notFound("unknown team \"" + team + "\""));

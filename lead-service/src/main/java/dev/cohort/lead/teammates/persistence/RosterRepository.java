@@ -3,6 +3,7 @@ package dev.cohort.lead.teammates.persistence;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.engine.Usage;
 import dev.cohort.core.protocol.Event;
+import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.payload.TeammatePhase;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -212,7 +214,7 @@ public class RosterRepository {
                 }
                 try (PreparedStatement ps = c.prepareStatement("UPDATE lead.roster SET turn_id = ?, updated_at = now() "
                         + "WHERE team = ? AND name = ?")) {
-                    ps.setString(1, e.type() == dev.cohort.core.protocol.EventType.TURN_STARTED ? text(d, "turnId", null) : null);
+                    ps.setString(1, e.type() == EventType.TURN_STARTED ? text(d, "turnId", null) : null);
                     ps.setString(2, e.team());
                     ps.setString(3, e.agent());
                     ps.executeUpdate();
@@ -250,7 +252,7 @@ public class RosterRepository {
         String runTeam = null;
         for (Event e : events) {
             String owner = claimOwner(e);
-            if (owner == null || !java.util.Objects.equals(e.team(), runTeam)) {
+            if (owner == null || !Objects.equals(e.team(), runTeam)) {
                 flushClaims(c, runTeam, run); // the run ends: its effects come before this event's
             }
             if (owner == null) {
@@ -265,7 +267,7 @@ public class RosterRepository {
 
     /** The owner a {@code task_claimed} sets the current task of, or null (another event, or the lead's claim). */
     private static String claimOwner(Event e) {
-        if (e.type() != dev.cohort.core.protocol.EventType.TASK_CLAIMED || e.team() == null || e.data() == null) {
+        if (e.type() != EventType.TASK_CLAIMED || e.team() == null || e.data() == null) {
             return null;
         }
         String owner = text(e.data(), "owner", null);

@@ -2,6 +2,7 @@ package dev.cohort.lead.teammates.service;
 
 import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.Usage;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -76,6 +77,6 @@ public record TeamBudget(long tokens, double costUsd, long tokensPerDay, double 
     }
 
     private static String usd(double v) {
-        return String.format(java.util.Locale.ROOT, "%.6f", v);
+        return String.format(Locale.ROOT, "%.6f", v);
     }
 }

@@ -11,6 +11,7 @@ import dev.cohort.lead.messaging.AgentInboxPublisher;
 import dev.cohort.lead.persistence.AgentRepository;
 import dev.cohort.lead.persistence.Jdbc;
 import dev.cohort.lead.persistence.ToolEffectRepository;
+import dev.cohort.lead.service.TeamBudgets;
 import dev.cohort.lead.teammates.persistence.RosterRepository;
 import dev.cohort.lead.teammates.persistence.RosterRepository.Counts;
 import dev.cohort.lead.teammates.persistence.RosterRepository.RosterRow;
@@ -38,7 +39,7 @@ import java.util.Optional;
 public class TeammateService {
 
     @Inject
-    dev.cohort.lead.service.TeamBudgets teamBudgets;
+    TeamBudgets teamBudgets;
 
     @Inject
     AgroalDataSource ds;

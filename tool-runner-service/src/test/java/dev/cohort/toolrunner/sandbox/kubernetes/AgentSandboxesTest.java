@@ -15,6 +15,8 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import java.net.InetAddress;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,11 +102,11 @@ class AgentSandboxesTest {
         sandboxes.claim("acme");
         actAsTheControllerBinding("acme", "team-sandbox-x7k2p");
         createSandbox("team-sandbox-x7k2p", "False", "");
-        var waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> sandboxes.awaitReady("acme"));
+        var waiting = CompletableFuture.supplyAsync(() -> sandboxes.awaitReady("acme"));
 
         setSandboxStatus("team-sandbox-x7k2p", "True", "team-sandbox-x7k2p.cohort.svc.cluster.local");
 
-        assertThat(waiting.get(30, java.util.concurrent.TimeUnit.SECONDS).host()).isEqualTo("team-sandbox-x7k2p.cohort.svc.cluster.local");
+        assertThat(waiting.get(30, TimeUnit.SECONDS).host()).isEqualTo("team-sandbox-x7k2p.cohort.svc.cluster.local");
     }
 
     @Test
