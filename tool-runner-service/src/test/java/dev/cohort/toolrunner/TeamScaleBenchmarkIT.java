@@ -31,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * How the tool layer scales with teams, run on demand:
  * {@code ./mvnw -B -pl tool-runner-service verify -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false
  * -Dit.test=TeamScaleBenchmarkIT -Dcohort.bench=true} (options {@code -Dcohort.bench.teams=1,10,50},
- * {@code -Dcohort.bench.replicas=1,2}, {@code -Dcohort.bench.seconds=10}, {@code -Dcohort.bench.env=K=V,...}).
+ * {@code -Dcohort.bench.replicas=1,2}, {@code -Dcohort.bench.seconds=10}, {@code -Dcohort.bench.env=K=V,...},
+ * {@code -Dcohort.bench.bash-only=true}: each caller loops {@code bash true} alone, so the CPU per call is a bash call's).
  *
  * <p>The <b>packaged</b> runner, 1 or 2 replicas on one devstack (one PostgreSQL journal, one workspace root), the way
  * {@code cohort up} starts it; N teams call at once, each one caller in a loop of {@code bash true} and
@@ -47,6 +48,7 @@ class TeamScaleBenchmarkIT {
     private static final List<Integer> TEAMS = ints(System.getProperty("cohort.bench.teams", "1,10,50"));
     private static final List<Integer> REPLICAS = ints(System.getProperty("cohort.bench.replicas", "1,2"));
     private static final String EXTRA_ENV = System.getProperty("cohort.bench.env", "");
+    private static final boolean BASH_ONLY = Boolean.getBoolean("cohort.bench.bash-only");
     private final AtomicLong ids = new AtomicLong();
     private int run;
 
@@ -56,9 +58,11 @@ class TeamScaleBenchmarkIT {
         assertThat(jar).as("package the module first (verify does)").exists();
         StringBuilder report = new StringBuilder("\n=== team scale benchmark (packaged runner, loopback HTTP, ")
                 .append(Runtime.getRuntime().availableProcessors()).append(" cores; extra env: ")
-                .append(EXTRA_ENV.isBlank() ? "none" : EXTRA_ENV).append(") ===\n")
-                .append("| replicas | teams | calls/s | bash true p50 / p99 | read_file p50 / p99 | machine CPU per call |\n")
-                .append("|---|---|---|---|---|---|\n");
+                .append(EXTRA_ENV.isBlank() ? "none" : EXTRA_ENV).append(BASH_ONLY ? "; bash calls only" : "")
+                .append(") ===\n")
+                .append("| replicas | teams | calls/s | bash true p50 / p99 | read_file p50 / p99 | machine CPU per call"
+                        + " | runner + sandboxes CPU per call |\n")
+                .append("|---|---|---|---|---|---|---|\n");
         StringBuilder starts = new StringBuilder();
         try (Devstack stack = Devstack.start(0, Topics.ALL, 1, 0, -1)) {
             for (int replicas : REPLICAS) {
@@ -121,6 +125,7 @@ class TeamScaleBenchmarkIT {
             ExecutorService pool = Executors.newFixedThreadPool(teams);
             long end = System.nanoTime() + WINDOW.toNanos();
             long[] cpu0 = machineCpu();
+            long tree0 = treeCpu(runners);
             long t0 = System.nanoTime();
             List<Future<?>> fs = new ArrayList<>();
             for (int t = 0; t < teams; t++) {
@@ -133,6 +138,9 @@ class TeamScaleBenchmarkIT {
                         ToolCallResult r = c.call("bash", req(team, Map.of("command", "true " + i++)));
                         bash.add(System.nanoTime() - s);
                         assertThat(r.error()).as("%s", r).isNull();
+                        if (BASH_ONLY) {
+                            continue;
+                        }
                         s = System.nanoTime();
                         r = c.call("read_file", req(team, Map.of("path", "four-k.txt")));
                         read.add(System.nanoTime() - s);
@@ -146,13 +154,14 @@ class TeamScaleBenchmarkIT {
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
             long[] cpu1 = machineCpu();
+            long tree1 = treeCpu(runners);
             pool.shutdown();
             long calls = bash.size() + read.size();
             long[] b = sorted(bash);
             long[] r = sorted(read);
-            report.append(String.format("| %d | %d | %.0f | %.1f / %.1f ms | %.1f / %.1f ms | %.2f ms |%n", replicas, teams,
-                    calls / seconds, pct(b, 0.5), pct(b, 0.99), pct(r, 0.5), pct(r, 0.99),
-                    (cpu1[0] - cpu0[0]) * 10.0 / calls));
+            report.append(String.format("| %d | %d | %.0f | %.1f / %.1f ms | %.1f / %.1f ms | %.2f ms | %.2f ms |%n",
+                    replicas, teams, calls / seconds, pct(b, 0.5), pct(b, 0.99), pct(r, 0.5), pct(r, 0.99),
+                    (cpu1[0] - cpu0[0]) * 10.0 / calls, (tree1 - tree0) * 10.0 / calls));
         } finally {
             for (ServiceProcess s : runners) {
                 s.close();
@@ -162,7 +171,8 @@ class TeamScaleBenchmarkIT {
 
     /**
      * The memory of one idle team sandbox: RSS and PSS summed over the processes of every team sandbox (the ones whose
-     * command line names the holder: bubblewrap outside and in, the holder), divided by the number of holders.
+     * command line names the holder: bubblewrap outside and in, the holder; and its pooled entries: {@code nsenter} and
+     * the looping stub, whose command line holds its end mark), divided by the number of holders.
      */
     private static String sandboxMemory(long runner) {
         long rss = 0;
@@ -170,10 +180,10 @@ class TeamScaleBenchmarkIT {
         int holders = 0;
         for (ProcessHandle h : ProcessHandle.of(runner).orElseThrow().descendants().toList()) {
             String cmd = read("/proc/" + h.pid() + "/cmdline").replace('\0', ' ');
-            if (!cmd.contains("cohort-team-sandbox")) {
+            if (!cmd.contains("cohort-team-sandbox") && !cmd.contains("cohort-end")) {
                 continue;
             }
-            if (cmd.startsWith("/bin/bash")) {
+            if (cmd.startsWith("/bin/bash") && cmd.contains("cohort-team-sandbox")) {
                 holders++;
             }
             for (String line : read("/proc/" + h.pid() + "/smaps_rollup").split("\n")) {
@@ -198,6 +208,34 @@ class TeamScaleBenchmarkIT {
     }
 
     /** Busy and total clock ticks of the machine. */
+    /**
+     * Clock ticks of CPU of the runners and everything they started: each runner's own and its reaped children's
+     * ({@code utime stime cutime cstime} of {@code /proc/<pid>/stat}), plus the same of each live descendant (team
+     * sandboxes, their entries and what those reaped). What the kernel does for no process (tearing down a sandbox's
+     * namespaces) is not in it: the machine's figure holds that.
+     */
+    private static long treeCpu(List<ServiceProcess> runners) {
+        long ticks = 0;
+        for (ServiceProcess r : runners) {
+            ticks += ownAndReaped(r.pid());
+            for (ProcessHandle h : ProcessHandle.of(r.pid()).map(p -> p.descendants().toList()).orElse(List.of())) {
+                ticks += ownAndReaped(h.pid());
+            }
+        }
+        return ticks;
+    }
+
+    private static long ownAndReaped(long pid) {
+        String stat = read("/proc/" + pid + "/stat");
+        int close = stat.lastIndexOf(')');
+        if (close < 0) {
+            return 0; // gone
+        }
+        String[] f = stat.substring(close + 2).split(" ");
+        // after the command: state is field 3, utime..cstime are fields 14-17 (indexes 11-14 here)
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]) + Long.parseLong(f[13]) + Long.parseLong(f[14]);
+    }
+
     private static long[] machineCpu() {
         String[] f = read("/proc/stat").lines().findFirst().orElseThrow().split("\\s+");
         long total = 0;
