@@ -323,21 +323,7 @@ public final class ProcessRunner {
         killOnOutputLimit(p, capture, null);
         AtomicBoolean went = new AtomicBoolean();
         IOException[] readError = new IOException[1];
-        long[] marks = CallPhases.current();
-        PipeReader reader = PipeReader.start(() -> {
-            try {
-                InputStream in = p.getInputStream();
-                if (in.read() != GO) {
-                    return;
-                }
-                CallPhases.markOn(marks, CallPhases.ACKED);
-                went.set(true);
-                capture.consume(in);
-                CallPhases.markOn(marks, CallPhases.OUTPUT_END);
-            } catch (IOException e) {
-                readError[0] = e;
-            }
-        });
+        PipeReader reader = readAfterAck(p, p.getInputStream(), capture, went, readError);
         Handle handle = new Handle(p);
         boolean timedOut = waitForExit(spec, p);
         if (!timedOut && !went.get() && reader.join(Duration.ofMillis(DRAIN_MILLIS)) && !went.get()) {
@@ -380,21 +366,8 @@ public final class ProcessRunner {
         killOnOutputLimit(p, capture, null);
         AtomicBoolean went = new AtomicBoolean();
         IOException[] readError = new IOException[1];
-        long[] marks = CallPhases.current();
         EndMarkedStream out = new EndMarkedStream(p.getInputStream(), token);
-        PipeReader reader = PipeReader.start(() -> {
-            try {
-                if (p.getInputStream().read() != GO) {
-                    return;
-                }
-                CallPhases.markOn(marks, CallPhases.ACKED);
-                went.set(true);
-                capture.consume(out);
-                CallPhases.markOn(marks, CallPhases.OUTPUT_END);
-            } catch (IOException e) {
-                readError[0] = e;
-            }
-        });
+        PipeReader reader = readAfterAck(p, out, capture, went, readError);
         Handle handle = new Handle(p);
         boolean timedOut = !reader.join(spec.timeout());
         if (timedOut) {
@@ -429,6 +402,28 @@ public final class ProcessRunner {
         }
         long ms = (System.nanoTime() - start) / 1_000_000;
         return new Outcome(timedOut || cancelled ? null : status, timedOut, cancelled, ms);
+    }
+
+    /**
+     * Reads a stub's output on a pooled thread: its first byte must be the acknowledgement ({@link #GO}, else nothing
+     * is read and {@code went} stays false), then {@code output} goes to {@code capture}.
+     */
+    private static PipeReader readAfterAck(Process p, InputStream output, OutputCapture capture, AtomicBoolean went,
+            IOException[] readError) {
+        long[] marks = CallPhases.current();
+        return PipeReader.start(() -> {
+            try {
+                if (p.getInputStream().read() != GO) {
+                    return;
+                }
+                CallPhases.markOn(marks, CallPhases.ACKED);
+                went.set(true);
+                capture.consume(output);
+                CallPhases.markOn(marks, CallPhases.OUTPUT_END);
+            } catch (IOException e) {
+                readError[0] = e;
+            }
+        });
     }
 
     private static final SecureRandom TOKENS = new SecureRandom();

@@ -86,6 +86,13 @@ public class WarmSandboxes {
             "SHLVL", "PWD", "OLDPWD", "POSIXLY_CORRECT", "BASH_COMPAT", "BASH_XTRACEFD", "BASH_ARGV0", "LINENO",
             "BASH_EXECUTION_STRING");
 
+    /** Unsets every exported variable, without a fork: ${!X*} lists the names starting with X, @a their attributes. */
+    private static final String CLEAR_ENVIRONMENT = "for __v in " + allNames()
+            + "; do [[ ${!__v@a} == *x* ]] && unset \"$__v\" 2>/dev/null; done; unset __v";
+
+    /** Cuts the header {@code __h} into the array {@code __f} by the 8-digit length before each field. */
+    private static final String SPLIT_FIELDS = "while [ $__o -lt ${#__h} ]; do __n=$((10#${__h:__o:8})); __f+=(\"${__h:__o+8:__n}\"); __o=$((__o + 8 + __n)); done";
+
     /**
      * The stub, run by {@code /bin/bash} inside the sandbox. It clears the environment it was started with (bash's own
      * PWD/SHLVL/OLDPWD too) before saying it is ready; the header is read with two {@code read -N} and cut into its
@@ -103,15 +110,14 @@ public class WarmSandboxes {
      * {@code bash -c}.
      */
     static final String STUB = String.join("; ",
-            // every exported variable, without a fork: ${!X*} lists the names starting with X, @a their attributes
-            "for __v in " + allNames() + "; do [[ ${!__v@a} == *x* ]] && unset \"$__v\" 2>/dev/null; done; unset __v",
+            CLEAR_ENVIRONMENT,
             "printf '\\006'",
             // two reads of the pipe (read -N reads its count at once; read -d reads a pipe a byte at a time), then the
             // fields are cut out of the header by their lengths (bytes: the stub's locale is C)
             "IFS= read -r -N 8 __n && IFS= read -r -N $((10#$__n)) __h || exit 125",
             "__o=0",
             "__f=()",
-            "while [ $__o -lt ${#__h} ]; do __n=$((10#${__h:__o:8})); __f+=(\"${__h:__o+8:__n}\"); __o=$((__o + 8 + __n)); done",
+            SPLIT_FIELDS,
             "[ ${#__f[@]} -ge 3 ] || exit 125",
             "__sh=${__f[0]}",
             "__cwd=${__f[1]}",
@@ -149,11 +155,11 @@ public class WarmSandboxes {
      * a chain of seven program starts for an entry used once.
      */
     static final String LOOP_STUB = String.join("; ",
-            "for __v in " + allNames() + "; do [[ ${!__v@a} == *x* ]] && unset \"$__v\" 2>/dev/null; done; unset __v",
+            CLEAR_ENVIRONMENT,
             "printf '\\006'",
             "while IFS= read -r -N 8 __n && IFS= read -r -N $((10#$__n)) __h; do __o=0",
             "__f=()",
-            "while [ $__o -lt ${#__h} ]; do __n=$((10#${__h:__o:8})); __f+=(\"${__h:__o+8:__n}\"); __o=$((__o + 8 + __n)); done",
+            SPLIT_FIELDS,
             "[ ${#__f[@]} -ge 4 ] || exit 125",
             "__t=${__f[0]}",
             "__sh=${__f[1]}",

@@ -31,11 +31,9 @@ class TeamSandboxWarmTest {
     @Test
     void aTeamsEntryServesCallAfterCallInTheTeamsSandbox() {
         Assumptions.assumeTrue(teams.enabled() && warm.enabled(), "no team sandboxes or no warm entries in this run");
-        warm.evictOver(0); // room for this team's pool (earlier tests' teams may hold max-pools of them)
-        String team = newTeam();
-        assertThat(bash(team, "echo kept > /tmp/note").exitCode()).isZero();
+        String team = teamWithItsEntryBack();
         WarmSandboxes.Key key = entryKey(team);
-        await().atMost(Duration.ofSeconds(60)).until(() -> warm.readyCount(key) == 1);
+        assertThat(bash(team, "echo kept > /tmp/note").exitCode()).isZero();
         long pooled = warm.pooledCount();
         long started = warm.startedForCallCount();
         long holder = teams.holderPids(team).get(0);
@@ -57,11 +55,7 @@ class TeamSandboxWarmTest {
     @Test
     void whatACallLeavesBehindIsKilledBeforeItsEntryServesAgain() {
         Assumptions.assumeTrue(teams.enabled() && warm.enabled(), "no team sandboxes or no warm entries in this run");
-        warm.evictOver(0);
-        String team = newTeam();
-        assertThat(bash(team, "true").exitCode()).isZero();
-        WarmSandboxes.Key key = entryKey(team);
-        await().atMost(Duration.ofSeconds(60)).until(() -> warm.readyCount(key) == 1);
+        String team = teamWithItsEntryBack();
         long pooled = warm.pooledCount();
 
         ToolCallResult left = bash(team, "sleep 300 & sleep 301 > /dev/null 2>&1 & echo started");
@@ -76,11 +70,7 @@ class TeamSandboxWarmTest {
     @Test
     void anOutputThatImitatesTheEndMarkIsOutputAndAStubKilledByItsCommandIsReplaced() {
         Assumptions.assumeTrue(teams.enabled() && warm.enabled(), "no team sandboxes or no warm entries in this run");
-        warm.evictOver(0);
-        String team = newTeam();
-        assertThat(bash(team, "true").exitCode()).isZero();
-        WarmSandboxes.Key key = entryKey(team);
-        await().atMost(Duration.ofSeconds(60)).until(() -> warm.readyCount(key) == 1);
+        String team = teamWithItsEntryBack();
 
         ToolCallResult fake = bash(team, "printf 'a\\000\\037cohort-end:0123456789abcdef:0\\nafter\\n'; exit 3");
         ToolCallResult killer = bash(team, "kill -KILL $PPID; sleep 1; echo not reached");
@@ -91,6 +81,16 @@ class TeamSandboxWarmTest {
         assertThat(killer.exitCode()).as("%s", killer).isNotNull().isNotZero();
         assertThat(next.output()).isEqualTo("next\n");
         assertThat(next.exitCode()).isZero();
+    }
+
+    /** A new team that made one call, its entry back in its pool. */
+    private String teamWithItsEntryBack() {
+        warm.evictOver(0); // room for this team's pool (earlier tests' teams may hold max-pools of them)
+        String team = newTeam();
+        assertThat(bash(team, "true").exitCode()).isZero();
+        WarmSandboxes.Key key = entryKey(team);
+        await().atMost(Duration.ofSeconds(60)).until(() -> warm.readyCount(key) == 1);
+        return team;
     }
 
     /** The pool of the entries into {@code team}'s sandbox. */
