@@ -6,11 +6,11 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.memory.tools.MemoryDeleteTool;
+import dev.cohort.core.memory.tools.MemoryWriteTool;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.testing.IdentityContext;
 import dev.cohort.core.tools.EffectKey;
-import dev.cohort.core.tools.memory.MemoryDeleteTool;
-import dev.cohort.core.tools.memory.MemoryWriteTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.devstack.model.ScriptedModelClient;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.cohort.core.engine.GatewayModelClient;
+import dev.cohort.core.llm.GatewayModelClient;
 import dev.cohort.core.llm.LlmGateway;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;

@@ -1,6 +1,6 @@
 package dev.cohort.host.engine;
 
-import dev.cohort.core.engine.GatewayModelClient;
+import dev.cohort.core.llm.GatewayModelClient;
 import dev.cohort.core.llm.LlmGateway;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -5,7 +5,7 @@ import dev.cohort.core.engine.hooks.Hooks;
 import dev.cohort.core.engine.permission.PermissionPolicy;
 import dev.cohort.core.engine.permission.WorkspacePermissionSettings;
 import dev.cohort.core.engine.prompt.MemoryProvider;
-import dev.cohort.core.engine.recovery.Sleeper;
+import dev.cohort.core.retry.Sleeper;
 import dev.cohort.core.tools.skills.Skill;
 import dev.cohort.core.tools.skills.SkillLibrary;
 import dev.cohort.core.tools.ToolRegistry;

@@ -1,8 +1,8 @@
 package dev.cohort.core.engine;
 
 import dev.cohort.core.engine.recovery.ModelFailure;
-import dev.cohort.core.engine.recovery.RetryPolicy;
 import dev.cohort.core.protocol.payload.ModelRetry;
+import dev.cohort.core.retry.RetryPolicy;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
 import java.time.Duration;

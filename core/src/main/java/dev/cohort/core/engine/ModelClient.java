@@ -1,5 +1,6 @@
 package dev.cohort.core.engine;
 
+import dev.cohort.core.llm.GatewayModelClient;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import java.util.List;
 

@@ -12,7 +12,7 @@ import java.util.Optional;
 /**
  * The one way Cohort talks to a model: a {@link ChatCompletionsClient} on any OpenAI-compatible endpoint, <b>one client
  * per configured model</b> (the primary and, if set, the fallback), built once here and shared by every caller of this
- * gateway (the engine through {@link dev.cohort.core.engine.GatewayModelClient}, memory extraction).
+ * gateway (the engine through {@link dev.cohort.core.llm.GatewayModelClient}, memory extraction).
  * <ul>
  * <li>each client makes one attempt per call: retries, backoff and fallback are the engine's (no
  * stacked retries);</li>

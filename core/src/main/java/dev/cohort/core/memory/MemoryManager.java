@@ -6,12 +6,13 @@ import dev.cohort.core.engine.Message;
 import dev.cohort.core.engine.ModelClient;
 import dev.cohort.core.engine.prompt.MemoryProvider;
 import dev.cohort.core.engine.recovery.ModelFailure;
-import dev.cohort.core.engine.recovery.RetryPolicy;
-import dev.cohort.core.engine.recovery.Sleeper;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.payload.EventPayload;
 import dev.cohort.core.protocol.payload.MemoryError;
 import dev.cohort.core.protocol.payload.MemoryUpdated;
+import dev.cohort.core.protocol.XmlText;
+import dev.cohort.core.retry.RetryPolicy;
+import dev.cohort.core.retry.Sleeper;
 import dev.cohort.core.team.TeamMessages;
 import dev.cohort.core.tools.ToolContext;
 import java.time.Duration;
@@ -19,6 +20,9 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.function.Function;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -28,9 +32,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executor;
-import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
@@ -123,9 +124,9 @@ public final class MemoryManager implements MemoryProvider {
     private String index(List<Memory> all) {
         StringBuilder sb = new StringBuilder();
         for (Memory m : all) {
-            String line = "- " + TeamMessages.escape(m.name()) + " (" + m.type().wire() + "; " + TeamMessages.escape(
+            String line = "- " + XmlText.escape(m.name()) + " (" + m.type().wire() + "; " + XmlText.escape(
                     writtenBy(m)) + (m.writtenAt() == null ? "" : ", " + m.writtenAt().atZone(ZoneOffset.UTC)
-                            .toLocalDate()) + "): " + TeamMessages.escape(m.description()) + "\n";
+                            .toLocalDate()) + "): " + XmlText.escape(m.description()) + "\n";
             if (sb.length() + line.length() > settings.maxIndexChars()) {
                 sb.append("- … ").append(all.size()).append(" memories in all\n");
                 break;
@@ -265,11 +266,11 @@ public final class MemoryManager implements MemoryProvider {
     private String render(List<Memory> chosen) {
         StringBuilder sb = new StringBuilder();
         for (Memory m : chosen) {
-            String open = "<memory name=\"" + TeamMessages.escape(m.name()) + "\" type=\"" + m.type().wire()
-                    + "\" written-by=\"" + TeamMessages.escape(m.writtenBy() == null ? "not recorded" : m.writtenBy()) + "\""
+            String open = "<memory name=\"" + XmlText.escape(m.name()) + "\" type=\"" + m.type().wire()
+                    + "\" written-by=\"" + XmlText.escape(m.writtenBy() == null ? "not recorded" : m.writtenBy()) + "\""
                     + (m.writtenAt() == null ? "" : " written-at=\"" + m.writtenAt() + "\"") + ">\n";
             String close = "\n</memory>\n";
-            String body = TeamMessages.escape(m.body());
+            String body = XmlText.escape(m.body());
             int room = settings.maxInjectedChars() - sb.length() - open.length() - close.length();
             if (room <= 0) {
                 break;

@@ -1,5 +1,6 @@
 package dev.cohort.core.team;
 
+import dev.cohort.core.protocol.XmlText;
 import java.util.List;
 import java.util.Map;
 
@@ -82,22 +83,8 @@ public final class TeamMessages {
     /** The opening tag of a background job's completion as the lead's model sees it (the lead's {@code InboxFormatter}). */
     public static final String TASK_NOTIFICATION = "<task_notification>";
 
-    /** XML text escaping, so content cannot close or forge the surrounding elements. */
+    /** XML text escaping, so content cannot close or forge the surrounding elements ({@link XmlText#escape}). */
     public static String escape(String s) {
-        if (s == null) {
-            return "";
-        }
-        StringBuilder b = new StringBuilder(s.length() + 16);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '<' -> b.append("&lt;");
-                case '>' -> b.append("&gt;");
-                case '&' -> b.append("&amp;");
-                case '"' -> b.append("&quot;");
-                default -> b.append(c);
-            }
-        }
-        return b.toString();
+        return XmlText.escape(s);
     }
 }

@@ -1,10 +1,10 @@
 package dev.cohort.core.toolrunner;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.cohort.core.engine.recovery.RetryPolicy;
-import dev.cohort.core.engine.recovery.Sleeper;
 import dev.cohort.core.http.DirectHttp;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.core.retry.RetryPolicy;
+import dev.cohort.core.retry.Sleeper;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.Context;
 import java.io.IOException;

@@ -2,6 +2,7 @@ package dev.cohort.core.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.engine.hooks.Hook;
+import dev.cohort.core.llm.GatewayModelClient;
 import dev.cohort.core.llm.LlmGateway;
 import dev.cohort.core.llm.LlmSettings;
 import dev.cohort.core.protocol.Event;

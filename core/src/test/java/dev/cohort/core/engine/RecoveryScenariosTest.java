@@ -3,6 +3,7 @@ package dev.cohort.core.engine;
 import static dev.cohort.core.engine.EngineHarness.messages;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cohort.core.llm.GatewayModelClient;
 import dev.cohort.core.llm.LlmGateway;
 import dev.cohort.core.llm.LlmSettings;
 import dev.cohort.core.protocol.Event;

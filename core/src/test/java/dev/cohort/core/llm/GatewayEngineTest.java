@@ -6,7 +6,6 @@ import dev.cohort.core.engine.AgentContext;
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.engine.EngineSettings;
 import dev.cohort.core.engine.EventSink;
-import dev.cohort.core.engine.GatewayModelClient;
 import dev.cohort.core.engine.ModelClient;
 import dev.cohort.core.engine.RecoverySettings;
 import dev.cohort.core.engine.StopReason;

@@ -2,20 +2,20 @@ package dev.cohort.lead.service;
 
 import dev.cohort.core.memory.CachedMemoryStore;
 import dev.cohort.core.memory.MemoryStore;
+import dev.cohort.core.memory.tools.MemoryDeleteTool;
+import dev.cohort.core.memory.tools.MemoryWriteTool;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
-import dev.cohort.core.tools.memory.MemoryDeleteTool;
-import dev.cohort.core.tools.memory.MemoryWriteTool;
 import dev.cohort.host.engine.ToolProvider;
 import dev.cohort.lead.persistence.PgMemoryStore;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 
 /** {@code memory_write} / {@code memory_delete} over the team's memories in {@code lead.memories}. */
 @ApplicationScoped

@@ -1,6 +1,6 @@
 package dev.cohort.core.engine.prompt;
 
-import dev.cohort.core.team.TeamMessages;
+import dev.cohort.core.protocol.XmlText;
 import dev.cohort.core.tools.skills.Skill;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -115,7 +115,7 @@ public final class SystemPrompt {
                 sb.append(" (use when: ").append(text(s.whenToUse(), quoted)).append(')');
             }
             if (quoted) {
-                sb.append(" [").append(TeamMessages.escape(s.origin())).append(']');
+                sb.append(" [").append(XmlText.escape(s.origin())).append(']');
             }
         }
         if (workspace) {
@@ -130,6 +130,6 @@ public final class SystemPrompt {
             return t;
         }
         String line = t.strip().replaceAll("\\s+", " ");
-        return TeamMessages.escape(line.length() > MAX_WORKSPACE_TEXT ? line.substring(0, MAX_WORKSPACE_TEXT) + "…" : line);
+        return XmlText.escape(line.length() > MAX_WORKSPACE_TEXT ? line.substring(0, MAX_WORKSPACE_TEXT) + "…" : line);
     }
 }

@@ -1,13 +1,13 @@
 package dev.cohort.core.tools.skills;
 
-import dev.cohort.core.tools.ToolEffect;
+import dev.cohort.core.protocol.XmlText;
 import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolEffect;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.langchain4j.agent.tool.ToolSpecification;
-import dev.cohort.core.team.TeamMessages;
 import java.util.Optional;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -47,8 +47,8 @@ public final class LoadSkillTool extends SpecifiedTool {
                     + (known.isEmpty() ? "; there are no skills" : "; available: " + known));
         }
         Skill s = skill.get();
-        return ToolResult.ok("<skill name=\"" + TeamMessages.escape(s.name()) + "\" source=\""
-                + TeamMessages.escape(s.origin()) + "\">\n" + (s.fromWorkspace() ? WORKSPACE_NOTE + "\n" : "")
+        return ToolResult.ok("<skill name=\"" + XmlText.escape(s.name()) + "\" source=\""
+                + XmlText.escape(s.origin()) + "\">\n" + (s.fromWorkspace() ? WORKSPACE_NOTE + "\n" : "")
                 + neutralise(s.body()) + "\n</skill>").with(new ToolEffect.SkillLoaded(s.name()));
     }
 

@@ -1,4 +1,4 @@
-package dev.cohort.core.engine.recovery;
+package dev.cohort.core.retry;
 
 import java.time.Duration;
 

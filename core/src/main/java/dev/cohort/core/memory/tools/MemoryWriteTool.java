@@ -1,4 +1,4 @@
-package dev.cohort.core.tools.memory;
+package dev.cohort.core.memory.tools;
 
 import dev.cohort.core.memory.Memory;
 import dev.cohort.core.memory.MemoryStore;

@@ -1,4 +1,4 @@
-package dev.cohort.core.tools.memory;
+package dev.cohort.core.memory.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,5 +1,7 @@
-package dev.cohort.core.engine;
+package dev.cohort.core.llm;
 
+import dev.cohort.core.engine.EngineSettings;
+import dev.cohort.core.engine.ModelClient;
 import dev.cohort.core.engine.recovery.MalformedModelResponse;
 import dev.cohort.core.engine.recovery.ModelFailure;
 import dev.cohort.core.llm.LlmGateway;
