@@ -1,8 +1,8 @@
 package dev.cohort.scheduler.api;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.cohort.scheduler.service.CronJob;
-import dev.cohort.scheduler.service.MissedPolicy;
+import dev.cohort.scheduler.jobs.CronJob;
+import dev.cohort.scheduler.jobs.MissedPolicy;
 import java.time.Instant;
 
 /**

@@ -1,7 +1,7 @@
 package dev.cohort.scheduler.api;
 
 import dev.cohort.host.web.Problem;
-import dev.cohort.scheduler.service.CronRequestException;
+import dev.cohort.scheduler.jobs.CronRequestException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;

@@ -1,22 +1,22 @@
 package dev.cohort.scheduler.api;
 
 import dev.cohort.core.tools.cron.CronLimits;
-import dev.cohort.scheduler.service.CronJob;
-import dev.cohort.scheduler.service.CronJobRequest;
-import dev.cohort.scheduler.service.CronJobService;
+import dev.cohort.scheduler.jobs.CronJob;
+import dev.cohort.scheduler.jobs.CronJobRequest;
+import dev.cohort.scheduler.jobs.CronJobService;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
-import jakarta.ws.rs.DELETE;
-import jakarta.ws.rs.GET;
-import jakarta.ws.rs.HeaderParam;
-import jakarta.ws.rs.POST;
-import jakarta.ws.rs.Path;
-import jakarta.ws.rs.PathParam;
-import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
-import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.DELETE;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.HeaderParam;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Produces;
 import java.util.List;
 
 /**

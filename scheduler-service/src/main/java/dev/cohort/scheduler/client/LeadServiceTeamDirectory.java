@@ -1,19 +1,19 @@
 package dev.cohort.scheduler.client;
 
-import dev.cohort.scheduler.service.TeamDirectory;
+import dev.cohort.scheduler.jobs.TeamDirectory;
 import java.io.IOException;
-import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Asks lead-service ({@code GET {base}/api/v1/teams/{team}}) whether a team exists: 200 yes, 404 no, anything else

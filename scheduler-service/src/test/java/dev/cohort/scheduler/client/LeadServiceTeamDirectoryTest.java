@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.cohort.scheduler.service.TeamDirectory;
+import dev.cohort.scheduler.jobs.TeamDirectory;
 import dev.cohort.scheduler.support.LeadServiceStub;
 import dev.cohort.scheduler.support.ManualClock;
 import java.net.ServerSocket;
