@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Test;
 
 /**
- * The dashboard (#19) in a real headless Chromium against real services: {@code cohort up} with the scripted model
+ * The dashboard in a real headless Chromium against real services: {@code cohort up} with the scripted model
  * ({@code dashboard-scenario.json}) and an API token, Debian's chromium driven over WebDriver (without chromium and
  * chromedriver the test is skipped, saying how to install them). A person opens the page, logs in (a wrong token
  * first), plans work onto the board, watches the lead's {@code rm -r build} wait for approval, approves it by clicking

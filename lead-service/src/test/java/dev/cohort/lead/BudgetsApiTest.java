@@ -42,7 +42,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Budgets that act (#18 item 3) in lead-service through real parts: the per-team budgets API on PostgreSQL (V15), and
+ * Budgets that act in lead-service through real parts: the per-team budgets API on PostgreSQL (V15), and
  * the lead's turn against the scripted model stopping on the team's own budget with {@code budget_warning} /
  * {@code budget_exceeded} in the event store, and working again once the budget is raised.
  */

@@ -59,7 +59,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * The shared host's own cost (issue #12, item 7), against a real PostgreSQL (devstack's), with a zero-latency
+ * The shared host's own cost, against a real PostgreSQL (devstack's), with a zero-latency
  * in-process model and no-op tool, so what is measured is the host, the engine and the database:
  * <ol>
  * <li>overhead per step (one model round: the reply saved, the tool run and its result saved, their events stored

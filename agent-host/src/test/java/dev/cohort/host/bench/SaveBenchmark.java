@@ -30,7 +30,7 @@ import javax.sql.DataSource;
 
 /**
  * What one save of a growing lead conversation costs, the whole state rewritten ("before": the fenced
- * {@code UPDATE … SET state = <whole JSON>} every save did until fix 5) against {@link PgAgentStore}'s delta save
+ * {@code UPDATE … SET state = <whole JSON>} every save did before delta saves) against {@link PgAgentStore}'s delta save
  * ("after"), interleaved round by round on one PostgreSQL (devstack's) so both see the same load: JSON characters
  * sent, WAL bytes written, the saving thread's CPU and wall time per save. A main class (not run by the build):
  * {@code java -cp … dev.cohort.host.bench.SaveBenchmark [--start=100] [--warmup=100] [--rounds=200] [--chars=400]}
@@ -133,7 +133,7 @@ public final class SaveBenchmark {
         c.add(Message.tool("w" + i, "bash", "ok " + i + " " + "y".repeat(chars), false));
     }
 
-    /** The store as it was before fix 5: the whole state JSON in one fenced UPDATE per save. */
+    /** The store as it was before delta saves: the whole state JSON in one fenced UPDATE per save. */
     private static final class Whole {
         final DataSource ds;
         long last;

@@ -754,7 +754,7 @@ public final class RoundBenchmark {
                     + rs.getLong(3) + " messages (" + rs.getLong(4) + " chars of JSON) in lead.agent_messages, a save inserts "
                     + "only its new ones" : "no row";
         } catch (SQLException e) {
-            // services built before fix 5 (delta saves) keep the conversation in the state row
+            // services built before delta saves keep the conversation in the state row
             try (Connection c = db(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
                     "SELECT length(state::text), pg_column_size(state) FROM lead.agents WHERE team = 'default' AND name = 'lead'")) {
                 return rs.next() ? rs.getLong(1) + " chars of JSON (" + rs.getLong(2) + " bytes stored), the whole state "

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Test;
 
 /**
- * Budgets that act (#18 item 3) and the stuck-loop detector, on the real engine against the scripted model server:
+ * Budgets that act and the stuck-loop detector, on the real engine against the scripted model server:
  * one {@code budget_warning} per 80 % crossing, {@code budget_exceeded} naming budget, usage and limit, the team's
  * overrides read at every step (raising one lets work continue), and the stuck guard counting only the same call with
  * the same arguments <em>and</em> the same result.

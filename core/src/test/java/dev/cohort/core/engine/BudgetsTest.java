@@ -162,7 +162,7 @@ class BudgetsTest {
                 300, null, null, new Budgets(200, 0, 0, 0, 0, 0)).budgets()).isEqualTo(new Budgets(200, 300, 0, 0, 0, 0));
     }
 
-    // --- the team's budgets per UTC day (#18 item 3) ---
+    // --- the team's budgets per UTC day ---
 
     private static final Budgets DAY_TOKENS = new Budgets(0, 0, 0, 0, 0, 0, 10_000, 0);
     private static final Budgets DAY_COST = new Budgets(0, 0, 0, 0, 0, 0, 0, 5);

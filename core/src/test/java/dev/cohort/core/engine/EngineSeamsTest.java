@@ -43,7 +43,7 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * The seams hosts of many agents need (issue #11), with an in-process model and in-process tools: effects instead of
+ * The seams hosts of many agents need, with an in-process model and in-process tools: effects instead of
  * tool names, the permission subject a tool reports, per-call working directories, per-agent Java hooks, inbox items
  * with ids, detach versus cancel, and approvals that park the turn instead of holding a thread.
  */

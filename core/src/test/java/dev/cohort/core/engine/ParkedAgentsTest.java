@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #11 acceptance: 1,000 agents parked on approvals in one JVM hold no thread (platform and virtual thread
+ * 1,000 agents parked on approvals in one JVM hold no thread (platform and virtual thread
  * counts back to the baseline), and each resumes, in a new session from its saved JSON, to its own answer. The
  * probes are shown to fail when a gateway blocks (the engine's old design). In-process, no HTTP.
  */

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The shared agent host (issue #12) in-process: fencing between two hosts on one store, hand-over at a step boundary,
+ * The shared agent host in-process: fencing between two hosts on one store, hand-over at a step boundary,
  * the running-turn cap, parked phases woken by the sweeper (settled waits, deadlines) and by inbox items, interrupt of
  * a parked turn, and a failure recorded with the actor's own version. No timing: the test holds the {@code step} tool
  * inside its run to put a turn where it wants it, and drives the sweeper itself with its own clock.

@@ -15,7 +15,7 @@ import org.apache.kafka.common.header.Headers;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link EventPublisher} does not wait for the broker (issue #12 item 4: events are published without blocking the
+ * {@link EventPublisher} does not wait for the broker (events are published without blocking the
  * loop). The sender here holds every record and acknowledges nothing until the test says so — the state of a broker
  * that is down or slow — so "publish returned while unacknowledged" is a fact, not a race.
  */

@@ -44,7 +44,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Handing a lead over between owners (issue #12): adopting fences out the previous owner, a revoke detaches running
+ * Handing a lead over between owners: adopting fences out the previous owner, a revoke detaches running
  * turns at a step boundary and waits for them (bounded), and the running-turn cap queues leads instead of failing
  * them. In the module's one Quarkus boot, with the real store, tool runner and scripted model; the second "host" of
  * the fencing tests is a second adopter of the same rows.

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * each tool call having run once (every teammate's command appends its name to {@code ran.log} once).
  *
  * <p>Nothing waits on a clock: the gate opens only after every teammate of the killed replica is owned by a live one.
- * The time from the kill to the last adoption is printed (the failover figure of item 10).
+ * The time from the kill to the last adoption is printed (the failover figure in docs/benchmarks/team-messages.md).
  */
 class TeamFailoverIT {
 

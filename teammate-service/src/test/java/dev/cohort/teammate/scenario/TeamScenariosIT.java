@@ -326,7 +326,7 @@ class TeamScenariosIT {
         }
     }
 
-    // ---- budgets that act (#18 item 3): the team's own budget stops a teammate, the lead is told, raising it helps
+    // ---- budgets that act: the team's own budget stops a teammate, the lead is told, raising it helps
 
     @Test
     void aTeammateStoppedByTheTeamsBudgetReportsBudgetExceededAndRaisingTheBudgetLetsItWorkAgain() throws Exception {

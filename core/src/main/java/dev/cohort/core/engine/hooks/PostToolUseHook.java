@@ -5,7 +5,7 @@ import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import java.util.Optional;
 
-/** Runs after a tool call; may replace the result the model sees (seed gap: it could not). Chained. */
+/** Runs after a tool call; may replace the result the model sees. Chained. */
 public interface PostToolUseHook extends Hook {
     Optional<ToolResult> afterToolUse(ToolCall call, ToolResult result, ToolContext ctx);
 }

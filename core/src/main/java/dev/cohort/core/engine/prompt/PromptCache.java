@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Caches the stable prefix of one agent's system prompt on its inputs (seed gap: the tutorial keyed it on a file
+ * Caches the stable prefix of one agent's system prompt on its inputs (the tutorial keyed it on a file
  * mtime and missed skill changes). A byte-identical prefix across calls is what lets providers cache the prompt.
  * Thread-safe.
  */

@@ -18,7 +18,7 @@ import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 
 /**
- * Heap after GC for many agents parked on approvals (issue #11), in two setups: (a) the host keeps only each agent's
+ * Heap after GC for many agents parked on approvals, in two setups: (a) the host keeps only each agent's
  * saved state JSON (what a real host keeps, as database rows; here the strings), (b) the host keeps every
  * {@link AgentSession} open. Each agent has an idle history of {@code rounds} earlier rounds (user request,
  * assistant tool call, tool result, final answer; each text about {@code chars} characters) before the turn that
