@@ -313,14 +313,9 @@ public final class ProcessRunner {
         long start = System.nanoTime();
         // the command's processes get pids from here on: with the sandbox's own, all the leftover check has to read
         long lastBeforeCommand = lastPid();
-        try {
-            w.send(spec.shell(), spec.cwd(), spec.env(), spec.command());
-        } catch (IOException e) {
-            w.kill(); // it ended before its header: the command never ran
+        if (!handOver(w, null, spec, capture)) {
             return null;
         }
-        CallPhases.mark(CallPhases.STARTED);
-        killOnOutputLimit(p, capture, null);
         AtomicBoolean went = new AtomicBoolean();
         IOException[] readError = new IOException[1];
         PipeReader reader = readAfterAck(p, p.getInputStream(), capture, went, readError);
@@ -356,14 +351,9 @@ public final class ProcessRunner {
         long start = System.nanoTime();
         long lastBeforeCommand = lastPid();
         String token = Long.toHexString(TOKENS.nextLong()) + Long.toHexString(TOKENS.nextLong());
-        try {
-            w.sendCall(token, spec.shell(), spec.cwd(), spec.env(), spec.command());
-        } catch (IOException e) {
-            w.kill(); // it ended before its header: the command never ran
+        if (!handOver(w, token, spec, capture)) {
             return null;
         }
-        CallPhases.mark(CallPhases.STARTED);
-        killOnOutputLimit(p, capture, null);
         AtomicBoolean went = new AtomicBoolean();
         IOException[] readError = new IOException[1];
         EndMarkedStream out = new EndMarkedStream(p.getInputStream(), token);
@@ -402,6 +392,26 @@ public final class ProcessRunner {
         }
         long ms = (System.nanoTime() - start) / 1_000_000;
         return new Outcome(timedOut || cancelled ? null : status, timedOut, cancelled, ms);
+    }
+
+    /**
+     * Hands the call's header to the entry's stub ({@code token} {@code null}: an entry used once) and arms the output
+     * limit; {@code false}, the entry killed, when it ended before its header: the command never ran.
+     */
+    private static boolean handOver(Prestarted w, String token, Spec spec, OutputCapture capture) {
+        try {
+            if (token == null) {
+                w.send(spec.shell(), spec.cwd(), spec.env(), spec.command());
+            } else {
+                w.sendCall(token, spec.shell(), spec.cwd(), spec.env(), spec.command());
+            }
+        } catch (IOException e) {
+            w.kill();
+            return false;
+        }
+        CallPhases.mark(CallPhases.STARTED);
+        killOnOutputLimit(w.process(), capture, null);
+        return true;
     }
 
     /**
