@@ -81,6 +81,25 @@ public final class ServiceProcess implements AutoCloseable {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(name + ": " + jar + " is missing; build it first (./mvnw -B install -DskipTests)");
         }
+        boolean ownManagementPort = !env.containsKey("QUARKUS_MANAGEMENT_PORT");
+        for (int attempt = 1;; attempt++) {
+            // health and metrics are served on the management interface only (quarkus.management.enabled)
+            int management = ownManagementPort ? Ports.free() : Integer.parseInt(env.get("QUARKUS_MANAGEMENT_PORT"));
+            ServiceProcess sp = launch(name, jar, port, management, env, workDir, jvmFlags);
+            try {
+                sp.awaitReady(timeout);
+                return sp;
+            } catch (IllegalStateException e) {
+                // a port picked here can be taken by another process before the service binds it: pick another
+                if (!ownManagementPort || attempt == 3 || !sp.lostManagementPort()) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static ServiceProcess launch(String name, Path jar, int port, int management, Map<String, String> env,
+            Path workDir, List<String> jvmFlags) {
         try {
             Path log = Files.createTempFile("cohort-" + name + "-", ".log");
             List<String> cmd = new ArrayList<>();
@@ -92,18 +111,20 @@ public final class ServiceProcess implements AutoCloseable {
             pb.environment().putAll(env);
             pb.environment().put("QUARKUS_HTTP_PORT", Integer.toString(port));
             pb.environment().put("QUARKUS_HTTP_HOST", "127.0.0.1");
-            // health and metrics are served on the management interface only (quarkus.management.enabled)
-            int management = env.containsKey("QUARKUS_MANAGEMENT_PORT") ? Integer.parseInt(env.get("QUARKUS_MANAGEMENT_PORT"))
-                    : Ports.free();
             pb.environment().put("QUARKUS_MANAGEMENT_PORT", Integer.toString(management));
             pb.environment().put("QUARKUS_MANAGEMENT_HOST", "127.0.0.1");
             pb.directory(workDir.toFile()).redirectErrorStream(true).redirectOutput(log.toFile());
-            ServiceProcess sp = new ServiceProcess(name, pb.start(), port, management, log);
-            sp.awaitReady(timeout);
-            return sp;
+            return new ServiceProcess(name, pb.start(), port, management, log);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name, e);
         }
+    }
+
+    /** Whether the service failed to start because its management port was taken. */
+    private boolean lostManagementPort() {
+        String tail = logTail();
+        return !process.isAlive() && tail.contains("Unable to start the management interface")
+                && tail.contains("Address already in use");
     }
 
     /** Waits for readiness; on failure the process is killed and the log tail is in the exception. */
