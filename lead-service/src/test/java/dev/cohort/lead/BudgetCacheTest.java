@@ -3,9 +3,9 @@ package dev.cohort.lead;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.engine.Budgets;
-import dev.cohort.lead.persistence.BudgetRepository;
-import dev.cohort.lead.persistence.TeamRepository;
-import dev.cohort.lead.service.TeamBudgets;
+import dev.cohort.lead.budgets.BudgetRepository;
+import dev.cohort.lead.budgets.TeamBudgets;
+import dev.cohort.lead.teams.TeamRepository;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

@@ -9,7 +9,7 @@ import dev.cohort.core.protocol.Json;
 import dev.cohort.core.tools.PermissionSubject;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.Toolsets;
-import dev.cohort.lead.service.LeadEngine;
+import dev.cohort.lead.agent.LeadEngine;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.time.Duration;

@@ -9,7 +9,7 @@ import static org.hamcrest.Matchers.equalTo;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.model.ScriptedModelClient;
-import dev.cohort.lead.persistence.EventRepository;
+import dev.cohort.lead.events.EventRepository;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

@@ -14,7 +14,7 @@ import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.devstack.model.ScriptedModelClient;
-import dev.cohort.lead.persistence.PgMemoryStore;
+import dev.cohort.lead.memory.PgMemoryStore;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

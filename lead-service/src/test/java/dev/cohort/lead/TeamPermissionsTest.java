@@ -13,7 +13,7 @@ import dev.cohort.core.engine.permission.PermissionRuleSet;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.host.client.LeadInternalClient;
-import dev.cohort.lead.persistence.EventRepository;
+import dev.cohort.lead.events.EventRepository;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
 import java.nio.file.Files;

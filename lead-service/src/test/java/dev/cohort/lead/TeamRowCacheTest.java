@@ -2,8 +2,8 @@ package dev.cohort.lead;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cohort.lead.persistence.TeamRepository;
-import dev.cohort.lead.persistence.TeamRow;
+import dev.cohort.lead.teams.TeamRepository;
+import dev.cohort.lead.teams.TeamRow;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

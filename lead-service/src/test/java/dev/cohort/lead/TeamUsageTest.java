@@ -9,7 +9,7 @@ import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.host.AgentRecord;
 import dev.cohort.host.store.InputLedger;
 import dev.cohort.host.store.PgAgentStore;
-import dev.cohort.lead.persistence.AgentRepository;
+import dev.cohort.lead.teams.AgentRepository;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

@@ -10,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.cohort.devstack.model.ScriptedModelClient;
-import dev.cohort.teammate.service.TeammateMetrics;
+import dev.cohort.teammate.agent.TeammateMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.http.TestHTTPResourceManager;
 import io.quarkus.test.junit.QuarkusTest;

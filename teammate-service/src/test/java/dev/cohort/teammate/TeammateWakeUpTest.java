@@ -1,9 +1,9 @@
 package dev.cohort.teammate;
 
-import static dev.cohort.teammate.TeammateHostTest.PATIENCE;
 import static dev.cohort.teammate.TeammateHostTest.awaitResults;
 import static dev.cohort.teammate.TeammateHostTest.message;
 import static dev.cohort.teammate.TeammateHostTest.newTeam;
+import static dev.cohort.teammate.TeammateHostTest.PATIENCE;
 import static dev.cohort.teammate.TeammateHostTest.requestsOf;
 import static dev.cohort.teammate.TeammateHostTest.rule;
 import static dev.cohort.teammate.TeammateHostTest.rules;
@@ -20,8 +20,8 @@ import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.MessageType;
 import dev.cohort.devstack.model.ScriptedModelClient;
-import dev.cohort.teammate.service.TeammateEngine;
-import dev.cohort.teammate.service.TeammateHost;
+import dev.cohort.teammate.agent.TeammateHost;
+import dev.cohort.teammate.engine.TeammateEngine;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;

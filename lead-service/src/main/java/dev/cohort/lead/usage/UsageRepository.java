@@ -2,7 +2,7 @@ package dev.cohort.lead.usage;
 
 import dev.cohort.core.engine.Usage;
 import dev.cohort.core.protocol.Event;
-import dev.cohort.lead.persistence.Jdbc;
+import dev.cohort.lead.store.Jdbc;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

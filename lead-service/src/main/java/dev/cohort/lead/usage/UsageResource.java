@@ -1,19 +1,19 @@
 package dev.cohort.lead.usage;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
-import dev.cohort.lead.api.ApiException;
-import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.teams.TeamRepository;
+import dev.cohort.lead.web.ApiException;
 import jakarta.inject.Inject;
+import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
-import jakarta.ws.rs.core.MediaType;
+import java.time.format.DateTimeParseException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.List;
 
 /**

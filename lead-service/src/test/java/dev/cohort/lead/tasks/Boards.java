@@ -3,7 +3,7 @@ package dev.cohort.lead.tasks;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.teams.TeamRepository;
 import io.agroal.api.AgroalDataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

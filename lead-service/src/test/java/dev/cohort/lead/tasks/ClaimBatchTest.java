@@ -2,7 +2,7 @@ package dev.cohort.lead.tasks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.teams.TeamRepository;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.path.json.JsonPath;

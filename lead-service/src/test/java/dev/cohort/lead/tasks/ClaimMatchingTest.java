@@ -2,9 +2,8 @@ package dev.cohort.lead.tasks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cohort.lead.tasks.persistence.ClaimMatching;
-import dev.cohort.lead.tasks.persistence.ClaimMatching.Candidate;
-import dev.cohort.lead.tasks.persistence.ClaimMatching.Claimer;
+import dev.cohort.lead.tasks.ClaimMatching.Candidate;
+import dev.cohort.lead.tasks.ClaimMatching.Claimer;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -4,12 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.cohort.core.protocol.Json;
-import dev.cohort.lead.persistence.TeamRepository;
-import dev.cohort.lead.tasks.persistence.TaskRepository;
-import dev.cohort.lead.tasks.persistence.TaskRow;
-import dev.cohort.lead.tasks.service.Holder;
-import dev.cohort.lead.tasks.service.TaskIds;
-import dev.cohort.lead.tasks.service.TaskService;
+import dev.cohort.lead.teams.TeamRepository;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;

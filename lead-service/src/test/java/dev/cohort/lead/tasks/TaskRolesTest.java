@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.Topics;
-import dev.cohort.lead.persistence.TeamRepository;
+import dev.cohort.lead.teams.TeamRepository;
 import dev.cohort.lead.TestKafka;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;

@@ -3,11 +3,6 @@ package dev.cohort.lead.tasks;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.cohort.lead.tasks.persistence.TaskRow;
-import dev.cohort.lead.tasks.service.Holder;
-import dev.cohort.lead.tasks.service.TaskIds;
-import dev.cohort.lead.tasks.service.TaskRefusal;
-import dev.cohort.lead.tasks.service.TaskRules;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.List;

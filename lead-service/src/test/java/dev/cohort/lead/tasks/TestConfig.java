@@ -1,6 +1,5 @@
 package dev.cohort.lead.tasks;
 
-import dev.cohort.lead.tasks.service.TaskConfig;
 import java.time.Duration;
 
 /** The board's default limits, for unit tests without Quarkus. */

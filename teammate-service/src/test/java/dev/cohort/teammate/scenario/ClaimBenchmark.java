@@ -5,7 +5,7 @@ import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.model.Scenario;
 import dev.cohort.devstack.ServiceProcess;
 import dev.cohort.host.client.LeadTasks;
-import dev.cohort.teammate.service.ClaimCoalescer;
+import dev.cohort.teammate.tasks.ClaimCoalescer;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;

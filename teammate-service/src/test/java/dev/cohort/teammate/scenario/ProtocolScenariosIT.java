@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.devstack.model.RecordedRequest;
 import dev.cohort.devstack.model.Scenario;
-import dev.cohort.teammate.service.TeammateProtocols;
+import dev.cohort.teammate.protocols.TeammateProtocols;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;

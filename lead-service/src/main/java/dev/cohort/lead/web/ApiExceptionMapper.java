@@ -1,0 +1,18 @@
+package dev.cohort.lead.web;
+
+import dev.cohort.host.web.Problem;
+import jakarta.ws.rs.core.Response;
+import jakarta.ws.rs.core.UriInfo;
+import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
+
+/**
+ * The lead's own refusals ({@link ApiException}) as problem+json; the generic cases (malformed JSON, JAX-RS errors,
+ * unexpected failures) are agent-host's {@link dev.cohort.host.web.ProblemMappers}.
+ */
+public class ApiExceptionMapper {
+
+    @ServerExceptionMapper
+    public Response api(ApiException e, UriInfo uri) {
+        return Problem.of(e.status(), e.title(), e.getMessage()).withInstance(uri.getPath()).toResponse();
+    }
+}
