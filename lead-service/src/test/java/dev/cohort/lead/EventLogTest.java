@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.Message;
+import dev.cohort.core.engine.StepSave;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
@@ -251,7 +252,7 @@ class EventLogTest {
                 .put("text", "done").put("turnId", "turn-1").put("model", "m").put("inputTokens", 100)
                 .put("outputTokens", 7));
 
-        v = store.save(probe, state, v, List.of(), List.of(reply));
+        v = store.save(probe, new StepSave(state, List.of(), List.of(reply)), v);
         assertThat(inTransaction).as("stored by the save's own statement").hasValue(0);
         assertThat(committed).hasSize(1);
         assertThat(committed.getFirst()).extracting(Event::id, Event::seq).containsExactly(
@@ -276,12 +277,12 @@ class EventLogTest {
         // an event id already stored: the statement fails whole (state, message, counter), nothing announced
         long at = v;
         var three = state.withMessages(List.of(two.get(0), two.get(1), Message.user("more")));
-        Assertions.assertThatThrownBy(() -> store.save(probe, three, at, List.of(), List.of(reply)))
+        Assertions.assertThatThrownBy(() -> store.save(probe, new StepSave(three, List.of(), List.of(reply)), at))
                 .isInstanceOf(IllegalStateException.class);
         assertThat(events.lastSeq(team)).isEqualTo(before + 2);
         assertThat(committed).hasSize(1);
         Event next = Event.of(team, "probe", EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
-        store.save(probe, three, at, List.of(), List.of(next)); // the failure dropped the memo: a rewrite, in a transaction
+        store.save(probe, new StepSave(three, List.of(), List.of(next)), at); // the failure dropped the memo: a rewrite, in a transaction
         assertThat(inTransaction).hasValue(1);
         assertThat(committed.getLast()).extracting(Event::seq).containsExactly(before + 3);
         assertThat(store.adopt(probe, "host-b").state().messages()).isEqualTo(three.messages());

@@ -1,6 +1,6 @@
 package dev.cohort.lead;
 
-import dev.cohort.host.messaging.KafkaClientProperties;
+import dev.cohort.platform.kafka.KafkaClientProperties;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package dev.cohort.teammate;
 
 import dev.cohort.core.protocol.Topics;
-import dev.cohort.host.messaging.KafkaClientProperties;
+import dev.cohort.platform.kafka.KafkaClientProperties;
 import java.time.Duration;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.List;

@@ -1,32 +1,25 @@
 package dev.cohort.host.engine;
 
 import dev.cohort.core.tools.AgentRole;
-import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.compact.CompactTool;
 import dev.cohort.core.tools.subagent.SpawnSubagentTool;
+import dev.cohort.core.tools.Tool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The engine's own tools that only the lead's allowlist lists ({@code Toolsets.LEAD}): {@code spawn_subagent}
  * and {@code compact}. A teammate does not get them until {@code Toolsets.TEAMMATE} lists them.
  */
 @ApplicationScoped
-public class LeadSessionToolProvider implements ToolProvider {
+public class LeadSessionToolProvider extends RoleTools {
 
-    @Override
-    public Set<AgentRole> roles() {
-        return Set.of(AgentRole.LEAD);
+    LeadSessionToolProvider() {
+        super(10, AgentRole.LEAD);
     }
 
     @Override
     public List<Tool> tools() {
         return List.of(new SpawnSubagentTool(), new CompactTool());
-    }
-
-    @Override
-    public int order() {
-        return 10;
     }
 }

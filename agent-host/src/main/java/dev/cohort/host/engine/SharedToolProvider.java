@@ -1,9 +1,9 @@
 package dev.cohort.host.engine;
 
 import dev.cohort.core.tools.AgentRole;
-import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.skills.LoadSkillTool;
 import dev.cohort.core.tools.todo.TodoWriteTool;
+import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.workspace.BashTool;
 import dev.cohort.core.tools.workspace.CancelBackgroundTool;
 import dev.cohort.core.tools.workspace.CheckBackgroundTool;
@@ -14,7 +14,6 @@ import dev.cohort.core.tools.workspace.ReadFileTool;
 import dev.cohort.core.tools.workspace.WriteFileTool;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The tools of every lead and teammate (ARCHITECTURE §4.3): the file and shell tools, which run on the tool runner
@@ -22,11 +21,10 @@ import java.util.Set;
  * {@code load_skill}.
  */
 @ApplicationScoped
-public class SharedToolProvider implements ToolProvider {
+public class SharedToolProvider extends RoleTools {
 
-    @Override
-    public Set<AgentRole> roles() {
-        return Set.of(AgentRole.LEAD, AgentRole.TEAMMATE);
+    SharedToolProvider() {
+        super(0, AgentRole.LEAD, AgentRole.TEAMMATE);
     }
 
     @Override
@@ -34,10 +32,5 @@ public class SharedToolProvider implements ToolProvider {
         return List.of(new BashTool(), new ReadFileTool(), new WriteFileTool(), new EditFileTool(), new GlobTool(),
                 new GrepTool(), new CheckBackgroundTool(), new CancelBackgroundTool(), new TodoWriteTool(),
                 new LoadSkillTool());
-    }
-
-    @Override
-    public int order() {
-        return 0;
     }
 }

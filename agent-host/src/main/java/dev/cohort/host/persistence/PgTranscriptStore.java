@@ -1,7 +1,7 @@
 package dev.cohort.host.persistence;
 
 import dev.cohort.core.engine.TranscriptStore;
-import dev.cohort.host.store.Sql;
+import dev.cohort.platform.sql.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -49,9 +49,7 @@ public final class PgTranscriptStore implements TranscriptStore {
 
     private boolean insert(String agentId, String name, String content) {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(insert)) {
-            ps.setString(1, agentId);
-            ps.setString(2, name);
-            ps.setString(3, content);
+            Sql.bind(ps, agentId, name, content);
             boolean stored = ps.executeUpdate() == 1;
             if (!c.getAutoCommit()) {
                 c.commit();

@@ -2,7 +2,6 @@ package dev.cohort.host.store;
 
 import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.host.AgentKey;
-import dev.cohort.core.protocol.Event;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
@@ -59,39 +58,5 @@ public interface InputLedger {
      */
     default boolean writesNothing(AgentKey key, AgentState state, List<String> injectedIds) {
         return false;
-    }
-
-    /**
-     * The step's {@code events} stored by the save's own statement ({@link EventsClause}), or {@code null} (the
-     * default) to store them by {@link #storeEvents} in the save's transaction. Only asked for a save whose ledger
-     * {@link #writesNothing} and when {@link #storesEvents()}.
-     */
-    default EventsClause eventsClause(AgentKey key, List<Event> events) {
-        return null;
-    }
-
-    /**
-     * Called before a save that stores events opens its transaction (e.g. to wait for an event of the agent's team
-     * still being stored on another thread, so the step's events come after it). Default: nothing.
-     */
-    default void beforeSave(AgentKey key) {
-    }
-
-    /** {@code true} when this ledger stores the step's events in the save's transaction ({@link #storeEvents}). */
-    default boolean storesEvents() {
-        return false;
-    }
-
-    /**
-     * Stores a step's events in the save's transaction, after {@link #saved}, and returns them as stored (e.g. with
-     * their sequence numbers) for {@link #eventsCommitted}. Only called when {@link #storesEvents()}.
-     */
-    default List<Event> storeEvents(Connection c, AgentKey key,
-            List<Event> events) throws SQLException {
-        throw new UnsupportedOperationException("this ledger does not store events");
-    }
-
-    /** After the commit of a save that stored events: announces them (must not throw; they are stored). */
-    default void eventsCommitted(AgentKey key, List<Event> stored) {
     }
 }

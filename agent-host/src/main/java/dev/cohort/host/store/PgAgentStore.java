@@ -3,10 +3,11 @@ package dev.cohort.host.store;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.Message;
+import dev.cohort.core.engine.StepSave;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.host.AgentRecord;
 import dev.cohort.core.host.AgentStore;
@@ -15,6 +16,7 @@ import dev.cohort.core.host.Park;
 import dev.cohort.core.host.Phase;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.platform.sql.Sql;
 import java.lang.ref.WeakReference;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -22,11 +24,11 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Timestamp;
 import java.util.ArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 
 /**
@@ -40,7 +42,7 @@ import javax.sql.DataSource;
  * save is that fenced {@code UPDATE} of the state row <em>first</em> (so a lost fence throws
  * {@link OwnershipLostException} before anything else is written, and the transaction is rolled back), then the
  * messages, then the service's {@link InputLedger} (which also stores the step's events there when the ledger keeps
- * them: {@link InputLedger#storesEvents()}).
+ * them: {@link EventLedger}).
  *
  * <p><b>Delta saves</b>. The store remembers, per agent, what it last wrote or adopted: the version
  * that write produced and the messages it held (by identity, through weak references, so the memo keeps no
@@ -141,10 +143,7 @@ public final class PgAgentStore implements AgentStore {
                 long version;
                 Park park;
                 try (PreparedStatement ps = c.prepareStatement(adoptSql)) {
-                    ps.setString(1, key.team());
-                    ps.setString(2, key.name());
-                    ps.setString(3, rowJson(AgentState.empty()));
-                    ps.setString(4, instance);
+                    Sql.bind(ps, key.team(), key.name(), rowJson(AgentState.empty()), instance);
                     try (ResultSet rs = ps.executeQuery()) {
                         rs.next();
                         Phase phase = phase(rs.getString(3));
@@ -210,20 +209,20 @@ public final class PgAgentStore implements AgentStore {
     }
 
     @Override
-    public long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds) {
-        return save(key, state, expectedVersion, injectedIds, List.of());
-    }
-
-    @Override
     public boolean storesEvents() {
-        return ledger.storesEvents();
+        return ledger instanceof EventLedger log && log.storesEvents();
     }
 
     @Override
-    public long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds, List<Event> events) {
-        if (!events.isEmpty() && !ledger.storesEvents()) {
-            throw new UnsupportedOperationException("the input ledger of " + table + " does not store events");
+    public long save(AgentKey key, StepSave step, long expectedVersion) {
+        AgentState state = step.state();
+        List<String> injectedIds = step.injectedIds();
+        List<Event> events = step.events();
+        if (!events.isEmpty() && !storesEvents()) {
+            throw new IllegalArgumentException("a step with events given to " + table + ", whose ledger keeps no event"
+                    + " log (storesEvents() is false)");
         }
+        EventLedger log = events.isEmpty() ? null : (EventLedger) ledger;
         List<Message> messages = state.messages();
         int from = savedPrefix(key, messages, expectedVersion);
         boolean rewrite = from < 0;
@@ -235,12 +234,12 @@ public final class PgAgentStore implements AgentStore {
         }
         AtomicReference<List<Event>> stored = new AtomicReference<>(List.of());
         if (!events.isEmpty()) {
-            ledger.beforeSave(key);
+            log.beforeSave(key);
         }
         // the usual save whose ledger writes nothing else: one statement (with the step's events in it), auto-commit
         EventsClause clause = null;
         boolean one = !rewrite && ledger.writesNothing(key, state, injectedIds)
-                && (events.isEmpty() || (clause = ledger.eventsClause(key, events)) != null);
+                && (events.isEmpty() || (clause = log.eventsClause(key, events)) != null);
         long version;
         try {
             if (one) {
@@ -280,7 +279,7 @@ public final class PgAgentStore implements AgentStore {
                         }
                         ledger.saved(c, key, state, injectedIds);
                         if (!events.isEmpty()) {
-                            stored.set(ledger.storeEvents(c, key, events));
+                            stored.set(log.storeEvents(c, key, events));
                         }
                         return v;
                     }
@@ -297,16 +296,14 @@ public final class PgAgentStore implements AgentStore {
                     }
                     if (added.length > 0) {
                         try (PreparedStatement ps = c.prepareStatement(insertMessagesSql)) {
-                            ps.setString(1, key.team());
-                            ps.setString(2, key.name());
-                            ps.setInt(3, first);
+                            Sql.bind(ps, key.team(), key.name(), first);
                             ps.setArray(4, c.createArrayOf("text", added));
                             ps.executeUpdate();
                         }
                     }
                     ledger.saved(c, key, state, injectedIds);
                     if (!events.isEmpty()) {
-                        stored.set(ledger.storeEvents(c, key, events));
+                        stored.set(log.storeEvents(c, key, events));
                     }
                     return v;
                 });
@@ -317,7 +314,7 @@ public final class PgAgentStore implements AgentStore {
         }
         remember(key, version, messages, false);
         if (!events.isEmpty()) {
-            ledger.eventsCommitted(key, stored.get());
+            log.eventsCommitted(key, stored.get());
         }
         return version;
     }
@@ -464,13 +461,9 @@ public final class PgAgentStore implements AgentStore {
     /** The fenced update's parameters (1–7, as {@link #saveSql} and {@link #saveAppendSql} take them); returns 8. */
     private static int bindSave(PreparedStatement ps, AgentKey key, AgentState state, String json, long expectedVersion)
             throws SQLException {
-        ps.setString(1, json);
-        ps.setString(2, AgentStore.phaseOf(state).wire());
-        ps.setString(3, state.turn() == null ? null : state.turn().turnId());
-        ps.setString(4, state.turn() == null || state.turn().waiting() == null ? null : state.turn().waiting().id());
-        ps.setString(5, key.team());
-        ps.setString(6, key.name());
-        ps.setLong(7, expectedVersion);
+        Sql.bind(ps, json, AgentStore.phaseOf(state).wire(), state.turn() == null ? null : state.turn().turnId(),
+                state.turn() == null || state.turn().waiting() == null ? null : state.turn().waiting().id(), key.team(),
+                key.name(), (long) expectedVersion);
         return 8;
     }
 

@@ -5,7 +5,7 @@ import dev.cohort.core.engine.InboxItem;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Json;
-import java.sql.Connection;
+import dev.cohort.platform.sql.Sql;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -133,9 +133,7 @@ public final class PgInbox {
         return Sql.single(ds, "read inbox of " + key + " in " + table, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT id, sender, type, content, metadata::text FROM " + table
                     + " WHERE team = ? AND agent = ? AND status = 'received' ORDER BY seq LIMIT ?")) {
-                ps.setString(1, key.team());
-                ps.setString(2, key.name());
-                ps.setInt(3, limit);
+                Sql.bind(ps, key.team(), key.name(), limit);
                 try (ResultSet rs = ps.executeQuery()) {
                     List<Row> out = new ArrayList<>();
                     while (rs.next()) {
@@ -158,9 +156,7 @@ public final class PgInbox {
         return tx("route inbox message " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET status = 'routed' WHERE team = ? "
                     + "AND agent = ? AND id = ? AND status = 'received'")) {
-                ps.setString(1, key.team());
-                ps.setString(2, key.name());
-                ps.setString(3, id);
+                Sql.bind(ps, key.team(), key.name(), id);
                 return ps.executeUpdate() == 1;
             }
         });
@@ -176,9 +172,7 @@ public final class PgInbox {
             try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET status = 'injected' WHERE team = ? "
                     + "AND agent = ? AND id = ? AND status = 'received'")) {
                 for (String id : mine) {
-                    ps.setString(1, key.team());
-                    ps.setString(2, key.name());
-                    ps.setString(3, id);
+                    Sql.bind(ps, key.team(), key.name(), id);
                     ps.addBatch();
                 }
                 ps.executeBatch();

@@ -4,13 +4,13 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.AgentContext;
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.engine.AgentSession;
-import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.ApprovalGateway;
 import dev.cohort.core.engine.EventSink;
 import dev.cohort.core.engine.Message;
 import dev.cohort.core.engine.ModelClient;
 import dev.cohort.core.engine.ModelToolCall;
 import dev.cohort.core.engine.ParkedFleet;
+import dev.cohort.core.engine.StepSave;
 import dev.cohort.core.engine.TurnResult;
 import dev.cohort.core.host.AgentHost;
 import dev.cohort.core.host.AgentKey;
@@ -55,7 +55,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
@@ -257,9 +256,9 @@ public final class HostBenchmark {
                 }
 
                 @Override
-                public long save(AgentKey key, AgentState state, long v, List<String> ids) {
+                public long save(AgentKey key, StepSave step, long v) {
                     counting.saves.incrementAndGet();
-                    return pg.save(key, state, v, ids);
+                    return pg.save(key, step, v);
                 }
 
                 @Override

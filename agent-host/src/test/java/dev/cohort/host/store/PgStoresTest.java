@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.Message;
 import dev.cohort.core.engine.ModelToolCall;
+import dev.cohort.core.engine.StepSave;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.host.AgentRecord;
 import dev.cohort.core.host.OwnershipLostException;
@@ -181,16 +182,11 @@ class PgStoresTest {
     }
 
     /** A ledger that stores the step's events in a table of its own, in the save's transaction. */
-    private static class EventLedger implements InputLedger {
+    private static class StepEventLedger implements EventLedger {
         final List<List<String>> committed = new CopyOnWriteArrayList<>();
 
         @Override
         public void saved(Connection c, AgentKey key, AgentState state, List<String> injectedIds) {
-        }
-
-        @Override
-        public boolean storesEvents() {
-            return true;
         }
 
         @Override
@@ -232,7 +228,7 @@ class PgStoresTest {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS " + SCHEMA + ".step_events (id TEXT PRIMARY KEY, team TEXT NOT NULL)");
         }
-        EventLedger ledger = new EventLedger();
+        StepEventLedger ledger = new StepEventLedger();
         PgAgentStore store = new PgAgentStore(ds, SCHEMA, ledger);
         assertThat(store.storesEvents()).isTrue();
         AgentKey alice = agent();
@@ -243,25 +239,25 @@ class PgStoresTest {
         Event b = Event.of(alice.team(), "alice",
                 EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
 
-        assertThatThrownBy(() -> store.save(alice, working("turn-a"), mine.version(), List.of(), List.of(a, b)))
+        assertThatThrownBy(() -> store.save(alice, new StepSave(working("turn-a"), List.of(), List.of(a, b)), mine.version()))
                 .isInstanceOf(OwnershipLostException.class);
         assertThat(stepEvents(alice.team())).as("the refused save's events were rolled back with it").isEmpty();
         assertThat(ledger.committed).as("and never announced").isEmpty();
 
-        store.save(alice, working("turn-b"), theirs.version(), List.of(), List.of(a, b));
+        store.save(alice, new StepSave(working("turn-b"), List.of(), List.of(a, b)), theirs.version());
         assertThat(stepEvents(alice.team())).containsExactlyInAnyOrder(a.id(), b.id());
         assertThat(ledger.committed).containsExactly(List.of(a.id(), b.id()));
 
         PgAgentStore plain = new PgAgentStore(ds, SCHEMA, null);
         assertThat(plain.storesEvents()).isFalse();
         AgentRecord next = plain.adopt(alice, "host-c");
-        assertThatThrownBy(() -> plain.save(alice, working("turn-c"), next.version(), List.of(), List.of(a)))
+        assertThatThrownBy(() -> plain.save(alice, new StepSave(working("turn-c"), List.of(), List.of(a)), next.version()))
                 .as("a store whose ledger keeps no events refuses them instead of dropping them")
-                .isInstanceOf(UnsupportedOperationException.class);
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     /** A ledger with nothing else to write, whose step events are stored by the save's own statement. */
-    private static final class ClauseLedger extends EventLedger {
+    private static final class ClauseLedger extends StepEventLedger {
         final AtomicInteger savedCalls = new AtomicInteger();
         final AtomicInteger inTransaction = new AtomicInteger();
 
@@ -275,7 +271,7 @@ class PgStoresTest {
             return true;
         }
 
-        /** Only for a save that is not one statement (a whole rewrite): in its transaction, as {@link EventLedger}. */
+        /** Only for a save that is not one statement (a whole rewrite): in its transaction, as {@link StepEventLedger}. */
         @Override
         public List<Event> storeEvents(Connection c, AgentKey key,
                 List<Event> events) throws SQLException {
@@ -328,7 +324,7 @@ class PgStoresTest {
                 EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
         List<Message> one = List.of(user("one"));
 
-        long v = store.save(alice, conversation(one), store.adopt(alice, "host-a").version(), List.of(), List.of(a, b));
+        long v = store.save(alice, new StepSave(conversation(one), List.of(), List.of(a, b)), store.adopt(alice, "host-a").version());
         assertThat(stepEvents(alice.team())).containsExactlyInAnyOrder(a.id(), b.id());
         assertThat(ledger.committed).containsExactly(List.of(a.id(), b.id()));
         assertThat(ledger.savedCalls).as("a ledger with nothing to write is not called").hasValue(0);
@@ -354,20 +350,20 @@ class PgStoresTest {
         Event c = Event.of(alice.team(), "alice",
                 EventType.TOOL_CALL_FINISHED, Json.MAPPER.createObjectNode());
         List<Message> two = plus(one, user("two"));
-        assertThatThrownBy(() -> store.save(alice, conversation(two), v, List.of(), List.of(c)))
+        assertThatThrownBy(() -> store.save(alice, new StepSave(conversation(two), List.of(), List.of(c)), v))
                 .isInstanceOf(OwnershipLostException.class);
         assertThat(ledger.inTransaction).as("it was the one statement").hasValue(0);
         assertThat(stepEvents(alice.team())).as("the refused save's event was not written").doesNotContain(c.id());
 
         // an event the table already holds: the statement fails, and nothing of it stays
-        assertThatThrownBy(() -> theirs.save(alice, conversation(two), tv, List.of(), List.of(c, a)))
+        assertThatThrownBy(() -> theirs.save(alice, new StepSave(conversation(two), List.of(), List.of(c, a)), tv))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("an event of its step is already stored");
         assertThat(theirLedger.inTransaction).hasValue(0);
         assertThat(stepEvents(alice.team())).containsExactlyInAnyOrder(a.id(), b.id());
         assertThat(messagesOf(rows(SCHEMA, alice))).isEqualTo(one);
         assertThat(theirLedger.committed).isEmpty();
         // (the failed save dropped the store's memo, so this one rewrites the conversation: the transaction's path)
-        theirs.save(alice, conversation(two), tv, List.of(), List.of(c));
+        theirs.save(alice, new StepSave(conversation(two), List.of(), List.of(c)), tv);
         assertThat(theirLedger.inTransaction).hasValue(1);
         assertThat(theirLedger.committed).containsExactly(List.of(c.id()));
         assertThat(theirs.adopt(alice, "host-c").state().messages()).isEqualTo(two);

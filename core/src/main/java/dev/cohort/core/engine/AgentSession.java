@@ -298,10 +298,10 @@ public final class AgentSession implements ModelCaller.Signals {
         List<String> ids = List.copyOf(unsavedInjected);
         if (!unsavedEvents.isEmpty() && store.storesEvents()) {
             List<Event> events = List.copyOf(unsavedEvents);
-            store.save(snapshot(), ids, events);
+            store.save(new StepSave(snapshot(), ids, events));
             unsavedEvents.subList(0, events.size()).clear();
         } else {
-            store.save(snapshot(), ids);
+            store.save(StepSave.of(snapshot(), ids));
             flushEvents();
         }
         unsavedInjected.removeAll(ids);
@@ -347,9 +347,9 @@ public final class AgentSession implements ModelCaller.Signals {
             mdc.forEach(MDC::put);
             try {
                 if (inTransaction) {
-                    store.save(state, ids, events);
+                    store.save(new StepSave(state, ids, events));
                 } else {
-                    store.save(state, ids);
+                    store.save(StepSave.of(state, ids));
                     events.forEach(e -> TurnEvents.emit(engine.events, e));
                 }
             } finally {

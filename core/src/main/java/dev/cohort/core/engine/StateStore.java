@@ -1,8 +1,6 @@
 package dev.cohort.core.engine;
 
-import dev.cohort.core.protocol.Event;
 import java.util.function.Consumer;
-import java.util.List;
 
 /**
  * Persists an agent's state after every step (a model reply appended, a tool result appended, a turn parked or
@@ -11,36 +9,27 @@ import java.util.List;
  */
 @FunctionalInterface
 public interface StateStore {
-    StateStore NONE = (s, ids) -> {
+    StateStore NONE = step -> {
     };
 
     /**
-     * Saves {@code state}. {@code injectedIds} are the {@link InboxItem#id() ids} of the inbox items this state
-     * contains for the first time (empty for most steps); a host marks them injected in the same transaction. When
-     * the save throws, the same ids are passed again with the next save.
+     * Saves one step ({@link StepSave}): its state, the inputs it takes in (marked taken in the same transaction) and,
+     * when the store {@link #storesEvents() stores events}, its events in that transaction too, so the step and its
+     * events are stored together or not at all. When the save throws, nothing of it was stored and the same ids and
+     * events come again with the next save.
      */
-    void save(AgentState state, List<String> injectedIds);
+    void save(StepSave step);
 
     /**
-     * {@code true} when {@link #save(AgentState, List, List)} stores the step's events in the save's own transaction
-     * (a host that keeps the event log in the same database); otherwise the engine emits them after the save.
+     * {@code true} when the store keeps the event log in the same database: a step's events are handed to it in the
+     * {@link StepSave}; otherwise the engine emits them after the save and the step carries none.
      */
     default boolean storesEvents() {
         return false;
     }
 
-    /**
-     * Saves {@code state} and, in the same transaction, stores {@code events} (the step's events, in order: the
-     * reply's {@code assistant_message}, a call's {@code tool_call_finished}), so the step and its events are stored
-     * together or not at all. Only called when {@link #storesEvents()}; when it throws, neither was stored and the
-     * events go with the next save.
-     */
-    default void save(AgentState state, List<String> injectedIds, List<Event> events) {
-        throw new UnsupportedOperationException("this store does not store events");
-    }
-
     /** A store that ignores the inbox ids (tests, hosts without an inbox). */
     static StateStore of(Consumer<AgentState> save) {
-        return (s, ids) -> save.accept(s);
+        return step -> save.accept(step.state());
     }
 }

@@ -8,9 +8,9 @@ import dev.cohort.core.engine.AgentSession;
 import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.LogContext;
 import dev.cohort.core.engine.StateStore;
+import dev.cohort.core.engine.StepSave;
 import dev.cohort.core.engine.StopReason;
 import dev.cohort.core.engine.TurnResult;
-import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Json;
 import io.opentelemetry.context.Scope;
 import java.time.Duration;
@@ -646,24 +646,19 @@ public final class AgentHost implements AutoCloseable {
         private StateStore stateStore() {
             return new StateStore() {
                 @Override
-                public void save(AgentState state, List<String> injectedIds) {
-                    Actor.this.save(state, injectedIds, List.of());
+                public void save(StepSave step) {
+                    Actor.this.save(step);
                 }
 
                 @Override
                 public boolean storesEvents() {
                     return store.storesEvents();
                 }
-
-                @Override
-                public void save(AgentState state, List<String> injectedIds, List<Event> events) {
-                    Actor.this.save(state, injectedIds, events);
-                }
             };
         }
 
         /** The engine's StateStore: fenced by this actor's version; a hand-over asks the session to detach here too. */
-        private void save(AgentState state, List<String> injectedIds, List<Event> events) {
+        private void save(StepSave step) {
             if (handedOver()) {
                 // a detach asked before run() began was reset by it, so ask again at each save
                 AgentSession s = session;
@@ -671,9 +666,8 @@ public final class AgentHost implements AutoCloseable {
                     s.detach();
                 }
             }
-            version = events.isEmpty() ? store.save(key, state, version, injectedIds)
-                    : store.save(key, state, version, injectedIds, events);
-            stored = state.turn() == null ? Park.IDLE : null;
+            version = store.save(key, step, version);
+            stored = step.state().turn() == null ? Park.IDLE : null;
         }
 
         /**

@@ -1,7 +1,7 @@
 package dev.cohort.core.host;
 
 import dev.cohort.core.engine.AgentState;
-import dev.cohort.core.protocol.Event;
+import dev.cohort.core.engine.StepSave;
 import java.util.List;
 
 /**
@@ -20,28 +20,23 @@ public interface AgentStore {
     AgentRecord adopt(AgentKey key, String instance);
 
     /**
-     * Saves the engine state after a step if the stored version is still {@code expectedVersion}, and in the same
-     * transaction marks the inbox items with {@code injectedIds} (which this state now contains) as injected. The
-     * phase saved is {@link Phase#WORKING} while {@code state} has a turn in progress (parked on an approval:
-     * {@link Phase#WAITING_APPROVAL}), otherwise {@link Phase#IDLE}. Returns the new version.
+     * Saves one step ({@link StepSave}) if the stored version is still {@code expectedVersion}, in one transaction:
+     * the state, the inputs it takes in marked as injected, and, when the store {@link #storesEvents() stores events},
+     * the step's events. The phase saved is {@link Phase#WORKING} while the state has a turn in progress (parked on an
+     * approval: {@link Phase#WAITING_APPROVAL}), otherwise {@link Phase#IDLE}. Returns the new version.
      *
      * @throws OwnershipLostException another host adopted the agent since
      */
-    long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds);
+    long save(AgentKey key, StepSave step, long expectedVersion);
 
-    /** {@code true} when {@link #save(AgentKey, AgentState, long, List, List)} stores events (see below). */
-    default boolean storesEvents() {
-        return false;
+    /** A step without events: {@link #save(AgentKey, StepSave, long)}. */
+    default long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds) {
+        return save(key, StepSave.of(state, injectedIds), expectedVersion);
     }
 
-    /**
-     * {@link #save(AgentKey, AgentState, long, List)} that also stores the step's {@code events} in the same
-     * transaction (the engine's {@link dev.cohort.core.engine.StateStore#save(AgentState, List, List)}); only called
-     * when {@link #storesEvents()}.
-     */
-    default long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds,
-            List<Event> events) {
-        throw new UnsupportedOperationException("this store does not store events");
+    /** {@code true} when {@link #save(AgentKey, StepSave, long)} stores the step's events (the event log is here). */
+    default boolean storesEvents() {
+        return false;
     }
 
     /**

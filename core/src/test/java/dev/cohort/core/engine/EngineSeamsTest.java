@@ -129,10 +129,10 @@ class EngineSeamsTest {
         final List<AgentState> states = Collections.synchronizedList(new ArrayList<>());
 
         @Override
-        public void save(AgentState state, List<String> injectedIds) {
-            json.set(state.toJson());
-            states.add(state);
-            ids.add(List.copyOf(injectedIds));
+        public void save(StepSave step) {
+            json.set(step.state().toJson());
+            states.add(step.state());
+            ids.add(step.injectedIds());
         }
 
         AgentState last() {
@@ -330,7 +330,8 @@ class EngineSeamsTest {
         };
         AtomicInteger saves = new AtomicInteger();
         List<List<String>> ids = new ArrayList<>();
-        StateStore flaky = (s, i) -> {
+        StateStore flaky = step -> {
+            List<String> i = step.injectedIds();
             if (!i.isEmpty() && saves.incrementAndGet() == 1) {
                 throw new IllegalStateException("database hiccup");
             }
@@ -369,7 +370,8 @@ class EngineSeamsTest {
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean inProgress = new AtomicBoolean();
         List<AgentState> saved = Collections.synchronizedList(new ArrayList<>());
-        StateStore slow = (state, ids) -> {
+        StateStore slow = step -> {
+            AgentState state = step.state();
             if (isInputStep(state)) {
                 inProgress.set(true);
                 started.countDown();
@@ -407,7 +409,7 @@ class EngineSeamsTest {
     void aToolResultIsSavedBeforeTheNextRequestLeaves() {
         TestTool look = plain("look", false);
         List<AgentState> saved = Collections.synchronizedList(new ArrayList<>());
-        StateStore store = (state, ids) -> saved.add(state);
+        StateStore store = step -> saved.add(step.state());
         AtomicReference<Boolean> resultSaved = new AtomicReference<>();
         Script model = new Script().calls("look").then(r -> {
             resultSaved.set(saved.stream().anyMatch(EngineSeamsTest::endsWithResult));
@@ -424,7 +426,7 @@ class EngineSeamsTest {
         Map<String, InboxItem> pending = new LinkedHashMap<>();
         pending.put("inbox:m1", new InboxItem("inbox:m1", "<message from=\"bob\">build is green</message>"));
         InboxSource inbox = () -> List.copyOf(pending.values());
-        StateStore taking = (state, ids) -> ids.forEach(pending::remove);
+        StateStore taking = step -> step.injectedIds().forEach(pending::remove);
         Script model = new Script().answers("noted");
         TestTool look = plain("look", false);
         engine(model, look).open(agent(look).withInbox(inbox).withStore(taking), null)
@@ -439,7 +441,8 @@ class EngineSeamsTest {
     void anInputSaveThatFailsBesideTheRequestEndsTheTurnWithItsErrorAndTheReplyIsNotKept() {
         TestTool look = plain("look", false);
         List<AgentState> saved = Collections.synchronizedList(new ArrayList<>());
-        StateStore failing = (state, ids) -> {
+        StateStore failing = step -> {
+            AgentState state = step.state();
             if (isInputStep(state)) {
                 throw new IllegalStateException("fenced: another replica owns the agent");
             }
@@ -708,17 +711,18 @@ class EngineSeamsTest {
         }
 
         @Override
-        public void save(AgentState state, List<String> injectedIds) {
-            log.add("save:" + last(state));
-        }
-
-        @Override
         public boolean storesEvents() {
             return storesEvents;
         }
 
         @Override
-        public void save(AgentState state, List<String> injectedIds, List<Event> events) {
+        public void save(StepSave step) {
+            AgentState state = step.state();
+            List<Event> events = step.events();
+            if (events.isEmpty()) {
+                log.add("save:" + last(state));
+                return;
+            }
             if (failNextSavesWithEvents > 0) {
                 failNextSavesWithEvents--;
                 throw new IllegalStateException("database hiccup");

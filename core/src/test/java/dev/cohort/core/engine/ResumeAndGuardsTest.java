@@ -66,8 +66,8 @@ class ResumeAndGuardsTest extends ScriptedModelTestBase {
             int[] n = {0};
             int limit = crashAt;
             AgentSession doomed = engine().open(AgentContext.of("default", "lead", AgentRole.TEAMMATE, ws)
-                    .withStore((s, ids) -> {
-                        lastSaved.set(s.toJson());
+                    .withStore(step -> {
+                        lastSaved.set(step.state().toJson());
                         if (++n[0] == limit) {
                             throw new Crash();
                         }

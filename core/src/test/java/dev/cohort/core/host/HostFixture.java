@@ -4,11 +4,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.AgentContext;
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.engine.AgentSession;
-import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.Message;
 import dev.cohort.core.engine.ModelClient;
 import dev.cohort.core.engine.ModelToolCall;
 import dev.cohort.core.engine.ParkedFleet;
+import dev.cohort.core.engine.StepSave;
 import dev.cohort.core.engine.TurnResult;
 import dev.cohort.core.testing.InMemoryAgentStore;
 import dev.cohort.core.tools.AgentRole;
@@ -92,9 +92,9 @@ final class HostFixture {
         }
 
         @Override
-        public long save(AgentKey key, AgentState state, long expectedVersion, List<String> ids) {
+        public long save(AgentKey key, StepSave step, long expectedVersion) {
             check("save agent " + key);
-            return store.save(key, state, expectedVersion, ids);
+            return store.save(key, step, expectedVersion);
         }
 
         @Override

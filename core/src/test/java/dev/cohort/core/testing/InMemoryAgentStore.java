@@ -1,6 +1,7 @@
 package dev.cohort.core.testing;
 
 import dev.cohort.core.engine.AgentState;
+import dev.cohort.core.engine.StepSave;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.host.AgentRecord;
 import dev.cohort.core.host.AgentStore;
@@ -37,7 +38,9 @@ public final class InMemoryAgentStore implements AgentStore {
     }
 
     @Override
-    public synchronized long save(AgentKey key, AgentState state, long expectedVersion, List<String> injectedIds) {
+    public synchronized long save(AgentKey key, StepSave step, long expectedVersion) {
+        AgentState state = step.state();
+        List<String> injectedIds = step.injectedIds();
         Row r = fenced(key, expectedVersion);
         List<String> injected = new ArrayList<>(r.injected);
         injected.addAll(injectedIds);

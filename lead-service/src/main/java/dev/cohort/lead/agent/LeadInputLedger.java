@@ -4,8 +4,9 @@ import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.host.store.EventLedger;
 import dev.cohort.host.store.EventsClause;
-import dev.cohort.host.store.InputLedger;
+import dev.cohort.platform.sql.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -21,7 +22,7 @@ import java.util.List;
  * marked {@code injected}. With an {@link EventLog}, the lead's step events ({@code assistant_message}, {@code
  * tool_call_finished}) are stored in the same transaction as the save of their step.
  */
-public final class LeadInputLedger implements InputLedger {
+public final class LeadInputLedger implements EventLedger {
 
     /** Where a save's step events are stored in its transaction, and announced after its commit. */
     public interface EventLog {
@@ -160,9 +161,7 @@ public final class LeadInputLedger implements InputLedger {
         }
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             for (String id : ids) {
-                ps.setString(1, turnId);
-                ps.setString(2, team);
-                ps.setString(3, id);
+                Sql.bind(ps, turnId, team, id);
                 ps.addBatch();
             }
             ps.executeBatch();

@@ -1,7 +1,7 @@
 package dev.cohort.lead.approvals;
 
 import dev.cohort.core.protocol.Json;
-import dev.cohort.lead.store.Jdbc;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -32,18 +32,11 @@ public class ApprovalRepository {
     /** Stores a pending request unless one with this id exists; returns the stored one either way. */
     public ApprovalRow insertIfAbsent(String id, String team, String agent, String turnId, String callId, String tool,
             Object args, String argsDigest, String reason, Instant expiresAt) {
-        return Jdbc.inTransaction(ds, "store approval " + id, c -> {
+        return Sql.inTransaction(ds, "store approval " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.approvals (id, team, agent, turn_id, call_id, tool, "
                     + "args, reason, expires_at, args_digest) VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?, ?)"
                     + " ON CONFLICT (id) DO NOTHING")) {
-                ps.setString(1, id);
-                ps.setString(2, team);
-                ps.setString(3, agent);
-                ps.setString(4, turnId);
-                ps.setString(5, callId);
-                ps.setString(6, tool);
-                ps.setString(7, Json.write(args));
-                ps.setString(8, reason);
+                Sql.bind(ps, id, team, agent, turnId, callId, tool, Json.write(args), reason);
                 ps.setTimestamp(9, Timestamp.from(expiresAt));
                 ps.setString(10, argsDigest);
                 ps.executeUpdate();
@@ -57,7 +50,7 @@ public class ApprovalRepository {
         if (ids.isEmpty()) {
             return List.of();
         }
-        return Jdbc.inTransaction(ds, "read settled approvals", c -> {
+        return Sql.inTransaction(ds, "read settled approvals", c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT id FROM lead.approvals WHERE id = ANY(?) "
                     + "AND (status <> 'pending' OR expires_at <= now())")) {
                 ps.setArray(1, c.createArrayOf("text", ids.toArray()));
@@ -77,7 +70,7 @@ public class ApprovalRepository {
         if (ids.isEmpty()) {
             return List.of();
         }
-        return Jdbc.inTransaction(ds, "read settled approvals of " + team, c -> {
+        return Sql.inTransaction(ds, "read settled approvals of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT id FROM lead.approvals WHERE team = ? AND id = ANY(?) "
                     + "AND (status <> 'pending' OR expires_at <= now()) ORDER BY id")) {
                 ps.setString(1, team);
@@ -94,18 +87,15 @@ public class ApprovalRepository {
     }
 
     public Optional<ApprovalRow> find(String id) {
-        return Jdbc.inTransaction(ds, "read approval " + id, c -> find(c, id));
+        return Sql.inTransaction(ds, "read approval " + id, c -> find(c, id));
     }
 
     /** pending → approved/denied, only while not expired; false when it was no longer pending. */
     public boolean resolve(String team, String id, boolean approve, String answer) {
-        return Jdbc.inTransaction(ds, "resolve approval " + id, c -> {
+        return Sql.inTransaction(ds, "resolve approval " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE lead.approvals SET status = ?, answer = ?, resolved_at = now() "
                     + "WHERE id = ? AND team = ? AND status = 'pending' AND expires_at > now()")) {
-                ps.setString(1, approve ? "approved" : "denied");
-                ps.setString(2, answer);
-                ps.setString(3, id);
-                ps.setString(4, team);
+                Sql.bind(ps, approve ? "approved" : "denied", answer, id, team);
                 return ps.executeUpdate() == 1;
             }
         });
@@ -113,7 +103,7 @@ public class ApprovalRepository {
 
     /** pending → expired once its time is up; false when it was answered first. */
     public boolean expire(String id) {
-        return Jdbc.inTransaction(ds, "expire approval " + id, c -> {
+        return Sql.inTransaction(ds, "expire approval " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE lead.approvals SET status = 'expired', resolved_at = now() "
                     + "WHERE id = ? AND status = 'pending'")) {
                 ps.setString(1, id);
@@ -128,14 +118,11 @@ public class ApprovalRepository {
      * returns the requests it cancelled (none when every one was answered or expired first).
      */
     public List<ApprovalRow> cancelPendingOfTurn(String team, String agent, String turnId, String answer) {
-        return Jdbc.inTransaction(ds, "cancel approvals of turn " + turnId, c -> {
+        return Sql.inTransaction(ds, "cancel approvals of turn " + turnId, c -> {
             List<String> ids = new ArrayList<>();
             try (PreparedStatement ps = c.prepareStatement("UPDATE lead.approvals SET status = 'cancelled', answer = ?, "
                     + "resolved_at = now() WHERE team = ? AND agent = ? AND turn_id = ? AND status = 'pending' RETURNING id")) {
-                ps.setString(1, answer);
-                ps.setString(2, team);
-                ps.setString(3, agent);
-                ps.setString(4, turnId);
+                Sql.bind(ps, answer, team, agent, turnId);
                 try (ResultSet rs = ps.executeQuery()) {
                     while (rs.next()) {
                         ids.add(rs.getString(1));
@@ -151,13 +138,11 @@ public class ApprovalRepository {
     }
 
     public List<ApprovalRow> list(String team, String status) {
-        return Jdbc.inTransaction(ds, "list approvals of " + team, c -> {
+        return Sql.inTransaction(ds, "list approvals of " + team, c -> {
             // an expired-but-unmarked request is shown as expired
             try (PreparedStatement ps = c.prepareStatement(SELECT + " WHERE team = ? AND (? IS NULL OR "
                     + "(CASE WHEN status = 'pending' AND expires_at <= now() THEN 'expired' ELSE status END) = ?) ORDER BY created_at")) {
-                ps.setString(1, team);
-                ps.setString(2, status);
-                ps.setString(3, status);
+                Sql.bind(ps, team, status, status);
                 try (ResultSet rs = ps.executeQuery()) {
                     List<ApprovalRow> out = new ArrayList<>();
                     while (rs.next()) {

@@ -2,7 +2,7 @@ package dev.cohort.lead.budgets;
 
 import dev.cohort.core.engine.Budgets;
 import dev.cohort.lead.config.LeadConfig;
-import dev.cohort.lead.store.Jdbc;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -96,7 +96,7 @@ public class BudgetRepository {
     }
 
     private Budgets.Overrides query(String team) {
-        return Jdbc.inTransaction(ds, "budgets of team " + team, c -> {
+        return Sql.inTransaction(ds, "budgets of team " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT tokens_per_turn, tokens_per_agent, tokens_per_team, "
                     + "cost_per_turn_usd, cost_per_agent_usd, cost_per_team_usd, tokens_per_team_per_day, "
                     + "cost_per_team_per_day_usd FROM lead.team_budgets WHERE team = ?")) {
@@ -123,7 +123,7 @@ public class BudgetRepository {
     }
 
     private void store(String team, Budgets.Overrides o) {
-        Jdbc.inTransaction(ds, "set budgets of team " + team, c -> {
+        Sql.inTransaction(ds, "set budgets of team " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.team_budgets (team, tokens_per_turn, "
                     + "tokens_per_agent, tokens_per_team, cost_per_turn_usd, cost_per_agent_usd, cost_per_team_usd, "
                     + "tokens_per_team_per_day, cost_per_team_per_day_usd) "

@@ -4,7 +4,7 @@ import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.cron.CronTools;
 import dev.cohort.core.tools.cron.SchedulerClient;
 import dev.cohort.core.tools.Tool;
-import dev.cohort.host.engine.ToolProvider;
+import dev.cohort.host.engine.RoleTools;
 import dev.cohort.lead.config.LeadConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -12,7 +12,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -20,27 +19,21 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * a job the model schedules asks a person is {@code cohort.lead.model-cron-jobs}.
  */
 @ApplicationScoped
-public class CronToolProvider implements ToolProvider {
+public class CronToolProvider extends RoleTools {
 
     @Inject
     LeadConfig config;
+
+    CronToolProvider() {
+        super(30, AgentRole.LEAD);
+    }
 
     @ConfigProperty(name = "cohort.api.token")
     Optional<String> apiToken;
 
     @Override
-    public Set<AgentRole> roles() {
-        return Set.of(AgentRole.LEAD);
-    }
-
-    @Override
     public List<Tool> tools() {
         return CronTools.all(new SchedulerClient(URI.create(config.schedulerUrl()), apiToken.filter(s -> !s.isBlank()),
                 Duration.ofSeconds(30)), config.modelCronJobs());
-    }
-
-    @Override
-    public int order() {
-        return 30;
     }
 }

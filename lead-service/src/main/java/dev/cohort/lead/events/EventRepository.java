@@ -8,6 +8,7 @@ import dev.cohort.host.store.EventsClause;
 import dev.cohort.lead.usage.UsageMetrics;
 import dev.cohort.lead.usage.UsageRepository;
 import dev.cohort.lead.usage.UsageRow;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -535,9 +536,7 @@ public class EventRepository {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement(
                         "SELECT id, team, agent, seq, ts, type, data::text FROM lead.events WHERE team = ? AND seq > ? ORDER BY seq LIMIT ?")) {
-            ps.setString(1, team);
-            ps.setLong(2, after);
-            ps.setInt(3, limit);
+            Sql.bind(ps, team, (long) after, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 List<Event> out = new ArrayList<>();
                 while (rs.next()) {

@@ -7,7 +7,7 @@ import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.payload.TeammatePhase;
-import dev.cohort.lead.store.Jdbc;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -60,16 +60,16 @@ public class RosterRepository {
 
     /** The team's teammates by name. */
     public List<RosterRow> list(String team) {
-        return Jdbc.inTransaction(ds, "read the roster of " + team, c -> list(c, team));
+        return Sql.inTransaction(ds, "read the roster of " + team, c -> list(c, team));
     }
 
     public Optional<RosterRow> find(String team, String name) {
-        return Jdbc.inTransaction(ds, "read teammate " + team + "/" + name, c -> find(c, team, name));
+        return Sql.inTransaction(ds, "read teammate " + team + "/" + name, c -> find(c, team, name));
     }
 
     /** The usage the team's teammates reported, summed (calls are not reported by teammates: 0). */
     public Usage usage(String team) {
-        return Jdbc.inTransaction(ds, "teammates' usage of " + team, c -> {
+        return Sql.inTransaction(ds, "teammates' usage of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT COALESCE(SUM((usage->>'inputTokens')::bigint), 0), "
                     + "COALESCE(SUM((usage->>'outputTokens')::bigint), 0), COALESCE(SUM((usage->>'calls')::bigint), 0), "
                     + "COALESCE(SUM((usage->>'costUsd')::float8), 0) FROM lead.roster WHERE team = ?")) {
@@ -117,12 +117,7 @@ public class RosterRepository {
                 + "VALUES (?, ?, ?, ?, ?) ON CONFLICT (team, name) DO UPDATE SET role = EXCLUDED.role, "
                 + "plan_mode = EXCLUDED.plan_mode, phase = EXCLUDED.phase, reason = NULL, current_task = NULL, "
                 + "turn_id = NULL, spawned_at = now(), updated_at = now() WHERE lead.roster.phase = ?")) {
-            ps.setString(1, team);
-            ps.setString(2, name);
-            ps.setString(3, role);
-            ps.setBoolean(4, planMode);
-            ps.setString(5, STARTING);
-            ps.setString(6, SHUTDOWN);
+            Sql.bind(ps, team, name, role, planMode, STARTING, SHUTDOWN);
             return ps.executeUpdate() == 1;
         }
     }
@@ -167,14 +162,8 @@ public class RosterRepository {
                         + "role = COALESCE(EXCLUDED.role, lead.roster.role), plan_mode = EXCLUDED.plan_mode, "
                         + "replica = COALESCE(EXCLUDED.replica, lead.roster.replica), "
                         + "phase = CASE WHEN lead.roster.phase = ? THEN ? ELSE lead.roster.phase END, updated_at = now()")) {
-                    ps.setString(1, e.team());
-                    ps.setString(2, name);
-                    ps.setString(3, text(d, "role", null));
-                    ps.setBoolean(4, d.path("planMode").asBoolean(false));
-                    ps.setString(5, STARTING);
-                    ps.setString(6, text(d, "replica", null));
-                    ps.setString(7, SHUTDOWN);
-                    ps.setString(8, STARTING);
+                    Sql.bind(ps, e.team(), name, text(d, "role", null), d.path("planMode").asBoolean(false), STARTING,
+                            text(d, "replica", null), SHUTDOWN, STARTING);
                     ps.executeUpdate();
                 }
             }
@@ -195,16 +184,8 @@ public class RosterRepository {
                         + "replica = COALESCE(EXCLUDED.replica, lead.roster.replica), "
                         + "turn_id = CASE WHEN EXCLUDED.phase = ? THEN NULL ELSE lead.roster.turn_id END, updated_at = now()")) {
                     String usageJson = usage == null || !usage.isObject() ? null : Json.write(usage);
-                    ps.setString(1, e.team());
-                    ps.setString(2, name);
-                    ps.setString(3, phase);
-                    ps.setString(4, text(d, "reason", null));
-                    ps.setString(5, text(d, "currentTask", null));
-                    ps.setString(6, usageJson);
-                    ps.setString(7, text(d, "replica", null));
-                    ps.setString(8, SHUTDOWN);
-                    ps.setString(9, usageJson);
-                    ps.setString(10, SHUTDOWN);
+                    Sql.bind(ps, e.team(), name, phase, text(d, "reason", null), text(d, "currentTask", null),
+                            usageJson, text(d, "replica", null), SHUTDOWN, usageJson, SHUTDOWN);
                     ps.executeUpdate();
                 }
             }
@@ -214,9 +195,8 @@ public class RosterRepository {
                 }
                 try (PreparedStatement ps = c.prepareStatement("UPDATE lead.roster SET turn_id = ?, updated_at = now() "
                         + "WHERE team = ? AND name = ?")) {
-                    ps.setString(1, e.type() == EventType.TURN_STARTED ? text(d, "turnId", null) : null);
-                    ps.setString(2, e.team());
-                    ps.setString(3, e.agent());
+                    Sql.bind(ps, e.type() == EventType.TURN_STARTED ? text(d, "turnId", null) : null, e.team(),
+                            e.agent());
                     ps.executeUpdate();
                 }
             }
@@ -228,9 +208,7 @@ public class RosterRepository {
                 }
                 try (PreparedStatement ps = c.prepareStatement("UPDATE lead.roster SET current_task = ?, updated_at = now() "
                         + "WHERE team = ? AND name = ?")) {
-                    ps.setString(1, text(d, "id", null));
-                    ps.setString(2, e.team());
-                    ps.setString(3, owner);
+                    Sql.bind(ps, text(d, "id", null), e.team(), owner);
                     ps.executeUpdate();
                 }
             }
@@ -291,7 +269,7 @@ public class RosterRepository {
 
     /** Nobody works on {@code taskId} any more (completed, released, lease expired): whoever showed it, shows none. */
     public void clearTask(String team, String taskId) {
-        Jdbc.inTransaction(ds, "clear task " + taskId + " from the roster of " + team, c -> {
+        Sql.inTransaction(ds, "clear task " + taskId + " from the roster of " + team, c -> {
             clearTask(c, team, taskId);
             return null;
         });

@@ -2,8 +2,8 @@ package dev.cohort.lead.inbox;
 
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.trace.Tracing;
-import dev.cohort.host.messaging.AgentMessagePublisher;
-import dev.cohort.host.messaging.RecordSender;
+import dev.cohort.platform.kafka.AgentMessagePublisher;
+import dev.cohort.platform.kafka.RecordSender;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

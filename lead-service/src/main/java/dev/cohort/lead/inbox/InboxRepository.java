@@ -2,7 +2,7 @@ package dev.cohort.lead.inbox;
 
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.lead.store.Jdbc;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -26,15 +26,11 @@ public class InboxRepository {
 
     /** Stores a message; false when its id was seen before. */
     public boolean insertIfNew(AgentMessage m) {
-        return Jdbc.inTransaction(ds, "store inbox message " + m.id(), c -> {
+        return Sql.inTransaction(ds, "store inbox message " + m.id(), c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.inbox (team, id, sender, type, content, metadata) "
                     + "VALUES (?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT DO NOTHING")) {
-                ps.setString(1, m.team());
-                ps.setString(2, m.id());
-                ps.setString(3, m.from() == null ? "unknown" : m.from());
-                ps.setString(4, m.type().wire());
-                ps.setString(5, m.content());
-                ps.setString(6, Json.write(m.metadata()));
+                Sql.bind(ps, m.team(), m.id(), m.from() == null ? "unknown" : m.from(), m.type().wire(), m.content(),
+                        Json.write(m.metadata()));
                 return ps.executeUpdate() == 1;
             }
         });
@@ -50,7 +46,7 @@ public class InboxRepository {
      * {@code control} messages are never stored, so never shown.
      */
     public List<InboxEntry> recent(String team, int limit) {
-        return Jdbc.inTransaction(ds, "read recent inbox of " + team, c -> {
+        return Sql.inTransaction(ds, "read recent inbox of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT id, sender, type, content, status, received_at FROM ("
                     + "SELECT id, sender, type, content, status, received_at, seq FROM lead.inbox WHERE team = ? "
                     + "ORDER BY seq DESC LIMIT ?) newest ORDER BY seq")) {
@@ -71,7 +67,7 @@ public class InboxRepository {
     /** Messages not yet given to the lead, oldest first. */
     @SuppressWarnings("unchecked")
     public List<InboxRow> pending(String team, int limit) {
-        return Jdbc.inTransaction(ds, "read inbox of " + team, c -> {
+        return Sql.inTransaction(ds, "read inbox of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT id, sender, type, content, metadata::text FROM lead.inbox "
                     + "WHERE team = ? AND status = 'received' ORDER BY seq LIMIT ?")) {
                 ps.setString(1, team);

@@ -6,7 +6,7 @@ import dev.cohort.core.memory.tools.MemoryDeleteTool;
 import dev.cohort.core.memory.tools.MemoryWriteTool;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
-import dev.cohort.host.engine.ToolProvider;
+import dev.cohort.host.engine.RoleTools;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -14,14 +14,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /** {@code memory_write} / {@code memory_delete} over the team's memories in {@code lead.memories}. */
 @ApplicationScoped
-public class LeadMemoryToolProvider implements ToolProvider {
+public class LeadMemoryToolProvider extends RoleTools {
 
     @Inject
     AgroalDataSource ds;
+
+    LeadMemoryToolProvider() {
+        super(20, AgentRole.LEAD);
+    }
 
     /** Per team: its memories as last read, shared by the tools, the prompt and extraction ({@link CachedMemoryStore}). */
     private final Map<String, CachedMemoryStore> teams = new ConcurrentHashMap<>();
@@ -37,18 +40,8 @@ public class LeadMemoryToolProvider implements ToolProvider {
     }
 
     @Override
-    public Set<AgentRole> roles() {
-        return Set.of(AgentRole.LEAD);
-    }
-
-    @Override
     public List<Tool> tools() {
         Function<String, MemoryStore> stores = stores();
         return List.of(new MemoryWriteTool(stores), new MemoryDeleteTool(stores));
-    }
-
-    @Override
-    public int order() {
-        return 20;
     }
 }

@@ -6,8 +6,8 @@ import dev.cohort.core.memory.MemoryType;
 import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.EffectRecord;
 import dev.cohort.core.tools.ToolResult;
-import dev.cohort.lead.store.Jdbc;
 import dev.cohort.lead.store.ToolEffectRepository;
+import dev.cohort.platform.sql.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -44,9 +44,9 @@ public final class PgMemoryStore implements MemoryStore {
     }
 
     /** Runs {@code work} in its own transaction, or in the bound one. */
-    private <T> T tx(String what, Jdbc.TxWork<T> work) {
+    private <T> T tx(String what, Sql.Work<T> work) {
         if (bound == null) {
-            return Jdbc.inTransaction(ds, what, work);
+            return Sql.inTransaction(ds, what, work);
         }
         try {
             return work.run(bound);
@@ -59,7 +59,7 @@ public final class PgMemoryStore implements MemoryStore {
      * A read of one statement: on the bound transaction, else on its own (auto-commit: no {@code BEGIN}/{@code COMMIT}
      * round trips around the one query; the lead reads the team's memories before every model call).
      */
-    private <T> T read(String what, Jdbc.TxWork<T> work) {
+    private <T> T read(String what, Sql.Work<T> work) {
         if (bound != null) {
             return tx(what, work);
         }
@@ -78,13 +78,13 @@ public final class PgMemoryStore implements MemoryStore {
         if (bound != null) {
             throw new IllegalStateException("a tool call's change cannot contain another one");
         }
-        Optional<EffectRecord> first = Jdbc.inTransaction(ds, "read the record of call "
+        Optional<EffectRecord> first = Sql.inTransaction(ds, "read the record of call "
                 + key.callId(), c -> ToolEffectRepository.find(c, key.uuid()));
         if (first.isPresent()) {
             return key.replay(first.get());
         }
         try {
-            return Jdbc.inTransaction(ds, "change memories of " + team + " for call " + key.callId(), c -> {
+            return Sql.inTransaction(ds, "change memories of " + team + " for call " + key.callId(), c -> {
                 ToolResult r = change.apply(new PgMemoryStore(ds, c, team));
                 if (r.error()) {
                     c.rollback(); // an error result changed nothing: leave nothing behind either
@@ -94,7 +94,7 @@ public final class PgMemoryStore implements MemoryStore {
                 return r;
             });
         } catch (ToolEffectRepository.AlreadyRecorded e) {
-            return key.replay(Jdbc.inTransaction(ds, "read the record of call " + key.callId(),
+            return key.replay(Sql.inTransaction(ds, "read the record of call " + key.callId(),
                     c -> ToolEffectRepository.find(c, key.uuid())).orElseThrow(() -> new IllegalStateException(
                             e.getMessage() + " but not found")));
         }
@@ -169,12 +169,7 @@ public final class PgMemoryStore implements MemoryStore {
                 + "written_by, updated_at) VALUES (?, ?, ?, ?, ?, ?, COALESCE(?, now())) ON CONFLICT (team, name) DO UPDATE "
                 + "SET type = EXCLUDED.type, description = EXCLUDED.description, body = EXCLUDED.body, "
                 + "written_by = EXCLUDED.written_by, updated_at = EXCLUDED.updated_at")) {
-            ps.setString(1, team);
-            ps.setString(2, m.name());
-            ps.setString(3, m.type().name());
-            ps.setString(4, m.description());
-            ps.setString(5, m.body());
-            ps.setString(6, m.writtenBy());
+            Sql.bind(ps, team, m.name(), m.type().name(), m.description(), m.body(), m.writtenBy());
             ps.setObject(7, m.writtenAt() == null ? null : OffsetDateTime.ofInstant(m.writtenAt(), ZoneOffset.UTC),
                     Types.TIMESTAMP_WITH_TIMEZONE);
             ps.executeUpdate();

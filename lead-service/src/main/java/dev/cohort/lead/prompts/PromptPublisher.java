@@ -4,7 +4,7 @@ import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.PromptRecord;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.trace.Tracing;
-import dev.cohort.host.tracing.KafkaTracing;
+import dev.cohort.platform.tracing.KafkaTracing;
 import io.smallrye.reactive.messaging.kafka.KafkaRecord;
 import io.smallrye.reactive.messaging.kafka.OutgoingKafkaRecord;
 import io.smallrye.reactive.messaging.MutinyEmitter;

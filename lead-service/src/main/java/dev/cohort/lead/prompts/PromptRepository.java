@@ -1,6 +1,6 @@
 package dev.cohort.lead.prompts;
 
-import dev.cohort.lead.store.Jdbc;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -26,13 +26,10 @@ public class PromptRepository {
 
     /** Queues a prompt; false when this id was seen before (a redelivered record or a retried POST). */
     public boolean insertIfNew(String team, String id, String text, String source) {
-        return Jdbc.inTransaction(ds, "record prompt " + id, c -> {
+        return Sql.inTransaction(ds, "record prompt " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "INSERT INTO lead.prompts (team, id, text, source) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")) {
-                ps.setString(1, team);
-                ps.setString(2, id);
-                ps.setString(3, text);
-                ps.setString(4, source);
+                Sql.bind(ps, team, id, text, source);
                 return ps.executeUpdate() == 1;
             }
         });
@@ -40,11 +37,9 @@ public class PromptRepository {
 
     /** Sets a prompt's status directly (a prompt that never started a turn). */
     public void setStatus(String team, String id, String status) {
-        Jdbc.inTransaction(ds, "update prompt " + id, c -> {
+        Sql.inTransaction(ds, "update prompt " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE lead.prompts SET status = ? WHERE team = ? AND id = ?")) {
-                ps.setString(1, status);
-                ps.setString(2, team);
-                ps.setString(3, id);
+                Sql.bind(ps, status, team, id);
                 return ps.executeUpdate();
             }
         });
@@ -52,7 +47,7 @@ public class PromptRepository {
 
     /** running prompts that never reached their turn's first save: failed with their turn. */
     public void failRunningWithoutTurn(String team) {
-        Jdbc.inTransaction(ds, "fail running prompts of " + team, c -> {
+        Sql.inTransaction(ds, "fail running prompts of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "UPDATE lead.prompts SET status = 'failed' WHERE team = ? AND status = 'running' AND turn_id IS NULL")) {
                 ps.setString(1, team);
@@ -66,7 +61,7 @@ public class PromptRepository {
      * first save): only the team's actor calls this, before it starts or resumes a turn.
      */
     public int requeueUnstarted(String team, String currentTurnId) {
-        return Jdbc.inTransaction(ds, "requeue prompts of " + team, c -> {
+        return Sql.inTransaction(ds, "requeue prompts of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE lead.prompts SET status = 'received', turn_id = NULL "
                     + "WHERE team = ? AND status = 'running' AND (turn_id IS NULL OR turn_id IS DISTINCT FROM ?)")) {
                 ps.setString(1, team);
@@ -78,7 +73,7 @@ public class PromptRepository {
 
     /** Prompts not yet taken, oldest first. */
     public List<QueuedPrompt> pending(String team, int limit) {
-        return Jdbc.inTransaction(ds, "read pending prompts of " + team, c -> {
+        return Sql.inTransaction(ds, "read pending prompts of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT id, text, source FROM lead.prompts WHERE team = ? AND status = 'received' ORDER BY seq LIMIT ?")) {
                 ps.setString(1, team);
@@ -100,7 +95,7 @@ public class PromptRepository {
 
     /** received → running for a new turn (its turn id is set at the turn's first save); false if already taken. */
     public boolean markRunning(String team, String id) {
-        return Jdbc.inTransaction(ds, "start prompt " + id, c -> {
+        return Sql.inTransaction(ds, "start prompt " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "UPDATE lead.prompts SET status = 'running', turn_id = NULL WHERE team = ? AND id = ? AND status = 'received'")) {
                 ps.setString(1, team);
@@ -112,12 +107,10 @@ public class PromptRepository {
 
     /** Ends every prompt of a turn (the one that started it and those injected into it). */
     public void finishTurn(String team, String turnId, String status) {
-        Jdbc.inTransaction(ds, "finish turn " + turnId, c -> {
+        Sql.inTransaction(ds, "finish turn " + turnId, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE lead.prompts SET status = ? WHERE team = ? AND turn_id = ? "
                     + "AND status IN ('running', 'injected')")) {
-                ps.setString(1, status);
-                ps.setString(2, team);
-                ps.setString(3, turnId);
+                Sql.bind(ps, status, team, turnId);
                 return ps.executeUpdate();
             }
         });
@@ -125,7 +118,7 @@ public class PromptRepository {
 
     /** Every prompt a turn answered, oldest first: the one that started it and those injected into it. */
     public List<String> idsOfTurn(String team, String turnId) {
-        return Jdbc.inTransaction(ds, "read prompts of turn", c -> {
+        return Sql.inTransaction(ds, "read prompts of turn", c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT id FROM lead.prompts WHERE team = ? AND turn_id = ? ORDER BY seq")) {
                 ps.setString(1, team);
@@ -143,7 +136,7 @@ public class PromptRepository {
 
     /** The prompt that started a turn (to label a resumed turn's events). */
     public Optional<String> runningPromptOfTurn(String team, String turnId) {
-        return Jdbc.inTransaction(ds, "read prompt of turn", c -> {
+        return Sql.inTransaction(ds, "read prompt of turn", c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT id FROM lead.prompts WHERE team = ? AND turn_id = ? AND status = 'running' ORDER BY seq LIMIT 1")) {
                 ps.setString(1, team);

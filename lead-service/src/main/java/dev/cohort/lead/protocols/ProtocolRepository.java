@@ -3,7 +3,7 @@ package dev.cohort.lead.protocols;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.lead.store.Jdbc;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -56,16 +56,12 @@ public class ProtocolRepository {
      */
     public boolean insert(String id, String team, String type, String sender, String target, JsonNode payload,
             Duration timeout) {
-        return Jdbc.inTransaction(ds, "record protocol request " + id, c -> {
+        return Sql.inTransaction(ds, "record protocol request " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.protocols (id, team, type, sender, target, "
                     + "payload, deadline) VALUES (?, ?, ?, ?, ?, ?::jsonb, now() + ? * interval '1 microsecond') "
                     + "ON CONFLICT (id) DO NOTHING")) {
-                ps.setString(1, id);
-                ps.setString(2, team);
-                ps.setString(3, type);
-                ps.setString(4, sender);
-                ps.setString(5, target);
-                ps.setString(6, Json.write(payload == null ? Json.MAPPER.createObjectNode() : payload));
+                Sql.bind(ps, id, team, type, sender, target,
+                        Json.write(payload == null ? Json.MAPPER.createObjectNode() : payload));
                 if (timeout == null) {
                     ps.setNull(7, Types.BIGINT);
                 } else {
@@ -82,17 +78,11 @@ public class ProtocolRepository {
      */
     public Optional<ProtocolRow> decide(String team, String id, String type, String answerer, String status,
             String feedback, String decidedBy) {
-        return Jdbc.inTransaction(ds, "decide protocol request " + id, c -> {
+        return Sql.inTransaction(ds, "decide protocol request " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE lead.protocols SET status = ?, feedback = ?, "
                     + "decided_by = ?, decided_at = now() WHERE id = ? AND team = ? AND type = ? AND target = ? "
                     + "AND status = 'pending' RETURNING " + COLUMNS)) {
-                ps.setString(1, status);
-                ps.setString(2, feedback);
-                ps.setString(3, decidedBy);
-                ps.setString(4, id);
-                ps.setString(5, team);
-                ps.setString(6, type);
-                ps.setString(7, answerer);
+                Sql.bind(ps, status, feedback, decidedBy, id, team, type, answerer);
                 return one(ps);
             }
         });
@@ -100,7 +90,7 @@ public class ProtocolRepository {
 
     /** Every pending request past its deadline, expired by one statement (whichever replica's sweep runs it). */
     public List<ProtocolRow> expireDue() {
-        return Jdbc.inTransaction(ds, "expire protocol requests", c -> {
+        return Sql.inTransaction(ds, "expire protocol requests", c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE lead.protocols SET status = 'expired', "
                     + "decided_by = 'sweep', decided_at = now(), feedback = 'not answered by its deadline' "
                     + "WHERE status = 'pending' AND deadline < now() RETURNING " + COLUMNS)) {
@@ -110,7 +100,7 @@ public class ProtocolRepository {
     }
 
     public Optional<ProtocolRow> find(String team, String id) {
-        return Jdbc.inTransaction(ds, "read protocol request " + id, c -> {
+        return Sql.inTransaction(ds, "read protocol request " + id, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM lead.protocols WHERE id = ? "
                     + "AND team = ?")) {
                 ps.setString(1, id);
@@ -122,12 +112,10 @@ public class ProtocolRepository {
 
     /** The pending request of {@code type} to {@code target}, if any (the newest). */
     public Optional<ProtocolRow> pendingFor(String team, String type, String target) {
-        return Jdbc.inTransaction(ds, "read pending protocol requests", c -> {
+        return Sql.inTransaction(ds, "read pending protocol requests", c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM lead.protocols WHERE team = ? "
                     + "AND type = ? AND target = ? AND status = 'pending' ORDER BY created_at DESC LIMIT 1")) {
-                ps.setString(1, team);
-                ps.setString(2, type);
-                ps.setString(3, target);
+                Sql.bind(ps, team, type, target);
                 return one(ps);
             }
         });
@@ -135,15 +123,11 @@ public class ProtocolRepository {
 
     /** The team's requests, oldest first, optionally filtered by status and type. */
     public List<ProtocolRow> list(String team, String status, String type) {
-        return Jdbc.inTransaction(ds, "list protocol requests of " + team, c -> {
+        return Sql.inTransaction(ds, "list protocol requests of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + " FROM lead.protocols WHERE team = ? "
                     + "AND (CAST(? AS text) IS NULL OR status = ?) AND (CAST(? AS text) IS NULL OR type = ?) "
                     + "ORDER BY created_at, id")) {
-                ps.setString(1, team);
-                ps.setString(2, status);
-                ps.setString(3, status);
-                ps.setString(4, type);
-                ps.setString(5, type);
+                Sql.bind(ps, team, status, status, type, type);
                 return many(ps);
             }
         });

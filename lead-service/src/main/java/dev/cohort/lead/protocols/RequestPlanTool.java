@@ -1,9 +1,5 @@
 package dev.cohort.lead.protocols;
 
-import dev.cohort.core.tools.EffectKey;
-import dev.cohort.core.tools.SpecifiedTool;
-import dev.cohort.core.tools.ToolCall;
-import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.lead.store.ToolEffectRepository;
@@ -14,7 +10,7 @@ import dev.langchain4j.agent.tool.ToolSpecification;
  * its host refuses every mutating tool call until a plan it submits is approved ({@code review_plan}). Unlike the
  * seed, the request is enforced, not only asked for.
  */
-public final class RequestPlanTool extends SpecifiedTool {
+public final class RequestPlanTool extends TeammateRequestTool {
 
     public static final String NAME = "request_plan";
 
@@ -26,27 +22,16 @@ public final class RequestPlanTool extends SpecifiedTool {
                     .required("teammate").build());
 
     private final ProtocolService service;
-    private final ToolEffectRepository effects;
 
     public RequestPlanTool(ProtocolService service, ToolEffectRepository effects) {
-        super(SPEC, false);
+        super(SPEC, "content", "request a plan of", effects);
         this.service = service;
-        this.effects = effects;
     }
 
     @Override
-    public ToolResult execute(ToolCall call, ToolContext ctx) {
-        String teammate = call.string("teammate") == null ? "" : call.string("teammate").strip();
-        String content = ProtocolTools.blankToNull(call.string("content"));
-        ToolResult bad = ProtocolTools.tooLong("content", content);
-        if (bad != null) {
-            return bad;
-        }
-        EffectKey key = EffectKey.of(call, ctx);
-        return effects.once(key, () -> ProtocolTools.run("request a plan of " + teammate, () -> {
-            service.requestPlan(ctx.team(), key.uuid().toString(), teammate, content);
-            return ToolResult.ok("Asked " + teammate + " for a plan; its changes are refused until you approve one. Its"
-                    + " plan arrives as a plan_approval_request with a req id: decide it with review_plan.");
-        }));
+    ToolResult send(String team, String id, String teammate, String content) {
+        service.requestPlan(team, id, teammate, content);
+        return ToolResult.ok("Asked " + teammate + " for a plan; its changes are refused until you approve one. Its"
+                + " plan arrives as a plan_approval_request with a req id: decide it with review_plan.");
     }
 }

@@ -1,9 +1,5 @@
 package dev.cohort.lead.protocols;
 
-import dev.cohort.core.tools.EffectKey;
-import dev.cohort.core.tools.SpecifiedTool;
-import dev.cohort.core.tools.ToolCall;
-import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.lead.protocols.ProtocolRepository.ProtocolRow;
@@ -16,7 +12,7 @@ import dev.langchain4j.agent.tool.ToolSpecification;
  * teammate, or one with a shutdown already pending. The answer comes back as a {@code shutdown_response} in the
  * lead's inbox; unanswered by its deadline the request expires and the teammate is stopped anyway.
  */
-public final class RequestShutdownTool extends SpecifiedTool {
+public final class RequestShutdownTool extends TeammateRequestTool {
 
     public static final String NAME = "request_shutdown";
 
@@ -28,28 +24,17 @@ public final class RequestShutdownTool extends SpecifiedTool {
                     .required("teammate").build());
 
     private final ProtocolService service;
-    private final ToolEffectRepository effects;
 
     public RequestShutdownTool(ProtocolService service, ToolEffectRepository effects) {
-        super(SPEC, false);
+        super(SPEC, "reason", "request a shutdown of", effects);
         this.service = service;
-        this.effects = effects;
     }
 
     @Override
-    public ToolResult execute(ToolCall call, ToolContext ctx) {
-        String teammate = call.string("teammate") == null ? "" : call.string("teammate").strip();
-        String reason = ProtocolTools.blankToNull(call.string("reason"));
-        ToolResult bad = ProtocolTools.tooLong("reason", reason);
-        if (bad != null) {
-            return bad;
-        }
-        EffectKey key = EffectKey.of(call, ctx);
-        return effects.once(key, () -> ProtocolTools.run("request a shutdown of " + teammate, () -> {
-            ProtocolRow row = service.requestShutdown(ctx.team(), key.uuid().toString(), teammate, reason);
-            return ToolResult.ok("Sent a shutdown request to " + row.target() + " (req: " + row.id() + "). It answers "
-                    + "with a shutdown_response when idle or at its next step; if it has not answered by " + row.deadline()
-                    + " it is stopped anyway. Either way the tasks it holds go back to pending.");
-        }));
+    ToolResult send(String team, String id, String teammate, String reason) {
+        ProtocolRow row = service.requestShutdown(team, id, teammate, reason);
+        return ToolResult.ok("Sent a shutdown request to " + row.target() + " (req: " + row.id() + "). It answers "
+                + "with a shutdown_response when idle or at its next step; if it has not answered by " + row.deadline()
+                + " it is stopped anyway. Either way the tasks it holds go back to pending.");
     }
 }

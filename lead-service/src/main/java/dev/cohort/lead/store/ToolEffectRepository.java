@@ -3,6 +3,7 @@ package dev.cohort.lead.store;
 import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.EffectRecord;
 import dev.cohort.core.tools.ToolResult;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -39,7 +40,7 @@ public class ToolEffectRepository {
 
     /** The recorded first result of the call with this key, if there is one. */
     public Optional<EffectRecord> find(EffectKey key) {
-        return Jdbc.inTransaction(ds, "read the record of call " + key.callId(), c -> find(c, key.uuid()));
+        return Sql.inTransaction(ds, "read the record of call " + key.callId(), c -> find(c, key.uuid()));
     }
 
     /**

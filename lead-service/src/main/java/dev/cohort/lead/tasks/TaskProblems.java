@@ -1,6 +1,6 @@
 package dev.cohort.lead.tasks;
 
-import dev.cohort.host.web.Problem;
+import dev.cohort.platform.web.Problem;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;

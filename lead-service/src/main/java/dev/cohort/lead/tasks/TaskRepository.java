@@ -1,7 +1,7 @@
 package dev.cohort.lead.tasks;
 
 import dev.cohort.lead.store.InTransaction;
-import dev.cohort.lead.store.Jdbc;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -291,7 +291,7 @@ public class TaskRepository {
 
     /** {@link #bindWorktree(String, long, String)}, running {@code also} with the bound task in its transaction. */
     public Optional<TaskRow> bindWorktree(String team, long id, String worktree, InTransaction<TaskRow> also) {
-        return Jdbc.inTransaction(ds, "bind task " + id + " to a worktree", c -> {
+        return Sql.inTransaction(ds, "bind task " + id + " to a worktree", c -> {
             Optional<TaskRow> bound = one(c, BIND_WORKTREE, params("team", team, "id", id, "worktree", worktree));
             if (bound.isPresent()) {
                 also.run(c, bound.get());
@@ -313,7 +313,7 @@ public class TaskRepository {
 
     /** {@link #unbindWorktree(String, String)}, running {@code also} with the unbound tasks in its transaction. */
     public List<TaskRow> unbindWorktree(String team, String worktree, InTransaction<List<TaskRow>> also) {
-        return Jdbc.inTransaction(ds, "unbind worktree " + worktree, c -> {
+        return Sql.inTransaction(ds, "unbind worktree " + worktree, c -> {
             List<TaskRow> unbound = many(c, UNBIND_WORKTREE, params("team", team, "worktree", worktree));
             also.run(c, unbound);
             return unbound;
@@ -345,7 +345,7 @@ public class TaskRepository {
     /** {@link #claim(String, long, String, String, boolean, Double)}, running {@code also} with a claim that went through, in its transaction. */
     public Optional<Claimed> claim(String team, long id, String agent, String role, String token, boolean ownerOnly,
             Double leaseMs, InTransaction<Claimed> also) {
-        return Jdbc.inTransaction(ds, "claim task " + id, c -> {
+        return Sql.inTransaction(ds, "claim task " + id, c -> {
             Optional<Claimed> claimed;
             try (PreparedStatement ps = CLAIM.prepare(c, params("team", team, "id", id, "agent", agent, "token", token,
                     "ownerOnly", ownerOnly, "leaseMs", leaseMs, "role", role)); ResultSet rs = ps.executeQuery()) {
@@ -558,7 +558,7 @@ public class TaskRepository {
         if (claimers.isEmpty()) {
             return new BatchClaimed(List.of(), 0);
         }
-        return Jdbc.inTransaction(ds, "claim a batch of tasks", c -> {
+        return Sql.inTransaction(ds, "claim a batch of tasks", c -> {
             int statements = 0;
             Map<String, Long> taken = new LinkedHashMap<>(); // agent → task id
             Set<Long> heldIds = new HashSet<>();

@@ -4,19 +4,18 @@ import dev.cohort.core.team.TeamTools;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.host.engine.EngineConfig;
-import dev.cohort.host.engine.ToolProvider;
+import dev.cohort.host.engine.RoleTools;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The lead's team tools: {@code spawn_teammate} (the lead only: teammates never get it) and core's
  * {@code send_message} / {@code check_inbox} over {@link LeadTeamChannel}.
  */
 @ApplicationScoped
-public class TeamToolProvider implements ToolProvider {
+public class TeamToolProvider extends RoleTools {
 
     @Inject
     TeammateService service;
@@ -30,9 +29,8 @@ public class TeamToolProvider implements ToolProvider {
     @Inject
     EngineConfig engine;
 
-    @Override
-    public Set<AgentRole> roles() {
-        return Set.of(AgentRole.LEAD);
+    TeamToolProvider() {
+        super(110, AgentRole.LEAD); // after the task board (100): the model is offered the board first, then the team
     }
 
     @Override
@@ -43,10 +41,5 @@ public class TeamToolProvider implements ToolProvider {
                         engine.budgets().tokensPerTeamPerDay(), engine.budgets().costPerTeamPerDayUsd())));
         tools.addAll(TeamTools.common(channel));
         return tools;
-    }
-
-    @Override
-    public int order() {
-        return 110; // after the task board (100): the model is offered the board first, then the team
     }
 }

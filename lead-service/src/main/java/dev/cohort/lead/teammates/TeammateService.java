@@ -12,9 +12,9 @@ import dev.cohort.lead.events.RosterRepository;
 import dev.cohort.lead.events.RosterRepository.Counts;
 import dev.cohort.lead.events.RosterRepository.RosterRow;
 import dev.cohort.lead.inbox.AgentInboxPublisher;
-import dev.cohort.lead.store.Jdbc;
 import dev.cohort.lead.store.ToolEffectRepository;
 import dev.cohort.lead.teams.AgentRepository;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.logging.Log;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -85,7 +85,7 @@ public class TeammateService {
         }
         ToolResult result;
         try {
-            result = Jdbc.inTransaction(ds, "spawn teammate " + team + "/" + r.name(), c -> {
+            result = Sql.inTransaction(ds, "spawn teammate " + team + "/" + r.name(), c -> {
                 RosterRepository.lockTeam(c, team);
                 Optional<RosterRow> row = RosterRepository.find(c, team, r.name());
                 if (row.isPresent() && row.get().live()) {

@@ -2,7 +2,7 @@ package dev.cohort.lead.teams;
 
 import dev.cohort.core.engine.Usage;
 import dev.cohort.host.store.PgAgentStore;
-import dev.cohort.lead.store.Jdbc;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -39,12 +39,12 @@ public class AgentRepository {
     AgroalDataSource ds;
 
     public Optional<AgentRow> find(String team, String name) {
-        return Jdbc.inTransaction(ds, "read agent " + team + "/" + name, c -> find(c, team, name));
+        return Sql.inTransaction(ds, "read agent " + team + "/" + name, c -> find(c, team, name));
     }
 
     /** The agent's whole conversation as a JSON array text, in order; empty for an unknown agent. */
     public Optional<String> conversation(String team, String name) {
-        return Jdbc.inTransaction(ds, "read the conversation of " + team + "/" + name, c -> {
+        return Sql.inTransaction(ds, "read the conversation of " + team + "/" + name, c -> {
             try (PreparedStatement ps = c.prepareStatement(CONVERSATION)) {
                 ps.setString(1, team);
                 ps.setString(2, name);
@@ -56,7 +56,7 @@ public class AgentRepository {
     }
 
     public List<AgentRow> list(String team) {
-        return Jdbc.inTransaction(ds, "list agents of " + team, c -> {
+        return Sql.inTransaction(ds, "list agents of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT " + COLUMNS + " FROM lead.agents WHERE team = ? ORDER BY name")) {
                 ps.setString(1, team);
@@ -77,7 +77,7 @@ public class AgentRepository {
      * reported ({@code lead.roster}); {@link Usage#ZERO} for a team without agents. The per-team budget ({@code cohort.engine.budgets.*-per-team}) is checked against it.
      */
     public Usage teamUsage(String team) {
-        return Jdbc.inTransaction(ds, "usage of team " + team, c -> {
+        return Sql.inTransaction(ds, "usage of team " + team, c -> {
             // the lead's own saved usage and what each teammate last reported (lead.roster, from teammate_phase)
             try (PreparedStatement ps = c.prepareStatement("SELECT COALESCE(SUM((u->>'inputTokens')::bigint), 0), "
                     + "COALESCE(SUM((u->>'outputTokens')::bigint), 0), COALESCE(SUM((u->>'calls')::bigint), 0), "

@@ -2,7 +2,7 @@ package dev.cohort.lead.teams;
 
 import dev.cohort.core.engine.permission.PermissionRuleSet;
 import dev.cohort.core.protocol.Json;
-import dev.cohort.lead.store.Jdbc;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -23,7 +23,7 @@ public class PermissionRepository {
 
     /** The team's rules as stored now; {@link PermissionRuleSet#EMPTY} when it set none. */
     public PermissionRuleSet find(String team) {
-        return Jdbc.inTransaction(ds, "permission rules of team " + team, c -> {
+        return Sql.inTransaction(ds, "permission rules of team " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT rules FROM lead.team_permissions WHERE team = ?")) {
                 ps.setString(1, team);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -35,7 +35,7 @@ public class PermissionRepository {
 
     /** Replaces the team's rules by {@code rules} (already validated); empty lists remove the row. */
     public void save(String team, PermissionRuleSet rules) {
-        Jdbc.inTransaction(ds, "set permission rules of team " + team, c -> {
+        Sql.inTransaction(ds, "set permission rules of team " + team, c -> {
             if (rules.isEmpty()) {
                 try (PreparedStatement ps = c.prepareStatement("DELETE FROM lead.team_permissions WHERE team = ?")) {
                     ps.setString(1, team);

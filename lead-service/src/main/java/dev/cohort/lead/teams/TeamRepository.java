@@ -1,5 +1,6 @@
 package dev.cohort.lead.teams;
 
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -57,10 +58,7 @@ public class TeamRepository {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement("INSERT INTO lead.teams (id, workspace, permission_mode, hooks)"
                         + " VALUES (?, ?, ?, CAST(? AS jsonb)) ON CONFLICT (id) DO NOTHING")) {
-            ps.setString(1, id);
-            ps.setString(2, workspace);
-            ps.setString(3, permissionMode);
-            ps.setString(4, hooks);
+            Sql.bind(ps, id, workspace, permissionMode, hooks);
             return ps.executeUpdate() == 1;
         } catch (SQLException e) {
             throw new IllegalStateException("cannot insert team " + id, e);

@@ -2,7 +2,7 @@ package dev.cohort.lead.usage;
 
 import dev.cohort.core.engine.Usage;
 import dev.cohort.core.protocol.Event;
-import dev.cohort.lead.store.Jdbc;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -111,13 +111,7 @@ public class UsageRepository {
         }
         UsageRow u = row.get();
         try (PreparedStatement ps = c.prepareStatement(INSERT)) {
-            ps.setString(1, u.eventId());
-            ps.setString(2, u.team());
-            ps.setString(3, u.agent());
-            ps.setString(4, u.turnId());
-            ps.setString(5, u.team());
-            ps.setString(6, u.turnId());
-            ps.setString(7, u.model());
+            Sql.bind(ps, u.eventId(), u.team(), u.agent(), u.turnId(), u.team(), u.turnId(), u.model());
             ps.setTimestamp(8, Timestamp.from(u.ts()));
             ps.setDate(9, Date.valueOf(LocalDate.ofInstant(u.ts(), ZoneOffset.UTC)));
             ps.setLong(10, u.promptTokens());
@@ -150,7 +144,7 @@ public class UsageRepository {
         String sql = "SELECT " + group + ", " + SUMS + " FROM lead.usage WHERE team = ?"
                 + (since == null ? "" : " AND day >= ?") + (agent == null ? "" : " AND agent = ?")
                 + " GROUP BY " + group + " ORDER BY " + order;
-        return Jdbc.inTransaction(ds, "read usage of team " + team, c -> {
+        return Sql.inTransaction(ds, "read usage of team " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement(sql)) {
                 int i = 1;
                 ps.setString(i++, team);
@@ -183,7 +177,7 @@ public class UsageRepository {
 
     /** Everything the team's agents used from {@code since} on (e.g. the start of the UTC day, for a daily budget). */
     public Usage teamUsageSince(String team, Instant since) {
-        return Jdbc.inTransaction(ds, "read usage of team " + team, c -> {
+        return Sql.inTransaction(ds, "read usage of team " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement(
                     "SELECT " + SUMS + " FROM lead.usage WHERE team = ? AND ts >= ?")) {
                 ps.setString(1, team);

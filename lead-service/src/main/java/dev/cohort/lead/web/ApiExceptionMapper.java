@@ -1,13 +1,13 @@
 package dev.cohort.lead.web;
 
-import dev.cohort.host.web.Problem;
+import dev.cohort.platform.web.Problem;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * The lead's own refusals ({@link ApiException}) as problem+json; the generic cases (malformed JSON, JAX-RS errors,
- * unexpected failures) are agent-host's {@link dev.cohort.host.web.ProblemMappers}.
+ * unexpected failures) are platform's {@link dev.cohort.platform.web.ProblemMappers}.
  */
 public class ApiExceptionMapper {
 

@@ -1,6 +1,6 @@
 package dev.cohort.lead.web;
 
-import dev.cohort.lead.store.Jdbc;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -25,7 +25,7 @@ public class LoginCodeRepository {
      * than a day past their expiry (the table stays small without a sweeper).
      */
     public Instant add(String codeHash, Duration ttl) {
-        return Jdbc.inTransaction(ds, "add a login code", c -> {
+        return Sql.inTransaction(ds, "add a login code", c -> {
             try (PreparedStatement del = c.prepareStatement(
                     "DELETE FROM lead.login_codes WHERE expires_at < now() - INTERVAL '1 day'")) {
                 del.executeUpdate();
@@ -47,7 +47,7 @@ public class LoginCodeRepository {
      * with the same code cannot both succeed. True when this call redeemed it.
      */
     public boolean redeem(String codeHash) {
-        return Jdbc.inTransaction(ds, "redeem a login code", c -> {
+        return Sql.inTransaction(ds, "redeem a login code", c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE lead.login_codes SET used_at = now() "
                     + "WHERE code_hash = ? AND used_at IS NULL AND expires_at > now()")) {
                 ps.setString(1, codeHash);

@@ -1,6 +1,6 @@
 package dev.cohort.lead.web;
 
-import dev.cohort.host.web.SessionCookie;
+import dev.cohort.platform.web.SessionCookie;
 import io.quarkus.logging.Log;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;

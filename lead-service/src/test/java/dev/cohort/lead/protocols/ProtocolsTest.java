@@ -28,11 +28,11 @@ import dev.cohort.lead.events.RosterRepository;
 import dev.cohort.lead.inbox.InboxFormatter;
 import dev.cohort.lead.inbox.InboxRepository.InboxRow;
 import dev.cohort.lead.protocols.ProtocolRepository.ProtocolRow;
-import dev.cohort.lead.store.Jdbc;
 import dev.cohort.lead.tasks.TaskRepository;
 import dev.cohort.lead.tasks.TaskRow;
 import dev.cohort.lead.teams.TeamRepository;
 import dev.cohort.lead.TestKafka;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -107,11 +107,11 @@ class ProtocolsTest {
     }
 
     private void teammate(String name) {
-        Jdbc.inTransaction(ds, "spawn", c -> RosterRepository.recordSpawn(c, team, name, "backend", false));
+        Sql.inTransaction(ds, "spawn", c -> RosterRepository.recordSpawn(c, team, name, "backend", false));
     }
 
     private void shutDownInRoster(String name) {
-        Jdbc.inTransaction(ds, "shut down", c -> {
+        Sql.inTransaction(ds, "shut down", c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE lead.roster SET phase = 'shutdown', reason = 'idle' "
                     + "WHERE team = ? AND name = ?")) {
                 ps.setString(1, team);
@@ -143,7 +143,7 @@ class ProtocolsTest {
     }
 
     private List<JsonNode> protocolEvents() {
-        return Jdbc.inTransaction(ds, "events", c -> {
+        return Sql.inTransaction(ds, "events", c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT data::text FROM lead.events WHERE team = ? AND "
                     + "type = 'protocol_updated' ORDER BY seq")) {
                 ps.setString(1, team);

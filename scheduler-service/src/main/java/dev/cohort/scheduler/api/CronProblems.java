@@ -1,6 +1,6 @@
 package dev.cohort.scheduler.api;
 
-import dev.cohort.host.web.Problem;
+import dev.cohort.platform.web.Problem;
 import dev.cohort.scheduler.jobs.CronRequestException;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.UriInfo;
@@ -8,7 +8,7 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * The scheduler's refusals ({@link CronRequestException}) as problem+json of type
- * {@code urn:cohort:problem:<slug>}; the generic cases are agent-host's {@link dev.cohort.host.web.ProblemMappers},
+ * {@code urn:cohort:problem:<slug>}; the generic cases are platform's {@link dev.cohort.platform.web.ProblemMappers},
  * which use the same URN types here ({@code cohort.web.problem-type-prefix}).
  */
 public class CronProblems {

@@ -2,8 +2,8 @@ package dev.cohort.scheduler.firing;
 
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.trace.Tracing;
-import dev.cohort.host.messaging.KafkaClientProperties;
-import dev.cohort.host.tracing.KafkaTracing;
+import dev.cohort.platform.kafka.KafkaClientProperties;
+import dev.cohort.platform.tracing.KafkaTracing;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.StartupEvent;
 import io.smallrye.common.annotation.Identifier;

@@ -1,6 +1,7 @@
 package dev.cohort.scheduler.jobs;
 
 import dev.cohort.core.protocol.Json;
+import dev.cohort.platform.sql.Sql;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -170,16 +171,8 @@ public class CronJobRepository {
     }
 
     private static void bind(PreparedStatement ps, CronJob job) throws SQLException {
-        ps.setString(1, job.id());
-        ps.setString(2, job.team());
-        ps.setString(3, job.target());
-        ps.setString(4, job.cron());
-        ps.setString(5, job.prompt());
-        ps.setBoolean(6, job.recurring());
-        ps.setBoolean(7, job.durable());
-        ps.setString(8, job.timezone());
-        ps.setString(9, job.missedPolicy().wire());
-        ps.setString(10, job.createdBy());
+        Sql.bind(ps, job.id(), job.team(), job.target(), job.cron(), job.prompt(), job.recurring(), job.durable(),
+                job.timezone(), job.missedPolicy().wire(), job.createdBy());
         setTs(ps, 11, job.createdAt());
         ps.setString(12, job.ownerInstance());
         setTs(ps, 13, job.nextFireAt());
@@ -267,11 +260,8 @@ public class CronJobRepository {
         try (PreparedStatement ps = c.prepareStatement("INSERT INTO scheduler.idempotency_key"
                 + " (team, key, request_digest, status, job, created_at) VALUES (?, ?, ?, ?, CAST(? AS jsonb), ?)"
                 + " ON CONFLICT (team, key) DO NOTHING")) {
-            ps.setString(1, team);
-            ps.setString(2, key);
-            ps.setString(3, answer.requestDigest());
-            ps.setInt(4, answer.status());
-            ps.setString(5, answer.job() == null ? null : Json.write(answer.job()));
+            Sql.bind(ps, team, key, answer.requestDigest(), answer.status(),
+                    answer.job() == null ? null : Json.write(answer.job()));
             setTs(ps, 6, at);
             return ps.executeUpdate() == 1;
         }

@@ -1,6 +1,6 @@
 package dev.cohort.scheduler.support;
 
-import dev.cohort.host.messaging.KafkaClientProperties;
+import dev.cohort.platform.kafka.KafkaClientProperties;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,8 +8,8 @@ import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.TopicPartition;
 import org.eclipse.microprofile.config.ConfigProvider;
 
 /** Reads what is on a topic with a plain consumer (no group), as an operator would: not the service's own code. */

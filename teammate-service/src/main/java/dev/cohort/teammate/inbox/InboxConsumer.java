@@ -9,7 +9,7 @@ import dev.cohort.core.protocol.ProtocolException;
 import dev.cohort.core.trace.Tracing;
 import dev.cohort.host.store.PgInbox;
 import dev.cohort.host.store.StoreRetry;
-import dev.cohort.host.tracing.KafkaTracing;
+import dev.cohort.platform.tracing.KafkaTracing;
 import dev.cohort.teammate.agent.SpawnHandler;
 import dev.cohort.teammate.agent.TeammateHost;
 import dev.cohort.teammate.engine.TeammateEngine;

@@ -1,8 +1,8 @@
 package dev.cohort.teammate.inbox;
 
 import dev.cohort.core.protocol.Topics;
-import dev.cohort.host.messaging.KafkaClientProperties;
-import dev.cohort.host.messaging.RecordSender;
+import dev.cohort.platform.kafka.KafkaClientProperties;
+import dev.cohort.platform.kafka.RecordSender;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;

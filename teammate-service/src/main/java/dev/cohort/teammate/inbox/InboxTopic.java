@@ -1,7 +1,7 @@
 package dev.cohort.teammate.inbox;
 
 import dev.cohort.core.protocol.Topics;
-import dev.cohort.host.messaging.KafkaClientProperties;
+import dev.cohort.platform.kafka.KafkaClientProperties;
 import dev.cohort.teammate.config.TeammateConfig;
 import io.quarkus.logging.Log;
 import io.quarkus.runtime.Startup;

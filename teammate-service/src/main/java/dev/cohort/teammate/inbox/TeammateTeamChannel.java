@@ -7,7 +7,7 @@ import dev.cohort.core.team.TeamChannel;
 import dev.cohort.core.team.TeamMessages;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolInfrastructureException;
-import dev.cohort.host.messaging.AgentMessagePublisher;
+import dev.cohort.platform.kafka.AgentMessagePublisher;
 import dev.cohort.teammate.lifecycle.TeammateRepository;
 import dev.cohort.teammate.lifecycle.TeammateRepository.TeammateRow;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -3,34 +3,27 @@ package dev.cohort.teammate.inbox;
 import dev.cohort.core.team.TeamTools;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
-import dev.cohort.host.engine.ToolProvider;
+import dev.cohort.host.engine.RoleTools;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The team tools of a teammate ({@code send_message}, {@code check_inbox}) over {@link TeammateTeamChannel}. The board
  * tools and {@code submit_plan} of {@code Toolsets.TEAMMATE} are not offered yet; teammates never spawn.
  */
 @ApplicationScoped
-public class TeammateTeamToolProvider implements ToolProvider {
+public class TeammateTeamToolProvider extends RoleTools {
 
     @Inject
     TeammateTeamChannel channel;
 
-    @Override
-    public Set<AgentRole> roles() {
-        return Set.of(AgentRole.TEAMMATE);
+    TeammateTeamToolProvider() {
+        super(50, AgentRole.TEAMMATE);
     }
 
     @Override
     public List<Tool> tools() {
         return TeamTools.common(channel);
-    }
-
-    @Override
-    public int order() {
-        return 50;
     }
 }

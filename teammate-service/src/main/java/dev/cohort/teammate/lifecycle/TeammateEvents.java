@@ -4,7 +4,7 @@ import dev.cohort.core.engine.Usage;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.payload.TeammatePhase;
 import dev.cohort.core.protocol.payload.TeammateSpawned;
-import dev.cohort.host.messaging.KafkaEventSink;
+import dev.cohort.platform.kafka.KafkaEventSink;
 import dev.cohort.teammate.config.TeammateInstance;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

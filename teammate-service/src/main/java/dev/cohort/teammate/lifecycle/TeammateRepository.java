@@ -4,7 +4,7 @@ import dev.cohort.core.engine.Usage;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.team.TeamChannel;
 import dev.cohort.host.store.PgInbox;
-import dev.cohort.host.store.Sql;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -78,9 +78,7 @@ public class TeammateRepository {
             try (PreparedStatement ps = c.prepareStatement("SELECT " + COLUMNS + ", CASE WHEN lifecycle = '" + ACTIVE
                     + "' THEN " + inbox.pendingJsonSql("t.team", "t.name") + " END"
                     + " FROM teammate.teammates t WHERE team = ? AND name = ?")) {
-                ps.setInt(1, limit);
-                ps.setString(2, team);
-                ps.setString(3, name);
+                Sql.bind(ps, limit, team, name);
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? Optional.of(new WithInbox(row(rs), PgInbox.rows(rs.getString(9))))
                             : Optional.<WithInbox>empty();
@@ -119,11 +117,7 @@ public class TeammateRepository {
         return Sql.inTransaction(ds, "register teammate " + team + "/" + name, c -> {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO teammate.teammates (team, name, role, plan_mode, "
                     + "spawn_message_id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")) {
-                ps.setString(1, team);
-                ps.setString(2, name);
-                ps.setString(3, role);
-                ps.setBoolean(4, planMode);
-                ps.setString(5, spawnMessageId);
+                Sql.bind(ps, team, name, role, planMode, spawnMessageId);
                 return ps.executeUpdate() == 1;
             }
         });
@@ -134,9 +128,7 @@ public class TeammateRepository {
         return update("restart teammate", "UPDATE teammate.teammates SET lifecycle = 'active', shutdown_reason = NULL, "
                 + "idle_deadline = NULL, role = ?, plan_mode = ?, spawn_message_id = ?, spawned_at = now(), updated_at = now() "
                 + "WHERE team = ? AND name = ? AND lifecycle = 'shutdown'", team, name, ps -> {
-                    ps.setString(1, role);
-                    ps.setBoolean(2, planMode);
-                    ps.setString(3, spawnMessageId);
+                    Sql.bind(ps, role, planMode, spawnMessageId);
                     return 4;
                 });
     }
@@ -218,10 +210,7 @@ public class TeammateRepository {
     public void owe(Connection c, String team, String name, String turnId) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("UPDATE teammate.teammates SET result_owed = ?, idle_deadline = NULL"
                 + " WHERE team = ? AND name = ? AND result_owed IS DISTINCT FROM ?")) {
-            ps.setString(1, turnId);
-            ps.setString(2, team);
-            ps.setString(3, name);
-            ps.setString(4, turnId);
+            Sql.bind(ps, turnId, team, name, turnId);
             ps.executeUpdate();
         }
     }
@@ -231,9 +220,7 @@ public class TeammateRepository {
         Sql.inTransaction(ds, "result sent by " + team + "/" + name, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE teammate.teammates SET result_owed = NULL"
                     + " WHERE team = ? AND name = ? AND result_owed = ?")) {
-                ps.setString(1, team);
-                ps.setString(2, name);
-                ps.setString(3, turnId);
+                Sql.bind(ps, team, name, turnId);
                 return ps.executeUpdate();
             }
         });
@@ -271,9 +258,7 @@ public class TeammateRepository {
         return Sql.inTransaction(ds, "inbox of " + team + "/" + name, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT id, sender, type, content, status, received_at FROM ("
                     + "SELECT * FROM teammate.inbox WHERE team = ? AND agent = ? ORDER BY seq DESC LIMIT ?) newest ORDER BY seq")) {
-                ps.setString(1, team);
-                ps.setString(2, name);
-                ps.setInt(3, limit);
+                Sql.bind(ps, team, name, limit);
                 try (ResultSet rs = ps.executeQuery()) {
                     List<TeamChannel.Entry> out = new ArrayList<>();
                     while (rs.next()) {

@@ -1,6 +1,6 @@
 package dev.cohort.teammate.protocols;
 
-import dev.cohort.host.store.Sql;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -46,10 +46,7 @@ public class PlanGateRepository {
                     + "state, request_id) SELECT team, name, spawn_message_id, ?, ? FROM teammate.teammates WHERE team = ? "
                     + "AND name = ? ON CONFLICT (team, name) DO UPDATE SET spawn_message_id = EXCLUDED.spawn_message_id, "
                     + "state = EXCLUDED.state, request_id = EXCLUDED.request_id, updated_at = now()")) {
-                ps.setString(1, state);
-                ps.setString(2, requestId);
-                ps.setString(3, team);
-                ps.setString(4, name);
+                Sql.bind(ps, state, requestId, team, name);
                 return ps.executeUpdate();
             }
         });

@@ -11,7 +11,7 @@ import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolInfrastructureException;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
-import dev.cohort.host.messaging.AgentMessagePublisher;
+import dev.cohort.platform.kafka.AgentMessagePublisher;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import java.time.Instant;
 import java.util.concurrent.ExecutionException;

@@ -1,6 +1,6 @@
 package dev.cohort.teammate.tasks;
 
-import dev.cohort.host.store.Sql;
+import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -44,11 +44,7 @@ public class HeldTaskRepository {
         Sql.inTransaction(ds, "bind a task to " + team + "/" + name, c -> {
             try (PreparedStatement ps = c.prepareStatement("UPDATE teammate.teammates SET current_task = ?, lease_token = ?, "
                     + "worktree = ?, updated_at = now() WHERE team = ? AND name = ?")) {
-                ps.setString(1, taskId);
-                ps.setString(2, leaseToken);
-                ps.setString(3, worktree);
-                ps.setString(4, team);
-                ps.setString(5, name);
+                Sql.bind(ps, taskId, leaseToken, worktree, team, name);
                 return ps.executeUpdate();
             }
         });
@@ -60,9 +56,7 @@ public class HeldTaskRepository {
             try (PreparedStatement ps = c.prepareStatement("UPDATE teammate.teammates SET current_task = NULL, "
                     + "lease_token = NULL, worktree = NULL, updated_at = now() WHERE team = ? AND name = ? "
                     + "AND current_task = ?")) {
-                ps.setString(1, team);
-                ps.setString(2, name);
-                ps.setString(3, taskId);
+                Sql.bind(ps, team, name, taskId);
                 return ps.executeUpdate() == 1;
             }
         });

@@ -3,12 +3,11 @@ package dev.cohort.teammate.tasks;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.host.client.LeadInternalClient;
-import dev.cohort.host.engine.ToolProvider;
+import dev.cohort.host.engine.RoleTools;
 import dev.cohort.teammate.lifecycle.TeammateRepository;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The board tools of a teammate (ARCHITECTURE §4.3): {@code list_tasks}, {@code get_task},
@@ -16,7 +15,7 @@ import java.util.Set;
  * role) and the held task's lease token, never an owner from the model's arguments.
  */
 @ApplicationScoped
-public class TeammateTaskToolProvider implements ToolProvider {
+public class TeammateTaskToolProvider extends RoleTools {
 
     @Inject
     LeadInternalClient lead;
@@ -27,19 +26,13 @@ public class TeammateTaskToolProvider implements ToolProvider {
     @Inject
     TeammateRepository teammates;
 
-    @Override
-    public Set<AgentRole> roles() {
-        return Set.of(AgentRole.TEAMMATE);
+    TeammateTaskToolProvider() {
+        super(40, AgentRole.TEAMMATE);
     }
 
     @Override
     public List<Tool> tools() {
         return List.of(new TeammateBoardTools.ListTasks(lead), new TeammateBoardTools.GetTask(lead),
                 new TeammateBoardTools.ClaimTask(lead, tasks, teammates), new TeammateBoardTools.CompleteTask(lead, tasks));
-    }
-
-    @Override
-    public int order() {
-        return 40;
     }
 }

@@ -1,6 +1,6 @@
 package dev.cohort.toolrunner.api;
 
-import dev.cohort.host.web.Problem;
+import dev.cohort.platform.web.Problem;
 import dev.cohort.toolrunner.BadRequest;
 import dev.cohort.toolrunner.Busy;
 import dev.cohort.toolrunner.Conflict;
@@ -10,8 +10,8 @@ import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
 /**
  * Maps failures of the request itself (not of the tool) to problem+json (CONVENTIONS #6): the runner's own refusals.
- * The generic cases (malformed JSON, JAX-RS errors, unexpected failures) are agent-host's
- * {@link dev.cohort.host.web.ProblemMappers}.
+ * The generic cases (malformed JSON, JAX-RS errors, unexpected failures) are platform's
+ * {@link dev.cohort.platform.web.ProblemMappers}.
  */
 public class ToolProblems {
 

@@ -4,7 +4,7 @@ import dev.cohort.core.engine.LogContext;
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallRequest;
 import dev.cohort.core.toolrunner.ToolCallResult;
-import dev.cohort.host.web.Problem;
+import dev.cohort.platform.web.Problem;
 import dev.cohort.toolrunner.AfterResponse;
 import dev.cohort.toolrunner.background.BackgroundJobs;
 import dev.cohort.toolrunner.calls.ToolService;

@@ -37,7 +37,7 @@ public interface ToolRunnerConfig {
     /** Where worktrees are created ({@code <dir>/<team>/<name>}); default {@code <state-dir>/worktrees}, outside the main tree. */
     Optional<Path> worktreesDir();
 
-    /** When set, every {@code /internal} call needs {@code Authorization: Bearer <token>} (agent-host's filter, {@code cohort.web.bearer}). */
+    /** When set, every {@code /internal} call needs {@code Authorization: Bearer <token>} (platform's filter, {@code cohort.web.bearer}). */
     Optional<String> token();
 
     /**

@@ -1,6 +1,7 @@
 package dev.cohort.toolrunner.persistence;
 
 import dev.cohort.core.toolrunner.BackgroundJob;
+import dev.cohort.platform.sql.Sql;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -28,14 +29,7 @@ public class BackgroundJobStore {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO toolrunner.background_jobs (id, team, agent, call_id, command, cwd, status, output_ref,"
                         + " instance_id) VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?)")) {
-            ps.setString(1, id);
-            ps.setString(2, team);
-            ps.setString(3, agent);
-            ps.setString(4, callId);
-            ps.setString(5, command);
-            ps.setString(6, cwd);
-            ps.setString(7, outputRef);
-            ps.setString(8, instance);
+            Sql.bind(ps, id, team, agent, callId, command, cwd, outputRef, instance);
             ps.executeUpdate();
         }
     }

@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner.persistence;
 
+import dev.cohort.platform.sql.Sql;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -26,9 +27,7 @@ public class TeamWorkspaceStore {
         try (Connection c = ds.getConnection()) {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO toolrunner.team_workspaces (team, path, requested)"
                     + " VALUES (?, ?, ?) ON CONFLICT (team) DO NOTHING")) {
-                ps.setString(1, team);
-                ps.setString(2, path);
-                ps.setString(3, requested);
+                Sql.bind(ps, team, path, requested);
                 if (ps.executeUpdate() == 1) {
                     return path;
                 }

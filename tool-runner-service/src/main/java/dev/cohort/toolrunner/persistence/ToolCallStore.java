@@ -2,6 +2,7 @@ package dev.cohort.toolrunner.persistence;
 
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.platform.sql.Sql;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -75,13 +76,7 @@ public class ToolCallStore {
     /** Parameters 1–7 of both inserts: the call's identity and where it ran. */
     private static void setCall(PreparedStatement ps, String team, String agent, String callId, String tool,
             String argsHash, String cwd, String instance) throws SQLException {
-        ps.setString(1, team);
-        ps.setString(2, agent);
-        ps.setString(3, callId);
-        ps.setString(4, tool);
-        ps.setString(5, argsHash);
-        ps.setString(6, cwd);
-        ps.setString(7, instance);
+        Sql.bind(ps, team, agent, callId, tool, argsHash, cwd, instance);
     }
 
     /** Stores the result of a claimed call. */
@@ -108,9 +103,7 @@ public class ToolCallStore {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT tool, args_hash, status, result::text, instance_id FROM toolrunner.tool_calls"
                         + " WHERE team = ? AND agent = ? AND call_id = ?")) {
-            ps.setString(1, team);
-            ps.setString(2, agent);
-            ps.setString(3, callId);
+            Sql.bind(ps, team, agent, callId);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();
@@ -126,9 +119,7 @@ public class ToolCallStore {
     public int count(String team, String agent, String callId) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT count(*) FROM toolrunner.tool_calls WHERE team = ? AND agent = ? AND call_id = ?")) {
-            ps.setString(1, team);
-            ps.setString(2, agent);
-            ps.setString(3, callId);
+            Sql.bind(ps, team, agent, callId);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();
                 return rs.getInt(1);
@@ -144,9 +135,7 @@ public class ToolCallStore {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "UPDATE toolrunner.tool_calls SET status = 'interrupted', finished_at = now(), error = ?,"
                         + " result = CAST(? AS jsonb) WHERE status = 'running' AND instance_id = ?")) {
-            ps.setString(1, interrupted.error());
-            ps.setString(2, Json.write(interrupted));
-            ps.setString(3, instance);
+            Sql.bind(ps, interrupted.error(), Json.write(interrupted), instance);
             return ps.executeUpdate();
         }
     }

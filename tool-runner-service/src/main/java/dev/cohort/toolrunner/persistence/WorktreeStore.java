@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner.persistence;
 
+import dev.cohort.platform.sql.Sql;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.sql.Connection;
@@ -33,14 +34,8 @@ public class WorktreeStore {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO toolrunner.worktrees (team, name, branch, base_commit, path, task_id, status, created_by)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")) {
-            ps.setString(1, r.team());
-            ps.setString(2, r.name());
-            ps.setString(3, r.branch());
-            ps.setString(4, r.baseCommit());
-            ps.setString(5, r.path());
-            ps.setString(6, r.taskId());
-            ps.setString(7, r.status());
-            ps.setString(8, r.createdBy());
+            Sql.bind(ps, r.team(), r.name(), r.branch(), r.baseCommit(), r.path(), r.taskId(), r.status(),
+                    r.createdBy());
             return ps.executeUpdate() == 1;
         }
     }
@@ -84,9 +79,7 @@ public class WorktreeStore {
     public void setStatus(String team, String name, String status) throws SQLException {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "UPDATE toolrunner.worktrees SET status = ? WHERE team = ? AND name = ?")) {
-            ps.setString(1, status);
-            ps.setString(2, team);
-            ps.setString(3, name);
+            Sql.bind(ps, status, team, name);
             ps.executeUpdate();
         }
     }
@@ -96,13 +89,7 @@ public class WorktreeStore {
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO toolrunner.worktree_events (team, name, event, task_id, base_commit, agent, detail)"
                         + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            ps.setString(1, team);
-            ps.setString(2, name);
-            ps.setString(3, event);
-            ps.setString(4, taskId);
-            ps.setString(5, baseCommit);
-            ps.setString(6, agent);
-            ps.setString(7, detail);
+            Sql.bind(ps, team, name, event, taskId, baseCommit, agent, detail);
             ps.executeUpdate();
         }
     }

@@ -12,7 +12,7 @@ import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallResult;
-import dev.cohort.host.messaging.KafkaClientProperties;
+import dev.cohort.platform.kafka.KafkaClientProperties;
 import dev.cohort.toolrunner.persistence.BackgroundJobStore;
 import dev.cohort.toolrunner.Processes;
 import dev.cohort.toolrunner.TempWorkspaceResource;

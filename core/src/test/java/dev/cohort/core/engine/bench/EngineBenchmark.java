@@ -75,7 +75,7 @@ public final class EngineBenchmark {
         };
         AgentEngine engine = AgentEngine.builder().model(model).tools(ToolRegistry.of(noop)).bundledSkills(List.of())
                 .settings(EngineSettings.defaults().withMaxModelCallsPerTurn(perTurn + 5)).build();
-        StateStore store = (s, ids) -> {
+        StateStore store = step -> {
             // a host would serialise and write; the snapshot value itself is built on every step
         };
         AgentSession session = engine.open(AgentContext.of("bench", "lead", AgentRole.LEAD,
@@ -99,7 +99,7 @@ public final class EngineBenchmark {
         int done = 0;
         while (done < rounds) {
             AgentSession s = engine.open(AgentContext.of("bench", "lead", AgentRole.LEAD,
-                    (tool, id, a, t) -> ToolOutcome.ok("")).withAllowlist(Set.of("noop")).withStore((st, ids) -> {
+                    (tool, id, a, t) -> ToolOutcome.ok("")).withAllowlist(Set.of("noop")).withStore(step -> {
                     }), null);
             inTurn[0] = 0;
             last[0] = 0;
