@@ -1,6 +1,7 @@
 package dev.cohort.host.engine;
 
 import dev.cohort.core.tools.AgentRole;
+import java.util.EnumSet;
 import java.util.Set;
 
 /**
@@ -13,7 +14,7 @@ public abstract class RoleTools implements ToolProvider {
 
     protected RoleTools(int order, AgentRole role, AgentRole... more) {
         this.order = order;
-        this.roles = more.length == 0 ? Set.of(role) : union(role, more);
+        this.roles = Set.copyOf(EnumSet.of(role, more));
     }
 
     @Override
@@ -24,12 +25,5 @@ public abstract class RoleTools implements ToolProvider {
     @Override
     public final int order() {
         return order;
-    }
-
-    private static Set<AgentRole> union(AgentRole role, AgentRole... more) {
-        AgentRole[] all = new AgentRole[more.length + 1];
-        all[0] = role;
-        System.arraycopy(more, 0, all, 1, more.length);
-        return Set.of(all);
     }
 }
