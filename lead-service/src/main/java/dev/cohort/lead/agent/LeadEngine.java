@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
-import dev.cohort.core.toolrunner.ToolRunnerClient;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.host.engine.EngineAssembly;
@@ -56,15 +55,11 @@ public class LeadEngine {
     LeadToolRunner runner;
 
     private AgentEngine engine;
-    private WorkspaceToolExecutor workspace;
-    private ToolRunnerClient toolRunner;
 
     @PostConstruct
     void init() {
         engine = assembly.engine(AgentRole.LEAD).events(this::record).approvals(approvals)
                 .transcripts(new PgTranscriptStore(ds, "lead")).memory(memories.stores()).build();
-        toolRunner = runner.client();
-        workspace = runner.executor();
     }
 
     /** The prompt each team's running turn is working on, to label its events (clients follow a prompt by id). */
@@ -117,12 +112,8 @@ public class LeadEngine {
         return engine;
     }
 
+    /** What the lead's workspace tools call: the tool runner ({@link LeadToolRunner}). */
     public WorkspaceToolExecutor workspace() {
-        return workspace;
-    }
-
-    /** The client of the tool runner the tools use (also for preparing a team's own workspace). */
-    public ToolRunnerClient toolRunner() {
-        return toolRunner;
+        return runner.executor();
     }
 }
