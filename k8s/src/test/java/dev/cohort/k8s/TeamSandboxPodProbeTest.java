@@ -56,17 +56,27 @@ class TeamSandboxPodProbeTest {
         for (String d : SYSTEM_DIRS) {
             cmd.addAll(List.of("--ro-bind-try", d, d));
         }
+        List<String> declared = new ArrayList<>();
         for (JsonNode e : container.path("env")) {
             assertThat(e.has("valueFrom")).as("env %s comes from the template, not a Secret", e).isFalse();
+            declared.add(e.get("name").asText());
             cmd.addAll(List.of("--setenv", e.get("name").asText(), e.path("value").asText()));
         }
         // the image's own environment (ubi9 openjdk runtime): a PATH and a home
         cmd.addAll(List.of("--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin", "--setenv", "HOME", "/tmp"));
+        Path atWorkspace = workspace;
         for (JsonNode m : container.path("volumeMounts")) {
             String name = m.get("name").asText();
             String at = m.get("mountPath").asText();
             if (name.equals("workspace")) {
-                cmd.addAll(List.of("--bind", workspace.toString(), at));
+                // the volume, or the directory of it the mount names (subPath)
+                Path source = m.hasNonNull("subPath") ? workspace.resolve(m.get("subPath").asText()) : workspace;
+                Files.createDirectories(source);
+                run(List.of("chown", uid + ":" + gid, source.toString()));
+                if (at.equals("/workspace")) {
+                    atWorkspace = source;
+                }
+                cmd.addAll(List.of("--bind", source.toString(), at));
             } else if (pod.at("/volumes").findValues("name").stream().anyMatch(n -> n.asText().equals(name))) {
                 cmd.addAll(List.of("--perms", "1777", "--tmpfs", at)); // an emptyDir
             }
@@ -75,7 +85,7 @@ class TeamSandboxPodProbeTest {
                 ServerSocket kafka = new ServerSocket(0, 5, InetAddress.getLoopbackAddress())) {
             cmd.addAll(List.of("--", "setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups",
                     "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "/bin/bash", "-c",
-                    probes(db.getLocalPort(), kafka.getLocalPort(), other)));
+                    probes(db.getLocalPort(), kafka.getLocalPort(), other, declared)));
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                     .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -90,17 +100,20 @@ class TeamSandboxPodProbeTest {
                     .contains("other=absent")
                     .contains("workspace=writable").contains("tmp=writable")
                     .doesNotContain("wrote=");
-            assertThat(workspace.resolve("probe")).exists();
+            assertThat(atWorkspace.resolve("probe")).exists();
         }
     }
 
     /** The probes, run by bash as the pod's user; each prints one line. */
-    private static String probes(int dbPort, int kafkaPort, Path other) {
+    private static String probes(int dbPort, int kafkaPort, Path other, List<String> declared) {
+        // the template's own variables are literals in git (checked above: none from a Secret), not secrets
+        String ownVariables = declared.isEmpty() ? "" : " | grep -vE '^(" + String.join("|", declared) + ")='";
         return String.join("\n",
                 "echo \"uid=$(id -u) gid=$(id -g)\"",
                 "while read -r k v _; do [ \"$k\" = CapEff: ] && echo \"capeff=$v\"; done < /proc/self/status",
                 "s=$(for f in /proc/[0-9]*/environ; do tr '\\0' '\\n' < \"$f\" 2>/dev/null; done"
-                        + " | grep -iE '^[^=]*(PASSWORD|PASSWD|TOKEN|SECRET|JAAS|CREDENTIAL|KEY)[^=]*=|^(KAFKA|COHORT|PG|QUARKUS)_')",
+                        + " | grep -iE '^[^=]*(PASSWORD|PASSWD|TOKEN|SECRET|JAAS|CREDENTIAL|KEY)[^=]*=|^(KAFKA|COHORT|PG|QUARKUS)_'"
+                        + ownVariables + ")",
                 "echo \"secret-env=${s:-none}\"",
                 "(exec 3<>/dev/tcp/127.0.0.1/" + dbPort + ") 2>/dev/null && echo db=reachable || echo db=unreachable",
                 "(exec 3<>/dev/tcp/127.0.0.1/" + kafkaPort + ") 2>/dev/null && echo kafka=reachable"

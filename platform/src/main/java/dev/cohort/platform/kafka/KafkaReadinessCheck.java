@@ -52,15 +52,27 @@ public class KafkaReadinessCheck implements HealthCheck {
     @ConfigProperty(name = "cohort.health.kafka-timeout", defaultValue = "2s")
     Duration timeout;
 
+    /**
+     * {@code false} in a process that does not use Kafka at all (the tool runner's team sandbox): then no client is
+     * made, and the check says so, up.
+     */
+    @ConfigProperty(name = "cohort.health.kafka-enabled", defaultValue = "true")
+    boolean enabled;
+
     private volatile Admin admin;
 
     /** Creates the client at start-up rather than in the first probe. */
     void onStart(@Observes StartupEvent ev) {
-        admin();
+        if (enabled) {
+            admin();
+        }
     }
 
     @Override
     public HealthCheckResponse call() {
+        if (!enabled) {
+            return HealthCheckResponse.named(NAME).up().withData("used", false).build();
+        }
         long millis = Math.max(1, timeout.toMillis());
         try {
             Collection<Node> nodes = admin().describeCluster(new DescribeClusterOptions().timeoutMs((int) millis)).nodes()

@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner.api;
 
+import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.sandbox.CommandLimits;
 import dev.cohort.toolrunner.sandbox.CommandSandbox;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -22,9 +23,15 @@ public class SandboxHealthCheck implements HealthCheck {
     CommandSandbox sandbox;
     @Inject
     CommandLimits limits;
+    @Inject
+    ToolRunnerConfig config;
 
     @Override
     public HealthCheckResponse call() {
+        if (config.role() == ToolRunnerConfig.Role.CONTROL) {
+            return HealthCheckResponse.named("sandbox").up().withData("sandbox", "team sandbox pods (agent-sandbox)")
+                    .build();
+        }
         return HealthCheckResponse.named("sandbox").up()
                 .withData("sandbox", sandbox.level().id())
                 .withData("requested", sandbox.requested().name().toLowerCase(Locale.ROOT))

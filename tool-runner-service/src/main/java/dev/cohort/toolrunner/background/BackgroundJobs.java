@@ -22,6 +22,7 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -61,10 +62,11 @@ public class BackgroundJobs {
     ToolRunnerConfig config;
     @Inject
     BackgroundJobStore store;
+    /** Looked up when first used: a team sandbox, which announces nothing itself, never makes a Kafka client. */
     @Inject
-    AgentMessagePublisher publisher;
+    Instance<AgentMessagePublisher> publisher;
     @Inject
-    KafkaEventSink events;
+    Instance<KafkaEventSink> events;
     @Inject
     CommandLauncher launcher;
     @Inject
@@ -80,7 +82,13 @@ public class BackgroundJobs {
     private ScheduledExecutorService retrier;
 
     void onStart(@Observes StartupEvent ev) {
+        if (config.role() == ToolRunnerConfig.Role.CONTROL) {
+            return; // jobs run in the team sandbox pods; RemoteSandboxes announces them
+        }
         recoverInterrupted();
+        if (announcedByControl()) {
+            return;
+        }
         retrier = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon().name("bg-notify").unstarted(r));
         retrier.scheduleWithFixedDelay(this::renotify, RETRY_EVERY.toMillis(), RETRY_EVERY.toMillis(),
                 TimeUnit.MILLISECONDS);
@@ -124,7 +132,9 @@ public class BackgroundJobs {
         OutputCapture capture = new OutputCapture(config.background().summaryChars(), outputs.file(ctx.team(), id), true)
                 .storeAtMost(limits.values().outputSize());
         Log.infof("team=%s agent=%s call=%s background job %s started", ctx.team(), ctx.agent(), ctx.callId(), id);
-        events.emit(Event.of(ctx.team(), ctx.agent(), new BackgroundStarted(id, ctx.callId(), command)));
+        if (!announcedByControl()) {
+            events.get().emit(startedEvent(ctx.team(), ctx.agent(), id, ctx.callId(), command));
+        }
         Job job = new Job();
         running.put(id, job);
         Thread.ofVirtual().name("bg-" + id).start(() -> runJob(id, job, ctx, spec, capture));
@@ -310,10 +320,31 @@ public class BackgroundJobs {
         }
     }
 
-    private void notifyDone(BackgroundJob j) {
-        if (inFlightNotifications.putIfAbsent(j.id(), Boolean.TRUE) != null) {
-            return;
-        }
+    /**
+     * {@code true} in a team sandbox pod: it reaches no broker, so its control half fetches the jobs to announce
+     * ({@code GET /internal/v1/sandbox/notices}), publishes them and acknowledges each; a job stays unannounced here
+     * until then.
+     */
+    private boolean announcedByControl() {
+        return config.role() == ToolRunnerConfig.Role.SANDBOX;
+    }
+
+    /** The event of a job's start. */
+    public static Event startedEvent(String team, String agent, String id, String callId, String command) {
+        return Event.of(team, agent, new BackgroundStarted(id, callId, command));
+    }
+
+    /** The event of a job's end. */
+    public static Event finishedEvent(BackgroundJob j) {
+        return Event.of(j.team(), j.agent(), new BackgroundFinished(j.id(), j.status(), j.exitCode(), j.durationMs()));
+    }
+
+    /**
+     * The {@code background_done} message to the job's agent: from the runner acting for the agent (the agent gets
+     * the news of its own job), with a stable id, so a retried notification is the same message and consumers' dedupe
+     * on id drops the copy.
+     */
+    public static AgentMessage doneMessage(BackgroundJob j) {
         BackgroundDone meta = new BackgroundDone(j.id(), j.callId(), j.status(), j.exitCode(), j.durationMs(), j.outputRef(),
                 j.command(), j.error());
         String content = "Background job " + j.id() + " " + j.status()
@@ -321,11 +352,19 @@ public class BackgroundJobs {
                 + (j.error() != null ? ": " + j.error() : "")
                 + ". Command: " + j.command() + "\nFirst output:\n" + (j.summary() == null ? "" : j.summary())
                 + "\nWhole output: read_file path=\"" + j.outputRef() + "\"";
-        // the message "from" is the runner acting for the agent: the agent gets the news of its own job
-        // a stable id: a retried notification is the same message, so consumers' dedupe on id drops the copy
-        AgentMessage m = AgentMessage.of("background_done-" + j.id(), j.team(), "tool-runner", j.agent(), content, meta,
+        return AgentMessage.of("background_done-" + j.id(), j.team(), "tool-runner", j.agent(), content, meta,
                 Instant.now());
-        publisher.send(m).whenComplete((v, t) -> {
+    }
+
+    private void notifyDone(BackgroundJob j) {
+        if (announcedByControl()) {
+            return;
+        }
+        if (inFlightNotifications.putIfAbsent(j.id(), Boolean.TRUE) != null) {
+            return;
+        }
+        AgentMessage m = doneMessage(j);
+        publisher.get().send(m).whenComplete((v, t) -> {
             if (t != null) {
                 inFlightNotifications.remove(j.id());
                 Log.warnf("team=%s agent=%s background_done for %s not published yet (will retry): %s", j.team(),
@@ -340,8 +379,7 @@ public class BackgroundJobs {
                 inFlightNotifications.remove(j.id());
             }
         });
-        events.emit(Event.of(j.team(), j.agent(), new BackgroundFinished(j.id(), j.status(), j.exitCode(),
-                j.durationMs())));
+        events.get().emit(finishedEvent(j));
     }
 
     private void renotify() {

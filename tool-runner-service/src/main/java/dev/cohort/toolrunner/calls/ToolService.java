@@ -10,6 +10,8 @@ import dev.cohort.toolrunner.CallPhases;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.Conflict;
 import dev.cohort.toolrunner.persistence.ToolCallStore;
+import dev.cohort.toolrunner.remote.RemoteSandboxes;
+import dev.cohort.toolrunner.remote.SandboxBinding;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.ToolContext;
 import dev.cohort.toolrunner.workspace.Workspaces;
@@ -68,6 +70,10 @@ public class ToolService {
     ToolCallStore calls;
     @Inject
     MeterRegistry meters;
+    @Inject
+    SandboxBinding binding;
+    @Inject
+    RemoteSandboxes remote;
 
     private Semaphore slots;
     private CallPhases phases;
@@ -87,6 +93,14 @@ public class ToolService {
     }
 
     void onStart(@Observes StartupEvent ev) throws SQLException {
+        if (config.role() != ToolRunnerConfig.Role.RUNNER) {
+            // a sandbox has no journal (its control half keeps it); a control half runs nothing itself, and its
+            // replicas' calls in flight are each answered by the sandbox that ran them
+            if (config.role() == ToolRunnerConfig.Role.SANDBOX) {
+                sweepOldOutputs();
+            }
+            return;
+        }
         int n = calls.markInterrupted(config.instanceId(), ToolCallResult.failure(
                 "this call was running when the tool runner restarted; its outcome is unknown and it is not run again"
                         + " (rule: at-most-once). Check the workspace before retrying with a new call.", 0));
@@ -149,6 +163,46 @@ public class ToolService {
 
     private ToolCallResult run(String name, ToolCallRequest req) throws SQLException, InterruptedException {
         validate(req);
+        return switch (config.role()) {
+            case RUNNER -> runHere(name, req);
+            case CONTROL -> {
+                acquireSlot();
+                try {
+                    yield journaled(name, req, null);
+                } finally {
+                    slots.release();
+                }
+            }
+            case SANDBOX -> runInSandbox(name, req);
+        };
+    }
+
+    /**
+     * A sandbox agent runs what its control half sends, for the team that bound it only; the control half journaled
+     * the call and sends it once, so nothing is journaled here.
+     */
+    private ToolCallResult runInSandbox(String name, ToolCallRequest req) throws InterruptedException {
+        String team = binding.team().orElseThrow(() -> new Conflict("this sandbox is not bound to a team"));
+        if (!team.equals(req.team())) {
+            throw new Conflict("this sandbox serves team " + team + ", not " + req.team());
+        }
+        Workspaces.Location loc;
+        try {
+            loc = workspaces.locate(req.team(), req.cwd());
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest(e.getMessage());
+        } catch (ToolError e) {
+            return ToolCallResult.failure(e.modelMessage(), 0);
+        }
+        acquireSlot();
+        try {
+            return execute(name, req, loc);
+        } finally {
+            slots.release();
+        }
+    }
+
+    private ToolCallResult runHere(String name, ToolCallRequest req) throws SQLException, InterruptedException {
         Workspaces.Location loc;
         try {
             loc = workspaces.locate(req.team(), req.cwd());
@@ -160,61 +214,80 @@ public class ToolService {
             return ToolCallResult.failure(e.modelMessage(), 0);
         }
         CallPhases.mark(CallPhases.LOCATED);
+        acquireSlot();
+        CallPhases.mark(CallPhases.SLOT);
+        try {
+            return journaled(name, req, loc);
+        } finally {
+            slots.release();
+        }
+    }
+
+    /**
+     * The call under the at-most-once journal: run where this role runs calls (here at {@code loc}, or in the team's
+     * sandbox pod when {@code loc} is {@code null}), recorded off the latency path.
+     */
+    private ToolCallResult journaled(String name, ToolCallRequest req, Workspaces.Location loc)
+            throws SQLException, InterruptedException {
+        String hash = argsHash(name, req);
+        CallPhases.mark(CallPhases.HASHED);
+        String key = req.team() + "/" + req.agent() + "/" + req.callId();
+        // a tool without side effects (it says so: isMutating() is false) can run twice harmlessly, so it needs no
+        // at-most-once journal entry first
+        if (registry.find(name).map(t -> !t.isMutating()).orElse(false)) {
+            // reading twice changes nothing, so a read is not journaled before it runs (one database round trip
+            // less on the hottest path); it is still recorded, off the latency path
+            ToolCallResult result = dispatch(name, req, loc);
+            recorder.execute(() -> {
+                try {
+                    boolean first = calls.record(req.team(), req.agent(), req.callId(), name, hash, req.cwd(),
+                            config.instanceId(), result);
+                    // a repeated read id keeps the first record; counted so the outcome is observable
+                    meters.counter("cohort.toolrunner.read.records", "outcome", first ? "recorded" : "already-recorded")
+                            .increment();
+                } catch (SQLException e) {
+                    Log.errorf(e, "team=%s agent=%s call=%s read not recorded", req.team(), req.agent(), req.callId());
+                }
+            });
+            return result;
+        }
+        if (!calls.claim(req.team(), req.agent(), req.callId(), name, hash, req.cwd(), config.instanceId())) {
+            return replay(name, req, hash, key);
+        }
+        CallPhases.mark(CallPhases.JOURNALED);
+        CompletableFuture<ToolCallResult> mine = new CompletableFuture<>();
+        inFlight.put(key, mine);
+        ToolCallResult result;
+        try {
+            result = dispatch(name, req, loc);
+            mine.complete(result);
+        } catch (RuntimeException e) {
+            mine.completeExceptionally(e);
+            inFlight.remove(key);
+            throw e;
+        }
+        // the result is stored off the latency path; until it is, a repeated call joins the in-flight entry
+        recorder.execute(() -> {
+            try {
+                recordResult(req, result);
+            } finally {
+                inFlight.remove(key);
+            }
+        });
+        return result;
+    }
+
+    /** Waits for an execution slot up to {@code queue-timeout}; {@link Busy} (503) when none came free. */
+    private void acquireSlot() throws InterruptedException {
         if (!slots.tryAcquire(config.queueTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
             throw new Busy("all " + config.maxConcurrentCalls() + " execution slots stayed busy for "
                     + config.queueTimeout().toSeconds() + " s");
         }
-        CallPhases.mark(CallPhases.SLOT);
-        try {
-            String hash = argsHash(name, req);
-            CallPhases.mark(CallPhases.HASHED);
-            String key = req.team() + "/" + req.agent() + "/" + req.callId();
-            // a tool without side effects (it says so: isMutating() is false) can run twice harmlessly, so it needs no
-            // at-most-once journal entry first
-            if (registry.find(name).map(t -> !t.isMutating()).orElse(false)) {
-                // reading twice changes nothing, so a read is not journaled before it runs (one database round trip
-                // less on the hottest path); it is still recorded, off the latency path
-                ToolCallResult result = execute(name, req, loc);
-                recorder.execute(() -> {
-                    try {
-                        boolean first = calls.record(req.team(), req.agent(), req.callId(), name, hash, req.cwd(),
-                                config.instanceId(), result);
-                        // a repeated read id keeps the first record; counted so the outcome is observable
-                        meters.counter("cohort.toolrunner.read.records", "outcome", first ? "recorded" : "already-recorded")
-                                .increment();
-                    } catch (SQLException e) {
-                        Log.errorf(e, "team=%s agent=%s call=%s read not recorded", req.team(), req.agent(), req.callId());
-                    }
-                });
-                return result;
-            }
-            if (!calls.claim(req.team(), req.agent(), req.callId(), name, hash, req.cwd(), config.instanceId())) {
-                return replay(name, req, hash, key);
-            }
-            CallPhases.mark(CallPhases.JOURNALED);
-            CompletableFuture<ToolCallResult> mine = new CompletableFuture<>();
-            inFlight.put(key, mine);
-            ToolCallResult result;
-            try {
-                result = execute(name, req, loc);
-                mine.complete(result);
-            } catch (RuntimeException e) {
-                mine.completeExceptionally(e);
-                inFlight.remove(key);
-                throw e;
-            }
-            // the result is stored off the latency path; until it is, a repeated call joins the in-flight entry
-            recorder.execute(() -> {
-                try {
-                    recordResult(req, result);
-                } finally {
-                    inFlight.remove(key);
-                }
-            });
-            return result;
-        } finally {
-            slots.release();
-        }
+    }
+
+    /** Runs the call here at {@code loc}, or ({@code null}) in the team's sandbox pod. */
+    private ToolCallResult dispatch(String name, ToolCallRequest req, Workspaces.Location loc) {
+        return loc != null ? execute(name, req, loc) : remote.call(name, req);
     }
 
     /** How long a result the database refused is retried before the call is left as running (no result). */

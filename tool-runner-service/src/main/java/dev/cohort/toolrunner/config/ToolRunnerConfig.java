@@ -12,6 +12,46 @@ import java.util.Optional;
 @ConfigMapping(prefix = "cohort.tool-runner")
 public interface ToolRunnerConfig {
 
+    /**
+     * What this process is. {@code runner}: it journals the calls and runs them in its own team sandboxes ({@code cohort
+     * up}, tests). {@code control}: it journals the calls and runs each in its team's sandbox pod, claimed through
+     * kubernetes-sigs/agent-sandbox ({@link #kubernetes()}); it has no workspace. {@code sandbox}: the agent in one
+     * team's sandbox pod; it runs the calls of the team that bound it ({@code PUT /internal/v1/sandbox/binding}) and
+     * holds no database, Kafka or service credential.
+     */
+    @WithDefault("runner")
+    Role role();
+
+    /** What a tool-runner process is ({@link #role()}). */
+    enum Role {
+        RUNNER, CONTROL, SANDBOX
+    }
+
+    /** The control half's team sandboxes on Kubernetes ({@code role=control}). */
+    Kubernetes kubernetes();
+
+    /** Where the team sandboxes are claimed and how they are reached. */
+    interface Kubernetes {
+        /** The namespace of the claims and sandboxes: the control half's own (the pod's, by the downward API). */
+        Optional<String> namespace();
+
+        /** The SandboxWarmPool claims are taken from ({@code k8s/components/agent-sandbox}). */
+        @WithDefault("team-sandbox")
+        String warmPool();
+
+        /** The sandbox agent's port (the template's container port {@code agent}). */
+        @WithDefault("7070")
+        int agentPort();
+
+        /** How long a call waits for its team's sandbox to be bound and ready (a cold pod: scheduling, pull, PVC). */
+        @WithDefault("2m")
+        Duration readyTimeout();
+
+        /** How often the sandboxes this replica serves are asked for finished background jobs to announce. */
+        @WithDefault("2s")
+        Duration noticePoll();
+    }
+
     /** Root workspace; the {@code default} team works here (in {@code cohort up}: the directory it was started in). */
     Path workspaceRoot();
 

@@ -2,6 +2,7 @@ package dev.cohort.toolrunner.persistence;
 
 import dev.cohort.platform.sql.Sql;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -15,8 +16,13 @@ import javax.sql.DataSource;
 /** {@code toolrunner.team_workspaces}: the workspace a team was created with; set once, never moved. */
 @ApplicationScoped
 public class TeamWorkspaceStore {
+    /** Looked up when used: a team sandbox has no database, and nothing there reaches this store. */
     @Inject
-    DataSource ds;
+    Instance<DataSource> dataSource;
+
+    private DataSource ds() {
+        return dataSource.get();
+    }
 
     /**
      * Records {@code path} as the team's workspace unless one is recorded already (one conditional statement, so two
@@ -24,7 +30,7 @@ public class TeamWorkspaceStore {
      * earlier one.
      */
     public String claim(String team, String path, String requested) throws SQLException {
-        try (Connection c = ds.getConnection()) {
+        try (Connection c = ds().getConnection()) {
             try (PreparedStatement ps = c.prepareStatement("INSERT INTO toolrunner.team_workspaces (team, path, requested)"
                     + " VALUES (?, ?, ?) ON CONFLICT (team) DO NOTHING")) {
                 Sql.bind(ps, team, path, requested);
@@ -38,7 +44,7 @@ public class TeamWorkspaceStore {
 
     /** The recorded workspace of {@code team}, if it has its own. */
     public Optional<String> find(String team) throws SQLException {
-        try (Connection c = ds.getConnection()) {
+        try (Connection c = ds().getConnection()) {
             return find(c, team);
         }
     }
@@ -46,7 +52,7 @@ public class TeamWorkspaceStore {
     /** The recorded workspaces of every team but {@code team}: team to path. */
     public Map<String, String> othersThan(String team) throws SQLException {
         Map<String, String> out = new LinkedHashMap<>();
-        try (Connection c = ds.getConnection();
+        try (Connection c = ds().getConnection();
                 PreparedStatement ps = c.prepareStatement("SELECT team, path FROM toolrunner.team_workspaces WHERE team <> ?")) {
             ps.setString(1, team);
             try (ResultSet rs = ps.executeQuery()) {

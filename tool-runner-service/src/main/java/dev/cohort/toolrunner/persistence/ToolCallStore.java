@@ -4,6 +4,7 @@ import dev.cohort.core.protocol.Json;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.platform.sql.Sql;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -19,8 +20,13 @@ import javax.sql.DataSource;
  */
 @ApplicationScoped
 public class ToolCallStore {
+    /** Looked up when used: a team sandbox has no database, and nothing there reaches this store. */
     @Inject
-    DataSource ds;
+    Instance<DataSource> dataSource;
+
+    private DataSource ds() {
+        return dataSource.get();
+    }
 
     /** A recorded call; {@code instanceId}: the runner instance that claimed (and ran) it. */
     public record Recorded(String tool, String argsHash, String status, ToolCallResult result, String instanceId) {
@@ -29,7 +35,7 @@ public class ToolCallStore {
     /** Inserts a {@code running} row; {@code false} when the call id was already recorded. */
     public boolean claim(String team, String agent, String callId, String tool, String argsHash, String cwd,
             String instance) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+        try (Connection c = ds().getConnection(); PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO toolrunner.tool_calls (team, agent, call_id, tool, args_hash, cwd, status, instance_id)"
                         + " VALUES (?, ?, ?, ?, ?, ?, 'running', ?) ON CONFLICT DO NOTHING")) {
             setCall(ps, team, agent, callId, tool, argsHash, cwd, instance);
@@ -43,7 +49,7 @@ public class ToolCallStore {
      */
     public boolean record(String team, String agent, String callId, String tool, String argsHash, String cwd,
             String instance, ToolCallResult r) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+        try (Connection c = ds().getConnection(); PreparedStatement ps = c.prepareStatement(
                 "INSERT INTO toolrunner.tool_calls (team, agent, call_id, tool, args_hash, cwd, status, instance_id,"
                         + " finished_at, duration_ms, exit_code, error, result)"
                         + " VALUES (?, ?, ?, ?, ?, ?, 'done', ?, now(), ?, ?, ?, CAST(? AS jsonb)) ON CONFLICT DO NOTHING")) {
@@ -81,7 +87,7 @@ public class ToolCallStore {
 
     /** Stores the result of a claimed call. */
     public void finish(String team, String agent, String callId, ToolCallResult r) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+        try (Connection c = ds().getConnection(); PreparedStatement ps = c.prepareStatement(
                 "UPDATE toolrunner.tool_calls SET status = 'done', finished_at = now(), duration_ms = ?, exit_code = ?,"
                         + " error = ?, result = CAST(? AS jsonb) WHERE team = ? AND agent = ? AND call_id = ?")) {
             ps.setLong(1, r.durationMs());
@@ -100,7 +106,7 @@ public class ToolCallStore {
     }
 
     public Optional<Recorded> find(String team, String agent, String callId) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+        try (Connection c = ds().getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT tool, args_hash, status, result::text, instance_id FROM toolrunner.tool_calls"
                         + " WHERE team = ? AND agent = ? AND call_id = ?")) {
             Sql.bind(ps, team, agent, callId);
@@ -117,7 +123,7 @@ public class ToolCallStore {
 
     /** How many times a call id was recorded (for tests and audits: always 0 or 1). */
     public int count(String team, String agent, String callId) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+        try (Connection c = ds().getConnection(); PreparedStatement ps = c.prepareStatement(
                 "SELECT count(*) FROM toolrunner.tool_calls WHERE team = ? AND agent = ? AND call_id = ?")) {
             Sql.bind(ps, team, agent, callId);
             try (ResultSet rs = ps.executeQuery()) {
@@ -132,7 +138,7 @@ public class ToolCallStore {
      * result saying so, so a retry is answered "outcome unknown" instead of running the tool a second time.
      */
     public int markInterrupted(String instance, ToolCallResult interrupted) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
+        try (Connection c = ds().getConnection(); PreparedStatement ps = c.prepareStatement(
                 "UPDATE toolrunner.tool_calls SET status = 'interrupted', finished_at = now(), error = ?,"
                         + " result = CAST(? AS jsonb) WHERE status = 'running' AND instance_id = ?")) {
             Sql.bind(ps, interrupted.error(), Json.write(interrupted), instance);

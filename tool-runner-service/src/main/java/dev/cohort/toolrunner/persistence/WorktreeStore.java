@@ -1,118 +1,40 @@
 package dev.cohort.toolrunner.persistence;
 
-import dev.cohort.platform.sql.Sql;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import javax.sql.DataSource;
 
-/** {@code toolrunner.worktrees} (live worktrees with their base commit) and {@code worktree_events} (audit). */
-@ApplicationScoped
-public class WorktreeStore {
-    @Inject
-    DataSource ds;
+/**
+ * The live worktrees with their base commit, and an audit of their events. In PostgreSQL ({@link PgWorktreeStore})
+ * where the runner has a database; in the team sandbox's own state directory ({@link FileWorktreeStore}) in a sandbox
+ * pod.
+ */
+public interface WorktreeStore {
 
     /** A live worktree. */
-    public record Row(String team, String name, String branch, String baseCommit, String path, String taskId,
+    record Row(String team, String name, String branch, String baseCommit, String path, String taskId,
             String status, String createdBy, Instant createdAt) {
     }
 
     /** An audit event. */
-    public record EventRow(String team, String name, String event, String taskId, String baseCommit, String agent,
+    record EventRow(String team, String name, String event, String taskId, String baseCommit, String agent,
             String detail, Instant at) {
     }
 
     /** Inserts the row; {@code false} when the name is taken in the team. */
-    public boolean insert(Row r) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO toolrunner.worktrees (team, name, branch, base_commit, path, task_id, status, created_by)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING")) {
-            Sql.bind(ps, r.team(), r.name(), r.branch(), r.baseCommit(), r.path(), r.taskId(), r.status(),
-                    r.createdBy());
-            return ps.executeUpdate() == 1;
-        }
-    }
+    boolean insert(Row r) throws SQLException;
 
-    public Optional<Row> find(String team, String name) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT team, name, branch, base_commit, path, task_id, status, created_by, created_at"
-                        + " FROM toolrunner.worktrees WHERE team = ? AND name = ?")) {
-            ps.setString(1, team);
-            ps.setString(2, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.of(map(rs)) : Optional.empty();
-            }
-        }
-    }
+    Optional<Row> find(String team, String name) throws SQLException;
 
-    public List<Row> list(String team) throws SQLException {
-        List<Row> out = new ArrayList<>();
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT team, name, branch, base_commit, path, task_id, status, created_by, created_at"
-                        + " FROM toolrunner.worktrees WHERE team = ? ORDER BY created_at, name")) {
-            ps.setString(1, team);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(map(rs));
-                }
-            }
-        }
-        return out;
-    }
+    List<Row> list(String team) throws SQLException;
 
-    public boolean delete(String team, String name) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "DELETE FROM toolrunner.worktrees WHERE team = ? AND name = ?")) {
-            ps.setString(1, team);
-            ps.setString(2, name);
-            return ps.executeUpdate() == 1;
-        }
-    }
+    boolean delete(String team, String name) throws SQLException;
 
-    public void setStatus(String team, String name, String status) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "UPDATE toolrunner.worktrees SET status = ? WHERE team = ? AND name = ?")) {
-            Sql.bind(ps, status, team, name);
-            ps.executeUpdate();
-        }
-    }
+    void setStatus(String team, String name, String status) throws SQLException;
 
-    public void event(String team, String name, String event, String taskId, String baseCommit, String agent,
-            String detail) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO toolrunner.worktree_events (team, name, event, task_id, base_commit, agent, detail)"
-                        + " VALUES (?, ?, ?, ?, ?, ?, ?)")) {
-            Sql.bind(ps, team, name, event, taskId, baseCommit, agent, detail);
-            ps.executeUpdate();
-        }
-    }
+    void event(String team, String name, String event, String taskId, String baseCommit, String agent, String detail)
+            throws SQLException;
 
-    public List<EventRow> events(String team, String name) throws SQLException {
-        List<EventRow> out = new ArrayList<>();
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT team, name, event, task_id, base_commit, agent, detail, at FROM toolrunner.worktree_events"
-                        + " WHERE team = ? AND name = ? ORDER BY id")) {
-            ps.setString(1, team);
-            ps.setString(2, name);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    out.add(new EventRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4),
-                            rs.getString(5), rs.getString(6), rs.getString(7), rs.getTimestamp(8).toInstant()));
-                }
-            }
-        }
-        return out;
-    }
-
-    private static Row map(ResultSet rs) throws SQLException {
-        return new Row(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5),
-                rs.getString(6), rs.getString(7), rs.getString(8), rs.getTimestamp(9).toInstant());
-    }
+    List<EventRow> events(String team, String name) throws SQLException;
 }

@@ -83,6 +83,9 @@ public class CommandLimits {
     }
 
     void onStart(@Observes @Priority(20) StartupEvent ev) {
+        if (config.role() == ToolRunnerConfig.Role.CONTROL) {
+            return; // runs no command: each team's sandbox pod does
+        }
         state();
     }
 

@@ -66,6 +66,9 @@ public class CommandSandbox {
     private boolean asRoot;
 
     void onStart(@Observes @Priority(10) StartupEvent ev) {
+        if (config.role() == ToolRunnerConfig.Role.CONTROL) {
+            return; // runs no command: each team's sandbox pod does
+        }
         level();
         pid1Warning(ProcessHandle.current().pid()).ifPresent(Log::warn);
     }

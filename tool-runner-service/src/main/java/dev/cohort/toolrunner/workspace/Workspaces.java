@@ -75,6 +75,14 @@ public class Workspaces {
     private volatile Path realState;
     private volatile Recorded recordedRead;
 
+    /**
+     * {@code true} in a team sandbox pod ({@code role=sandbox}): the one team it serves works in the workspace root,
+     * and no other team's files are there to hide.
+     */
+    private boolean inTeamSandbox() {
+        return config.role() == ToolRunnerConfig.Role.SANDBOX;
+    }
+
     /** Real path of the workspace root (created if missing). */
     public Path root() {
         Path r = realRoot;
@@ -154,7 +162,7 @@ public class Workspaces {
     }
 
     private void verify(String team, Path ws) {
-        if (Ids.DEFAULT_TEAM.equals(team)) {
+        if (Ids.DEFAULT_TEAM.equals(team) || inTeamSandbox()) {
             return;
         }
         Path now = ownWorkspace.contains(team) ? checkRecorded(team, ws) : checkDefaultDir(team, false);
@@ -166,7 +174,7 @@ public class Workspaces {
 
     /** Resolves and checks the team's workspace (the database says whether it has its own). */
     private Path checkedWorkspace(String team, boolean create) {
-        if (Ids.DEFAULT_TEAM.equals(team)) {
+        if (Ids.DEFAULT_TEAM.equals(team) || inTeamSandbox()) {
             return root();
         }
         Optional<String> own = recordedWorkspace(team);
@@ -273,6 +281,10 @@ public class Workspaces {
     public Path assign(String team, String requested) {
         if (!Ids.isTeam(team)) {
             throw new BadRequest("team must match " + Ids.TEAM.pattern() + " (got '" + team + "')");
+        }
+        if (config.role() != ToolRunnerConfig.Role.RUNNER) {
+            throw refused("team-sandbox", "each team works in the workspace volume of its own sandbox; a directory"
+                    + " of the tool runner cannot be assigned (cohort.tool-runner.role=" + config.role() + ")");
         }
         if (Ids.DEFAULT_TEAM.equals(team)) {
             throw refused("default-team", "team default always works in the workspace root");
@@ -398,6 +410,9 @@ public class Workspaces {
      * @throws ToolError with rule {@code other-team-workspace} when the recorded workspaces cannot be read
      */
     public List<Path> othersOf(String team) {
+        if (inTeamSandbox()) {
+            return List.of(); // a sandbox pod holds one team's files and no other's
+        }
         Path root = root();
         boolean isDefault = Ids.DEFAULT_TEAM.equals(team);
         List<Path> candidates = new ArrayList<>();

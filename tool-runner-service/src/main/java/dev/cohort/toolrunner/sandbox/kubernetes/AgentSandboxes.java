@@ -61,11 +61,11 @@ import java.util.regex.Pattern;
 public final class AgentSandboxes {
 
     /** agent-sandbox's extensions API: SandboxClaim (v1beta1 is the stored version of v0.5.6). */
-    static final ResourceDefinitionContext SANDBOX_CLAIM = new ResourceDefinitionContext.Builder()
+    public static final ResourceDefinitionContext SANDBOX_CLAIM = new ResourceDefinitionContext.Builder()
             .withGroup("extensions.agents.x-k8s.io").withVersion("v1beta1").withKind("SandboxClaim").withPlural("sandboxclaims")
             .withNamespaced(true).build();
     /** agent-sandbox's core API: Sandbox. */
-    static final ResourceDefinitionContext SANDBOX = new ResourceDefinitionContext.Builder()
+    public static final ResourceDefinitionContext SANDBOX = new ResourceDefinitionContext.Builder()
             .withGroup("agents.x-k8s.io").withVersion("v1beta1").withKind("Sandbox").withPlural("sandboxes")
             .withNamespaced(true).build();
 

@@ -27,7 +27,7 @@ public final class SandboxLifecycleException extends RuntimeException {
     private final String team;
     private final String resource;
 
-    SandboxLifecycleException(Reason reason, String team, String resource, String message, Throwable cause) {
+    public SandboxLifecycleException(Reason reason, String team, String resource, String message, Throwable cause) {
         super("team " + team + ": " + resource + ": " + message, cause);
         this.reason = reason;
         this.team = team;
