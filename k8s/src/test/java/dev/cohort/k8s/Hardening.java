@@ -121,7 +121,12 @@ final class Hardening {
         });
     }
 
-    /** Pods mount no API token: the pod says false, or its (existing, non-default) ServiceAccount does; every SA says false. */
+    /**
+     * Pods mount no API token: the pod says false, or its (existing, non-default) ServiceAccount does; every SA says
+     * false. One exception: the tool runner's pod, the control half of the team sandboxes, mounts its ServiceAccount's
+     * token to claim them, and that account may be bound only to a Role limited to agent-sandbox's claims and
+     * sandboxes ({@code SANDBOX_RBAC_ONLY_ITS_RESOURCES}).
+     */
     static List<String> noServiceAccountToken(Manifest m) {
         List<String> out = new ArrayList<>();
         for (JsonNode sa : m.ofKind("ServiceAccount")) {
@@ -137,7 +142,7 @@ final class Hardening {
             Optional<JsonNode> sa = m.find("ServiceAccount", saName).map(x -> x);
             boolean mounts = podSetting.isBoolean() ? podSetting.asBoolean()
                     : sa.map(s -> s.path("automountServiceAccountToken").asBoolean(true)).orElse(true);
-            if (mounts) {
+            if (mounts && !(saName.equals(TeamSandboxPolicy.TOOL_RUNNER_SA) && !Manifest.isAgentSandbox(w))) {
                 out.add(Manifest.id(w) + ": the pod mounts a service account token (automountServiceAccountToken not false on the pod"
                         + " nor on ServiceAccount/" + saName + ")");
             }

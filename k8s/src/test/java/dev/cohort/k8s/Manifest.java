@@ -122,54 +122,12 @@ record Manifest(String name, List<ObjectNode> objects, Map<String, Set<String>> 
                         Files.writeString(o.resolve("cluster.env"), clusterEnv);
                     }
                 }
-                for (var v : AGENT_SANDBOX_COMPONENTS.entrySet()) {
-                    withComponents(root.resolve("overlays").resolve(v.getKey()), v.getKey() + AGENT_SANDBOX_SUFFIX, v.getValue());
-                }
             }
             deleteOnExit(root);
             return root;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot copy " + k8s, e);
         }
-    }
-
-    /** The name of an overlay's variant with components/agent-sandbox enabled: {@code overlays/<overlay>+agent-sandbox}. */
-    static final String AGENT_SANDBOX_SUFFIX = "+agent-sandbox";
-    /**
-     * The components each overlay would list to enable the team sandbox (not listed yet: the in-pod agent does not
-     * exist), in order, before components/cluster-values (which sets the template's image registry); prod adds gVisor.
-     */
-    static final Map<String, List<String>> AGENT_SANDBOX_COMPONENTS = Map.of(
-            "dev", List.of("../../components/agent-sandbox"),
-            "prod", List.of("../../components/agent-sandbox", "../../components/agent-sandbox/gvisor"));
-
-    /** The overlays' variants with the team sandbox enabled, as {@link #of} builds them from the staged copy. */
-    static List<Path> agentSandboxVariants() {
-        return overlays().stream().filter(o -> AGENT_SANDBOX_COMPONENTS.containsKey(o.getFileName().toString()))
-                .map(o -> o.resolveSibling(o.getFileName() + AGENT_SANDBOX_SUFFIX)).toList();
-    }
-
-    /** A sibling copy {@code name} of an overlay whose kustomization lists {@code components} before cluster-values. */
-    private static void withComponents(Path overlay, String name, List<String> components) throws IOException {
-        if (!Files.isDirectory(overlay)) {
-            return;
-        }
-        Path copy = overlay.resolveSibling(name);
-        Files.createDirectories(copy);
-        try (Stream<Path> files = Files.list(overlay)) {
-            for (Path f : files.filter(Files::isRegularFile).toList()) {
-                Files.copy(f, copy.resolve(f.getFileName().toString()));
-            }
-        }
-        Path k = copy.resolve("kustomization.yaml");
-        String anchor = "  - ../../components/cluster-values\n";
-        String text = Files.readString(k);
-        if (!text.contains(anchor)) {
-            throw new IllegalStateException(overlay + "/kustomization.yaml lists no components/cluster-values to put the team sandbox before");
-        }
-        StringBuilder insert = new StringBuilder();
-        components.forEach(c -> insert.append("  - ").append(c).append('\n'));
-        Files.writeString(k, text.replace(anchor, insert + anchor));
     }
 
     private static void deleteOnExit(Path root) {

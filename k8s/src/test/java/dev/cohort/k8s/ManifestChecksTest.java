@@ -12,15 +12,12 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Every check passes on every overlay of k8s/, on each overlay with components/agent-sandbox enabled, and on VALIDATE's
- * own fixture (the base of the broken fixtures).
+ * Every check passes on every overlay of k8s/ and on VALIDATE's own fixture (the base of the broken fixtures).
  */
 class ManifestChecksTest {
 
     static Stream<Path> builds() {
         List<Path> dirs = new ArrayList<>(Manifest.overlays());
-        // each overlay with components/agent-sandbox enabled, as it will be once the in-pod agent exists
-        dirs.addAll(Manifest.agentSandboxVariants());
         dirs.add(Manifest.testResources().resolve("fixture"));
         return dirs.stream();
     }
@@ -38,21 +35,24 @@ class ManifestChecksTest {
     }
 
     @Test
-    void theTeamSandboxIsInNoOverlayYetAndEachOverlayWithTheComponentBuildsItFromTheCohortRegistry() {
+    void everyOverlayRunsTheToolRunnerAsTheControlHalfOfTeamSandboxesBuiltFromTheCohortRegistry() {
         for (Path o : Manifest.overlays()) {
-            assertThat(Manifest.of(o).ofKind("SandboxTemplate")).as("SandboxTemplate in %s (the in-pod agent does not exist yet)", o).isEmpty();
-        }
-        assertThat(Manifest.agentSandboxVariants()).extracting(p -> p.getFileName().toString()).containsExactly("dev+agent-sandbox", "prod+agent-sandbox");
-        for (Path v : Manifest.agentSandboxVariants()) {
-            Manifest m = Manifest.of(v);
+            Manifest m = Manifest.of(o);
             var template = m.find("SandboxTemplate", "team-sandbox").orElseThrow();
             var pod = template.path("spec").path("podTemplate").path("spec");
-            assertThat(pod.path("containers").get(0).path("image").asText()).as(v.toString())
+            assertThat(pod.path("containers").get(0).path("image").asText()).as(o.toString())
                     .isEqualTo("registry.example.com/cohort/tool-runner-service:0.1.0");
-            assertThat(pod.path("runtimeClassName").asText()).as(v.toString()).isEqualTo(v.getFileName().toString().startsWith("prod") ? "gvisor" : "");
+            assertThat(pod.path("runtimeClassName").asText()).as(o.toString())
+                    .isEqualTo(o.getFileName().toString().equals("prod") ? "gvisor" : "");
             assertThat(m.find("SandboxWarmPool", "team-sandbox").orElseThrow().path("spec").path("sandboxTemplateRef").path("name").asText()).isEqualTo("team-sandbox");
             assertThat(m.find("RoleBinding", "tool-runner-sandboxes").orElseThrow().path("subjects").get(0).path("namespace").asText())
                     .isEqualTo(template.path("metadata").path("namespace").asText()).isNotEmpty();
+            var runner = m.workloadOf("tool-runner-service").orElseThrow();
+            assertThat(CrossReferences.containerEnv(m, runner)).as(o.toString()).containsEntry("COHORT_TOOL_RUNNER_ROLE", "control");
+            assertThat(Manifest.replicas(runner)).as("tool runner replicas in %s", o)
+                    .isGreaterThanOrEqualTo(o.getFileName().toString().equals("prod") ? 2 : 1);
+            assertThat(runner.toString()).as("the control half mounts no workspace volume").doesNotContain("persistentVolumeClaim");
+            assertThat(m.ofKind("PersistentVolumeClaim")).as("no shared workspace volume in %s", o).isEmpty();
         }
     }
 

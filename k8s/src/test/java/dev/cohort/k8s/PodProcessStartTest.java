@@ -115,7 +115,11 @@ class PodProcessStartTest {
     @MethodSource("workloads")
     void theServiceStartsAsItsPodWouldAndBecomesReady(String build, String workload, String container) {
         Manifest m = Manifest.of(Manifest.k8sDir().resolve(build));
-        Path jar = Manifest.repo().resolve(container).resolve("target/quarkus-app/quarkus-run.jar");
+        // the module the container's image is built from (the team sandbox's container runs the tool runner's)
+        JsonNode w = m.workloads().stream().filter(o -> Manifest.nameOf(o).equals(workload)).findFirst().orElseThrow();
+        JsonNode c = Manifest.containers(w).stream().filter(x -> x.path("name").asText().equals(container)).findFirst()
+                .orElseThrow();
+        Path jar = Manifest.repo().resolve(RunJava.serviceOf(c).orElseThrow()).resolve("target/quarkus-app/quarkus-run.jar");
         assertThat(jar).as("the packaged service (built before this module in the reactor)").isRegularFile();
         startInfrastructure(m);
         Map<String, String> infra = new LinkedHashMap<>();
@@ -208,7 +212,7 @@ class PodProcessStartTest {
         JsonNode spec = Manifest.podTemplate(w).orElseThrow().path("spec");
         JsonNode c = stream(spec.path("containers")).filter(x -> x.path("name").asText().equals(container)).findFirst().orElseThrow();
         Map<String, String> env = RunJava.containerEnv(m, c, v -> testValue(v, workload));
-        String readinessPath = probesOnTheManagementPort(m, c, container);
+        String readinessPath = probesOnTheManagementPort(m, c, RunJava.serviceOf(c).orElseThrow());
         env.putAll(overrides);
         // the container's management port (checked above) mapped to a free port here, as a port mapping would: several
         // services share this machine; ServiceProcess binds it on 127.0.0.1 and waits for readiness there

@@ -195,8 +195,6 @@ class TeamSandboxPodIT {
     private ServiceProcess startAgent() throws IOException {
         Map<String, String> env = new HashMap<>();
         env.put("QUARKUS_PROFILE", "sandbox");
-        env.put("COHORT_SANDBOX_AGENT_PORT", Integer.toString(agentPort));
-        env.put("COHORT_TOOL_RUNNER_HOST", "127.0.0.1");
         env.put("COHORT_WORKSPACE_ROOT", Files.createDirectories(base.resolve("workspace")).toString());
         env.put("COHORT_STATE_DIR", Files.createDirectories(base.resolve("state")).toString());
         return ServiceProcess.start("sandbox-agent", Path.of("target", "quarkus-app", "quarkus-run.jar").toAbsolutePath(),
