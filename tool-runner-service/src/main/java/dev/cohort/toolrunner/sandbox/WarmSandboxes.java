@@ -168,12 +168,25 @@ public class WarmSandboxes {
             "__env=(\"${__f[@]:4}\")",
             "unset __n __h __o __f",
             "( cd -P -- \"$__cwd\" || exit 125",
+            "__cwd=$PWD", // physical, as a new bash's PWD
             "exec </dev/null",
             "unset OLDPWD PWD",
             "[ ${#__env[@]} -eq 0 ] || export -- \"${__env[@]}\" || exit 125",
+            "__x=1",
+            "[ \"$__sh\" = /bin/bash ] || __x=",
+            "for __kv in \"${__env[@]}\"; do case ${__kv%%=*} in " + String.join("|", STARTUP_VARIABLES)
+                    + ") __x= ;; esac; done",
             "printf '\\002'",
-            "case ${SHLVL-} in '' | *[!0-9]*) ;; *) SHLVL=$((10#$SHLVL + 1)) ;; esac",
-            "exec -- \"$__sh\" -c \"$__cmd\" )",
+            "[ -n \"$__x\" ] || { case ${SHLVL-} in '' | *[!0-9]*) ;; *) SHLVL=$((10#$SHLVL + 1)) ;; esac; exec -- \"$__sh\" -c \"$__cmd\"; }",
+            // /bin/bash: the command runs in the forked subshell itself, left as a new bash -c leaves it (as STUB
+            // does); the token goes with the stub's other variables, so the command never sees it
+            "SHLVL=1",
+            "BASH_SUBSHELL=0",
+            "PWD=$__cwd",
+            "export SHLVL PWD OLDPWD",
+            "BASH_EXECUTION_STRING=$__cmd",
+            "unset __t __sh __cwd __cmd __env __kv __x",
+            "eval \"$BASH_EXECUTION_STRING\" )",
             "printf '\\000\\037cohort-end:%s:%d\\n' \"$__t\" $?",
             "unset __t __sh __cwd __cmd __env",
             "done");
