@@ -114,7 +114,8 @@ class BrokenFixturesTest {
             Map.entry("sandbox-rbac-wildcard-verb", new Expect(Checks.SANDBOX_RBAC_ONLY_ITS_RESOURCES, "Role/tool-runner-sandboxes rules[1]: verb \"*\" on sandboxes is not one of [get, list, patch, watch]")),
             Map.entry("sandbox-rbac-cluster-role-binding", new Expect(Checks.SANDBOX_RBAC_ONLY_ITS_RESOURCES, "ClusterRoleBinding/tool-runner-sandboxes-everywhere: a ClusterRoleBinding gives the tool runner rights in every namespace")),
             Map.entry("sandbox-dns-egress", new Expect(Checks.SANDBOX_EGRESS_DENIED, "SandboxTemplate/team-sandbox: NetworkPolicy/allow-dns selects the sandbox pods")),
-            Map.entry("sandbox-network-policy-managed", new Expect(Checks.SANDBOX_EGRESS_DENIED, "SandboxTemplate/team-sandbox: networkPolicyManagement Managed without networkPolicy")));
+            Map.entry("sandbox-network-policy-managed", new Expect(Checks.SANDBOX_EGRESS_DENIED, "SandboxTemplate/team-sandbox: networkPolicyManagement Managed without networkPolicy")),
+            Map.entry("sandbox-team-allowlist-open", new Expect(Checks.SANDBOX_EGRESS_DENIED, "NetworkPolicy/team-sandbox-egress-acme egress[0] (team acme's allowlist): ipBlock 0.0.0.0/0 is the whole internet")));
 
     static Stream<Arguments> cases() {
         return CASES.entrySet().stream().sorted(Map.Entry.comparingByKey()).map(e -> Arguments.of(e.getKey(), e.getValue()));

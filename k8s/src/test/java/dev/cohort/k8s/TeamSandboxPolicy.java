@@ -2,6 +2,7 @@ package dev.cohort.k8s;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -23,6 +24,8 @@ final class TeamSandboxPolicy {
     static final Map<String, Set<String>> TOOL_RUNNER_VERBS = Map.of(
             "sandboxclaims", Set.of("create", "get", "list", "watch", "delete"),
             "sandboxes", Set.of("get", "list", "watch", "patch"));
+    /** The label the tool runner's claim puts on a team's sandbox pod (its value: the team). */
+    static final String TEAM_LABEL = "cohort.dev/team";
     /** The tool runner's ServiceAccount: the only subject that drives the sandboxes' lifecycle. */
     static final String TOOL_RUNNER_SA = "tool-runner-service";
 
@@ -160,9 +163,44 @@ final class TeamSandboxPolicy {
      * it has an egress rule (DNS included: the DNS policy must leave the sandboxes out); and its template does not let
      * the agent-sandbox controller add its own policy ({@code networkPolicyManagement: Managed}, the default, adds a
      * shared policy whose default opens the public internet, and policies add up) unless that policy's egress is empty.
+     * A team's egress allowlist selects the sandbox pods of one team only (the pod labels plus {@code cohort.dev/team},
+     * which the tool runner's claim puts on its team's pod) and allows only {@code ipBlock}s that are not the whole
+     * internet, each with ports.
      */
     static List<String> egressDenied(Manifest m) {
         List<String> out = new ArrayList<>();
+        for (JsonNode w : sandboxPods(m)) {
+            Map<String, String> podLabels = Manifest.podLabels(w);
+            for (JsonNode np : m.ofKind("NetworkPolicy")) {
+                JsonNode selector = np.path("spec").path("podSelector");
+                Map<String, String> sel = Manifest.strings(selector.path("matchLabels"));
+                boolean teamScoped = sel.containsKey(TEAM_LABEL) && !sel.get(TEAM_LABEL).isEmpty()
+                        && selector.path("matchExpressions").isEmpty();
+                Map<String, String> withTeam = new LinkedHashMap<>(podLabels);
+                withTeam.put(TEAM_LABEL, sel.getOrDefault(TEAM_LABEL, ""));
+                if (!teamScoped || !Manifest.selects(selector, withTeam)) {
+                    continue;
+                }
+                JsonNode egress = np.path("spec").path("egress");
+                for (int i = 0; i < egress.size(); i++) {
+                    JsonNode rule = egress.get(i);
+                    String where = Manifest.id(np) + " egress[" + i + "] (team " + sel.get(TEAM_LABEL) + "'s allowlist)";
+                    if (rule.path("ports").isEmpty()) {
+                        out.add(where + ": opens every port");
+                    }
+                    if (rule.path("to").isEmpty()) {
+                        out.add(where + ": opens every destination");
+                    }
+                    for (JsonNode peer : rule.path("to")) {
+                        if (!peer.has("ipBlock")) {
+                            out.add(where + ": peer " + peer + " is not an ipBlock (a team's allowlist names addresses)");
+                        } else if (Cidr.isEverything(peer.path("ipBlock").path("cidr").asText())) {
+                            out.add(where + ": ipBlock " + peer.path("ipBlock").path("cidr").asText() + " is the whole internet");
+                        }
+                    }
+                }
+            }
+        }
         for (JsonNode w : sandboxPods(m)) {
             String id = Manifest.id(w);
             Map<String, String> labels = Manifest.podLabels(w);

@@ -44,7 +44,8 @@ import java.util.regex.Pattern;
  * <p>Fields of v0.5.6 used, and why:
  * <ul>
  * <li>claim: {@code SandboxClaim.spec.warmPoolRef.name} (v1beta1 claims name a warm pool, not a template; the pool
- * names the template).</li>
+ * names the template), and {@code spec.additionalPodMetadata.labels} with the team, so a team's egress allowlist can
+ * select its pod.</li>
  * <li>bound sandbox: {@code SandboxClaim.status.sandbox.name} (a warm pool's sandbox keeps its pool-generated name, so
  * it is not the claim's name).</li>
  * <li>ready: the Sandbox's {@code status.conditions[type=Ready].status == "True"}, which the controller sets only when
@@ -150,14 +151,18 @@ public final class AgentSandboxes {
         }
         Map<String, String> labels = new LinkedHashMap<>();
         labels.put("app.kubernetes.io/managed-by", MANAGED_BY);
-        if (LABEL_VALUE.matcher(team).matches()) {
+        Map<String, Object> spec = new LinkedHashMap<>();
+        spec.put("warmPoolRef", Map.of("name", settings.warmPool()));
+        if (LABEL_VALUE.matcher(team).matches() && team.length() <= 63) {
             labels.put(TEAM_KEY, team);
+            // the team's pod carries the team too, so a NetworkPolicy can give one team an egress allowlist
+            spec.put("additionalPodMetadata", Map.of("labels", Map.of(TEAM_KEY, team)));
         }
         GenericKubernetesResource claim = new GenericKubernetesResourceBuilder()
                 .withApiVersion(SANDBOX_CLAIM.getGroup() + "/" + SANDBOX_CLAIM.getVersion()).withKind(SANDBOX_CLAIM.getKind())
                 .withNewMetadata().withName(name).withNamespace(settings.namespace()).withLabels(labels)
                 .withAnnotations(Map.of(TEAM_KEY, team)).endMetadata()
-                .addToAdditionalProperties("spec", Map.of("warmPoolRef", Map.of("name", settings.warmPool())))
+                .addToAdditionalProperties("spec", spec)
                 .build();
         try {
             return claims().resource(claim).create();

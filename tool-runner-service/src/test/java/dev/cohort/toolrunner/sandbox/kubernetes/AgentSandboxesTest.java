@@ -71,7 +71,8 @@ class AgentSandboxesTest {
         assertThat(claim.getMetadata().getName()).isEqualTo(AgentSandboxes.claimName("acme")).matches("cohort-team-acme-[0-9a-f]{8}");
         assertThat(claim.getMetadata().getLabels()).containsEntry("cohort.dev/team", "acme").containsEntry("app.kubernetes.io/managed-by", "cohort-tool-runner");
         assertThat(claim.getMetadata().getAnnotations()).containsEntry("cohort.dev/team", "acme");
-        assertThat(claim.getAdditionalProperties().get("spec")).isEqualTo(Map.of("warmPoolRef", Map.of("name", "team-sandbox")));
+        assertThat(claim.getAdditionalProperties().get("spec")).isEqualTo(Map.of("warmPoolRef", Map.of("name", "team-sandbox"),
+                "additionalPodMetadata", Map.of("labels", Map.of("cohort.dev/team", "acme"))));
         assertThat(second.getMetadata().getUid()).isEqualTo(first.getMetadata().getUid());
     }
 
