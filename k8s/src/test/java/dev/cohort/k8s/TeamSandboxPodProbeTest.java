@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.devstack.OptionalProgram;
+import java.io.File;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -87,7 +88,7 @@ class TeamSandboxPodProbeTest {
                     "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "/bin/bash", "-c",
                     probes(db.getLocalPort(), kafka.getLocalPort(), other, declared)));
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null"))).start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
 

@@ -6,11 +6,11 @@ import dev.cohort.toolrunner.remote.SandboxBinding;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import jakarta.ws.rs.Priorities;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.container.ContainerRequestFilter;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.ext.Provider;
+import jakarta.ws.rs.Priorities;
 
 /**
  * In a sandbox agent ({@code role=sandbox}) every request but the binding itself needs the bound team's token

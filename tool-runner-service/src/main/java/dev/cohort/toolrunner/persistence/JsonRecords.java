@@ -8,9 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.List;
 
 /**
  * A list of records kept in memory and in one JSON file, written whole (a temporary file moved over it) after each

@@ -11,20 +11,20 @@ import dev.cohort.toolrunner.sandbox.kubernetes.SandboxLifecycleException;
 import io.quarkus.logging.Log;
 import java.io.IOException;
 import java.net.ConnectException;
-import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.URI;
+import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The control half's side of the team sandboxes on Kubernetes: each team's calls run in its own sandbox pod, reached

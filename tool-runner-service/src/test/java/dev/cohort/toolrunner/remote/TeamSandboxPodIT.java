@@ -18,7 +18,11 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.net.InetAddress;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,11 +33,11 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -120,19 +124,19 @@ class TeamSandboxPodIT {
                 .hasSize(1);
 
         // the sandbox is bound to acme: neither another team's call nor a call without acme's token runs there
-        var http = java.net.http.HttpClient.newHttpClient();
-        var wrongToken = http.send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create("http://127.0.0.1:" + agentPort + "/internal/v1/tools/bash"))
+        var http = HttpClient.newHttpClient();
+        var wrongToken = http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + agentPort + "/internal/v1/tools/bash"))
                 .header("Content-Type", "application/json").header("Authorization", "Bearer " + new TeamTokens("other-key").of("acme"))
-                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                .POST(HttpRequest.BodyPublishers.ofString(
                         "{\"team\":\"acme\",\"agent\":\"lead\",\"callId\":\"x-1\",\"args\":{\"command\":\"touch pwned\"}}"))
-                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(wrongToken.statusCode()).isEqualTo(401);
-        var rebind = http.send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create("http://127.0.0.1:" + agentPort + "/internal/v1/sandbox/binding"))
+        var rebind = http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + agentPort + "/internal/v1/sandbox/binding"))
                 .header("Content-Type", "application/json")
-                .PUT(java.net.http.HttpRequest.BodyPublishers.ofString("{\"team\":\"globex\",\"token\":\"mine\"}"))
-                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"team\":\"globex\",\"token\":\"mine\"}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
         assertThat(rebind.statusCode()).isEqualTo(409);
         assertThat(base.resolve("workspace").resolve("pwned")).doesNotExist();
 
