@@ -57,7 +57,7 @@ public class KafkaReadinessCheck implements HealthCheck {
      * made, and the check says so, up.
      */
     @ConfigProperty(name = "cohort.health.kafka-enabled", defaultValue = "true")
-    boolean enabled;
+    boolean enabled = true;
 
     private volatile Admin admin;
 

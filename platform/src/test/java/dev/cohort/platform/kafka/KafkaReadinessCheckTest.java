@@ -14,6 +14,20 @@ import org.junit.jupiter.api.Test;
 class KafkaReadinessCheckTest {
 
     @Test
+    void aProcessThatUsesNoKafkaMakesNoClientAndSaysSo() {
+        KafkaReadinessCheck check = new KafkaReadinessCheck();
+        check.enabled = false;
+        // a broker address nothing listens on: an enabled check would be DOWN here
+        check.kafkaConfig = Map.of("bootstrap.servers", "127.0.0.1:1");
+        check.timeout = Duration.ofMillis(200);
+        check.onStart(null);
+        HealthCheckResponse response = check.call();
+        assertThat(response.getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
+        assertThat(response.getData()).contains(Map.of("used", false));
+        check.close();
+    }
+
+    @Test
     void theCheckIsDownWhileTheBrokerIsStoppedAndUpAgainOnceItIsBackWithTheSameClient() {
         try (RestartableKafka kafka = RestartableKafka.start(List.of("cohort.events"), 1)) {
             KafkaReadinessCheck check = new KafkaReadinessCheck();
