@@ -88,6 +88,11 @@ public final class RemoteTeams implements AutoCloseable {
     private final TeamTokens tokens;
     private final Settings settings;
     private final Announcer announcer;
+    /**
+     * {@code java.net.http}, not core's {@code DirectHttp}: DirectHttp sends a request again when a reused connection
+     * fails before the answer's first byte, which for a call whose sandbox died mid-run could run it twice;
+     * {@code HttpClient} retries no {@code POST} (its {@code enableAllMethodRetry} is off).
+     */
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final Map<String, Team> teams = new ConcurrentHashMap<>();
