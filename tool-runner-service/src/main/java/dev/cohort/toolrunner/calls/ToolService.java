@@ -164,7 +164,7 @@ public class ToolService {
     private ToolCallResult run(String name, ToolCallRequest req) throws SQLException, InterruptedException {
         validate(req);
         return switch (config.role()) {
-            case RUNNER -> runHere(name, req);
+            case RUNNER -> runHere(name, req, true);
             case CONTROL -> {
                 acquireSlot();
                 try {
@@ -181,28 +181,17 @@ public class ToolService {
      * A sandbox agent runs what its control half sends, for the team that bound it only; the control half journaled
      * the call and sends it once, so nothing is journaled here.
      */
-    private ToolCallResult runInSandbox(String name, ToolCallRequest req) throws InterruptedException {
+    private ToolCallResult runInSandbox(String name, ToolCallRequest req) throws SQLException, InterruptedException {
         String team = binding.team().orElseThrow(() -> new Conflict("this sandbox is not bound to a team"));
         if (!team.equals(req.team())) {
             throw new Conflict("this sandbox serves team " + team + ", not " + req.team());
         }
-        Workspaces.Location loc;
-        try {
-            loc = workspaces.locate(req.team(), req.cwd());
-        } catch (IllegalArgumentException e) {
-            throw new BadRequest(e.getMessage());
-        } catch (ToolError e) {
-            return ToolCallResult.failure(e.modelMessage(), 0);
-        }
-        acquireSlot();
-        try {
-            return execute(name, req, loc);
-        } finally {
-            slots.release();
-        }
+        return runHere(name, req, false);
     }
 
-    private ToolCallResult runHere(String name, ToolCallRequest req) throws SQLException, InterruptedException {
+    /** Locates the call's workspace and cwd and runs it in this process: under the journal when {@code journal}. */
+    private ToolCallResult runHere(String name, ToolCallRequest req, boolean journal)
+            throws SQLException, InterruptedException {
         Workspaces.Location loc;
         try {
             loc = workspaces.locate(req.team(), req.cwd());
@@ -217,7 +206,7 @@ public class ToolService {
         acquireSlot();
         CallPhases.mark(CallPhases.SLOT);
         try {
-            return journaled(name, req, loc);
+            return journal ? journaled(name, req, loc) : execute(name, req, loc);
         } finally {
             slots.release();
         }
