@@ -679,7 +679,10 @@ class EngineSeamsTest {
         JsonNode finished = events.dataOf(EventType.TOOL_CALL_FINISHED).get(0);
         assertThat(fields(finished)).containsExactly("turnId", "callId", "tool", "durationMs", "error", "preview");
         JsonNode completed = events.dataOf(EventType.TURN_COMPLETED).get(0);
-        assertThat(fields(completed)).containsExactly("turnId", "reason", "modelCalls", "text", "usage", "agentUsage");
+        // status is the engine's (completed, or failed for any other reason), after the fields it had before
+        assertThat(fields(completed)).containsExactly("turnId", "reason", "modelCalls", "text", "usage", "agentUsage",
+                "status");
+        assertThat(completed.path("status").asText()).isEqualTo("completed");
         // cachedTokens (usage views) and model / cachedTokens / costUsd (assistant_message) were added at the end;
         // the model is absent when neither the reply nor the settings name one
         assertThat(fields(completed.path("usage"))).containsExactly("inputTokens", "outputTokens", "costUsd",

@@ -82,16 +82,12 @@ public class LeadEngine {
         }
     }
 
-    /** The lead's fields on an event of its engine (the prompt it answers; a turn end's status and prompts). */
+    /** The lead's fields on an event of its engine (the prompt it answers; a turn end's prompts). */
     Event label(Event e) {
         String p = currentPrompt.get(e.team());
         if (e.data() instanceof ObjectNode o) {
             if (p != null && !o.has("promptId")) {
                 o.put("promptId", p);
-            }
-            // clients read one field to know whether the turn succeeded
-            if (e.type() == EventType.TURN_COMPLETED && !o.has("status")) {
-                o.put("status", "completed".equals(o.path("reason").asText()) ? "completed" : "failed");
             }
             // a prompt injected into a running turn is answered by that turn: `cohort send` finds its end here
             if (e.type() == EventType.TURN_COMPLETED && o.hasNonNull("turnId") && !o.has("promptIds")) {

@@ -5,7 +5,7 @@ import dev.cohort.core.protocol.EventType;
 import java.util.List;
 
 /**
- * {@code turn_completed}: a turn ended (hosts add {@code promptId}, {@code promptIds} and {@code status}).
+ * {@code turn_completed}: a turn ended (the lead adds {@code promptId} and {@code promptIds}).
  *
  * @param turnId     the turn
  * @param reason     why it ended ({@code completed}, {@code max_model_calls}, {@code stuck}, {@code budget_exceeded},
@@ -14,7 +14,8 @@ import java.util.List;
  * @param text       the final answer, or why it stopped
  * @param usage      the turn's usage
  * @param agentUsage the agent's usage over its life
- * @param status     {@code completed} or {@code failed} (hosts fill it; clients read one field)
+ * @param status     {@code completed} when {@code reason} is {@code completed}, else {@code failed} (clients read one
+ *                   field)
  * @param message    a host's account of a turn it had to end (e.g. an unexpected failure)
  * @param promptId   the prompt that started the turn (lead)
  * @param promptIds  every prompt the turn answered, injected ones included (lead)
@@ -24,10 +25,15 @@ public record TurnCompleted(String turnId, String reason, int modelCalls, String
         UsageView agentUsage, String status, String message, String promptId, List<String> promptIds)
         implements EventPayload {
 
-    /** The engine's end of a turn (hosts add the prompt fields and the status). */
+    /** The engine's end of a turn, with its status (the lead adds the prompt fields). */
     public TurnCompleted(String turnId, String reason, int modelCalls, String text, UsageView usage,
             UsageView agentUsage) {
-        this(turnId, reason, modelCalls, text, usage, agentUsage, null, null, null, null);
+        this(turnId, reason, modelCalls, text, usage, agentUsage, statusOf(reason), null, null, null);
+    }
+
+    /** {@code completed} for a turn that ended {@code completed}, {@code failed} for any other reason. */
+    public static String statusOf(String reason) {
+        return "completed".equals(reason) ? "completed" : "failed";
     }
 
     /** A turn a host ended itself, with a failed status and why. */
