@@ -6,9 +6,9 @@ import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.CompactionSettings;
 import dev.cohort.core.engine.EngineSettings;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.PermissionSubject;
 import dev.cohort.core.tools.Tool;
-import dev.cohort.core.tools.Toolsets;
 import dev.cohort.lead.agent.LeadEngine;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -37,14 +37,19 @@ class EngineConfigWiringTest {
     }
 
     @Test
-    void theLeadsEngineHasTheToolsOfEveryProviderServingTheLeadSharedOnesFirst() {
-        assertThat(lead.engine().tools().names()).containsExactly("bash", "read_file", "write_file", "edit_file",
-                "glob", "grep", "check_background", "cancel_background", "todo_write", "load_skill", "spawn_subagent",
+    void theLeadsEngineHasTheRunnersWorkspaceToolsThenThoseOfEveryProviderServingTheLead() {
+        assertThat(lead.engine().tools().names()).containsExactly("bash", "cancel_background", "check_background",
+                "create_worktree", "edit_file", "file_tree", "glob", "grep", "keep_worktree", "list_worktrees",
+                "read_file", "remove_worktree", "write_file", "todo_write", "load_skill", "spawn_subagent",
                 "compact", "memory_write", "memory_delete", "schedule_cron", "list_crons", "cancel_cron", "create_task",
-                "list_tasks", "get_task", "claim_task", "complete_task", "create_worktree", "remove_worktree",
-                "keep_worktree", "list_worktrees", "spawn_teammate", "send_message", "check_inbox", "request_shutdown",
-                "request_plan", "review_plan");
-        assertThat(Toolsets.LEAD).containsAll(lead.engine().tools().names());
+                "list_tasks", "get_task", "claim_task", "complete_task", "spawn_teammate", "send_message",
+                "check_inbox", "request_shutdown", "request_plan", "review_plan");
+        assertThat(lead.engine().tools().all()).allSatisfy(t -> assertThat(t.roles()).contains(AgentRole.LEAD));
+        // the runner's worktree tools, extended by the board
+        assertThat(lead.engine().tools().find("create_worktree").orElseThrow().getClass().getSimpleName())
+                .isEqualTo("BoundCreateWorktreeTool");
+        assertThat(lead.engine().tools().find("remove_worktree").orElseThrow().getClass().getSimpleName())
+                .isEqualTo("BoundRemoveWorktreeTool");
     }
 
     @Test

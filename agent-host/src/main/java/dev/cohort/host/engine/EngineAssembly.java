@@ -13,6 +13,7 @@ import dev.cohort.core.memory.MemoryStore;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.tools.workspace.WorkspaceCatalogue;
 import dev.cohort.core.trace.Tracing;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -22,11 +23,14 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeSet;
 
 /**
  * Builds a service's {@link AgentEngine} from configuration and beans, the same way for the lead and the teammates:
@@ -34,7 +38,9 @@ import java.util.Optional;
  * <li>settings from {@code cohort.engine.*} ({@link EngineConfig}, with the service's {@link EngineConfig.DeprecatedAliases}
  * bean if it has one), the model and fallback model set by the gateway;</li>
  * <li>the model: the one {@link GatewayModelClient} over the replica's {@code LlmGateway} ({@link ModelProducer});</li>
- * <li>the tools of every {@link ToolProvider} bean serving the role ({@link #toolsFor});</li>
+ * <li>the tools: the tool runner's workspace tools for the role ({@link Builder#workspace}), then those of every
+ * {@link ToolProvider} bean serving the role, with the providers' {@link ToolProvider#wraps} applied
+ * ({@link #toolsFor});</li>
  * <li>the built-in hooks: every CDI bean implementing {@link Hook}, plus the workspace's
  * {@code .cohort/settings.json} command hooks;</li>
  * <li>the engine's metrics on the service's registry ({@link MicrometerEngineMetrics});</li>
@@ -76,6 +82,11 @@ public class EngineAssembly {
         return new Builder(Objects.requireNonNull(role, "role"));
     }
 
+    /** How long a starting service waits for the tool runner's catalogue. */
+    public Duration catalogueWait() {
+        return config.toolRunnerRetry().catalogueWait();
+    }
+
     /** Connects to the tool runner at {@code url} with the configured retry policy. */
     public ToolRunnerWorkspace toolRunner(String url, Optional<String> token, Duration timeout) {
         return ToolRunnerWorkspace.connect(url, token, timeout, EngineConfig.toToolRunnerRetry(config));
@@ -88,10 +99,14 @@ public class EngineAssembly {
     }
 
     /**
-     * The tools of the providers serving {@code role}, providers in {@link ToolProvider#order()} (ties by class
-     * name, so the order does not depend on bean discovery), each provider's tools in its own order.
+     * The tools of an engine for {@code role}: the {@code workspace} tools first (the tool runner's catalogue, in its
+     * order), then the providers' serving the role, providers in {@link ToolProvider#order()} (ties by class name, so
+     * the order does not depend on bean discovery), each provider's tools in its own order; each kept only when it
+     * lists the role. A workspace tool a provider {@linkplain ToolProvider#wraps wraps} is replaced by its wrapper.
+     *
+     * @throws IllegalStateException when a provider wraps a tool the catalogue does not have for the role
      */
-    public static List<Tool> toolsFor(AgentRole role, Iterable<? extends ToolProvider> providers) {
+    public static List<Tool> toolsFor(AgentRole role, List<Tool> workspace, Iterable<? extends ToolProvider> providers) {
         List<ToolProvider> serving = new ArrayList<>();
         for (ToolProvider p : providers) {
             if (p.roles().contains(role)) {
@@ -99,9 +114,23 @@ public class EngineAssembly {
             }
         }
         serving.sort(Comparator.comparingInt(ToolProvider::order).thenComparing(p -> p.getClass().getName()));
-        List<Tool> tools = new ArrayList<>();
+        Map<String, UnaryOperator<Tool>> wraps = new HashMap<>();
         for (ToolProvider p : serving) {
-            tools.addAll(p.tools());
+            wraps.putAll(p.wraps());
+        }
+        List<Tool> tools = new ArrayList<>();
+        for (Tool t : workspace) {
+            if (t.roles().contains(role)) {
+                UnaryOperator<Tool> wrap = wraps.remove(t.name());
+                tools.add(wrap == null ? t : wrap.apply(t));
+            }
+        }
+        if (!wraps.isEmpty()) {
+            throw new IllegalStateException("the " + role + " engine's providers extend workspace tools the tool "
+                    + "runner's catalogue does not give that role: " + new TreeSet<>(wraps.keySet()));
+        }
+        for (ToolProvider p : serving) {
+            p.tools().stream().filter(t -> t.roles().contains(role)).forEach(tools::add);
         }
         return tools;
     }
@@ -129,6 +158,7 @@ public class EngineAssembly {
         private TranscriptStore transcripts;
         private Function<String, MemoryStore> memoryStores;
         private UnaryOperator<EngineSettings> adjust = UnaryOperator.identity();
+        private List<Tool> workspace = List.of();
 
         private Builder(AgentRole role) {
             this.role = role;
@@ -142,6 +172,12 @@ public class EngineAssembly {
 
         public Builder approvals(ApprovalGateway gateway) {
             this.approvals = gateway;
+            return this;
+        }
+
+        /** The tool runner's workspace tools ({@link ToolRunnerWorkspace#catalogue}); default: none. */
+        public Builder workspace(WorkspaceCatalogue catalogue) {
+            this.workspace = Objects.requireNonNull(catalogue, "catalogue").all();
             return this;
         }
 
@@ -168,7 +204,7 @@ public class EngineAssembly {
 
         public AgentEngine build() {
             AgentEngine.Builder b = AgentEngine.builder().settings(adjust.apply(EngineAssembly.this.settings())).model(model)
-                    .tools(ToolRegistry.of(toolsFor(role, providers))).events(events).approvals(approvals)
+                    .tools(ToolRegistry.of(toolsFor(role, workspace, providers))).events(events).approvals(approvals)
                     .hooks(hooks.stream().toList()).workspaceHookSettings(HookSettings.WORKSPACE_FILE).metrics(metrics)
                     .tracing(tracing);
             if (transcripts != null) {

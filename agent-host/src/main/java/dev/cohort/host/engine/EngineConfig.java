@@ -354,6 +354,13 @@ public interface EngineConfig {
         /** Jitter as a fraction of the delay (0.25: agents do not retry in lockstep). */
         @WithDefault("0.25")
         double jitterRatio();
+
+        /**
+         * How long a starting service waits for the tool runner's catalogue of workspace tools before it gives up
+         * (3 min: the runner may start after the service, e.g. in a cluster's first roll-out).
+         */
+        @WithDefault("3m")
+        Duration catalogueWait();
     }
 
     /**
@@ -554,6 +561,7 @@ public interface EngineConfig {
             e.add(tp + "max-delay", r.maxDelay(), "must not be below " + tp + "first-delay (" + r.firstDelay() + ")");
         }
         e.notNegative(tp + "budget", r.budget());
+        e.notNegative(tp + "catalogue-wait", r.catalogueWait());
         if (!(r.jitterRatio() >= 0 && r.jitterRatio() <= 1)) {
             e.add(tp + "jitter-ratio", r.jitterRatio(), "must be between 0 and 1");
         }

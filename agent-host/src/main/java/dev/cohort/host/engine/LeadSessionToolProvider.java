@@ -8,8 +8,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 
 /**
- * The engine's own tools that only the lead's allowlist lists ({@code Toolsets.LEAD}): {@code spawn_subagent}
- * and {@code compact}. A teammate does not get them until {@code Toolsets.TEAMMATE} lists them.
+ * The engine's own tools that only the lead gets (each lists only that role): {@code spawn_subagent} and
+ * {@code compact}.
  */
 @ApplicationScoped
 public class LeadSessionToolProvider extends RoleTools {

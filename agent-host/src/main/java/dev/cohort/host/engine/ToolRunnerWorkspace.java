@@ -1,11 +1,15 @@
 package dev.cohort.host.engine;
 
 import dev.cohort.core.toolrunner.ToolRunnerClient;
+import dev.cohort.core.toolrunner.ToolRunnerException;
+import dev.cohort.core.tools.workspace.WorkspaceCatalogue;
 import dev.cohort.core.tools.workspace.ToolRunnerWorkspaceExecutor;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import org.jboss.logging.Logger;
 
 /**
  * A service's connection to tool-runner-service: the one {@link ToolRunnerClient} of the replica and the workspace
@@ -17,6 +21,7 @@ import java.util.Optional;
  * @param executor the tools' workspace executor over {@code client}
  */
 public record ToolRunnerWorkspace(ToolRunnerClient client, WorkspaceToolExecutor executor) {
+    private static final Logger LOG = Logger.getLogger(ToolRunnerWorkspace.class);
 
     public ToolRunnerWorkspace {
         Objects.requireNonNull(client, "client");
@@ -41,5 +46,35 @@ public record ToolRunnerWorkspace(ToolRunnerClient client, WorkspaceToolExecutor
         ToolRunnerClient client = new ToolRunnerClient(url, token.filter(s -> !s.isBlank()).orElse(null), timeout,
                 retry);
         return new ToolRunnerWorkspace(client, new ToolRunnerWorkspaceExecutor(client));
+    }
+
+    /**
+     * The runner's catalogue of workspace tools, asked for again while the runner does not answer (it may start after
+     * this service), for at most {@code wait}.
+     *
+     * @throws IllegalStateException when the runner did not answer within {@code wait}, refused the request, or
+     *                               served a catalogue that cannot be used
+     */
+    public WorkspaceCatalogue catalogue(Duration wait) {
+        Instant deadline = Instant.now().plus(wait);
+        while (true) {
+            try {
+                return new WorkspaceCatalogue(client.catalogue());
+            } catch (ToolRunnerException e) {
+                if (e.status() != 0 || Instant.now().isAfter(deadline)) {
+                    throw new IllegalStateException("cannot read the tool runner's catalogue of workspace tools: "
+                            + e.getMessage(), e);
+                }
+                LOG.warnf("the tool runner does not answer yet (%s); asking for its catalogue again", e.getMessage());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(e.getMessage(), e);
+            }
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while waiting for the tool runner's catalogue", e);
+            }
+        }
     }
 }

@@ -7,7 +7,6 @@ import dev.cohort.core.engine.permission.PermissionPolicy;
 import dev.cohort.core.engine.permission.PermissionRuleSet;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ToolEffect;
-import dev.cohort.core.tools.Toolsets;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import java.util.List;
 import java.util.Set;
@@ -25,7 +24,8 @@ import java.util.function.Supplier;
  *                      ({@code null} or empty = team workspace, {@code wt:<name>} = a worktree): a teammate that
  *                      claims a task mid-turn works in the task's worktree from its next call
  * @param workspaceText how the prompt describes the workspace
- * @param allowlist     tools this agent may call (enforced at execution)
+ * @param allowlist     tools this agent may call (enforced at execution); {@code null} = the engine's tools that list
+ *                      its role ({@code Tool#roles})
  * @param mode          the team's current permission mode (read at every call)
  * @param rules         the team's permission rules
  * @param commandHooks  the team's command hooks, read at the start of every turn (a host reads its team settings
@@ -57,7 +57,7 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
 
     public AgentContext {
         cwd = cwd == null ? () -> null : cwd;
-        allowlist = allowlist == null ? Toolsets.forRole(role) : Set.copyOf(allowlist);
+        allowlist = allowlist == null ? null : Set.copyOf(allowlist);
         mode = mode == null ? () -> PermissionMode.DEFAULT : mode;
         rules = rules == null ? List.of() : List.copyOf(rules);
         commandHooks = commandHooks == null ? List::of : commandHooks;

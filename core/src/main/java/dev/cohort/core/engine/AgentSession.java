@@ -17,7 +17,7 @@ import dev.cohort.core.tools.subagent.SubagentRunner;
 import dev.cohort.core.tools.todo.TodoList;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolContext;
-import dev.cohort.core.tools.Toolsets;
+import dev.cohort.core.tools.ToolNames;
 import dev.cohort.core.tools.workspace.ToolOutcome;
 import dev.cohort.core.tools.workspace.WorkspaceReadCache;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
@@ -409,8 +409,7 @@ public final class AgentSession implements ModelCaller.Signals {
     }
 
     private TurnLoop mainLoop(TurnEvents events) {
-        Set<String> allowed = new LinkedHashSet<>(agent.allowlist());
-        allowed.retainAll(engine.tools.names());
+        Set<String> allowed = allowed();
         // the cwd is asked for once per turn start (a teammate's is its held task's worktree, a database read), not
         // once for the hook settings and again for the skills
         WorkspaceToolExecutor.Target target = new WorkspaceToolExecutor.Target(agent.team(), agent.agent(),
@@ -420,7 +419,7 @@ public final class AgentSession implements ModelCaller.Signals {
                 ? agent.workspace() : new SettingsReadOnce(agent.workspace());
         hooks = turnHooks(events, target, settingsReads);
         policy = turnPolicy(events, target, settingsReads);
-        if (allowed.contains(Toolsets.LOAD_SKILL)) {
+        if (allowed.contains(ToolNames.LOAD_SKILL)) {
             try {
                 skills.refresh(agent.workspace(), target);
             } catch (RuntimeException e) {
@@ -429,7 +428,7 @@ public final class AgentSession implements ModelCaller.Signals {
             }
         }
         TurnContext ctx = context(agent.role(), turn.turnId, turn.unattended, LoopPolicy.PERSISTENT,
-                agent.allowlist(), engine.settings.maxModelCallsPerTurn(), agentId(), this::runSubagent);
+                allowed, engine.settings.maxModelCallsPerTurn(), agentId(), this::runSubagent);
         return new TurnLoop(engine, this, ctx, turn, conv, events, hooks, promptCache);
     }
 
@@ -547,12 +546,32 @@ public final class AgentSession implements ModelCaller.Signals {
         events(turn == null ? null : turn.turnId, false).hookFailed(event, hook, message, blocked);
     }
 
+    /**
+     * The tools this agent may call here: those of its allowlist the engine holds, or, without an allowlist, the
+     * engine's tools that list its role.
+     */
+    private Set<String> allowed() {
+        Set<String> allowed = new LinkedHashSet<>();
+        for (Tool t : engine.tools.all()) {
+            if (agent.allowlist() == null ? t.roles().contains(agent.role()) : agent.allowlist().contains(t.name())) {
+                allowed.add(t.name());
+            }
+        }
+        return allowed;
+    }
+
+    /** The tools a subagent of this agent may call: those listing {@link AgentRole#SUBAGENT} that it may call. */
+    private Set<String> subagentAllowed() {
+        Set<String> allowed = allowed();
+        allowed.removeIf(name -> !engine.tools.find(name).orElseThrow().roles().contains(AgentRole.SUBAGENT));
+        return allowed;
+    }
+
     // ---- subagents ----------------------------------------------------------------------------------------------
 
     /** Runs an ephemeral loop inside the parent's call: its own conversation, capped, never saved. */
     private SubagentRunner.SubagentResult runSubagent(String description, ToolContext parent) {
-        Set<String> allowed = new LinkedHashSet<>(Toolsets.SUBAGENT);
-        allowed.retainAll(agent.allowlist());
+        Set<String> allowed = subagentAllowed();
         SubagentRunner refuse = (d, p) -> new SubagentRunner.SubagentResult("a subagent cannot spawn subagents", true, 0);
         int max = engine.settings.subagentMaxModelCalls();
         TurnContext ctx = context(AgentRole.SUBAGENT, parent.turnId(), parent.unattended(), LoopPolicy.EPHEMERAL,

@@ -9,16 +9,16 @@ import dev.cohort.core.engine.prompt.MemoryBlock;
 import dev.cohort.core.engine.prompt.MemoryProvider;
 import dev.cohort.core.engine.prompt.PromptCache;
 import dev.cohort.core.engine.prompt.PromptInputs;
-import dev.cohort.core.tools.Toolsets;
+import dev.cohort.core.tools.ToolNames;
 import dev.langchain4j.agent.tool.ToolSpecification;
+import java.time.format.DateTimeFormatter;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.List;
-import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import java.util.List;
+import java.util.UUID;
 import org.jboss.logging.Logger;
 
 /**
@@ -122,7 +122,7 @@ final class ContextManager {
 
     /** The system prompt of the next call: the cached, stable prefix (memories are sent apart, {@link #prepare}). */
     String systemPrompt() {
-        boolean skillsOn = ctx.offered().contains(Toolsets.LOAD_SKILL);
+        boolean skillsOn = ctx.offered().contains(ToolNames.LOAD_SKILL);
         PromptInputs in = new PromptInputs(ctx.role(), ctx.team(), ctx.agent(), session.workspaceText(), ctx.offered(),
                 skillsOn ? ctx.skills().list() : List.of(), usesMemory(),
                 ctx.policy().hasTeamContext() ? session.teamContext().get() : "");

@@ -5,7 +5,7 @@ import dev.cohort.core.engine.hooks.Hooks;
 import dev.cohort.core.engine.prompt.PromptCache;
 import dev.cohort.core.protocol.payload.ModelRetry;
 import dev.cohort.core.tools.ToolEffect;
-import dev.cohort.core.tools.Toolsets;
+import dev.cohort.core.tools.ToolNames;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
 import java.time.Duration;
@@ -226,7 +226,7 @@ final class TurnLoop {
                 session.injected(item.id());
             }
         }
-        if (ctx.policy().remindsTodos() && ctx.offered().contains(Toolsets.TODO_WRITE)
+        if (ctx.policy().remindsTodos() && ctx.offered().contains(ToolNames.TODO_WRITE)
                 && session.roundsSinceTodo() >= engine.settings.todoReminderRounds() && session.todos().hasUnfinished()) {
             conv.add(Message.user("<reminder>Update your todo list with todo_write: mark finished items "
                     + "completed and keep one item in_progress.</reminder>"));

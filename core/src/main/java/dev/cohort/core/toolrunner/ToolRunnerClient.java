@@ -154,6 +154,20 @@ public final class ToolRunnerClient {
                 ToolCallResult.class);
     }
 
+    /**
+     * The runner's catalogue of workspace tools ({@code GET /internal/v1/tools}), in its order.
+     *
+     * @throws ToolRunnerException when the runner did not answer after the retries, or answered something else
+     */
+    public List<ToolDescriptor> catalogue() {
+        String body = send(request("GET", "internal/v1/tools", null)).text();
+        try {
+            return List.of(Json.MAPPER.readValue(body, ToolDescriptor[].class));
+        } catch (IOException e) {
+            throw new ToolRunnerException(0, "the tool runner's catalogue is not a list of tools: " + e.getMessage(), e);
+        }
+    }
+
     /** The state of background job {@code id}, or empty when the runner does not know it. */
     public Optional<BackgroundJob> backgroundJob(String id) {
         DirectHttp.Response r = sendAllowing404(request("GET", "internal/v1/background/" + enc(id), null));

@@ -1,18 +1,26 @@
 package dev.cohort.core.tools;
 
 import dev.langchain4j.agent.tool.ToolSpecification;
+import java.util.Set;
 
 /**
- * A tool whose name, spec and mutating flag are fixed when it is made; subclasses only implement
+ * A tool whose name, spec, mutating flag and roles are fixed when it is made; subclasses only implement
  * {@link #execute}.
  */
 public abstract class SpecifiedTool implements Tool {
     private final ToolSpecification spec;
     private final boolean mutating;
+    private final Set<AgentRole> roles;
 
+    /** A tool of the lead and the teammates. */
     protected SpecifiedTool(ToolSpecification spec, boolean mutating) {
+        this(spec, mutating, LEAD_AND_TEAMMATES);
+    }
+
+    protected SpecifiedTool(ToolSpecification spec, boolean mutating, Set<AgentRole> roles) {
         this.spec = spec;
         this.mutating = mutating;
+        this.roles = Set.copyOf(roles);
     }
 
     @Override
@@ -23,6 +31,11 @@ public abstract class SpecifiedTool implements Tool {
     @Override
     public final ToolSpecification spec() {
         return spec;
+    }
+
+    @Override
+    public final Set<AgentRole> roles() {
+        return roles;
     }
 
     @Override

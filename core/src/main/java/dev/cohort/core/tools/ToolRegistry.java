@@ -41,6 +41,7 @@ public final class ToolRegistry {
                         + " and " + t.getClass().getName());
             }
         }
+        ToolNames.add(byName.keySet());
         return new ToolRegistry(byName);
     }
 
@@ -61,6 +62,11 @@ public final class ToolRegistry {
 
     public Set<String> names() {
         return tools.keySet();
+    }
+
+    /** The tools, in registration order. */
+    public Collection<Tool> all() {
+        return tools.values();
     }
 
     /** The specs of the registered tools in {@code allowed}, in registration order (what the model is offered). */

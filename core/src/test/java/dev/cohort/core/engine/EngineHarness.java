@@ -12,12 +12,7 @@ import dev.cohort.core.tools.subagent.SpawnSubagentTool;
 import dev.cohort.core.tools.todo.TodoWriteTool;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolRegistry;
-import dev.cohort.core.tools.workspace.BashTool;
-import dev.cohort.core.tools.workspace.EditFileTool;
-import dev.cohort.core.tools.workspace.GlobTool;
-import dev.cohort.core.tools.workspace.GrepTool;
-import dev.cohort.core.tools.workspace.ReadFileTool;
-import dev.cohort.core.tools.workspace.WriteFileTool;
+import dev.cohort.core.tools.workspace.WorkspaceToolsFixture;
 import dev.cohort.devstack.model.RecordedRequest;
 import dev.cohort.devstack.model.ScriptedModelServer;
 import java.time.Duration;
@@ -38,9 +33,9 @@ final class EngineHarness {
     }
 
     static List<Tool> standardTools(Tool... extra) {
-        List<Tool> t = new ArrayList<>(List.of(new BashTool(), new ReadFileTool(), new WriteFileTool(),
-                new EditFileTool(), new GlobTool(), new GrepTool(), new TodoWriteTool(), new SpawnSubagentTool(),
-                new LoadSkillTool()));
+        List<Tool> t = new ArrayList<>(WorkspaceToolsFixture.tools("bash", "read_file", "write_file", "edit_file", "glob",
+                "grep"));
+        t.addAll(List.of(new TodoWriteTool(), new SpawnSubagentTool(), new LoadSkillTool()));
         t.addAll(List.of(extra));
         return t;
     }

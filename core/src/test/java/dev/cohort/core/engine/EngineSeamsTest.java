@@ -71,6 +71,12 @@ class EngineSeamsTest {
             return spec.name();
         }
 
+        /** Any agent may hold it, subagents included (as the workspace tools it stands for). */
+        @Override
+        public Set<AgentRole> roles() {
+            return Set.of(AgentRole.LEAD, AgentRole.TEAMMATE, AgentRole.SUBAGENT);
+        }
+
         @Override
         public ToolSpecification spec() {
             return spec;

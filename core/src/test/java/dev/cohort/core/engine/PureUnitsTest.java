@@ -6,7 +6,6 @@ import dev.cohort.core.engine.prompt.PromptCache;
 import dev.cohort.core.engine.prompt.PromptInputs;
 import dev.cohort.core.engine.prompt.SystemPrompt;
 import dev.cohort.core.tools.AgentRole;
-import dev.cohort.core.tools.Toolsets;
 import dev.cohort.core.tools.skills.Skill;
 import java.util.List;
 import java.util.Set;
@@ -16,6 +15,9 @@ import org.junit.jupiter.api.Test;
 class PureUnitsTest {
     private static final ModelToolCall A = new ModelToolCall("a", "bash", "{}");
     private static final ModelToolCall B = new ModelToolCall("b", "glob", "{}");
+    /** The tools a lead is offered, as far as the prompt looks at them. */
+    private static final Set<String> LEAD_TOOLS = Set.of("bash", "read_file", "write_file", "todo_write",
+            "spawn_subagent", "load_skill", "compact", "schedule_cron", "create_task", "spawn_teammate", "send_message");
 
     @Test
     void repairFillsMissingResultsInCallOrderAndDropsOrphansAndDuplicates() {
@@ -57,7 +59,7 @@ class PureUnitsTest {
 
     @Test
     void thePromptOmitsEmptySectionsIsOsNeutralAndDiffersPerRole() {
-        PromptInputs lead = new PromptInputs(AgentRole.LEAD, "default", "lead", "the team repo", Toolsets.LEAD,
+        PromptInputs lead = new PromptInputs(AgentRole.LEAD, "default", "lead", "the team repo", LEAD_TOOLS,
                 List.of(), false, "");
         assertThat(SystemPrompt.sections(lead).keySet()).containsExactly("identity", "workspace", "tools");
         String p = SystemPrompt.assemble(lead);

@@ -13,6 +13,7 @@ import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.skills.LoadSkillTool;
 import dev.cohort.core.tools.workspace.ToolOutcome;
 import dev.cohort.core.tools.workspace.WorkspaceReadCache;
+import dev.cohort.core.tools.workspace.WorkspaceToolsFixture;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.devstack.model.RecordedRequest;
 import dev.cohort.devstack.model.ScriptedModelServer;
@@ -24,6 +25,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.function.Predicate;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class WorkspaceReadCacheTest {
     static final Duration TTL = Duration.ofMinutes(1);
+    /** The tools the runner's catalogue declares read-only. */
+    static final Predicate<String> READ_ONLY = WorkspaceToolsFixture.catalogue()::changesNothing;
     static ScriptedModelServer model;
     @TempDir
     Path dir;
@@ -64,7 +68,7 @@ class WorkspaceReadCacheTest {
         model.reset();
         ws = new LocalWorkspace(dir);
         clock = new MovableClock();
-        cache = new WorkspaceReadCache(ws, TTL, clock);
+        cache = new WorkspaceReadCache(ws, READ_ONLY, TTL, clock);
         engine = EngineHarness.engine(EngineHarness.modelClient(model), new EngineHarness.Events(), List.of())
                 .approvals(new EngineHarness.Approvals(true)).workspaceHookSettings(HookSettings.WORKSPACE_FILE).build();
         skill("review", "v1");
@@ -188,7 +192,7 @@ class WorkspaceReadCacheTest {
             }
             return ws.execute(tool, callId, args, target);
         };
-        cache = new WorkspaceReadCache(flaky, TTL, clock);
+        cache = new WorkspaceReadCache(flaky, READ_ONLY, TTL, clock);
         model.load("""
                 {"rules":[{"reply":{"text":"ok"}}]}""");
 
@@ -254,7 +258,7 @@ class WorkspaceReadCacheTest {
 
     @Test
     void aCacheWithoutAPositiveTtlIsRefusedNamingIt() {
-        assertThatThrownBy(() -> new WorkspaceReadCache(ws, Duration.ZERO, clock))
+        assertThatThrownBy(() -> new WorkspaceReadCache(ws, READ_ONLY, Duration.ZERO, clock))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("the workspace read cache's ttl must be positive, was PT0S");
     }

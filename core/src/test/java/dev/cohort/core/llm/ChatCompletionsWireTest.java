@@ -11,12 +11,8 @@ import dev.cohort.core.engine.recovery.MalformedModelResponse;
 import dev.cohort.core.tools.skills.LoadSkillTool;
 import dev.cohort.core.tools.subagent.SpawnSubagentTool;
 import dev.cohort.core.tools.todo.TodoWriteTool;
-import dev.cohort.core.tools.workspace.BashTool;
-import dev.cohort.core.tools.workspace.EditFileTool;
-import dev.cohort.core.tools.workspace.GlobTool;
-import dev.cohort.core.tools.workspace.GrepTool;
-import dev.cohort.core.tools.workspace.ReadFileTool;
-import dev.cohort.core.tools.workspace.WriteFileTool;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.workspace.WorkspaceToolsFixture;
 import dev.cohort.devstack.model.ScriptedModelServer;
 import dev.langchain4j.agent.tool.ToolExecutionRequest;
 import dev.langchain4j.agent.tool.ToolSpecification;
@@ -134,8 +130,10 @@ class ChatCompletionsWireTest {
 
     static List<ToolSpecification> leadTools() {
         List<ToolSpecification> specs = new ArrayList<>();
-        for (var t : List.of(new BashTool(), new ReadFileTool(), new WriteFileTool(), new EditFileTool(), new GlobTool(),
-                new GrepTool(), new TodoWriteTool(), new SpawnSubagentTool(), new LoadSkillTool())) {
+        List<Tool> tools = new ArrayList<>(WorkspaceToolsFixture.tools("bash", "read_file", "write_file", "edit_file",
+                "glob", "grep"));
+        tools.addAll(List.of(new TodoWriteTool(), new SpawnSubagentTool(), new LoadSkillTool()));
+        for (Tool t : tools) {
             specs.add(t.spec());
         }
         specs.add(ToolSpecification.builder().name("no_params").description("takes nothing").build());

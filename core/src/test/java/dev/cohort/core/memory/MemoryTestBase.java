@@ -13,7 +13,7 @@ import dev.cohort.core.testing.ScriptedModelTestBase;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
-import dev.cohort.core.tools.workspace.WriteFileTool;
+import dev.cohort.core.tools.workspace.WorkspaceToolsFixture;
 import dev.cohort.devstack.model.RecordedRequest;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,7 +53,7 @@ public abstract class MemoryTestBase extends ScriptedModelTestBase {
     protected AgentSession newSession(WorkspaceToolExecutor ws, MemoryStore memories) {
         MemoryManager memory = MemoryManager.builder().store(memories).model(client()).executor(background::add).build();
         AgentEngine engine = AgentEngine.builder().model(client())
-                .tools(ToolRegistry.of(List.of(new WriteFileTool(), new MemoryWriteTool(t -> memories),
+                .tools(ToolRegistry.of(List.of(WorkspaceToolsFixture.tool("write_file"), new MemoryWriteTool(t -> memories),
                         new MemoryDeleteTool(t -> memories))))
                 .memory(memory).bundledSkills(List.of()).build();
         // the lead's default allowlist includes memory_write / memory_delete

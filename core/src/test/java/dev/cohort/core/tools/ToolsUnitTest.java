@@ -9,8 +9,7 @@ import dev.cohort.core.tools.skills.SkillLibrary;
 import dev.cohort.core.tools.todo.TodoItem;
 import dev.cohort.core.tools.todo.TodoList;
 import dev.cohort.core.tools.todo.TodoWriteTool;
-import dev.cohort.core.tools.workspace.BashTool;
-import dev.cohort.core.tools.workspace.ReadFileTool;
+import dev.cohort.core.tools.workspace.WorkspaceToolsFixture;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -20,13 +19,15 @@ class ToolsUnitTest {
 
     @Test
     void theRegistryFailsAtStartUpOnADuplicateName() {
-        assertThatThrownBy(() -> ToolRegistry.of(new BashTool(), new ReadFileTool(), new BashTool()))
+        assertThatThrownBy(() -> ToolRegistry.of(WorkspaceToolsFixture.tool("bash"), WorkspaceToolsFixture.tool("read_file"),
+                WorkspaceToolsFixture.tool("bash")))
                 .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("duplicate tool name 'bash'");
     }
 
     @Test
     void theRegistryOffersOnlyAllowedToolsInRegistrationOrder() {
-        ToolRegistry r = ToolRegistry.of(new BashTool(), new ReadFileTool(), new TodoWriteTool());
+        ToolRegistry r = ToolRegistry.of(WorkspaceToolsFixture.tool("bash"), WorkspaceToolsFixture.tool("read_file"),
+                new TodoWriteTool());
         assertThat(r.specs(Set.of("todo_write", "bash")).stream().map(s -> s.name())).containsExactly("bash", "todo_write");
     }
 
@@ -38,9 +39,9 @@ class ToolsUnitTest {
                 "argument 'todos[0].status' must be one of [pending, in_progress, completed], got \"done\"",
                 "missing required argument 'todos[1].content'");
         assertThat(ToolArguments.parse("[1]", schema).problems()).containsExactly("arguments must be a JSON object, got an array");
-        assertThat(ToolArguments.parse("", new ReadFileTool().spec().parameters()).problems())
+        assertThat(ToolArguments.parse("", WorkspaceToolsFixture.tool("read_file").spec().parameters()).problems())
                 .containsExactly("missing required argument 'path'");
-        assertThat(ToolArguments.parse("{\"path\":\"a\",\"limit\":5}", new ReadFileTool().spec().parameters()).ok()).isTrue();
+        assertThat(ToolArguments.parse("{\"path\":\"a\",\"limit\":5}", WorkspaceToolsFixture.tool("read_file").spec().parameters()).ok()).isTrue();
     }
 
     @Test

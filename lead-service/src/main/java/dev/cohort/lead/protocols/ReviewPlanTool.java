@@ -33,7 +33,7 @@ public final class ReviewPlanTool extends SpecifiedTool {
     private final ToolEffectRepository effects;
 
     public ReviewPlanTool(ProtocolService service, ToolEffectRepository effects) {
-        super(SPEC, false);
+        super(SPEC, false, LEAD_ONLY);
         this.service = service;
         this.effects = effects;
     }

@@ -20,7 +20,7 @@ abstract class TeammateRequestTool extends SpecifiedTool {
 
     /** {@code what} names the request in a refusal ("request a plan of"), followed by the teammate's name. */
     TeammateRequestTool(ToolSpecification spec, String textArgument, String what, ToolEffectRepository effects) {
-        super(spec, false);
+        super(spec, false, LEAD_ONLY);
         this.textArgument = textArgument;
         this.what = what;
         this.effects = effects;

@@ -1,10 +1,11 @@
 package dev.cohort.lead.tasks;
 
 import dev.cohort.core.tools.EffectKey;
+import dev.cohort.core.tools.ForwardingTool;
+import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
-import dev.cohort.core.tools.workspace.CreateWorktreeTool;
 import dev.cohort.lead.store.ToolEffectRepository;
 
 /**
@@ -14,11 +15,13 @@ import dev.cohort.lead.store.ToolEffectRepository;
  * idempotent on (agent, call id): the worktree is the tool runner's (answered from its call record), the binding
  * records the whole result in its transaction, so a repeat gets the first text and does not bind again.
  */
-final class BoundCreateWorktreeTool extends CreateWorktreeTool {
+final class BoundCreateWorktreeTool extends ForwardingTool {
     private final TaskService service;
     private final ToolEffectRepository effects;
 
-    BoundCreateWorktreeTool(TaskService service, ToolEffectRepository effects) {
+    /** Wraps the tool runner's {@code create_worktree}. */
+    BoundCreateWorktreeTool(Tool runnerTool, TaskService service, ToolEffectRepository effects) {
+        super(runnerTool);
         this.service = service;
         this.effects = effects;
     }

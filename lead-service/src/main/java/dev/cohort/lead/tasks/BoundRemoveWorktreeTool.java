@@ -1,10 +1,11 @@
 package dev.cohort.lead.tasks;
 
 import dev.cohort.core.tools.EffectKey;
+import dev.cohort.core.tools.ForwardingTool;
+import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
-import dev.cohort.core.tools.workspace.RemoveWorktreeTool;
 import dev.cohort.lead.store.ToolEffectRepository;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -16,11 +17,13 @@ import java.util.stream.Collectors;
  * record), the unbinding records the whole result in its transaction, so a repeat gets the first text, "Unbound:" line
  * included.
  */
-final class BoundRemoveWorktreeTool extends RemoveWorktreeTool {
+final class BoundRemoveWorktreeTool extends ForwardingTool {
     private final TaskService service;
     private final ToolEffectRepository effects;
 
-    BoundRemoveWorktreeTool(TaskService service, ToolEffectRepository effects) {
+    /** Wraps the tool runner's {@code remove_worktree}. */
+    BoundRemoveWorktreeTool(Tool runnerTool, TaskService service, ToolEffectRepository effects) {
+        super(runnerTool);
         this.service = service;
         this.effects = effects;
     }

@@ -38,7 +38,7 @@ public final class CreateTaskTool extends SpecifiedTool {
     private final ToolEffectRepository effects;
 
     CreateTaskTool(TaskService service, ToolEffectRepository effects) {
-        super(SPEC, true);
+        super(SPEC, true, LEAD_ONLY);
         this.service = service;
         this.effects = effects;
     }

@@ -6,14 +6,14 @@ import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolInfrastructureException;
 import dev.cohort.core.tools.ToolResult;
-import dev.cohort.core.tools.workspace.KeepWorktreeTool;
-import dev.cohort.core.tools.workspace.ListWorktreesTool;
 import dev.cohort.lead.store.ToolEffectRepository;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.function.Supplier;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -38,16 +38,20 @@ public class TaskTools {
     @Inject
     ToolEffectRepository effects;
 
-    /**
-     * The five board tools, in the order the seed registers them, then the worktree tools ({@code
-     * create_worktree} binds its {@code task_id} on this board, {@code remove_worktree} refuses while a bound task
-     * is in progress and unbinds the rest; the others are the tool runner's as they are).
-     */
+    /** The five board tools, in the order the seed registers them. */
     public List<Tool> all() {
         return List.of(new CreateTaskTool(service, effects), new ListTasksTool(service), new GetTaskTool(service),
-                new ClaimTaskTool(service, effects), new CompleteTaskTool(service, effects),
-                new BoundCreateWorktreeTool(service, effects), new BoundRemoveWorktreeTool(service, effects),
-                new KeepWorktreeTool(), new ListWorktreesTool());
+                new ClaimTaskTool(service, effects), new CompleteTaskTool(service, effects));
+    }
+
+    /**
+     * The tool runner's worktree tools as the board extends them: {@code create_worktree} binds its {@code task_id}
+     * on this board, {@code remove_worktree} refuses while a bound task is in progress and unbinds the rest (the other
+     * worktree tools are the runner's as they are).
+     */
+    public Map<String, UnaryOperator<Tool>> worktreeBindings() {
+        return Map.of("create_worktree", t -> new BoundCreateWorktreeTool(t, service, effects),
+                "remove_worktree", t -> new BoundRemoveWorktreeTool(t, service, effects));
     }
 
     /** Runs a board operation, mapping refusals to model-visible errors and infrastructure failures to turn ends. */

@@ -44,7 +44,7 @@ public final class SpawnTeammateTool extends SpecifiedTool {
     private final Supplier<TeamBudget> budget;
 
     public SpawnTeammateTool(TeammateService service, Supplier<TeammateLimits.Values> limits, Supplier<TeamBudget> budget) {
-        super(SPEC, false);
+        super(SPEC, false, LEAD_ONLY);
         this.service = service;
         this.limits = limits;
         this.budget = budget;

@@ -23,7 +23,6 @@ import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.ToolResult;
-import dev.cohort.core.tools.Toolsets;
 import dev.cohort.lead.events.RosterRepository;
 import dev.cohort.lead.inbox.InboxFormatter;
 import dev.cohort.lead.inbox.InboxRepository.InboxRow;
@@ -171,8 +170,7 @@ class ProtocolsTest {
     @Test
     void theLeadGetsRequestShutdownRequestPlanAndReviewPlanAndTheyAreInItsAllowlistButNotATeammates() {
         assertThat(registry.names()).containsExactly("request_shutdown", "request_plan", "review_plan");
-        assertThat(Toolsets.LEAD).containsAll(registry.names());
-        assertThat(Toolsets.TEAMMATE).doesNotContainAnyElementsOf(registry.names());
+        assertThat(provider.tools()).allSatisfy(t -> assertThat(t.roles()).containsExactly(AgentRole.LEAD));
         assertThat(provider.roles()).containsExactly(AgentRole.LEAD);
     }
 

@@ -14,8 +14,9 @@ import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.ToolResult;
-import dev.cohort.core.tools.Toolsets;
+import dev.cohort.core.tools.workspace.WorkspaceCatalogue;
 import dev.cohort.lead.agent.LeadEngine;
+import dev.cohort.lead.teams.LeadToolRunner;
 import dev.cohort.lead.teams.TeamRepository;
 import io.agroal.api.AgroalDataSource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -30,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -59,13 +61,23 @@ class TaskToolsTest {
     @Inject
     AgroalDataSource ds;
 
+    @Inject
+    LeadToolRunner toolRunner;
+
     ToolRegistry registry;
     String team;
     ToolContext lead;
 
     @BeforeEach
     void setUp() {
-        registry = ToolRegistry.of(taskTools.all());
+        // the board's tools, then the tool runner's worktree tools as the lead's engine holds them
+        WorkspaceCatalogue runnerTools = toolRunner.catalogue();
+        List<Tool> tools = new ArrayList<>(taskTools.all());
+        for (String name : List.of("create_worktree", "remove_worktree", "keep_worktree", "list_worktrees")) {
+            Tool t = runnerTools.find(name).orElseThrow();
+            tools.add(taskTools.worktreeBindings().getOrDefault(name, UnaryOperator.identity()).apply(t));
+        }
+        registry = ToolRegistry.of(tools);
         team = Boards.newTeam(teams, "tools");
         lead = IdentityContext.lead(team);
     }
@@ -90,11 +102,11 @@ class TaskToolsTest {
     void theBoardAndWorktreeToolsAreRegisteredUnderTheSeedNamesAndAllowedForTheLead() {
         assertThat(registry.names()).containsExactly("create_task", "list_tasks", "get_task", "claim_task", "complete_task",
                 "create_worktree", "remove_worktree", "keep_worktree", "list_worktrees");
-        assertThat(Toolsets.LEAD).containsAll(registry.names());
+        assertThat(registry.all()).allSatisfy(t -> assertThat(t.roles()).contains(AgentRole.LEAD));
         assertThat(registry.find("claim_task").orElseThrow().spec().parameters().properties()).containsOnlyKeys("task_id");
         assertThat(registry.find("create_worktree").orElseThrow().spec().parameters().properties())
                 .containsOnlyKeys("name", "base", "task_id");
-        assertThat(taskTools.all().stream().filter(Tool::isMutating).map(Tool::name))
+        assertThat(registry.all().stream().filter(Tool::isMutating).map(Tool::name))
                 .containsExactly("create_task", "claim_task", "complete_task", "create_worktree", "remove_worktree",
                         "keep_worktree");
     }

@@ -22,7 +22,7 @@ import dev.cohort.core.tools.cron.ListCronsTool;
 import dev.cohort.core.tools.cron.SchedulerClient;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolRegistry;
-import dev.cohort.core.tools.workspace.BashTool;
+import dev.cohort.core.tools.workspace.WorkspaceToolsFixture;
 import dev.cohort.core.tools.workspace.ToolOutcome;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.devstack.model.ScriptedModelServer;
@@ -199,7 +199,7 @@ class S14TryThesePromptsTest {
     }
 
     private AgentSession lead(ApprovalGateway approvals, String team) throws Exception {
-        List<Tool> tools = new ArrayList<>(List.of(new BashTool()));
+        List<Tool> tools = new ArrayList<>(List.of(WorkspaceToolsFixture.tool("bash")));
         tools.addAll(CronTools.all(new SchedulerClient(base.toURI(), Optional.of(LeadServiceStub.TOKEN), Duration.ofSeconds(30))));
         AgentEngine engine = AgentEngine.builder()
                 .model(new GatewayModelClient(new LlmGateway(new LlmSettings(model.baseUrl(), "sk-test", "scripted",

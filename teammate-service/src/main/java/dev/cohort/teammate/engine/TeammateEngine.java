@@ -2,6 +2,7 @@ package dev.cohort.teammate.engine;
 
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.workspace.WorkspaceCatalogue;
 import dev.cohort.core.tools.workspace.WorkspaceReadCache;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.host.engine.EngineAssembly;
@@ -55,12 +56,14 @@ public class TeammateEngine {
         if (config.workMaxRounds() < 1) {
             throw new IllegalArgumentException("cohort.teammate.work-max-rounds must be at least 1, was " + config.workMaxRounds());
         }
-        engine = assembly.engine(AgentRole.TEAMMATE).events(events).approvals(approvals.gateway())
-                .transcripts(new PgTranscriptStore(ds, "teammate"))
-                .adjustSettings(s -> s.withMaxModelCallsPerTurn(config.workMaxRounds())).build();
         ToolRunnerWorkspace runner = assembly.toolRunner(config.toolRunnerUrl(), config.toolRunnerToken(),
                 config.toolRunnerTimeout());
-        workspace = new WorkspaceReadCache(runner.executor(), config.workspaceCacheTtl(), clock);
+        WorkspaceCatalogue catalogue = runner.catalogue(assembly.catalogueWait());
+        engine = assembly.engine(AgentRole.TEAMMATE).workspace(catalogue).events(events).approvals(approvals.gateway())
+                .transcripts(new PgTranscriptStore(ds, "teammate"))
+                .adjustSettings(s -> s.withMaxModelCallsPerTurn(config.workMaxRounds())).build();
+        workspace = new WorkspaceReadCache(runner.executor(), catalogue::changesNothing, config.workspaceCacheTtl(),
+                clock);
     }
 
     public AgentEngine engine() {

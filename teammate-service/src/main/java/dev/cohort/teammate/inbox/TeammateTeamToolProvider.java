@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * The team tools of a teammate ({@code send_message}, {@code check_inbox}) over {@link TeammateTeamChannel}. The board
- * tools and {@code submit_plan} of {@code Toolsets.TEAMMATE} are not offered yet; teammates never spawn.
+ * tools and {@code submit_plan} come from their own providers; teammates never spawn.
  */
 @ApplicationScoped
 public class TeammateTeamToolProvider extends RoleTools {

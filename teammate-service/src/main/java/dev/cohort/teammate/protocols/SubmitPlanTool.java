@@ -4,6 +4,7 @@ import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.protocol.payload.PlanApprovalRequest;
 import dev.cohort.core.team.TeamMessages;
+import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.SpecifiedTool;
 import dev.cohort.core.tools.ToolCall;
@@ -17,6 +18,7 @@ import java.time.Instant;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
+import java.util.Set;
 
 /**
  * {@code submit_plan{plan}} (teammates): a {@code plan_approval_request} to the lead, whose id (derived from the
@@ -39,7 +41,7 @@ public final class SubmitPlanTool extends SpecifiedTool {
     private final AgentMessagePublisher publisher;
 
     public SubmitPlanTool(AgentMessagePublisher publisher) {
-        super(SPEC, false);
+        super(SPEC, false, Set.of(AgentRole.TEAMMATE));
         this.publisher = publisher;
     }
 

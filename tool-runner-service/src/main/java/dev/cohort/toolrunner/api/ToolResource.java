@@ -4,9 +4,12 @@ import dev.cohort.core.engine.LogContext;
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallRequest;
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.toolrunner.ToolDescriptor;
 import dev.cohort.platform.web.Problem;
 import dev.cohort.toolrunner.AfterResponse;
 import dev.cohort.toolrunner.background.BackgroundJobs;
+import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.ToolRegistry;
 import dev.cohort.toolrunner.calls.ToolService;
 import io.vertx.ext.web.RoutingContext;
 import jakarta.inject.Inject;
@@ -24,7 +27,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The internal API: {@code POST /internal/v1/tools/{name}} runs a tool; {@code GET/DELETE
+ * The internal API: {@code GET /internal/v1/tools} is the catalogue of the workspace tools (what the agents offer their
+ * models); {@code POST /internal/v1/tools/{name}} runs a tool; {@code GET/DELETE
  * /internal/v1/background/{id}} inspects or cancels a background job. Blocking endpoints (worker threads): tools
  * block on processes and files.
  */
@@ -35,6 +39,14 @@ public class ToolResource {
     ToolService tools;
     @Inject
     BackgroundJobs background;
+    @Inject
+    ToolRegistry registry;
+
+    @GET
+    @Path("/tools")
+    public List<ToolDescriptor> catalogue() {
+        return registry.all().stream().map(Tool::descriptor).toList();
+    }
 
     @POST
     @Path("/tools/{name}")

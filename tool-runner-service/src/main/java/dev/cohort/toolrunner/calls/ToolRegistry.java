@@ -3,6 +3,7 @@ package dev.cohort.toolrunner.calls;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import java.util.Collection;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -30,5 +31,10 @@ public class ToolRegistry {
 
     public Set<String> names() {
         return tools.keySet();
+    }
+
+    /** The tools, by name. */
+    public Collection<Tool> all() {
+        return tools.values();
     }
 }

@@ -1,6 +1,8 @@
 package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.toolrunner.ToolDescriptor;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.core.trace.Tracing;
 import dev.cohort.toolrunner.background.BackgroundJobs;
 import dev.cohort.toolrunner.CallPhases;
@@ -15,6 +17,7 @@ import dev.cohort.toolrunner.sandbox.CommandLimits;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.OutputStore;
 import dev.cohort.toolrunner.workspace.ToolContext;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
@@ -43,6 +46,17 @@ import java.util.Set;
  */
 @ApplicationScoped
 public class BashTool implements Tool {
+    /** The name the model calls it by. */
+    public static final String NAME = "bash";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Run one shell command (bash) in the workspace and return its output and exit code. Commands run non-interactively (stdin is empty), with a timeout; long output keeps head and tail.",
+            ToolSchemas.object().addProperty("command", ToolSchemas.string("the command line, e.g. 'ls -la' or 'mvn -q test'"))
+                    .addProperty("run_in_background", ToolSchemas.bool("run it as a background job: the call returns its"
+                            + " job id at once and a background_done message arrives when it ends (check_background,"
+                            + " cancel_background)"))
+                    .required("command").build());
+
     @Inject
     Tracing tracing;
 
@@ -69,13 +83,18 @@ public class BashTool implements Tool {
     }
 
     @Override
-    public String name() {
-        return "bash";
+    public Set<String> arguments() {
+        return Set.of("command", "timeout_ms", "run_in_background", STDIN);
     }
 
     @Override
-    public Set<String> arguments() {
-        return Set.of("command", "timeout_ms", "run_in_background", STDIN);
+    public ToolSpecification spec() {
+        return SPEC;
+    }
+
+    @Override
+    public ToolDescriptor.Subject permission() {
+        return ToolDescriptor.Subject.command("command");
     }
 
     @Override

@@ -2,14 +2,15 @@ package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.background.BackgroundJobs;
 import dev.cohort.toolrunner.calls.Args;
 import dev.cohort.toolrunner.calls.Tool;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.ToolContext;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.util.Set;
 
 /**
  * {@code cancel_background {job_id}}: kills a running background job of the calling agent and reports
@@ -18,17 +19,21 @@ import java.util.Set;
  */
 @ApplicationScoped
 public class CancelBackgroundTool implements Tool {
+    /** The name the model calls it by. */
+    public static final String NAME = "cancel_background";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Cancel a running background job you started (its whole process group is "
+                    + "killed) and get its final state. A job that already ended is left as it is.",
+            ToolSchemas.object().addProperty("job_id", ToolSchemas.string("the job id, e.g. 'bg_1a2b3c4d5e6f7a8b'"))
+                    .required("job_id").build());
+
     @Inject
     BackgroundJobs background;
 
     @Override
-    public String name() {
-        return "cancel_background";
-    }
-
-    @Override
-    public Set<String> arguments() {
-        return Set.of("job_id");
+    public ToolSpecification spec() {
+        return SPEC;
     }
 
     @Override

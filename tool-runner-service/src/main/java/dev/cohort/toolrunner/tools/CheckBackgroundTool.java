@@ -2,13 +2,14 @@ package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.background.BackgroundJobs;
 import dev.cohort.toolrunner.calls.Args;
 import dev.cohort.toolrunner.calls.Tool;
 import dev.cohort.toolrunner.workspace.ToolContext;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.util.Set;
 
 /**
  * {@code check_background {job_id}}: the state of one background job of the calling agent: status,
@@ -17,17 +18,21 @@ import java.util.Set;
  */
 @ApplicationScoped
 public class CheckBackgroundTool implements Tool {
+    /** The name the model calls it by. */
+    public static final String NAME = "check_background";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Check a background job you started: status (running, completed, failed, "
+                    + "timed_out, cancelled), exit code, duration, the first output, and where the whole output is.",
+            ToolSchemas.object().addProperty("job_id", ToolSchemas.string("the job id, e.g. 'bg_1a2b3c4d5e6f7a8b'"))
+                    .required("job_id").build());
+
     @Inject
     BackgroundJobs background;
 
     @Override
-    public String name() {
-        return "check_background";
-    }
-
-    @Override
-    public Set<String> arguments() {
-        return Set.of("job_id");
+    public ToolSpecification spec() {
+        return SPEC;
     }
 
     @Override

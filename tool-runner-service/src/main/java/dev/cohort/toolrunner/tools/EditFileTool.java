@@ -1,12 +1,15 @@
 package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.toolrunner.ToolDescriptor;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
 import dev.cohort.toolrunner.calls.Tool;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.FileLocks;
 import dev.cohort.toolrunner.workspace.TextFiles;
 import dev.cohort.toolrunner.workspace.ToolContext;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -15,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.Set;
 
 /**
  * {@code edit_file {path, old_text, new_text, replace_all?}}: exact replacement; refuses an empty or absent
@@ -24,17 +26,24 @@ import java.util.Set;
  */
 @ApplicationScoped
 public class EditFileTool implements Tool {
+    /** The name the model calls it by. */
+    public static final String NAME = "edit_file";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Replace text in a workspace file. old_text must match exactly once unless replace_all is true.",
+            ToolSchemas.object().addProperty("path", ToolSchemas.string("workspace-relative path")).addProperty("old_text", ToolSchemas.string("the exact text to replace")).addProperty("new_text", ToolSchemas.string("the replacement")).addProperty("replace_all", ToolSchemas.bool("replace every occurrence")).required("path", "old_text", "new_text").build());
+
     @Inject
     FileLocks locks;
 
     @Override
-    public String name() {
-        return "edit_file";
+    public ToolSpecification spec() {
+        return SPEC;
     }
 
     @Override
-    public Set<String> arguments() {
-        return Set.of("path", "old_text", "new_text", "replace_all");
+    public ToolDescriptor.Subject permission() {
+        return ToolDescriptor.Subject.fileWrite("path");
     }
 
     @Override

@@ -1,12 +1,14 @@
 package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
 import dev.cohort.toolrunner.calls.Tool;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.FileWalker;
 import dev.cohort.toolrunner.workspace.ToolContext;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -16,7 +18,6 @@ import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Set;
 
 /**
  * {@code glob {pattern, path?}}: files matching a glob relative to {@code path} (default: the cwd); {@code **}
@@ -25,6 +26,13 @@ import java.util.Set;
  */
 @ApplicationScoped
 public class GlobTool implements Tool {
+    /** The name the model calls it by. */
+    public static final String NAME = "glob";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Find workspace files by glob pattern (recursive with **), newest first.",
+            ToolSchemas.object().addProperty("pattern", ToolSchemas.string("e.g. '**/*.java'")).addProperty("path", ToolSchemas.string("directory to search from (default: the working directory)")).required("pattern").build());
+
     /** Files examined per call: bounds the cost of a glob at the root of a huge tree. */
     private static final int MAX_WALK = 500_000;
 
@@ -32,13 +40,8 @@ public class GlobTool implements Tool {
     ToolRunnerConfig config;
 
     @Override
-    public String name() {
-        return "glob";
-    }
-
-    @Override
-    public Set<String> arguments() {
-        return Set.of("pattern", "path");
+    public ToolSpecification spec() {
+        return SPEC;
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
 import dev.cohort.toolrunner.calls.Tool;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
@@ -9,6 +10,7 @@ import dev.cohort.toolrunner.workspace.ContainedFiles;
 import dev.cohort.toolrunner.workspace.FileWalker;
 import dev.cohort.toolrunner.workspace.TextFiles;
 import dev.cohort.toolrunner.workspace.ToolContext;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.BufferedReader;
@@ -27,7 +29,6 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
-import java.util.Set;
 
 /**
  * {@code grep {pattern, path?, glob?, ignore_case?, max_results?}}: Java regex over text files under {@code path}
@@ -36,19 +37,21 @@ import java.util.Set;
  */
 @ApplicationScoped
 public class GrepTool implements Tool {
+    /** The name the model calls it by. */
+    public static final String NAME = "grep";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Search file contents with a regular expression; returns path:line:text matches.",
+            ToolSchemas.object().addProperty("pattern", ToolSchemas.string("a Java regular expression")).addProperty("path", ToolSchemas.string("file or directory to search (default: the working directory)")).addProperty("glob", ToolSchemas.string("only files matching this glob, e.g. '*.py'")).addProperty("ignore_case", ToolSchemas.bool("case-insensitive match")).addProperty("max_results", ToolSchemas.integer("maximum number of matches")).required("pattern").build());
+
     private static final int MAX_WALK = 500_000;
 
     @Inject
     ToolRunnerConfig config;
 
     @Override
-    public String name() {
-        return "grep";
-    }
-
-    @Override
-    public Set<String> arguments() {
-        return Set.of("pattern", "path", "glob", "ignore_case", "max_results");
+    public ToolSpecification spec() {
+        return SPEC;
     }
 
     @Override

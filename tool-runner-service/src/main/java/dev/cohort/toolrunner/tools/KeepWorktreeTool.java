@@ -1,28 +1,38 @@
 package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
 import dev.cohort.toolrunner.calls.Tool;
 import dev.cohort.toolrunner.workspace.ToolContext;
 import dev.cohort.toolrunner.worktrees.WorktreeManager;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.util.Set;
+import java.util.List;
 
 /** {@code keep_worktree {name}}: marks an existing worktree as kept for review. */
 @ApplicationScoped
 public class KeepWorktreeTool implements Tool {
+    /** The name the model calls it by. */
+    public static final String NAME = "keep_worktree";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Mark an existing worktree as kept, so its work stays available for review.",
+            ToolSchemas.object().addProperty("name", ToolSchemas.string("the worktree's name")).required("name").build());
+
     @Inject
     WorktreeManager worktrees;
 
     @Override
-    public String name() {
-        return "keep_worktree";
+    public ToolSpecification spec() {
+        return SPEC;
     }
 
     @Override
-    public Set<String> arguments() {
-        return Set.of("name");
+    public List<AgentRole> roles() {
+        return List.of(AgentRole.LEAD);
     }
 
     @Override

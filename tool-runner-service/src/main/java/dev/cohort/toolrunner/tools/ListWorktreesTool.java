@@ -2,29 +2,38 @@ package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
 import dev.cohort.toolrunner.calls.Tool;
 import dev.cohort.toolrunner.workspace.ToolContext;
 import dev.cohort.toolrunner.worktrees.WorktreeManager;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.List;
-import java.util.Set;
 
 /** {@code list_worktrees {}}: the team's worktrees as JSON (name, branch, base, cwd, status, task). */
 @ApplicationScoped
 public class ListWorktreesTool implements Tool {
+    /** The name the model calls it by. */
+    public static final String NAME = "list_worktrees";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "List the team's worktrees: name, branch, base commit, status (active, kept, "
+            + "missing) and bound task.", ToolSchemas.object().build());
+
     @Inject
     WorktreeManager worktrees;
 
     @Override
-    public String name() {
-        return "list_worktrees";
+    public ToolSpecification spec() {
+        return SPEC;
     }
 
     @Override
-    public Set<String> arguments() {
-        return Set.of();
+    public List<AgentRole> roles() {
+        return List.of(AgentRole.LEAD);
     }
 
     @Override

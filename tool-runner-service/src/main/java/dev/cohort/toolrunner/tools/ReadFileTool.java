@@ -1,6 +1,7 @@
 package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
 import dev.cohort.toolrunner.calls.Tool;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
@@ -9,6 +10,7 @@ import dev.cohort.toolrunner.workspace.ContainedFiles;
 import dev.cohort.toolrunner.workspace.OutputStore;
 import dev.cohort.toolrunner.workspace.TextFiles;
 import dev.cohort.toolrunner.workspace.ToolContext;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.BufferedReader;
@@ -33,19 +35,21 @@ import java.util.Set;
  */
 @ApplicationScoped
 public class ReadFileTool implements Tool {
+    /** The name the model calls it by. */
+    public static final String NAME = "read_file";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Read a text file of the workspace; lines are numbered. Use offset/limit to page through long files.",
+            ToolSchemas.object().addProperty("path", ToolSchemas.string("workspace-relative path (or a cohort-output:// reference)")).addProperty("offset", ToolSchemas.integer("1-based first line to show")).addProperty("limit", ToolSchemas.integer("maximum number of lines")).required("path").build());
+
     @Inject
     ToolRunnerConfig config;
     @Inject
     OutputStore outputs;
 
     @Override
-    public String name() {
-        return "read_file";
-    }
-
-    @Override
-    public Set<String> arguments() {
-        return Set.of("path", "offset", "limit");
+    public ToolSpecification spec() {
+        return SPEC;
     }
 
     @Override

@@ -1,28 +1,50 @@
 package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.toolrunner.ToolDescriptor;
+import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
 import dev.cohort.toolrunner.calls.Tool;
 import dev.cohort.toolrunner.workspace.ToolContext;
 import dev.cohort.toolrunner.worktrees.WorktreeManager;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-import java.util.Set;
+import java.util.List;
 
 /** {@code remove_worktree {name, discard_changes?}}: refuses a worktree holding work unless discard_changes. */
 @ApplicationScoped
 public class RemoveWorktreeTool implements Tool {
+    /** The name the model calls it by. */
+    public static final String NAME = "remove_worktree";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Remove a worktree and its branch. It is refused while the worktree has "
+                    + "uncommitted files or commits that are not in its base; merge them, keep_worktree it for "
+                    + "review, or pass discard_changes=true to throw the work away.",
+            ToolSchemas.object()
+                    .addProperty("name", ToolSchemas.string("the worktree's name"))
+                    .addProperty("discard_changes", ToolSchemas.bool("remove even with unmerged work (it is lost)"))
+                    .required("name").build());
+
     @Inject
     WorktreeManager worktrees;
 
     @Override
-    public String name() {
-        return "remove_worktree";
+    public ToolSpecification spec() {
+        return SPEC;
     }
 
     @Override
-    public Set<String> arguments() {
-        return Set.of("name", "discard_changes");
+    public List<AgentRole> roles() {
+        return List.of(AgentRole.LEAD);
+    }
+
+    @Override
+    public ToolDescriptor.Subject permission() {
+        return ToolDescriptor.Subject.destructiveWhen("discard_changes", "discard-worktree",
+                "removing worktree '{name}' and discarding its uncommitted and unmerged work");
     }
 
     @Override

@@ -1,12 +1,15 @@
 package dev.cohort.toolrunner.tools;
 
 import dev.cohort.core.toolrunner.ToolCallResult;
+import dev.cohort.core.toolrunner.ToolDescriptor;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
 import dev.cohort.toolrunner.calls.Tool;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.FileLocks;
 import dev.cohort.toolrunner.workspace.TextFiles;
 import dev.cohort.toolrunner.workspace.ToolContext;
+import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -15,22 +18,28 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.Set;
 
 /** {@code write_file {path, content}}: atomic (temp file + rename), creates parents, reports bytes written. */
 @ApplicationScoped
 public class WriteFileTool implements Tool {
+    /** The name the model calls it by. */
+    public static final String NAME = "write_file";
+
+    private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
+            "Create or overwrite a workspace file with the given content (parent directories are created).",
+            ToolSchemas.object().addProperty("path", ToolSchemas.string("workspace-relative path")).addProperty("content", ToolSchemas.string("the whole new file content")).required("path", "content").build());
+
     @Inject
     FileLocks locks;
 
     @Override
-    public String name() {
-        return "write_file";
+    public ToolSpecification spec() {
+        return SPEC;
     }
 
     @Override
-    public Set<String> arguments() {
-        return Set.of("path", "content");
+    public ToolDescriptor.Subject permission() {
+        return ToolDescriptor.Subject.fileWrite("path");
     }
 
     @Override

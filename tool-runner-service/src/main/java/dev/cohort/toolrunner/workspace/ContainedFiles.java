@@ -160,7 +160,7 @@ public final class ContainedFiles {
     }
 
     /** The attributes of {@code name} in {@code dir}, not following a link; {@code null} when it does not exist. */
-    static BasicFileAttributes attributes(SecureDirectoryStream<Path> dir, Path name) throws IOException {
+    public static BasicFileAttributes attributes(SecureDirectoryStream<Path> dir, Path name) throws IOException {
         try {
             return dir.getFileAttributeView(name, BasicFileAttributeView.class, NOFOLLOW).readAttributes();
         } catch (NoSuchFileException e) {

@@ -1,7 +1,6 @@
 package dev.cohort.core.engine.permission;
 
-import dev.cohort.core.tools.Toolsets;
-import java.util.LinkedHashSet;
+import dev.cohort.core.tools.ToolNames;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -53,9 +52,6 @@ public final class PermissionRule implements PermissionPolicy.Rule {
 
     /** Cohort's tools whose calls a path specifier is matched against. */
     private static final Set<String> PATH_TOOLS = Set.of("read_file", "glob", "grep", "write_file", "edit_file");
-
-    /** Every tool name of Cohort's agents: a lower-case rule naming another is a typo, refused. */
-    private static final Set<String> COHORT_TOOLS = known();
 
     private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_-]*");
     private static final Pattern MCP = Pattern.compile("mcp__([A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*)(?:__(\\*|[A-Za-z0-9_.-]+))?");
@@ -159,10 +155,10 @@ public final class PermissionRule implements PermissionPolicy.Rule {
         }
         Set<String> tools = CLAUDE_TOOLS.get(name);
         if (tools == null) {
-            if (!COHORT_TOOLS.contains(name)) {
+            if (!ToolNames.known(name) && !PATH_TOOLS.contains(name) && !name.equals("bash")) {
                 throw new InvalidRule(text, "Cohort has no tool '" + name + "'; rules name Bash, Read, Edit, Write,"
                         + " Glob, Grep, mcp__<server>__<tool> or one of Cohort's tools: "
-                        + String.join(", ", COHORT_TOOLS.stream().sorted().toList()));
+                        + String.join(", ", ToolNames.all()));
             }
             tools = Set.of(name);
         }
@@ -248,13 +244,5 @@ public final class PermissionRule implements PermissionPolicy.Rule {
     @Override
     public String toString() {
         return describe();
-    }
-
-    private static Set<String> known() {
-        Set<String> all = new LinkedHashSet<>();
-        all.addAll(Toolsets.LEAD);
-        all.addAll(Toolsets.TEAMMATE);
-        all.addAll(Toolsets.SUBAGENT);
-        return Set.copyOf(all);
     }
 }

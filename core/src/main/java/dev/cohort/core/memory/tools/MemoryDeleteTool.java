@@ -2,6 +2,7 @@ package dev.cohort.core.memory.tools;
 
 import dev.cohort.core.memory.MemoryNames;
 import dev.cohort.core.memory.MemoryStore;
+import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
@@ -10,12 +11,18 @@ import dev.cohort.core.tools.ToolResult;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import java.util.function.Function;
+import java.util.Set;
 
 /**
  * {@code memory_delete {name}}: "forget X". An unknown name is a model-visible error listing the names.
  * Idempotent on (agent, call id): a repeated call (a resumed turn) gets "Deleted", not "no memory named".
  */
 public final class MemoryDeleteTool implements Tool {
+
+    @Override
+    public Set<AgentRole> roles() {
+        return LEAD_ONLY;
+    }
     public static final String NAME = "memory_delete";
     private final Function<String, MemoryStore> stores;
 

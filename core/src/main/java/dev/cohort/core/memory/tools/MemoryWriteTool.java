@@ -3,6 +3,7 @@ package dev.cohort.core.memory.tools;
 import dev.cohort.core.memory.Memory;
 import dev.cohort.core.memory.MemoryStore;
 import dev.cohort.core.memory.MemoryType;
+import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.EffectKey;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
@@ -13,6 +14,7 @@ import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
 import java.time.InstantSource;
 import java.util.Arrays;
 import java.util.function.Function;
+import java.util.Set;
 
 /**
  * {@code memory_write {name, type, description, body}}: "remember X" made explicit (the tutorial had no memory
@@ -22,6 +24,11 @@ import java.util.function.Function;
  * with it: a memory is a note an agent wrote, not an instruction.
  */
 public final class MemoryWriteTool implements Tool {
+
+    @Override
+    public Set<AgentRole> roles() {
+        return LEAD_ONLY;
+    }
     public static final String NAME = "memory_write";
     private final Function<String, MemoryStore> stores;
     private final InstantSource clock;

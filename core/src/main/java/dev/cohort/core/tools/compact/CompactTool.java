@@ -1,12 +1,14 @@
 package dev.cohort.core.tools.compact;
 
-import dev.cohort.core.tools.ToolEffect;
+import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolCall;
 import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolEffect;
 import dev.cohort.core.tools.ToolResult;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
+import java.util.Set;
 
 /**
  * {@code compact {focus?}}: asks for the conversation to be summarised before the next model call. The tool
@@ -15,6 +17,11 @@ import dev.langchain4j.model.chat.request.json.JsonObjectSchema;
  * (the seed ignored it). It goes through the permission gate and hooks like any tool.
  */
 public final class CompactTool implements Tool {
+
+    @Override
+    public Set<AgentRole> roles() {
+        return LEAD_ONLY;
+    }
     public static final String NAME = "compact";
 
     @Override

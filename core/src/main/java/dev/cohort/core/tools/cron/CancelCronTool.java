@@ -25,7 +25,7 @@ public final class CancelCronTool extends SpecifiedTool {
     private final SchedulerClient client;
 
     public CancelCronTool(SchedulerClient client) {
-        super(SPEC, true);
+        super(SPEC, true, LEAD_ONLY);
         this.client = client;
     }
 

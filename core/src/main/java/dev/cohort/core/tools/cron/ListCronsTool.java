@@ -23,7 +23,7 @@ public final class ListCronsTool extends SpecifiedTool {
     private final SchedulerClient client;
 
     public ListCronsTool(SchedulerClient client) {
-        super(SPEC, false);
+        super(SPEC, false, LEAD_ONLY);
         this.client = client;
     }
 

@@ -61,7 +61,7 @@ public final class ScheduleCronTool extends SpecifiedTool {
     }
 
     public ScheduleCronTool(SchedulerClient client, Approval approval) {
-        super(SPEC, true);
+        super(SPEC, true, LEAD_ONLY);
         this.client = client;
         this.approval = approval == null ? Approval.ASK : approval;
     }

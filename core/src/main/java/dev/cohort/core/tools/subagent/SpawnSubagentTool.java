@@ -23,7 +23,7 @@ public final class SpawnSubagentTool extends SpecifiedTool {
                     .required("description").build());
 
     public SpawnSubagentTool() {
-        super(SPEC, false); // the subagent's own calls are gated one by one
+        super(SPEC, false, LEAD_ONLY); // the subagent's own calls are gated one by one
     }
 
     @Override

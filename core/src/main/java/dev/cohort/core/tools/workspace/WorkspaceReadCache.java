@@ -8,6 +8,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
@@ -19,8 +20,8 @@ import org.jboss.logging.Logger;
  *
  * <p>When a kept value is not used any more:
  * <ul>
- * <li><b>explicitly</b>: any call through this executor that may change files (every tool but the reads in
- * {@link #READS}: {@code bash}, {@code write_file}, {@code edit_file}, worktree changes, …) drops its team's values once
+ * <li><b>explicitly</b>: any call through this executor that may change files (every tool but those its catalogue
+ * declares read-only: {@code bash}, {@code write_file}, {@code edit_file}, worktree changes, …) drops its team's values once
  * it returned or failed, so a change made by an agent of this process is seen by the next turn of every agent of the
  * team; {@link #invalidate} for the other signals the host has (a background job of the team finished);</li>
  * <li><b>by age</b>, for changes made elsewhere (a person, another service or replica): a value is served at most
@@ -32,9 +33,6 @@ import org.jboss.logging.Logger;
  */
 public final class WorkspaceReadCache implements WorkspaceToolExecutor {
     private static final Logger LOG = Logger.getLogger(WorkspaceReadCache.class);
-
-    /** The tools that change nothing (the tool runner's reads): they keep the team's values. */
-    public static final Set<String> READS = Set.of("read_file", "glob", "grep", "list_worktrees", "check_background");
 
     /**
      * What a read found, and whether it may be kept: a failed read (the runner down, an error other than "not found")
@@ -65,19 +63,24 @@ public final class WorkspaceReadCache implements WorkspaceToolExecutor {
     }
 
     private final WorkspaceToolExecutor delegate;
+    private final Predicate<String> changesNothing;
     private final Duration ttl;
     private final Clock clock;
     private final ConcurrentHashMap<String, TeamReads> teams = new ConcurrentHashMap<>();
     private final AtomicLong reads = new AtomicLong();
 
     /**
-     * @param delegate the executor every call goes to
+     * @param delegate       the executor every call goes to
+     * @param changesNothing which tools change no file (their calls keep the team's values): the catalogue's
+     *                       read-only tools ({@link WorkspaceCatalogue#changesNothing})
      * @param ttl      the longest a value is served after its read (positive); changes made outside this process are
      *                 seen within it
      * @param clock    the clock of {@code ttl} (tests move it)
      */
-    public WorkspaceReadCache(WorkspaceToolExecutor delegate, Duration ttl, Clock clock) {
+    public WorkspaceReadCache(WorkspaceToolExecutor delegate, Predicate<String> changesNothing, Duration ttl,
+            Clock clock) {
         this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.changesNothing = Objects.requireNonNull(changesNothing, "changesNothing");
         Objects.requireNonNull(ttl, "ttl");
         if (ttl.isNegative() || ttl.isZero()) {
             throw new IllegalArgumentException("the workspace read cache's ttl must be positive, was " + ttl);
@@ -88,7 +91,7 @@ public final class WorkspaceReadCache implements WorkspaceToolExecutor {
 
     @Override
     public ToolOutcome execute(String tool, String callId, ObjectNode args, Target target) {
-        if (READS.contains(tool)) {
+        if (changesNothing.test(tool)) {
             return delegate.execute(tool, callId, args, target);
         }
         try {

@@ -10,12 +10,7 @@ import dev.cohort.core.testing.CommandTable;
 import dev.cohort.core.tools.cron.ScheduleCronTool;
 import dev.cohort.core.tools.cron.SchedulerClient;
 import dev.cohort.core.tools.Tool;
-import dev.cohort.core.tools.workspace.BashTool;
-import dev.cohort.core.tools.workspace.CreateWorktreeTool;
-import dev.cohort.core.tools.workspace.EditFileTool;
-import dev.cohort.core.tools.workspace.ReadFileTool;
-import dev.cohort.core.tools.workspace.RemoveWorktreeTool;
-import dev.cohort.core.tools.workspace.WriteFileTool;
+import dev.cohort.core.tools.workspace.WorkspaceToolsFixture;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -36,11 +31,8 @@ class PermissionGateTest {
     private static final CommandRules.Workspace WS = CommandRules.Workspace.relative(null);
 
     /** The real tools: the gate decides on what each says is at stake, never on its name. */
-    private static final Map<String, Tool> TOOLS = Stream.of(
-            new BashTool(), new WriteFileTool(),
-            new EditFileTool(), new ReadFileTool(),
-            new RemoveWorktreeTool(),
-            new CreateWorktreeTool())
+    private static final Map<String, Tool> TOOLS = WorkspaceToolsFixture.tools("bash", "write_file", "edit_file", "read_file",
+            "remove_worktree", "create_worktree").stream()
             .collect(Collectors.toMap(Tool::name, t -> t));
 
     private static PermissionDecision gateDecide(PermissionMode mode, String tool, boolean mutating, ObjectNode args,

@@ -7,8 +7,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.shell.CommandRules;
 import dev.cohort.core.tools.PermissionSubject;
+import dev.cohort.core.tools.workspace.WorkspaceToolsFixture;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -18,6 +20,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 class PermissionRuleTest {
 
     private static final CommandRules.Workspace ROOT = CommandRules.Workspace.relative(null);
+
+    /** The tool runner's catalogue, as a service reads it at start: its tool names are known to the rules. */
+    @BeforeAll
+    static void readTheCatalogue() {
+        assertThat(WorkspaceToolsFixture.catalogue().names()).contains("create_worktree");
+    }
 
     /** A rule, a call (tool, subject, cwd) and whether the rule applies to it as a deny (any part matches). */
     static Stream<Arguments> matches() {
