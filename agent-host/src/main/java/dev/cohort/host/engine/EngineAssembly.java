@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.List;
 import java.util.Map;
@@ -82,9 +83,9 @@ public class EngineAssembly {
         return new Builder(Objects.requireNonNull(role, "role"));
     }
 
-    /** How long a starting service waits for the tool runner's catalogue. */
-    public Duration catalogueWait() {
-        return config.toolRunnerRetry().catalogueWait();
+    /** The workspace tools served by {@code runner}, waited for as {@code cohort.engine.tool-runner-retry.*} says. */
+    public WorkspaceTools workspaceTools(ToolRunnerWorkspace runner) {
+        return new WorkspaceTools(runner, config.toolRunnerRetry().catalogueWait());
     }
 
     /** Connects to the tool runner at {@code url} with the configured retry policy. */
@@ -158,7 +159,7 @@ public class EngineAssembly {
         private TranscriptStore transcripts;
         private Function<String, MemoryStore> memoryStores;
         private UnaryOperator<EngineSettings> adjust = UnaryOperator.identity();
-        private List<Tool> workspace = List.of();
+        private Supplier<WorkspaceCatalogue> workspace;
 
         private Builder(AgentRole role) {
             this.role = role;
@@ -175,9 +176,12 @@ public class EngineAssembly {
             return this;
         }
 
-        /** The tool runner's workspace tools ({@link ToolRunnerWorkspace#catalogue}); default: none. */
-        public Builder workspace(WorkspaceCatalogue catalogue) {
-            this.workspace = Objects.requireNonNull(catalogue, "catalogue").all();
+        /**
+         * The tool runner's workspace tools ({@link WorkspaceTools}); default: none. They are asked for at the engine's
+         * first use of its tools, not when it is built, so a service starts without waiting for the runner.
+         */
+        public Builder workspace(Supplier<WorkspaceCatalogue> catalogue) {
+            this.workspace = Objects.requireNonNull(catalogue, "catalogue");
             return this;
         }
 
@@ -202,9 +206,18 @@ public class EngineAssembly {
             return this;
         }
 
+        private ToolRegistry tools() {
+            List<ToolProvider> all = providers.stream().toList();
+            if (workspace == null) {
+                return ToolRegistry.of(toolsFor(role, List.of(), all));
+            }
+            Supplier<WorkspaceCatalogue> catalogue = workspace;
+            return ToolRegistry.deferred(() -> toolsFor(role, catalogue.get().all(), all));
+        }
+
         public AgentEngine build() {
             AgentEngine.Builder b = AgentEngine.builder().settings(adjust.apply(EngineAssembly.this.settings())).model(model)
-                    .tools(ToolRegistry.of(toolsFor(role, workspace, providers))).events(events).approvals(approvals)
+                    .tools(tools()).events(events).approvals(approvals)
                     .hooks(hooks.stream().toList()).workspaceHookSettings(HookSettings.WORKSPACE_FILE).metrics(metrics)
                     .tracing(tracing);
             if (transcripts != null) {

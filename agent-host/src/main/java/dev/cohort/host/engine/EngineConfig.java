@@ -356,8 +356,8 @@ public interface EngineConfig {
         double jitterRatio();
 
         /**
-         * How long a starting service waits for the tool runner's catalogue of workspace tools before it gives up
-         * (3 min: the runner may start after the service, e.g. in a cluster's first roll-out).
+         * How long the first turn of a service waits for the tool runner's catalogue of workspace tools before it
+         * fails (3 min: the runner may start after the service, e.g. in a cluster's first roll-out).
          */
         @WithDefault("3m")
         Duration catalogueWait();

@@ -50,7 +50,7 @@ public record ToolRunnerWorkspace(ToolRunnerClient client, WorkspaceToolExecutor
 
     /**
      * The runner's catalogue of workspace tools, asked for again while the runner does not answer (it may start after
-     * this service), for at most {@code wait}.
+     * this service), for at most {@code wait} ({@link WorkspaceTools} keeps it).
      *
      * @throws IllegalStateException when the runner did not answer within {@code wait}, refused the request, or
      *                               served a catalogue that cannot be used

@@ -12,6 +12,7 @@ import dev.cohort.core.tools.todo.TodoWriteTool;
 import dev.cohort.core.tools.workspace.WorkspaceToolsFixture;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 /** Registry, argument validation, todo rules and skill parsing. */
@@ -22,6 +23,25 @@ class ToolsUnitTest {
         assertThatThrownBy(() -> ToolRegistry.of(WorkspaceToolsFixture.tool("bash"), WorkspaceToolsFixture.tool("read_file"),
                 WorkspaceToolsFixture.tool("bash")))
                 .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("duplicate tool name 'bash'");
+    }
+
+    @Test
+    void aDeferredRegistryLearnsItsToolsOnFirstUseAndAsksAgainAfterAFailedOne() {
+        AtomicInteger asked = new AtomicInteger();
+        ToolRegistry r = ToolRegistry.deferred(() -> {
+            if (asked.incrementAndGet() == 1) {
+                throw new IllegalStateException("cannot read the tool runner's catalogue: connection refused");
+            }
+            return List.of(WorkspaceToolsFixture.tool("bash"), new TodoWriteTool());
+        });
+        assertThat(asked).hasValue(0); // nothing is asked for when it is made
+        assertThatThrownBy(r::names).hasMessageContaining("connection refused");
+        assertThat(r.names()).containsExactly("bash", "todo_write");
+        assertThat(r.find("bash")).isPresent();
+        assertThat(asked).hasValue(2); // kept once read
+        ToolRegistry twice = ToolRegistry.deferred(() -> List.of(new TodoWriteTool(), new TodoWriteTool()));
+        assertThatThrownBy(twice::names).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("duplicate tool name 'todo_write'");
     }
 
     @Test

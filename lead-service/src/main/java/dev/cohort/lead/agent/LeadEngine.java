@@ -58,7 +58,7 @@ public class LeadEngine {
 
     @PostConstruct
     void init() {
-        engine = assembly.engine(AgentRole.LEAD).workspace(runner.catalogue()).events(this::record).approvals(approvals)
+        engine = assembly.engine(AgentRole.LEAD).workspace(runner.tools()).events(this::record).approvals(approvals)
                 .transcripts(new PgTranscriptStore(ds, "lead")).memory(memories.stores()).build();
     }
 

@@ -1,13 +1,15 @@
 package dev.cohort.lead.teams;
 
 import dev.cohort.core.toolrunner.ToolRunnerClient;
-import dev.cohort.core.tools.workspace.WorkspaceCatalogue;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.host.engine.EngineAssembly;
 import dev.cohort.host.engine.ToolRunnerWorkspace;
+import dev.cohort.host.engine.WorkspaceTools;
 import dev.cohort.lead.config.LeadConfig;
+import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.PostConstruct;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.inject.Inject;
 
 /**
@@ -25,15 +27,22 @@ public class LeadToolRunner {
     LeadConfig config;
 
     private ToolRunnerWorkspace runner;
+    private WorkspaceTools tools;
 
     @PostConstruct
     void init() {
         runner = assembly.toolRunner(config.toolRunnerUrl(), config.toolRunnerToken(), config.toolRunnerTimeout());
+        tools = assembly.workspaceTools(runner);
     }
 
-    /** The runner's workspace tools, waited for while it is not up ({@code cohort.engine.tool-runner-retry.*}). */
-    public WorkspaceCatalogue catalogue() {
-        return runner.catalogue(assembly.catalogueWait());
+    /** The start does not wait for the runner: its catalogue is read in the background. */
+    void prefetch(@Observes StartupEvent ev) {
+        tools.prefetch();
+    }
+
+    /** The runner's workspace tools, read once (the engine's first use waits for them). */
+    public WorkspaceTools tools() {
+        return tools;
     }
 
     /** The client (also for preparing a team's own workspace). */

@@ -69,7 +69,8 @@ class LeadAccessIT {
 
     @BeforeAll
     static void start() {
-        stack = LeadStack.start(false, TOKEN, Map.of());
+        // with the tool runner: a turn offers the model the runner's workspace tools, read from its catalogue
+        stack = LeadStack.start(true, TOKEN, Map.of());
         stack.model().load("""
                 {"rules":[{"name":"hello","match":{"agent":"access/lead"},"reply":{"text":"hello back"}}]}""");
         HttpResponse<String> created = stack.send(withBody(stack.request("/api/v1/teams", TOKEN), "POST", Map.of("id", TEAM)).build());

@@ -71,7 +71,7 @@ class TaskToolsTest {
     @BeforeEach
     void setUp() {
         // the board's tools, then the tool runner's worktree tools as the lead's engine holds them
-        WorkspaceCatalogue runnerTools = toolRunner.catalogue();
+        WorkspaceCatalogue runnerTools = toolRunner.tools().get();
         List<Tool> tools = new ArrayList<>(taskTools.all());
         for (String name : List.of("create_worktree", "remove_worktree", "keep_worktree", "list_worktrees")) {
             Tool t = runnerTools.find(name).orElseThrow();

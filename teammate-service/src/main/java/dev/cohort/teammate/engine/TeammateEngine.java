@@ -2,11 +2,11 @@ package dev.cohort.teammate.engine;
 
 import dev.cohort.core.engine.AgentEngine;
 import dev.cohort.core.tools.AgentRole;
-import dev.cohort.core.tools.workspace.WorkspaceCatalogue;
 import dev.cohort.core.tools.workspace.WorkspaceReadCache;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.cohort.host.engine.EngineAssembly;
 import dev.cohort.host.engine.ToolRunnerWorkspace;
+import dev.cohort.host.engine.WorkspaceTools;
 import dev.cohort.host.persistence.PgTranscriptStore;
 import dev.cohort.platform.kafka.KafkaEventSink;
 import dev.cohort.teammate.config.TeammateConfig;
@@ -58,11 +58,12 @@ public class TeammateEngine {
         }
         ToolRunnerWorkspace runner = assembly.toolRunner(config.toolRunnerUrl(), config.toolRunnerToken(),
                 config.toolRunnerTimeout());
-        WorkspaceCatalogue catalogue = runner.catalogue(assembly.catalogueWait());
-        engine = assembly.engine(AgentRole.TEAMMATE).workspace(catalogue).events(events).approvals(approvals.gateway())
+        WorkspaceTools tools = assembly.workspaceTools(runner);
+        tools.prefetch(); // the start does not wait for the runner
+        engine = assembly.engine(AgentRole.TEAMMATE).workspace(tools).events(events).approvals(approvals.gateway())
                 .transcripts(new PgTranscriptStore(ds, "teammate"))
                 .adjustSettings(s -> s.withMaxModelCallsPerTurn(config.workMaxRounds())).build();
-        workspace = new WorkspaceReadCache(runner.executor(), catalogue::changesNothing, config.workspaceCacheTtl(),
+        workspace = new WorkspaceReadCache(runner.executor(), tools::changesNothing, config.workspaceCacheTtl(),
                 clock);
     }
 

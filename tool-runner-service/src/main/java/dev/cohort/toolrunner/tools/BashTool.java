@@ -7,7 +7,7 @@ import dev.cohort.core.trace.Tracing;
 import dev.cohort.toolrunner.background.BackgroundJobs;
 import dev.cohort.toolrunner.CallPhases;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.process.CommandPolicy;
 import dev.cohort.toolrunner.process.OutputCapture;
@@ -45,17 +45,23 @@ import java.util.Set;
  * reason" can be told apart from what the command printed.
  */
 @ApplicationScoped
-public class BashTool implements Tool {
+public class BashTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "bash";
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
-            "Run one shell command (bash) in the workspace and return its output and exit code. Commands run non-interactively (stdin is empty), with a timeout; long output keeps head and tail.",
-            ToolSchemas.object().addProperty("command", ToolSchemas.string("the command line, e.g. 'ls -la' or 'mvn -q test'"))
+            "Run one shell command (bash) in the workspace and return its output and exit code. Commands run "
+                    + "non-interactively (stdin is empty), with a timeout; long output keeps head and tail.",
+            ToolSchemas.object()
+                    .addProperty("command", ToolSchemas.string("the command line, e.g. 'ls -la' or 'mvn -q test'"))
                     .addProperty("run_in_background", ToolSchemas.bool("run it as a background job: the call returns its"
                             + " job id at once and a background_done message arrives when it ends (check_background,"
                             + " cancel_background)"))
                     .required("command").build());
+
+    public BashTool() {
+        super(SPEC, true, EVERY_AGENT, ToolDescriptor.Subject.command("command"));
+    }
 
     @Inject
     Tracing tracing;
@@ -85,21 +91,6 @@ public class BashTool implements Tool {
     @Override
     public Set<String> arguments() {
         return Set.of("command", "timeout_ms", "run_in_background", STDIN);
-    }
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public ToolDescriptor.Subject permission() {
-        return ToolDescriptor.Subject.command("command");
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
     }
 
     @Override

@@ -5,7 +5,7 @@ import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.background.BackgroundJobs;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.ToolContext;
 import dev.langchain4j.agent.tool.ToolSpecification;
@@ -18,7 +18,7 @@ import jakarta.inject.Inject;
  * unknown id.
  */
 @ApplicationScoped
-public class CancelBackgroundTool implements Tool {
+public class CancelBackgroundTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "cancel_background";
 
@@ -28,18 +28,12 @@ public class CancelBackgroundTool implements Tool {
             ToolSchemas.object().addProperty("job_id", ToolSchemas.string("the job id, e.g. 'bg_1a2b3c4d5e6f7a8b'"))
                     .required("job_id").build());
 
+    public CancelBackgroundTool() {
+        super(SPEC, true);
+    }
+
     @Inject
     BackgroundJobs background;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws Exception {

@@ -5,7 +5,7 @@ import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.background.BackgroundJobs;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.workspace.ToolContext;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -17,7 +17,7 @@ import jakarta.inject.Inject;
  * exactly like an unknown id, so nothing about it leaks.
  */
 @ApplicationScoped
-public class CheckBackgroundTool implements Tool {
+public class CheckBackgroundTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "check_background";
 
@@ -27,18 +27,12 @@ public class CheckBackgroundTool implements Tool {
             ToolSchemas.object().addProperty("job_id", ToolSchemas.string("the job id, e.g. 'bg_1a2b3c4d5e6f7a8b'"))
                     .required("job_id").build());
 
+    public CheckBackgroundTool() {
+        super(SPEC, false);
+    }
+
     @Inject
     BackgroundJobs background;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws Exception {

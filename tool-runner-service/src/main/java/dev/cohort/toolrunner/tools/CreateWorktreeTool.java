@@ -5,7 +5,7 @@ import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.workspace.ToolContext;
 import dev.cohort.toolrunner.worktrees.WorktreeManager;
 import dev.langchain4j.agent.tool.ToolSpecification;
@@ -15,7 +15,7 @@ import java.util.List;
 
 /** {@code create_worktree {name, base?, task_id?}}: branch {@code wt/<name>} from {@code base} (default HEAD). */
 @ApplicationScoped
-public class CreateWorktreeTool implements Tool {
+public class CreateWorktreeTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "create_worktree";
 
@@ -29,23 +29,12 @@ public class CreateWorktreeTool implements Tool {
                     .addProperty("task_id", ToolSchemas.string("a task of the board to bind it to, e.g. 'task_3'"))
                     .required("name").build());
 
+    public CreateWorktreeTool() {
+        super(SPEC, true, List.of(AgentRole.LEAD));
+    }
+
     @Inject
     WorktreeManager worktrees;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public List<AgentRole> roles() {
-        return List.of(AgentRole.LEAD);
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws Exception {

@@ -4,7 +4,7 @@ import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.core.toolrunner.ToolDescriptor;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.FileLocks;
 import dev.cohort.toolrunner.workspace.TextFiles;
@@ -25,31 +25,25 @@ import java.util.concurrent.locks.ReentrantLock;
  * endings (an LF-only {@code old_text} matches a CRLF file); strict UTF-8; atomic; serialised per file.
  */
 @ApplicationScoped
-public class EditFileTool implements Tool {
+public class EditFileTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "edit_file";
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
             "Replace text in a workspace file. old_text must match exactly once unless replace_all is true.",
-            ToolSchemas.object().addProperty("path", ToolSchemas.string("workspace-relative path")).addProperty("old_text", ToolSchemas.string("the exact text to replace")).addProperty("new_text", ToolSchemas.string("the replacement")).addProperty("replace_all", ToolSchemas.bool("replace every occurrence")).required("path", "old_text", "new_text").build());
+            ToolSchemas.object()
+                    .addProperty("path", ToolSchemas.string("workspace-relative path"))
+                    .addProperty("old_text", ToolSchemas.string("the exact text to replace"))
+                    .addProperty("new_text", ToolSchemas.string("the replacement"))
+                    .addProperty("replace_all", ToolSchemas.bool("replace every occurrence"))
+                    .required("path", "old_text", "new_text").build());
+
+    public EditFileTool() {
+        super(SPEC, true, EVERY_AGENT, ToolDescriptor.Subject.fileWrite("path"));
+    }
 
     @Inject
     FileLocks locks;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public ToolDescriptor.Subject permission() {
-        return ToolDescriptor.Subject.fileWrite("path");
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws IOException {

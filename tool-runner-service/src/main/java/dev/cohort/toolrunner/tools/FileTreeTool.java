@@ -3,7 +3,7 @@ package dev.cohort.toolrunner.tools;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.ContainedFiles;
@@ -43,7 +43,7 @@ import java.util.regex.Pattern;
  * counted in a last line. Symbolic links are listed, never followed; other teams' workspaces are not shown.
  */
 @ApplicationScoped
-public class FileTreeTool implements Tool {
+public class FileTreeTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "file_tree";
 
@@ -68,18 +68,12 @@ public class FileTreeTool implements Tool {
                             + DEFAULT_DEPTH + ")"))
                     .build());
 
+    public FileTreeTool() {
+        super(SPEC, false);
+    }
+
     @Inject
     ToolRunnerConfig config;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws IOException {

@@ -3,7 +3,7 @@ package dev.cohort.toolrunner.tools;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.FileWalker;
@@ -25,29 +25,26 @@ import java.util.List;
  * included, {@code .git} skipped; newest first; capped, saying how many were left out.
  */
 @ApplicationScoped
-public class GlobTool implements Tool {
+public class GlobTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "glob";
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
             "Find workspace files by glob pattern (recursive with **), newest first.",
-            ToolSchemas.object().addProperty("pattern", ToolSchemas.string("e.g. '**/*.java'")).addProperty("path", ToolSchemas.string("directory to search from (default: the working directory)")).required("pattern").build());
+            ToolSchemas.object()
+                    .addProperty("pattern", ToolSchemas.string("e.g. '**/*.java'"))
+                    .addProperty("path", ToolSchemas.string("directory to search from (default: the working directory)"))
+                    .required("pattern").build());
+
+    public GlobTool() {
+        super(SPEC, false);
+    }
 
     /** Files examined per call: bounds the cost of a glob at the root of a huge tree. */
     private static final int MAX_WALK = 500_000;
 
     @Inject
     ToolRunnerConfig config;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws IOException {

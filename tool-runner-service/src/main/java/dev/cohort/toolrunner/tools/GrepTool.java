@@ -3,7 +3,7 @@ package dev.cohort.toolrunner.tools;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.ContainedFiles;
@@ -36,28 +36,28 @@ import java.util.regex.PatternSyntaxException;
  * count of what was left out, bounded in time (also against catastrophic backtracking).
  */
 @ApplicationScoped
-public class GrepTool implements Tool {
+public class GrepTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "grep";
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
             "Search file contents with a regular expression; returns path:line:text matches.",
-            ToolSchemas.object().addProperty("pattern", ToolSchemas.string("a Java regular expression")).addProperty("path", ToolSchemas.string("file or directory to search (default: the working directory)")).addProperty("glob", ToolSchemas.string("only files matching this glob, e.g. '*.py'")).addProperty("ignore_case", ToolSchemas.bool("case-insensitive match")).addProperty("max_results", ToolSchemas.integer("maximum number of matches")).required("pattern").build());
+            ToolSchemas.object()
+                    .addProperty("pattern", ToolSchemas.string("a Java regular expression"))
+                    .addProperty("path", ToolSchemas.string("file or directory to search (default: the working directory)"))
+                    .addProperty("glob", ToolSchemas.string("only files matching this glob, e.g. '*.py'"))
+                    .addProperty("ignore_case", ToolSchemas.bool("case-insensitive match"))
+                    .addProperty("max_results", ToolSchemas.integer("maximum number of matches"))
+                    .required("pattern").build());
+
+    public GrepTool() {
+        super(SPEC, false);
+    }
 
     private static final int MAX_WALK = 500_000;
 
     @Inject
     ToolRunnerConfig config;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws IOException {

@@ -4,7 +4,7 @@ import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.workspace.ToolContext;
 import dev.cohort.toolrunner.worktrees.WorktreeManager;
 import dev.langchain4j.agent.tool.ToolSpecification;
@@ -14,31 +14,22 @@ import java.util.List;
 
 /** {@code keep_worktree {name}}: marks an existing worktree as kept for review. */
 @ApplicationScoped
-public class KeepWorktreeTool implements Tool {
+public class KeepWorktreeTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "keep_worktree";
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
             "Mark an existing worktree as kept, so its work stays available for review.",
-            ToolSchemas.object().addProperty("name", ToolSchemas.string("the worktree's name")).required("name").build());
+            ToolSchemas.object()
+                    .addProperty("name", ToolSchemas.string("the worktree's name"))
+                    .required("name").build());
+
+    public KeepWorktreeTool() {
+        super(SPEC, true, List.of(AgentRole.LEAD));
+    }
 
     @Inject
     WorktreeManager worktrees;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public List<AgentRole> roles() {
-        return List.of(AgentRole.LEAD);
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws Exception {

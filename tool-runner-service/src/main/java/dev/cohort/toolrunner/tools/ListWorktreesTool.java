@@ -5,7 +5,7 @@ import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.workspace.ToolContext;
 import dev.cohort.toolrunner.worktrees.WorktreeManager;
 import dev.langchain4j.agent.tool.ToolSpecification;
@@ -15,7 +15,7 @@ import java.util.List;
 
 /** {@code list_worktrees {}}: the team's worktrees as JSON (name, branch, base, cwd, status, task). */
 @ApplicationScoped
-public class ListWorktreesTool implements Tool {
+public class ListWorktreesTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "list_worktrees";
 
@@ -23,23 +23,12 @@ public class ListWorktreesTool implements Tool {
             "List the team's worktrees: name, branch, base commit, status (active, kept, "
             + "missing) and bound task.", ToolSchemas.object().build());
 
+    public ListWorktreesTool() {
+        super(SPEC, false, List.of(AgentRole.LEAD));
+    }
+
     @Inject
     WorktreeManager worktrees;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public List<AgentRole> roles() {
-        return List.of(AgentRole.LEAD);
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws Exception {

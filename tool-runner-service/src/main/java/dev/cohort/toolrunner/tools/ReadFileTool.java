@@ -3,7 +3,7 @@ package dev.cohort.toolrunner.tools;
 import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.ContainedFiles;
@@ -34,28 +34,26 @@ import java.util.Set;
  * are a clear error. Also reads stored outputs ({@code cohort-output://…}).
  */
 @ApplicationScoped
-public class ReadFileTool implements Tool {
+public class ReadFileTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "read_file";
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
             "Read a text file of the workspace; lines are numbered. Use offset/limit to page through long files.",
-            ToolSchemas.object().addProperty("path", ToolSchemas.string("workspace-relative path (or a cohort-output:// reference)")).addProperty("offset", ToolSchemas.integer("1-based first line to show")).addProperty("limit", ToolSchemas.integer("maximum number of lines")).required("path").build());
+            ToolSchemas.object()
+                    .addProperty("path", ToolSchemas.string("workspace-relative path (or a cohort-output:// reference)"))
+                    .addProperty("offset", ToolSchemas.integer("1-based first line to show"))
+                    .addProperty("limit", ToolSchemas.integer("maximum number of lines"))
+                    .required("path").build());
+
+    public ReadFileTool() {
+        super(SPEC, false);
+    }
 
     @Inject
     ToolRunnerConfig config;
     @Inject
     OutputStore outputs;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public boolean isMutating() {
-        return false;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws IOException {

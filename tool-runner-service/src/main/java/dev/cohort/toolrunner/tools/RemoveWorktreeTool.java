@@ -5,7 +5,7 @@ import dev.cohort.core.toolrunner.ToolDescriptor;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.workspace.ToolContext;
 import dev.cohort.toolrunner.worktrees.WorktreeManager;
 import dev.langchain4j.agent.tool.ToolSpecification;
@@ -15,7 +15,7 @@ import java.util.List;
 
 /** {@code remove_worktree {name, discard_changes?}}: refuses a worktree holding work unless discard_changes. */
 @ApplicationScoped
-public class RemoveWorktreeTool implements Tool {
+public class RemoveWorktreeTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "remove_worktree";
 
@@ -28,29 +28,13 @@ public class RemoveWorktreeTool implements Tool {
                     .addProperty("discard_changes", ToolSchemas.bool("remove even with unmerged work (it is lost)"))
                     .required("name").build());
 
+    public RemoveWorktreeTool() {
+        super(SPEC, true, List.of(AgentRole.LEAD), ToolDescriptor.Subject.destructiveWhen("discard_changes", "discard-worktree",
+                "removing worktree '{name}' and discarding its uncommitted and unmerged work"));
+    }
+
     @Inject
     WorktreeManager worktrees;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public List<AgentRole> roles() {
-        return List.of(AgentRole.LEAD);
-    }
-
-    @Override
-    public ToolDescriptor.Subject permission() {
-        return ToolDescriptor.Subject.destructiveWhen("discard_changes", "discard-worktree",
-                "removing worktree '{name}' and discarding its uncommitted and unmerged work");
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws Exception {

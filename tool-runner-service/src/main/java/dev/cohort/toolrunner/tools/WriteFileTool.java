@@ -4,7 +4,7 @@ import dev.cohort.core.toolrunner.ToolCallResult;
 import dev.cohort.core.toolrunner.ToolDescriptor;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.toolrunner.calls.Args;
-import dev.cohort.toolrunner.calls.Tool;
+import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.FileLocks;
 import dev.cohort.toolrunner.workspace.TextFiles;
@@ -21,31 +21,23 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /** {@code write_file {path, content}}: atomic (temp file + rename), creates parents, reports bytes written. */
 @ApplicationScoped
-public class WriteFileTool implements Tool {
+public class WriteFileTool extends DeclaredTool {
     /** The name the model calls it by. */
     public static final String NAME = "write_file";
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
             "Create or overwrite a workspace file with the given content (parent directories are created).",
-            ToolSchemas.object().addProperty("path", ToolSchemas.string("workspace-relative path")).addProperty("content", ToolSchemas.string("the whole new file content")).required("path", "content").build());
+            ToolSchemas.object()
+                    .addProperty("path", ToolSchemas.string("workspace-relative path"))
+                    .addProperty("content", ToolSchemas.string("the whole new file content"))
+                    .required("path", "content").build());
+
+    public WriteFileTool() {
+        super(SPEC, true, EVERY_AGENT, ToolDescriptor.Subject.fileWrite("path"));
+    }
 
     @Inject
     FileLocks locks;
-
-    @Override
-    public ToolSpecification spec() {
-        return SPEC;
-    }
-
-    @Override
-    public ToolDescriptor.Subject permission() {
-        return ToolDescriptor.Subject.fileWrite("path");
-    }
-
-    @Override
-    public boolean isMutating() {
-        return true;
-    }
 
     @Override
     public ToolCallResult execute(ToolContext ctx, Args args) throws IOException {
