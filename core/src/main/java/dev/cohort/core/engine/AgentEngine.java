@@ -78,7 +78,7 @@ public final class AgentEngine {
         return model;
     }
 
-    /** The spans of turns, model calls and tool calls ({@link dev.cohort.core.trace.Tracing#NOOP} by default). */
+    /** The spans of turns, model calls and tool calls ({@link Tracing#NOOP} by default). */
     public Tracing tracing() {
         return tracing;
     }
@@ -204,7 +204,7 @@ public final class AgentEngine {
             return this;
         }
 
-        /** Traces turns, model calls and tool calls (default: {@link dev.cohort.core.trace.Tracing#NOOP}). */
+        /** Traces turns, model calls and tool calls (default: {@link Tracing#NOOP}). */
         public Builder tracing(Tracing t) {
             this.tracing = Objects.requireNonNull(t, "tracing");
             return this;

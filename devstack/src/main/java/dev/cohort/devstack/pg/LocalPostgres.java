@@ -93,7 +93,7 @@ public final class LocalPostgres implements AutoCloseable {
         return pg;
     }
 
-    /** A fresh password (32 bytes of {@link java.security.SecureRandom}, as 64 hex digits). */
+    /** A fresh password (32 bytes of {@code SecureRandom}, as 64 hex digits). */
     public static String newPassword() {
         return PgCluster.newPassword();
     }

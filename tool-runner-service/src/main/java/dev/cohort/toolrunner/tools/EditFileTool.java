@@ -31,12 +31,7 @@ public class EditFileTool extends DeclaredTool {
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
             "Replace text in a workspace file. old_text must match exactly once unless replace_all is true.",
-            ToolSchemas.object()
-                    .addProperty("path", ToolSchemas.string("workspace-relative path"))
-                    .addProperty("old_text", ToolSchemas.string("the exact text to replace"))
-                    .addProperty("new_text", ToolSchemas.string("the replacement"))
-                    .addProperty("replace_all", ToolSchemas.bool("replace every occurrence"))
-                    .required("path", "old_text", "new_text").build());
+            ToolSchemas.object().addProperty("path", ToolSchemas.string("workspace-relative path")).addProperty("old_text", ToolSchemas.string("the exact text to replace")).addProperty("new_text", ToolSchemas.string("the replacement")).addProperty("replace_all", ToolSchemas.bool("replace every occurrence")).required("path", "old_text", "new_text").build());
 
     public EditFileTool() {
         super(SPEC, true, EVERY_AGENT, ToolDescriptor.Subject.fileWrite("path"));

@@ -7,6 +7,7 @@ import dev.cohort.toolrunner.calls.DeclaredTool;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
 import dev.cohort.toolrunner.ToolError;
 import dev.cohort.toolrunner.workspace.ContainedFiles;
+import dev.cohort.toolrunner.workspace.FileWalker;
 import dev.cohort.toolrunner.workspace.ToolContext;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -126,36 +127,24 @@ public class FileTreeTool extends DeclaredTool {
         void visit(SecureDirectoryStream<Path> ds, Path dir, int level, int depth) {
             readIgnores(ds, dir);
             List<Item> items = new ArrayList<>();
-            try {
-                for (Path p : ds) {
-                    Path name = p.getFileName();
-                    BasicFileAttributes a;
-                    try {
-                        a = ContainedFiles.attributes(ds, name);
-                    } catch (IOException e) {
-                        continue; // unreadable entries are skipped, not fatal
-                    }
-                    if (a == null) {
-                        continue; // gone meanwhile
-                    }
-                    Path child = dir.resolve(name);
-                    boolean isDir = a.isDirectory();
-                    if (isDir && ctx.foreign().stream().anyMatch(child::startsWith)) {
-                        continue;
-                    }
-                    if (isDir && SKIPPED_DIRECTORIES.contains(name.toString())) {
-                        skipped++;
-                        continue;
-                    }
-                    String relPath = ctx.root().relativize(child).toString();
-                    if (ignores.stream().anyMatch(i -> i.matches(relPath, isDir))) {
-                        ignored++;
-                        continue;
-                    }
-                    items.add(new Item(name, isDir, a.isSymbolicLink()));
+            for (FileWalker.Named entry : FileWalker.entries(ds)) {
+                Path name = entry.name();
+                BasicFileAttributes a = entry.attributes();
+                Path child = dir.resolve(name);
+                boolean isDir = a.isDirectory();
+                if (isDir && ctx.foreign().stream().anyMatch(child::startsWith)) {
+                    continue;
                 }
-            } catch (DirectoryIteratorException e) {
-                // unreadable entries are skipped, not fatal
+                if (isDir && SKIPPED_DIRECTORIES.contains(name.toString())) {
+                    skipped++;
+                    continue;
+                }
+                String relPath = ctx.root().relativize(child).toString();
+                if (ignores.stream().anyMatch(i -> i.matches(relPath, isDir))) {
+                    ignored++;
+                    continue;
+                }
+                items.add(new Item(name, isDir, a.isSymbolicLink()));
             }
             items.sort(Comparator.comparing((Item i) -> !i.dir).thenComparing(i -> i.name.toString()));
             String indent = "  ".repeat(level);

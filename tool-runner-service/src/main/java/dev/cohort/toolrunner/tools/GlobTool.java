@@ -31,10 +31,7 @@ public class GlobTool extends DeclaredTool {
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
             "Find workspace files by glob pattern (recursive with **), newest first.",
-            ToolSchemas.object()
-                    .addProperty("pattern", ToolSchemas.string("e.g. '**/*.java'"))
-                    .addProperty("path", ToolSchemas.string("directory to search from (default: the working directory)"))
-                    .required("pattern").build());
+            ToolSchemas.object().addProperty("pattern", ToolSchemas.string("e.g. '**/*.java'")).addProperty("path", ToolSchemas.string("directory to search from (default: the working directory)")).required("pattern").build());
 
     public GlobTool() {
         super(SPEC, false);

@@ -42,13 +42,7 @@ public class GrepTool extends DeclaredTool {
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
             "Search file contents with a regular expression; returns path:line:text matches.",
-            ToolSchemas.object()
-                    .addProperty("pattern", ToolSchemas.string("a Java regular expression"))
-                    .addProperty("path", ToolSchemas.string("file or directory to search (default: the working directory)"))
-                    .addProperty("glob", ToolSchemas.string("only files matching this glob, e.g. '*.py'"))
-                    .addProperty("ignore_case", ToolSchemas.bool("case-insensitive match"))
-                    .addProperty("max_results", ToolSchemas.integer("maximum number of matches"))
-                    .required("pattern").build());
+            ToolSchemas.object().addProperty("pattern", ToolSchemas.string("a Java regular expression")).addProperty("path", ToolSchemas.string("file or directory to search (default: the working directory)")).addProperty("glob", ToolSchemas.string("only files matching this glob, e.g. '*.py'")).addProperty("ignore_case", ToolSchemas.bool("case-insensitive match")).addProperty("max_results", ToolSchemas.integer("maximum number of matches")).required("pattern").build());
 
     public GrepTool() {
         super(SPEC, false);

@@ -40,11 +40,7 @@ public class ReadFileTool extends DeclaredTool {
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
             "Read a text file of the workspace; lines are numbered. Use offset/limit to page through long files.",
-            ToolSchemas.object()
-                    .addProperty("path", ToolSchemas.string("workspace-relative path (or a cohort-output:// reference)"))
-                    .addProperty("offset", ToolSchemas.integer("1-based first line to show"))
-                    .addProperty("limit", ToolSchemas.integer("maximum number of lines"))
-                    .required("path").build());
+            ToolSchemas.object().addProperty("path", ToolSchemas.string("workspace-relative path (or a cohort-output:// reference)")).addProperty("offset", ToolSchemas.integer("1-based first line to show")).addProperty("limit", ToolSchemas.integer("maximum number of lines")).required("path").build());
 
     public ReadFileTool() {
         super(SPEC, false);

@@ -27,10 +27,7 @@ public class WriteFileTool extends DeclaredTool {
 
     private static final ToolSpecification SPEC = ToolSchemas.spec(NAME,
             "Create or overwrite a workspace file with the given content (parent directories are created).",
-            ToolSchemas.object()
-                    .addProperty("path", ToolSchemas.string("workspace-relative path"))
-                    .addProperty("content", ToolSchemas.string("the whole new file content"))
-                    .required("path", "content").build());
+            ToolSchemas.object().addProperty("path", ToolSchemas.string("workspace-relative path")).addProperty("content", ToolSchemas.string("the whole new file content")).required("path", "content").build());
 
     public WriteFileTool() {
         super(SPEC, true, EVERY_AGENT, ToolDescriptor.Subject.fileWrite("path"));

@@ -49,9 +49,15 @@ public final class FileWalker {
         return new Listing(files, complete);
     }
 
-    /** Adds the regular files under {@code ds} (the directory at {@code dir}); {@code false} when a bound stopped it. */
-    private static boolean visit(SecureDirectoryStream<Path> ds, Path dir, Path base, long deadlineNanos,
-            int maxFiles, List<Path> skipped, List<Entry> files) {
+    /** An entry of a directory: its name and its attributes (a link's own, never its target's). */
+    public record Named(Path name, BasicFileAttributes attributes) {
+    }
+
+    /**
+     * The entries of the open directory {@code ds} with their attributes, not following links; entries that cannot be
+     * read, or are gone by the time they are looked at, are left out.
+     */
+    public static List<Named> entries(SecureDirectoryStream<Path> ds) {
         List<Path> names = new ArrayList<>();
         try {
             for (Path p : ds) {
@@ -60,16 +66,26 @@ public final class FileWalker {
         } catch (DirectoryIteratorException e) {
             // unreadable entries are skipped, not fatal
         }
+        List<Named> out = new ArrayList<>(names.size());
         for (Path name : names) {
-            BasicFileAttributes a;
             try {
-                a = ContainedFiles.attributes(ds, name);
+                BasicFileAttributes a = ContainedFiles.attributes(ds, name);
+                if (a != null) {
+                    out.add(new Named(name, a));
+                }
             } catch (IOException e) {
-                continue; // unreadable entries are skipped, not fatal
+                // unreadable entries are skipped, not fatal
             }
-            if (a == null) {
-                continue; // gone meanwhile
-            }
+        }
+        return out;
+    }
+
+    /** Adds the regular files under {@code ds} (the directory at {@code dir}); {@code false} when a bound stopped it. */
+    private static boolean visit(SecureDirectoryStream<Path> ds, Path dir, Path base, long deadlineNanos,
+            int maxFiles, List<Path> skipped, List<Entry> files) {
+        for (Named entry : entries(ds)) {
+            Path name = entry.name();
+            BasicFileAttributes a = entry.attributes();
             Path child = dir.resolve(name);
             if (a.isDirectory()) {
                 if (name.toString().equals(".git") || skipped.stream().anyMatch(child::startsWith)) {
