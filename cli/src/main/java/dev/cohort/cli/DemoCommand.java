@@ -1,6 +1,7 @@
 package dev.cohort.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.Ports;
 import java.io.IOException;
@@ -185,7 +186,7 @@ public final class DemoCommand implements Callable<Integer> {
                     return false;
                 }
                 formatter.format(e).forEach(System.out::println);
-                if ("turn_completed".equals(type) && id.equals(d.path("promptId").asText())) {
+                if ("turn_completed".equals(type) && id.equals(Event.promptIdOf(e))) {
                     status.set(d.path("status").asText("completed"));
                     return true;
                 }

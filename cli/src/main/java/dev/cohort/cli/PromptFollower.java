@@ -1,6 +1,7 @@
 package dev.cohort.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.cohort.core.protocol.Event;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -8,7 +9,7 @@ import java.util.Optional;
 /**
  * Follows one prompt through a team's event stream (pure logic, fed one event at a time): which turn answers it, that
  * turn's final answer, its errors, and whether it completed. The prompt's own turn is the one whose events carry its
- * {@code promptId}, or, for a prompt injected into a turn already running, the turn whose {@code turn_completed} lists
+ * {@code promptId} (in the envelope), or, for a prompt injected into a turn already running, the turn whose {@code turn_completed} lists
  * it in {@code promptIds}. Other prompts' turns, subagents' messages and the lead's intermediate texts (those that
  * came with tool calls) are not the answer. What it hands out is printed as is, so it is neutralised
  * ({@link TerminalText}): the answer keeps its lines, errors and the failure are one line each.
@@ -35,7 +36,7 @@ final class PromptFollower {
         }
         JsonNode data = event.path("data");
         String type = event.path("type").asText();
-        boolean labelled = promptId.equals(data.path("promptId").asText(null));
+        boolean labelled = promptId.equals(Event.promptIdOf(event));
         boolean ofTurn = turnId != null && turnId.equals(data.path("turnId").asText(null));
         switch (type) {
             case "turn_started" -> {

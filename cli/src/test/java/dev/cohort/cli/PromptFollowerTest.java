@@ -15,11 +15,10 @@ class PromptFollowerTest {
 
     private long seq;
 
+    /** An event as the lead stores it: a {@code promptId} written in {@code data} goes to the envelope. */
     private JsonNode event(String type, String data) {
         try {
-            ObjectNode e = (ObjectNode) Json.MAPPER.readTree("{\"id\":\"e" + (++seq) + "\",\"team\":\"default\",\"agent\":\"lead\","
-                    + "\"ts\":\"2025-01-01T00:00:00Z\",\"type\":\"" + type + "\",\"data\":" + data + "}");
-            return e.put("seq", seq);
+            return event(type, (ObjectNode) Json.MAPPER.readTree(data));
         } catch (Exception ex) {
             throw new IllegalStateException(ex);
         }
@@ -132,12 +131,26 @@ class PromptFollowerTest {
         assertThat(f.answer()).isEqualTo(Optional.empty());
     }
 
-    /** An event built as a tree, so hostile strings need no JSON escaping. */
+    /** An event built as a tree, so hostile strings need no JSON escaping; its {@code promptId} in the envelope. */
     private JsonNode event(String type, ObjectNode data) {
         ObjectNode e = Json.MAPPER.createObjectNode().put("id", "e" + (++seq)).put("team", "default").put("agent", "lead")
                 .put("ts", "2025-01-01T00:00:00Z").put("type", type).put("seq", seq);
+        if (data.has("promptId")) {
+            e.set("promptId", data.remove("promptId"));
+        }
         e.set("data", data);
         return e;
+    }
+
+    @Test
+    void anEventStoredBeforeTheEnvelopeCarriedThePromptStillCounts() throws Exception {
+        PromptFollower f = new PromptFollower("p1");
+        JsonNode old = Json.MAPPER.readTree("{\"id\":\"e1\",\"team\":\"default\",\"agent\":\"lead\",\"seq\":1,"
+                + "\"type\":\"turn_completed\",\"data\":{\"promptId\":\"p1\",\"turnId\":\"t1\",\"reason\":\"completed\","
+                + "\"status\":\"completed\",\"text\":\"done before\"}}");
+        assertThat(f.accept(old)).isTrue();
+        assertThat(f.completed()).isTrue();
+        assertThat(f.answer()).contains("done before");
     }
 
     private static ObjectNode data(String prompt) {

@@ -125,7 +125,7 @@ class BudgetsApiTest {
 
     private JsonNode awaitTurnCompleted(String team, String promptId) {
         return await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(300)).until(() -> ofType(team,
-                "turn_completed").stream().filter(e -> promptId.equals(e.path("data").path("promptId").asText()))
+                "turn_completed").stream().filter(e -> promptId.equals(e.path("promptId").asText()))
                 .findFirst().orElse(null), e -> e != null);
     }
 

@@ -90,7 +90,7 @@ class LeadAgentTest {
     JsonNode awaitTurnCompleted(String team, String promptId) {
         return await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(300)).until(() -> storedEvents(team).stream()
                 .filter(e -> e.get("type").asText().equals("turn_completed"))
-                .filter(e -> promptId == null || promptId.equals(e.path("data").path("promptId").asText()))
+                .filter(e -> promptId == null || promptId.equals(e.path("promptId").asText()))
                 .findFirst().orElse(null), e -> e != null);
     }
 
@@ -315,11 +315,11 @@ class LeadAgentTest {
         List<JsonNode> all = storedEvents(team);
         List<JsonNode> answers = all.stream().filter(e -> e.get("type").asText().equals("assistant_message")).toList();
         assertThat(answers).extracting(e -> e.path("data").path("text").asText()).containsExactly("42", "42");
-        List<String> httpTypes = all.stream().filter(e -> httpId.equals(e.path("data").path("promptId").asText()))
+        List<String> httpTypes = all.stream().filter(e -> httpId.equals(e.path("promptId").asText()))
                 .map(e -> e.get("type").asText()).toList();
-        String kafkaId = all.stream().map(e -> e.path("data").path("promptId").asText()).filter(p -> !p.isEmpty() && !p.equals(httpId))
+        String kafkaId = all.stream().map(e -> e.path("promptId").asText()).filter(p -> !p.isEmpty() && !p.equals(httpId))
                 .findFirst().orElseThrow();
-        List<String> kafkaTypes = all.stream().filter(e -> kafkaId.equals(e.path("data").path("promptId").asText()))
+        List<String> kafkaTypes = all.stream().filter(e -> kafkaId.equals(e.path("promptId").asText()))
                 .map(e -> e.get("type").asText()).toList();
         assertThat(kafkaTypes).isEqualTo(httpTypes);
         assertThat(viaHttp.get("data").get("status").asText()).isEqualTo("completed");
@@ -417,9 +417,9 @@ class LeadAgentTest {
         long secondAfter = secondAnswer.getLong("afterSeq");
         List<JsonNode> all = storedEvents(team);
         // every event of a prompt's turn comes after its afterSeq; the second was accepted after the first turn ended
-        assertThat(all.stream().filter(e -> first.equals(e.path("data").path("promptId").asText())))
+        assertThat(all.stream().filter(e -> first.equals(e.path("promptId").asText())))
                 .isNotEmpty().allMatch(e -> e.get("seq").asLong() > firstAfter);
-        assertThat(all.stream().filter(e -> second.equals(e.path("data").path("promptId").asText())))
+        assertThat(all.stream().filter(e -> second.equals(e.path("promptId").asText())))
                 .isNotEmpty().allMatch(e -> e.get("seq").asLong() > secondAfter);
         assertThat(secondAfter).isGreaterThanOrEqualTo(firstDone.get("seq").asLong());
         assertThat(firstDone.get("data").get("promptIds")).extracting(JsonNode::asText).containsExactly(first);

@@ -192,7 +192,7 @@ class LeadHooksTest {
     private JsonNode awaitTurnCompleted(String team, String promptId) {
         JsonNode done = await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(300))
                 .until(() -> storedEvents(team).stream().filter(e -> e.get("type").asText().equals("turn_completed"))
-                        .filter(e -> promptId.equals(e.path("data").path("promptId").asText())).findFirst().orElse(null),
+                        .filter(e -> promptId.equals(e.path("promptId").asText())).findFirst().orElse(null),
                         e -> e != null);
         assertThat(done.path("data").path("status").asText()).isEqualTo("completed");
         return done;

@@ -63,7 +63,7 @@ class LeadModelGatewayTest {
 
         List<JsonNode> all = await().atMost(Duration.ofSeconds(120)).until(() -> stored(team),
                 l -> l.stream().anyMatch(e -> e.path("type").asText().equals("turn_completed")
-                        && id.equals(e.path("data").path("promptId").asText())));
+                        && id.equals(e.path("promptId").asText())));
 
         assertThat(all).filteredOn(e -> e.path("type").asText().equals("assistant_message"))
                 .extracting(e -> e.path("data").path("text").asText()).containsExactly("answered by scripted-fallback");

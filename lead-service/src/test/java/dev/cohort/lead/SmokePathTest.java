@@ -114,6 +114,6 @@ class SmokePathTest {
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
-        }).filter(e -> promptId.equals(e.path("data").path("promptId").asText())).toList();
+        }).filter(e -> promptId.equals(e.path("promptId").asText())).toList();
     }
 }

@@ -193,7 +193,7 @@ class TeamPermissionsTest {
     private void awaitTurnCompleted(String team, String promptId) {
         JsonNode done = await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(300))
                 .until(() -> events(team, "turn_completed").stream()
-                        .filter(e -> promptId.equals(e.path("data").path("promptId").asText())).findFirst()
+                        .filter(e -> promptId.equals(e.path("promptId").asText())).findFirst()
                         .orElse(null), e -> e != null);
         assertThat(done.path("data").path("status").asText()).isEqualTo("completed");
     }

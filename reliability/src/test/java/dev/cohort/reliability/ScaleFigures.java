@@ -360,11 +360,11 @@ final class ScaleFigures {
     private static List<Long> firstEvents(RelStack stack, List<String> ids, Map<String, Instant> sentAt) throws Exception {
         Map<String, Instant> first = new HashMap<>();
         try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement(
-                "SELECT ts, data::text FROM lead.events WHERE team = ANY (?) AND type = 'turn_started'")) {
+                "SELECT ts, prompt_id FROM lead.events WHERE team = ANY (?) AND type = 'turn_started'")) {
             ps.setArray(1, c.createArrayOf("text", ids.toArray()));
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    String pid = RelStack.json(rs.getString(2)).path("promptId").asText();
+                    String pid = rs.getString(2);
                     Instant ts = rs.getTimestamp(1).toInstant();
                     first.merge(pid, ts, (a, b) -> a.isBefore(b) ? a : b);
                 }

@@ -525,7 +525,7 @@ public final class RoundBenchmark {
                 }
                 try {
                     JsonNode e = JSON.readTree(line.substring(5).trim());
-                    if (!promptId.equals(e.path("data").path("promptId").asText())) {
+                    if (!promptId.equals(e.path("promptId").asText())) {
                         continue;
                     }
                     String type = e.path("type").asText();

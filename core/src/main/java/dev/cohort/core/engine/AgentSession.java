@@ -171,12 +171,23 @@ public final class AgentSession implements ModelCaller.Signals {
      * {@link StateStore} with the turn's first save, which contains the input.
      */
     public TurnResult run(String text, String source, boolean unattended, List<String> inputIds) {
+        return run(text, source, unattended, inputIds, null);
+    }
+
+    /**
+     * Runs a turn as {@link #run(String, String, boolean, List)}, answering prompt {@code promptId} ({@code null}:
+     * none): each event of the turn carries it, and its {@code turn_completed} lists it with the prompts injected later.
+     */
+    public TurnResult run(String text, String source, boolean unattended, List<String> inputIds, String promptId) {
         if (turn != null) {
             throw new IllegalStateException("agent " + agentId() + " has a turn in progress; resume() it first");
         }
         cancelRequested = false;
         detachRequested = false;
         turn = new TurnState(Ids.newId(), source == null ? "http" : source, unattended, null);
+        if (promptId != null) {
+            turn.promptIds.add(promptId);
+        }
         TurnEvents events = events(turn.turnId, false);
         // announced first: watchers see the turn at once, before skills are re-read through the workspace
         events.turnStarted(turn.source);
@@ -405,7 +416,7 @@ public final class AgentSession implements ModelCaller.Signals {
     private TurnEvents events(String turnId, boolean subagent) {
         // a subagent's loop is never saved: its events go out at once (after the parent's pending ones)
         return new TurnEvents(engine.events, agent.team(), agent.agent(), turnId, subagent,
-                engine.settings.previewChars(), pendingEvents, !subagent);
+                engine.settings.previewChars(), pendingEvents, !subagent, turn == null ? List.of() : turn.promptIds);
     }
 
     private TurnLoop mainLoop(TurnEvents events) {

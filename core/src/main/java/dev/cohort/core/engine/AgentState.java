@@ -68,13 +68,23 @@ public record AgentState(int version, List<Message> messages, List<TodoItem> tod
      * @param request           the turn's user request (after hooks): compaction never drops it
      * @param recovery          error-recovery state of this turn (fallback model, escalation, continuations)
      * @param waiting           what the parked turn waits for, {@code null} while it runs
+     * @param promptIds         the prompts the turn answers: the one it started with, then those injected into it
      */
     public record TurnProgress(String turnId, String source, boolean unattended, int modelCalls, int stopContinuations,
-            Usage usage, StuckGuard.State stuck, String request, Recovery recovery, Wait waiting) {
+            Usage usage, StuckGuard.State stuck, String request, Recovery recovery, Wait waiting,
+            List<String> promptIds) {
         public TurnProgress {
             usage = usage == null ? Usage.ZERO : usage;
             stuck = stuck == null ? StuckGuard.State.EMPTY : stuck;
             recovery = recovery == null ? Recovery.FRESH : recovery;
+            promptIds = promptIds == null ? List.of() : List.copyOf(promptIds);
+        }
+
+        /** A turn that answers no prompt (or saved before turns carried their prompts). */
+        public TurnProgress(String turnId, String source, boolean unattended, int modelCalls, int stopContinuations,
+                Usage usage, StuckGuard.State stuck, String request, Recovery recovery, Wait waiting) {
+            this(turnId, source, unattended, modelCalls, stopContinuations, usage, stuck, request, recovery, waiting,
+                    null);
         }
 
         /** A turn of engine (I) (source compatibility). */

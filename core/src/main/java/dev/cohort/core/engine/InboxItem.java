@@ -9,10 +9,16 @@ import java.util.Objects;
  *             {@link StateStore#save(AgentState, java.util.List)} exactly once, so the host can mark it injected in
  *             the same transaction as the state that now contains it
  * @param text the text appended as a user message (quoted data with its provenance, never instructions)
+ * @param promptId the prompt this item is, when it is one (the turn then answers it too); else {@code null}
  */
-public record InboxItem(String id, String text) {
+public record InboxItem(String id, String text, String promptId) {
     public InboxItem {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(text, "text");
+    }
+
+    /** An item that is not a prompt (a message, a notification). */
+    public InboxItem(String id, String text) {
+        this(id, text, null);
     }
 }

@@ -59,9 +59,12 @@ final class TurnEvents {
     private final Pending pending;
     /** The step events wait for the save (a loop that saves); else they are emitted at once. */
     private final boolean withSave;
+    /** The prompts the turn answers (the turn's own list, read as each event is made). */
+    private final List<String> promptIds;
 
     TurnEvents(EventSink sink, String team, String agent, String turnId, boolean subagent, int previewChars,
-            Pending pending, boolean withSave) {
+            Pending pending, boolean withSave, List<String> promptIds) {
+        this.promptIds = promptIds == null ? List.of() : promptIds;
         this.sink = sink;
         this.pending = pending == null ? Pending.NONE : pending;
         this.withSave = withSave && pending != null;
@@ -99,7 +102,7 @@ final class TurnEvents {
     }
 
     void turnCompleted(StopReason reason, String text, int modelCalls, Usage turn, Usage agentUsage) {
-        emit(new TurnCompleted(turnId, reason.wire(), modelCalls, text, view(turn), view(agentUsage)));
+        emit(new TurnCompleted(turnId, reason.wire(), modelCalls, text, view(turn), view(agentUsage), promptIds));
     }
 
     void todos(List<TodoItem> items) {
@@ -171,12 +174,17 @@ final class TurnEvents {
             emit(p);
             return;
         }
-        pending.add(Event.of(team, agent, p));
+        pending.add(event(p));
     }
 
     private void emit(EventPayload p) {
         pending.flush();
-        emit(sink, Event.of(team, agent, p));
+        emit(sink, event(p));
+    }
+
+    /** The event of {@code p}, carrying the prompt the turn started with (if any). */
+    private Event event(EventPayload p) {
+        return Event.of(team, agent, p).withPromptId(promptIds.isEmpty() ? null : promptIds.get(0));
     }
 
     /** Emits one event; a failing sink drops it (logged), never failing the turn. */

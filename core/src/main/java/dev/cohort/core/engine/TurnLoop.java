@@ -224,6 +224,9 @@ final class TurnLoop {
             for (InboxItem item : session.drainInbox()) {
                 conv.add(Message.user(item.text()));
                 session.injected(item.id());
+                if (item.promptId() != null) {
+                    turn.promptIds.add(item.promptId()); // saved with the step that injects it
+                }
             }
         }
         if (ctx.policy().remindsTodos() && ctx.offered().contains(ToolNames.TODO_WRITE)

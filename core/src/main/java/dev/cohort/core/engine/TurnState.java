@@ -1,5 +1,8 @@
 package dev.cohort.core.engine;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The one mutable state of a running loop: counters, usage, stuck guard, error recovery, what a parked turn waits
  * for. The loop and its parts change it in place; {@link #progress()} is the saved value
@@ -17,6 +20,8 @@ final class TurnState {
     StuckGuard.State stuck;
     AgentState.Recovery recovery;
     AgentState.Wait waiting;
+    /** The prompts the turn answers: the one it started with, then those injected into it. */
+    final List<String> promptIds = new ArrayList<>();
 
     TurnState(String turnId, String source, boolean unattended, String request) {
         this.turnId = turnId;
@@ -36,12 +41,18 @@ final class TurnState {
         t.stuck = p.stuck();
         t.recovery = p.recovery();
         t.waiting = p.waiting();
+        t.promptIds.addAll(p.promptIds());
         return t;
     }
 
     AgentState.TurnProgress progress() {
         return new AgentState.TurnProgress(turnId, source, unattended, modelCalls, stopContinuations, usage, stuck,
-                request, recovery, waiting);
+                request, recovery, waiting, promptIds);
+    }
+
+    /** The prompt the turn started with, which its events carry; {@code null} when it answers none. */
+    String promptId() {
+        return promptIds.isEmpty() ? null : promptIds.get(0);
     }
 
     /** The model in use: the fallback after a switch, else the configured one ({@code null} = the gateway's). */

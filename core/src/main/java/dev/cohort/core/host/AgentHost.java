@@ -570,7 +570,7 @@ public final class AgentHost implements AutoCloseable {
                     // input arrived in (Tracing#ingress; the current one otherwise)
                     try (Scope ignored = engine.tracing().takeIngress(key.team(), key.name())
                             .makeCurrent()) {
-                        more = finish(s, s.run(t.text(), t.source(), t.unattended(), t.inputIds()));
+                        more = finish(s, s.run(t.text(), t.source(), t.unattended(), t.inputIds(), t.promptId()));
                     }
                     if (!more) {
                         return;

@@ -8,9 +8,11 @@ public sealed interface Next {
 
     /**
      * Runs a turn. {@code inputIds} are the inbox items the input is made of: marked injected with the turn's first
-     * save, in the same transaction.
+     * save, in the same transaction. {@code promptId} is the prompt the turn answers, if it answers one: every event of
+     * the turn carries it.
      */
-    record Turn(String text, String source, boolean unattended, List<String> inputIds) implements Next {
+    record Turn(String text, String source, boolean unattended, List<String> inputIds, String promptId)
+            implements Next {
         public Turn {
             Objects.requireNonNull(text, "text");
             inputIds = List.copyOf(inputIds);
@@ -25,7 +27,12 @@ public sealed interface Next {
     }
 
     static Turn turn(String text, String source, boolean unattended, List<String> inputIds) {
-        return new Turn(text, source, unattended, inputIds);
+        return new Turn(text, source, unattended, inputIds, null);
+    }
+
+    /** A turn that answers prompt {@code promptId}. */
+    static Turn prompt(String text, String source, boolean unattended, String promptId) {
+        return new Turn(text, source, unattended, List.of(), promptId);
     }
 
     /** Idle until an input arrives. */

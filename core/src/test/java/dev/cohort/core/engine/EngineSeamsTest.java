@@ -326,6 +326,47 @@ class EngineSeamsTest {
     }
 
     @Test
+    void everyEventOfATurnCarriesItsPromptAndItsEndListsThePromptsInjectedIntoIt() {
+        TestTool look = plain("look", false);
+        List<InboxItem> queue = Collections.synchronizedList(new ArrayList<>());
+        InboxSource inbox = () -> {
+            List<InboxItem> out = List.copyOf(queue);
+            queue.clear();
+            return out;
+        };
+        Script model = new Script().then(r -> {
+            queue.add(new InboxItem("prompt:p2", "and the docs too", "p2"));
+            queue.add(new InboxItem("m1", "<message from=\"bob\">build is green</message>"));
+            return ModelClient.Reply.calls(null, List.of(new ModelToolCall("c1", "look", "{}")));
+        }).answers("done");
+        TurnResult r = engine(model, look).open(agent(look).withInbox(inbox), null)
+                .run("fix the build", "http", false, List.of(), "p1");
+
+        assertThat(r.reason()).isEqualTo(StopReason.COMPLETED);
+        assertThat(events.all).isNotEmpty().allSatisfy(e -> assertThat(e.promptId()).isEqualTo("p1"));
+        assertThat(events.dataOf(EventType.TURN_COMPLETED).getFirst().path("promptIds").toString())
+                .isEqualTo("[\"p1\",\"p2\"]");
+        // the prompts travel with the saved turn, so a resumed turn goes on carrying them
+        assertThat(store.states.stream().filter(st -> st.turn() != null).reduce((a, b) -> b).orElseThrow().turn()
+                .promptIds()).containsExactly("p1", "p2");
+        // the envelope is on the wire, the data has no copy of it
+        JsonNode wire = Json.MAPPER.valueToTree(events.all.getFirst());
+        assertThat(wire.path("promptId").asText()).isEqualTo("p1");
+        assertThat(wire.path("data").has("promptId")).isFalse();
+        assertThat(Event.parse(Json.write(events.all.getFirst())).promptId()).isEqualTo("p1");
+    }
+
+    @Test
+    void aTurnThatAnswersNoPromptHasNoPromptInItsEvents() {
+        Script model = new Script().answers("hello");
+        TestTool look = plain("look", false);
+        engine(model, look).open(agent(look), null).run("hi");
+        assertThat(events.all).isNotEmpty().allSatisfy(e -> assertThat(e.promptId()).isNull());
+        assertThat(Json.MAPPER.valueToTree(events.all.getFirst()).has("promptId")).isFalse();
+        assertThat(events.dataOf(EventType.TURN_COMPLETED).getFirst().has("promptIds")).isFalse();
+    }
+
+    @Test
     void idsOfAFailedSaveGoWithTheNextSave() {
         TestTool look = plain("look", false);
         List<InboxItem> queue = Collections.synchronizedList(new ArrayList<>(List.of(new InboxItem("m1", "hello"))));

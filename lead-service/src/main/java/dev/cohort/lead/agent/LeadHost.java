@@ -69,12 +69,12 @@ public class LeadHost implements ParkedTurns {
                         @Override
                         public List<Event> storeIn(Connection c,
                                 List<Event> stepEvents) throws SQLException {
-                            return events.storeIn(c, stepEvents.stream().map(engine::label).toList());
+                            return events.storeIn(c, stepEvents);
                         }
 
                         @Override
                         public EventsClause clause(List<Event> stepEvents) {
-                            return events.clause(stepEvents.stream().map(engine::label).toList());
+                            return events.clause(stepEvents);
                         }
 
                         @Override

@@ -162,7 +162,6 @@ public class LeadProgram implements AgentProgram {
     @Override
     public void resuming(AgentKey key, String turnId) {
         Log.infof("team=%s agent=lead turn=%s resuming after a restart or a partition move", key.team(), turnId);
-        engine.label(key.team(), prompts.runningPromptOfTurn(key.team(), turnId).orElse(null));
     }
 
     @Override
@@ -178,15 +177,13 @@ public class LeadProgram implements AgentProgram {
                     noModel(team, p);
                     continue;
                 }
-                engine.label(team, p.id());
                 boolean cron = PromptSource.CRON.equals(p.source());
                 Log.infof("team=%s agent=lead prompt=%s turn starting (source=%s)", team, p.id(), p.source());
                 // the prompt learns the turn id at the turn's first save (LeadInputLedger)
-                return Next.turn(cron ? "[cron] " + p.text() : p.text(), p.source(), cron, List.of());
+                return Next.prompt(cron ? "[cron] " + p.text() : p.text(), p.source(), cron, p.id());
             }
             List<InboxRow> waiting = inbox.pending(team, 50);
             if (!waiting.isEmpty()) {
-                engine.label(team, null);
                 // the turn's input is these messages: marked injected with the turn's first save
                 String text = String.join("\n\n", InboxFormatter.inputs(waiting).stream().map(InboxFormatter.Input::text)
                         .toList());
@@ -199,7 +196,6 @@ public class LeadProgram implements AgentProgram {
     @Override
     public void stopped(AgentKey key, TurnResult r) {
         String team = key.team();
-        engine.label(team, null);
         if (r.inProgress()) {
             Log.infof("team=%s agent=lead turn=%s %s: %s", team, r.turnId(), r.reason().wire(), r.text());
             return;
@@ -217,20 +213,16 @@ public class LeadProgram implements AgentProgram {
     public void abandoned(AgentKey key, String turnId, String message) {
         String team = key.team();
         String msg = "the lead's turn failed unexpectedly: " + message;
-        try {
-            String promptId = turnId == null ? null : prompts.runningPromptOfTurn(team, turnId).orElse(null);
-            events.emit(team, Ids.LEAD, EngineError.of(null, msg).withPromptId(promptId));
-            events.emit(team, Ids.LEAD, TurnCompleted.failedByHost(turnId, msg, promptId,
-                    turnId == null ? null : prompts.idsOfTurn(team, turnId)));
-            if (turnId != null) {
-                prompts.finishTurn(team, turnId, "failed");
-                approvalService.turnEnded(team, Ids.LEAD, turnId, "the turn failed before an answer");
-            }
-            // a prompt marked running before its turn's first save has no turn id yet
-            prompts.failRunningWithoutTurn(team);
-        } finally {
-            engine.label(team, null);
+        String promptId = turnId == null ? null : prompts.runningPromptOfTurn(team, turnId).orElse(null);
+        events.emit(team, Ids.LEAD, EngineError.of(null, msg), promptId);
+        events.emit(team, Ids.LEAD, TurnCompleted.failedByHost(turnId, msg,
+                turnId == null ? null : prompts.idsOfTurn(team, turnId)), promptId);
+        if (turnId != null) {
+            prompts.finishTurn(team, turnId, "failed");
+            approvalService.turnEnded(team, Ids.LEAD, turnId, "the turn failed before an answer");
         }
+        // a prompt marked running before its turn's first save has no turn id yet
+        prompts.failRunningWithoutTurn(team);
     }
 
     @Override
@@ -242,8 +234,8 @@ public class LeadProgram implements AgentProgram {
     private void noModel(String team, QueuedPrompt p) {
         String msg = "no model configured: set OPENAI_API_KEY (and OPENAI_BASE_URL, MODEL_ID for another OpenAI-compatible "
                 + "endpoint) and restart, or run `./cohort up --scripted-model` to try Cohort with the scripted model";
-        events.emit(team, Ids.LEAD, EngineError.of(null, msg).withPromptId(p.id()));
-        events.emit(team, Ids.LEAD, TurnCompleted.failedByHost(null, msg, p.id(), null));
+        events.emit(team, Ids.LEAD, EngineError.of(null, msg), p.id());
+        events.emit(team, Ids.LEAD, TurnCompleted.failedByHost(null, msg, List.of(p.id())), p.id());
         prompts.setStatus(team, p.id(), "failed");
     }
 
@@ -268,7 +260,8 @@ public class LeadProgram implements AgentProgram {
                 if (heldPrompts.contains(p.id())) {
                     continue;
                 }
-                out.add(new InboxItem(PROMPT + p.id(), (PromptSource.CRON.equals(p.source()) ? "[cron] " : "") + p.text()));
+                out.add(new InboxItem(PROMPT + p.id(), (PromptSource.CRON.equals(p.source()) ? "[cron] " : "") + p.text(),
+                        p.id()));
             }
             List<InboxRow> messages = inbox.pending(team, 50);
             List<InboxRow> fresh = heldMessages.isEmpty() ? messages

@@ -283,6 +283,7 @@ public class EventRepository {
             ps.setString(i++, e.agent());
             ps.setString(i++, storedTs(e));
             ps.setString(i++, e.type().wire());
+            ps.setString(i++, e.promptId());
             ps.setString(i++, Json.write(e.data()));
             return i;
         }
@@ -291,6 +292,7 @@ public class EventRepository {
         String[] agents = new String[n];
         String[] ts = new String[n];
         String[] types = new String[n];
+        String[] promptIds = new String[n];
         String[] data = new String[n];
         for (int k = 0; k < n; k++) {
             Event e = events.get(k);
@@ -298,6 +300,7 @@ public class EventRepository {
             agents[k] = e.agent();
             ts[k] = storedTs(e);
             types[k] = e.type().wire();
+            promptIds[k] = e.promptId();
             data[k] = Json.write(e.data());
         }
         ps.setLong(i++, n);
@@ -306,6 +309,7 @@ public class EventRepository {
         ps.setArray(i++, c.createArrayOf("text", agents));
         ps.setArray(i++, c.createArrayOf("text", ts));
         ps.setArray(i++, c.createArrayOf("text", types));
+        ps.setArray(i++, c.createArrayOf("text", promptIds));
         ps.setArray(i++, c.createArrayOf("text", data));
         return i;
     }
@@ -378,13 +382,14 @@ public class EventRepository {
 
     /** One event's row, numbered by the counter {@code s}; its id returned when it was inserted. */
     private static final String APPEND_ONE_EVENT_CTE = "e AS (INSERT INTO lead.events (team, seq, id, agent, ts, type, "
-            + "data) SELECT ?, s.seq, ?, ?, ?::timestamptz, ?, ?::jsonb FROM s ON CONFLICT (id) DO NOTHING RETURNING id)";
+            + "prompt_id, data) SELECT ?, s.seq, ?, ?, ?::timestamptz, ?, ?, ?::jsonb FROM s ON CONFLICT (id) DO NOTHING "
+            + "RETURNING id)";
 
     /** Several events' rows, numbered in their order ({@code WITH ORDINALITY}) up to the counter {@code s}. */
     private static final String APPEND_MANY_EVENTS_CTE = "e AS (INSERT INTO lead.events (team, seq, id, agent, ts, type, "
-            + "data) SELECT ?, s.seq - ? + r.ord, r.id, r.agent, r.ts::timestamptz, r.type, r.data::jsonb FROM s, "
-            + "unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY AS r(id, agent, ts, type, data, "
-            + "ord) ON CONFLICT (id) DO NOTHING RETURNING 1)";
+            + "prompt_id, data) SELECT ?, s.seq - ? + r.ord, r.id, r.agent, r.ts::timestamptz, r.type, r.prompt_id, "
+            + "r.data::jsonb FROM s, unnest(?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) WITH ORDINALITY "
+            + "AS r(id, agent, ts, type, prompt_id, data, ord) ON CONFLICT (id) DO NOTHING RETURNING 1)";
 
     private static final String APPEND_ONE = "WITH " + BUMP + ", " + APPEND_ONE_EVENT_CTE
             + " SELECT s.seq, (SELECT count(*) FROM e)::int FROM s";
@@ -535,7 +540,7 @@ public class EventRepository {
     public List<Event> after(String team, long after, int limit) {
         try (Connection c = ds.getConnection();
                 PreparedStatement ps = c.prepareStatement(
-                        "SELECT id, team, agent, seq, ts, type, data::text FROM lead.events WHERE team = ? AND seq > ? ORDER BY seq LIMIT ?")) {
+                        "SELECT id, team, agent, seq, ts, type, prompt_id, data::text FROM lead.events WHERE team = ? AND seq > ? ORDER BY seq LIMIT ?")) {
             Sql.bind(ps, team, (long) after, limit);
             try (ResultSet rs = ps.executeQuery()) {
                 List<Event> out = new ArrayList<>();
@@ -551,7 +556,7 @@ public class EventRepository {
 
     private static Optional<Event> findById(Connection c, String id) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(
-                "SELECT id, team, agent, seq, ts, type, data::text FROM lead.events WHERE id = ?")) {
+                "SELECT id, team, agent, seq, ts, type, prompt_id, data::text FROM lead.events WHERE id = ?")) {
             ps.setString(1, id);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(row(rs)) : Optional.empty();
@@ -562,7 +567,7 @@ public class EventRepository {
     private static Event row(ResultSet rs) throws SQLException {
         try {
             return new Event(rs.getString(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getTimestamp(5).toInstant(),
-                    EventType.of(rs.getString(6)), Json.MAPPER.readTree(rs.getString(7)));
+                    EventType.of(rs.getString(6)), rs.getString(7), Json.MAPPER.readTree(rs.getString(8)));
         } catch (JsonProcessingException ex) {
             throw new IllegalStateException("corrupt event data in the store", ex);
         }

@@ -45,6 +45,11 @@ public class EventService {
         return emit(team, agent, payload.type(), Json.MAPPER.valueToTree(payload));
     }
 
+    /** As {@link #emit(String, String, EventPayload)}, about prompt {@code promptId} (in the event's envelope). */
+    public Event emit(String team, String agent, EventPayload payload, String promptId) {
+        return record(Event.of(team, agent, payload).withPromptId(promptId));
+    }
+
     public Event emit(String team, String agent, EventType type, JsonNode data) {
         return record(Event.of(team, agent, type, data));
     }
@@ -178,6 +183,6 @@ public class EventService {
         if (ts.getNano() % 1000 >= 500) {
             micros = micros.plusNanos(1000);
         }
-        return new Event(e.id(), e.team(), e.agent(), e.seq(), micros, e.type(), e.data());
+        return new Event(e.id(), e.team(), e.agent(), e.seq(), micros, e.type(), e.promptId(), e.data());
     }
 }

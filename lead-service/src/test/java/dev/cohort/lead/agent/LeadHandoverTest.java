@@ -349,7 +349,7 @@ class LeadHandoverTest {
     private JsonNode awaitTurnCompleted(String team, String promptId) {
         return await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> storedEvents(team)
                 .stream().filter(e -> e.path("type").asText().equals("turn_completed"))
-                .filter(e -> promptId.equals(e.path("data").path("promptId").asText()))
+                .filter(e -> promptId.equals(e.path("promptId").asText()))
                 .findFirst().orElse(null), e -> e != null);
     }
 

@@ -30,7 +30,7 @@ final class EventStream implements AutoCloseable {
         }
 
         String promptId() {
-            return event.path("data").path("promptId").asText(null);
+            return event.path("promptId").asText(null);
         }
     }
 

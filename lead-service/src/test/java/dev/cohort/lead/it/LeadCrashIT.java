@@ -120,7 +120,7 @@ class LeadCrashIT {
         assertThat(conversation(requests.get(2))).isEqualTo(conversation(requests.get(1)));
 
         // 4. the prompt's turn completed once, successfully, without an error event
-        List<JsonNode> ofPrompt = events.stream().filter(e -> promptId.equals(e.path("data").path("promptId").asText())).toList();
+        List<JsonNode> ofPrompt = events.stream().filter(e -> promptId.equals(e.path("promptId").asText())).toList();
         assertThat(ofPrompt.stream().filter(e -> e.get("type").asText().equals("turn_completed"))
                 .map(e -> e.path("data").path("status").asText()).toList()).containsExactly("completed");
         assertThat(events).extracting(e -> e.get("type").asText()).doesNotContain("error");

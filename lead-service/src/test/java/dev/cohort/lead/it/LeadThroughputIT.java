@@ -98,7 +98,7 @@ class LeadThroughputIT {
         List<long[]> rows = new ArrayList<>();
         try (Connection c = stack.db(); PreparedStatement ps = c.prepareStatement("""
                 SELECT p.id, (extract(epoch FROM p.received_at) * 1000)::bigint, (extract(epoch FROM e.ts) * 1000)::bigint
-                FROM lead.prompts p JOIN lead.events e ON e.team = p.team AND e.type = 'turn_started' AND e.data->>'promptId' = p.id
+                FROM lead.prompts p JOIN lead.events e ON e.team = p.team AND e.type = 'turn_started' AND e.prompt_id = p.id
                 WHERE p.team = ?""")) {
             ps.setString(1, team);
             try (ResultSet rs = ps.executeQuery()) {

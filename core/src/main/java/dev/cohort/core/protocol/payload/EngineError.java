@@ -14,24 +14,13 @@ import dev.cohort.core.protocol.EventType;
  * @param hookSettings {@code true} when hook settings could not be read
  * @param file         the settings file that could not be read
  * @param transcript   where the conversation was stored (a failed compaction)
- * @param promptId     the prompt the failure concerns (lead hosts)
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record EngineError(String turnId, String message, String hook, String hookEvent, Boolean blocked,
-        Boolean hookSettings, String file, String transcript, String promptId) implements EventPayload {
-
-    public EngineError(String turnId, String message, String hook, String hookEvent, Boolean blocked,
-            Boolean hookSettings, String file, String transcript) {
-        this(turnId, message, hook, hookEvent, blocked, hookSettings, file, transcript, null);
-    }
+        Boolean hookSettings, String file, String transcript) implements EventPayload {
 
     public static EngineError of(String turnId, String message) {
-        return new EngineError(turnId, message, null, null, null, null, null, null, null);
-    }
-
-    /** The same error about a prompt. */
-    public EngineError withPromptId(String id) {
-        return new EngineError(turnId, message, hook, hookEvent, blocked, hookSettings, file, transcript, id);
+        return new EngineError(turnId, message, null, null, null, null, null, null);
     }
 
     @Override

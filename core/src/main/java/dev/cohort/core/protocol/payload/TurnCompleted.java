@@ -5,7 +5,8 @@ import dev.cohort.core.protocol.EventType;
 import java.util.List;
 
 /**
- * {@code turn_completed}: a turn ended (the lead adds {@code promptId} and {@code promptIds}).
+ * {@code turn_completed}: a turn ended. Like every event of its turn it carries the prompt it started with in the
+ * envelope ({@code promptId}).
  *
  * @param turnId     the turn
  * @param reason     why it ended ({@code completed}, {@code max_model_calls}, {@code stuck}, {@code budget_exceeded},
@@ -17,18 +18,19 @@ import java.util.List;
  * @param status     {@code completed} when {@code reason} is {@code completed}, else {@code failed} (clients read one
  *                   field)
  * @param message    a host's account of a turn it had to end (e.g. an unexpected failure)
- * @param promptId   the prompt that started the turn (lead)
- * @param promptIds  every prompt the turn answered, injected ones included (lead)
+ * @param promptIds  every prompt the turn answered, the one it started with first, injected ones included; absent when
+ *                   it answered none
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record TurnCompleted(String turnId, String reason, int modelCalls, String text, UsageView usage,
-        UsageView agentUsage, String status, String message, String promptId, List<String> promptIds)
+        UsageView agentUsage, String status, String message, List<String> promptIds)
         implements EventPayload {
 
-    /** The engine's end of a turn, with its status (the lead adds the prompt fields). */
+    /** The engine's end of a turn, with its status. */
     public TurnCompleted(String turnId, String reason, int modelCalls, String text, UsageView usage,
-            UsageView agentUsage) {
-        this(turnId, reason, modelCalls, text, usage, agentUsage, statusOf(reason), null, null, null);
+            UsageView agentUsage, List<String> promptIds) {
+        this(turnId, reason, modelCalls, text, usage, agentUsage, statusOf(reason), null,
+                promptIds == null || promptIds.isEmpty() ? null : List.copyOf(promptIds));
     }
 
     /** {@code completed} for a turn that ended {@code completed}, {@code failed} for any other reason. */
@@ -37,9 +39,9 @@ public record TurnCompleted(String turnId, String reason, int modelCalls, String
     }
 
     /** A turn a host ended itself, with a failed status and why. */
-    public static TurnCompleted failedByHost(String turnId, String message, String promptId,
-            List<String> promptIds) {
-        return new TurnCompleted(turnId, "error", 0, null, null, null, "failed", message, promptId, promptIds);
+    public static TurnCompleted failedByHost(String turnId, String message, List<String> promptIds) {
+        return new TurnCompleted(turnId, "error", 0, null, null, null, "failed", message,
+                promptIds == null || promptIds.isEmpty() ? null : List.copyOf(promptIds));
     }
     @Override
     public EventType type() {
