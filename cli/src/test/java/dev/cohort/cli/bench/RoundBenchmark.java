@@ -3,6 +3,7 @@ package dev.cohort.cli.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.cohort.cli.UpCommand;
+import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Topics;
 import dev.cohort.core.toolrunner.ToolCallRequest;
 import dev.cohort.core.toolrunner.ToolRunnerClient;
@@ -525,7 +526,7 @@ public final class RoundBenchmark {
                 }
                 try {
                     JsonNode e = JSON.readTree(line.substring(5).trim());
-                    if (!promptId.equals(e.path("promptId").asText())) {
+                    if (!promptId.equals(Event.promptIdOf(e))) {
                         continue;
                     }
                     String type = e.path("type").asText();
