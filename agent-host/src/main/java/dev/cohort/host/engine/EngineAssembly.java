@@ -12,6 +12,7 @@ import dev.cohort.core.memory.MemoryManager;
 import dev.cohort.core.memory.MemoryStore;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolNames;
 import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.workspace.WorkspaceCatalogue;
 import dev.cohort.core.trace.Tracing;
@@ -136,6 +137,19 @@ public class EngineAssembly {
         return tools;
     }
 
+    /**
+     * Makes the names of the tools the providers serving {@code role} give known to the permission rules at once
+     * ({@link ToolNames}), before a deferred registry is first used: a team's rules naming them are accepted from the
+     * service's start. The workspace tools' names are added when the catalogue is read.
+     */
+    static void declare(AgentRole role, Iterable<? extends ToolProvider> providers) {
+        for (ToolProvider p : providers) {
+            if (p.roles().contains(role)) {
+                ToolNames.add(p.tools().stream().map(Tool::name).toList());
+            }
+        }
+    }
+
     /** The replica's memory executor, made on first use. */
     synchronized BoundedExecutor memoryWork() {
         if (memoryWork == null) {
@@ -212,6 +226,7 @@ public class EngineAssembly {
                 return ToolRegistry.of(toolsFor(role, List.of(), all));
             }
             Supplier<WorkspaceCatalogue> catalogue = workspace;
+            declare(role, all);
             return ToolRegistry.deferred(() -> toolsFor(role, catalogue.get().all(), all));
         }
 

@@ -6,7 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ForwardingTool;
 import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.SpecifiedTool;
+import dev.cohort.core.tools.ToolCall;
+import dev.cohort.core.tools.ToolContext;
+import dev.cohort.core.tools.ToolNames;
 import dev.cohort.core.tools.ToolRegistry;
+import dev.cohort.core.tools.ToolResult;
+import dev.cohort.core.tools.ToolSchemas;
 import dev.cohort.core.tools.todo.TodoWriteTool;
 import dev.cohort.core.tools.workspace.WorkspaceToolsFixture;
 import java.util.List;
@@ -86,6 +92,22 @@ class ToolProviderRolesTest {
                 Map.of("create_worktree", Extended::new));
         assertThatThrownBy(() -> EngineAssembly.toolsFor(AgentRole.TEAMMATE, WORKSPACE, List.of(wrong)))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("[create_worktree]");
+    }
+
+    @Test
+    void theProvidersToolNamesAreKnownToThePermissionRulesBeforeTheFirstTurn() {
+        Tool probe = new SpecifiedTool(ToolSchemas.spec("probe_tool_of_a_provider", "a probe",
+                ToolSchemas.object().build()), false) {
+            @Override
+            public ToolResult execute(ToolCall call, ToolContext ctx) {
+                return ToolResult.ok("");
+            }
+        };
+        assertThat(ToolNames.known("probe_tool_of_a_provider")).isFalse();
+        EngineAssembly.declare(AgentRole.TEAMMATE, List.of(new Fake(Set.of(AgentRole.LEAD), List.of(probe), 1)));
+        assertThat(ToolNames.known("probe_tool_of_a_provider")).isFalse(); // not a provider of that role
+        EngineAssembly.declare(AgentRole.LEAD, List.of(new Fake(Set.of(AgentRole.LEAD), List.of(probe), 1)));
+        assertThat(ToolNames.known("probe_tool_of_a_provider")).isTrue();
     }
 
     @Test
