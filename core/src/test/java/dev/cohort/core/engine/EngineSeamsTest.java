@@ -295,15 +295,20 @@ class EngineSeamsTest {
 
     // ---- inbox items with ids ------------------------------------------------------------------------------------
 
-    @Test
-    void theSaveOfTheStepThatInjectedAnItemCarriesExactlyItsIdOnce() {
-        TestTool look = plain("look", false);
-        List<InboxItem> queue = Collections.synchronizedList(new ArrayList<>());
-        InboxSource inbox = () -> {
+    /** An inbox that hands out what the test queued, once. */
+    private static InboxSource drains(List<InboxItem> queue) {
+        return () -> {
             List<InboxItem> out = List.copyOf(queue);
             queue.clear();
             return out;
         };
+    }
+
+    @Test
+    void theSaveOfTheStepThatInjectedAnItemCarriesExactlyItsIdOnce() {
+        TestTool look = plain("look", false);
+        List<InboxItem> queue = Collections.synchronizedList(new ArrayList<>());
+        InboxSource inbox = drains(queue);
         Script model = new Script().then(r -> {
             queue.add(new InboxItem("m1", "<message from=\"bob\">build is green</message>"));
             queue.add(new InboxItem("m2", "<message from=\"eve\">tests too</message>"));
@@ -329,11 +334,7 @@ class EngineSeamsTest {
     void everyEventOfATurnCarriesItsPromptAndItsEndListsThePromptsInjectedIntoIt() {
         TestTool look = plain("look", false);
         List<InboxItem> queue = Collections.synchronizedList(new ArrayList<>());
-        InboxSource inbox = () -> {
-            List<InboxItem> out = List.copyOf(queue);
-            queue.clear();
-            return out;
-        };
+        InboxSource inbox = drains(queue);
         Script model = new Script().then(r -> {
             queue.add(new InboxItem("prompt:p2", "and the docs too", "p2"));
             queue.add(new InboxItem("m1", "<message from=\"bob\">build is green</message>"));

@@ -155,7 +155,7 @@ public final class PermissionRule implements PermissionPolicy.Rule {
         }
         Set<String> tools = CLAUDE_TOOLS.get(name);
         if (tools == null) {
-            if (!ToolNames.known(name) && !PATH_TOOLS.contains(name) && !name.equals("bash")) {
+            if (!ToolNames.known(name) && CLAUDE_TOOLS.values().stream().noneMatch(t -> t.contains(name))) {
                 throw new InvalidRule(text, "Cohort has no tool '" + name + "'; rules name Bash, Read, Edit, Write,"
                         + " Glob, Grep, mcp__<server>__<tool> or one of Cohort's tools: "
                         + String.join(", ", ToolNames.all()));
