@@ -123,13 +123,14 @@ public class ProtocolService {
                     config.shutdownTimeout());
         }
         ProtocolRow row = repo.find(team, requestId).orElseThrow();
-        publisher.publish(AgentMessage.of(requestId, team, Ids.LEAD, row.target(),
-                "Please shut down gracefully" + (reason == null ? "." : ": " + reason),
-                new ShutdownRequest(requestId, reason), Instant.now()));
         if (existing == null) {
+            // recorded before the request goes out, so the stream never shows the answer ahead of the request
             updated(row);
             Log.infof("team=%s agent=lead shutdown_request %s -> %s (deadline %s)", team, requestId, teammate, row.deadline());
         }
+        publisher.publish(AgentMessage.of(requestId, team, Ids.LEAD, row.target(),
+                "Please shut down gracefully" + (reason == null ? "." : ": " + reason),
+                new ShutdownRequest(requestId, reason), Instant.now()));
         return row;
     }
 
@@ -182,8 +183,8 @@ public class ProtocolService {
         ProtocolRow row = repo.decide(team, requestId, ProtocolRepository.PLAN_APPROVAL, Ids.LEAD,
                 approve ? ProtocolRepository.APPROVED : ProtocolRepository.REJECTED, feedback, decidedBy)
                 .orElseThrow(() -> refusal(team, requestId, ProtocolRepository.PLAN_APPROVAL, Ids.LEAD));
-        sendPlanResponse(row, approve, feedback);
         updated(row);
+        sendPlanResponse(row, approve, feedback);
         return row;
     }
 
