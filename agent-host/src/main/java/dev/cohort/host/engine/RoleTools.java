@@ -1,7 +1,8 @@
 package dev.cohort.host.engine;
 
 import dev.cohort.core.tools.AgentRole;
-import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -14,7 +15,9 @@ public abstract class RoleTools implements ToolProvider {
 
     protected RoleTools(int order, AgentRole role, AgentRole... more) {
         this.order = order;
-        this.roles = Set.copyOf(EnumSet.of(role, more));
+        Set<AgentRole> all = new HashSet<>(List.of(more));
+        all.add(role);
+        this.roles = Set.copyOf(all);
     }
 
     @Override

@@ -161,7 +161,7 @@ final class ToolOrchestrator {
         Tool tool = found.get();
         if (!ctx.allowlist().contains(tool.name())) {
             return Outcome.of(ToolResult.error("allowlist", "tool '" + tool.name() + "' is not available to this agent ("
-                    + ctx.role().name().toLowerCase() + "); available tools: " + String.join(", ", ctx.offered())));
+                    + ctx.role().name() + "); available tools: " + String.join(", ", ctx.offered())));
         }
         ToolArguments.Parsed parsed = ToolArguments.parse(c.arguments(), tool.spec().parameters());
         if (!parsed.ok()) {

@@ -58,16 +58,7 @@ public final class SystemPrompt {
     }
 
     static String identity(PromptInputs in) {
-        String who = switch (in.role()) {
-            case LEAD -> "You are the lead agent of the team '" + in.team() + "' in Cohort, a team of coding agents. "
-                    + "You take work from people and the clock, plan it, do it or delegate it to teammates, and "
-                    + "report the outcome.";
-            case TEAMMATE -> "You are '" + in.agent() + "', a teammate in the team '" + in.team() + "' in Cohort, a "
-                    + "team of coding agents. You do the tasks you claim or are given and report results to the lead.";
-            case SUBAGENT -> "You are a subagent of '" + in.agent() + "' in the team '" + in.team() + "'. Do the "
-                    + "task you were given with the tools you have, then answer with a concise summary of what you "
-                    + "found or did. Do not delegate.";
-        };
+        String who = in.role().identity(in.team(), in.agent());
         return who + "\nAct directly with tools rather than describing what you would do. Commands run in a POSIX "
                 + "shell (bash) in a sandbox, non-interactively. Destructive operations may need a human's approval; "
                 + "a denied call comes back as the tool result, so change your plan instead of retrying it.";

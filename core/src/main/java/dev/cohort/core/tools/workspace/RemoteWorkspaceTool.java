@@ -10,8 +10,7 @@ import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.ToolResult;
 import dev.cohort.core.tools.ToolSchemas;
 import dev.langchain4j.agent.tool.ToolSpecification;
-import java.util.EnumSet;
-import java.util.Locale;
+import java.util.HashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -37,13 +36,9 @@ public class RemoteWorkspaceTool implements Tool {
         this.descriptor = Objects.requireNonNull(descriptor, "descriptor");
         this.spec = ToolSchemas.spec(descriptor.name(), descriptor.description(),
                 ToolSchemas.objectFromJson(descriptor.parameters()));
-        Set<AgentRole> r = EnumSet.noneOf(AgentRole.class);
+        Set<AgentRole> r = new HashSet<>();
         for (String role : descriptor.roles()) {
-            for (AgentRole known : AgentRole.values()) {
-                if (known.name().equals(role.toUpperCase(Locale.ROOT))) {
-                    r.add(known); // a role this engine does not know (a newer runner's) gives nothing here
-                }
-            }
+            AgentRole.named(role).ifPresent(r::add); // a role this process does not know gives nothing here
         }
         this.roles = Set.copyOf(r);
     }
