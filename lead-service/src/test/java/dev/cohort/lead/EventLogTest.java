@@ -9,6 +9,7 @@ import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Json;
+import dev.cohort.host.store.EventLog;
 import dev.cohort.host.store.EventsClause;
 import dev.cohort.host.store.PgAgentStore;
 import dev.cohort.lead.agent.LeadInputLedger;
@@ -222,7 +223,7 @@ class EventLogTest {
         long before = events.append(event(team, "zero")).seq();
         List<List<Event>> committed = new CopyOnWriteArrayList<>();
         var inTransaction = new AtomicInteger();
-        LeadInputLedger.EventLog log = new LeadInputLedger.EventLog() {
+        EventLog log = new EventLog() {
             @Override
             public List<Event> storeIn(Connection c, List<Event> stepEvents) throws SQLException {
                 inTransaction.incrementAndGet(); // a save that is not one statement (here: a whole rewrite)

@@ -146,6 +146,20 @@ public final class PgInbox {
         });
     }
 
+    /** Every agent that has a message in this inbox, in any state (a directory for a kind fed by its inbox only). */
+    public List<AgentKey> agents() {
+        return Sql.single(ds, "list the agents of " + table, c -> {
+            try (PreparedStatement ps = c.prepareStatement("SELECT DISTINCT team, agent FROM " + table);
+                    ResultSet rs = ps.executeQuery()) {
+                List<AgentKey> out = new ArrayList<>();
+                while (rs.next()) {
+                    out.add(new AgentKey(rs.getString(1), rs.getString(2)));
+                }
+                return out;
+            }
+        });
+    }
+
     /** The pending messages as the engine's inbox items ({@link #PREFIX}id), each text made by {@code format}. */
     public List<InboxItem> drain(AgentKey key, int limit, Function<Row, String> format) {
         return pending(key, limit).stream().map(r -> new InboxItem(PREFIX + r.id(), format.apply(r))).toList();

@@ -149,27 +149,18 @@ class PartitionOwnershipCooperativeTest {
 
         void start() {
             running = true;
-            PartitionOwnership ownership = new PartitionOwnership() {
-                @Override
-                protected String topic() {
-                    return TOPIC;
-                }
+            PartitionOwnership ownership = new PartitionOwnership(TOPIC, () -> host, Duration.ofSeconds(5),
+                    new PartitionOwnership.Directory() {
+                        @Override
+                        public Collection<AgentKey> agents() {
+                            return AGENTS;
+                        }
 
-                @Override
-                protected AgentHost host() {
-                    return host;
-                }
-
-                @Override
-                protected Duration handoverTimeout() {
-                    return Duration.ofSeconds(5);
-                }
-
-                @Override
-                protected List<AgentKey> keysOn(Set<Integer> partitions, int count) {
-                    return AGENTS.stream().filter(k -> partitions.contains(partitionOf(k.id(), count))).toList();
-                }
-            };
+                        @Override
+                        public String recordKey(AgentKey key) {
+                            return key.id();
+                        }
+                    });
             thread = new Thread(() -> {
                 Map<String, Object> config = kafka.clientProperties();
                 config.putAll(Map.of(

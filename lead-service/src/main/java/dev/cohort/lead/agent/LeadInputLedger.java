@@ -5,6 +5,7 @@ import dev.cohort.core.host.AgentKey;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.host.store.EventLedger;
+import dev.cohort.host.store.EventLog;
 import dev.cohort.host.store.EventsClause;
 import dev.cohort.platform.sql.Sql;
 import java.sql.Connection;
@@ -23,26 +24,6 @@ import java.util.List;
  * tool_call_finished}) are stored in the same transaction as the save of their step.
  */
 public final class LeadInputLedger implements EventLedger {
-
-    /** Where a save's step events are stored in its transaction, and announced after its commit. */
-    public interface EventLog {
-        List<Event> storeIn(Connection c, List<Event> events)
-                throws SQLException;
-
-        void committed(List<Event> stored);
-
-        /**
-         * The events stored by the save's own statement ({@link dev.cohort.host.store.EventsClause}), or null to store
-         * them by {@link #storeIn} in its transaction. Default null.
-         */
-        default EventsClause clause(List<Event> events) {
-            return null;
-        }
-
-        /** Before a save that stores events opens its transaction: the team's event stored ahead is in first. */
-        default void beforeStore(String team) {
-        }
-    }
 
     private final EventLog events;
 

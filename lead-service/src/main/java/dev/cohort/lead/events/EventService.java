@@ -5,6 +5,7 @@ import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.payload.EventPayload;
+import dev.cohort.host.store.EventLog;
 import dev.cohort.host.store.EventsClause;
 import dev.cohort.lead.usage.UsageMetrics;
 import dev.cohort.lead.usage.UsageRow;
@@ -25,7 +26,7 @@ import java.util.List;
  * {@code cohort.events} (other replicas wake their SSE streams, other consumers watch) and wake local streams.
  */
 @ApplicationScoped
-public class EventService {
+public class EventService implements EventLog {
 
     @Inject
     EventRepository repository;
@@ -133,6 +134,7 @@ public class EventService {
      * Stores new events of one team in the caller's transaction (the lead's step save, {@code LeadInputLedger}); the
      * caller hands them to {@link #committed} after its commit.
      */
+    @Override
     public List<Event> storeIn(Connection c, List<Event> events) throws SQLException {
         return repository.appendIn(c, events);
     }
@@ -141,11 +143,19 @@ public class EventService {
      * New events of one team stored by the lead's step save statement itself (one round trip with the save), or null
      * when they need {@link #storeIn}; the caller hands them to {@link #committed} after the statement.
      */
+    @Override
     public EventsClause clause(List<Event> events) {
         return repository.clause(events);
     }
 
+    /** The lead's step save waits for the team's event stored ahead ({@link #awaitAhead}) before it stores its own. */
+    @Override
+    public void beforeStore(String team) {
+        awaitAhead(team);
+    }
+
     /** Events stored by a committed transaction ({@link #storeIn}): local streams woken, published. */
+    @Override
     public void committed(List<Event> stored) {
         for (Event e : stored) {
             // storeIn stores only new events (a known id fails the save), so each usage row is new: count it once

@@ -80,7 +80,7 @@ class LeadInterruptIT {
     private void interruptThroughTheOtherReplica(LeadStack stack) throws Exception {
         ServiceProcess b = stack.startReplica("b", clientId("lead-b"));
         Set<Integer> ofA = awaitTwoMembersAndPartitionsOf(stack, "lead-a");
-        // a team whose partition replica A owns (Kafka's default partitioner, as LeadOwnership computes it)
+        // a team whose partition replica A owns (Kafka's default partitioner, as the lead's ownership computes it)
         String team = IntStream.range(0, 1000).mapToObj(i -> "intr-" + i)
                 .filter(t -> ofA.contains(Utils.toPositive(Utils.murmur2(t.getBytes(StandardCharsets.UTF_8))) % PARTITIONS))
                 .findFirst().orElseThrow();

@@ -3,6 +3,9 @@ package dev.cohort.teammate.agent;
 import dev.cohort.core.host.AgentHost;
 import dev.cohort.core.host.AgentKey;
 import dev.cohort.host.HostConfig;
+import dev.cohort.core.protocol.Topics;
+import dev.cohort.host.ownership.PartitionOwnership;
+import dev.cohort.host.service.AgentService;
 import dev.cohort.host.store.InputLedger;
 import dev.cohort.host.store.PgAgentStore;
 import dev.cohort.host.store.PgInbox;
@@ -20,8 +23,9 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 
 /**
- * The teammates whose partitions of {@code cohort.teammate.inbox} this replica owns, on the shared {@link AgentHost}
- * (core) with the {@link TeammateProgram}, saved through {@link PgAgentStore} over {@code teammate.agents} (the
+ * The teammates whose partitions of {@code cohort.teammate.inbox} this replica owns: agent-host's {@link AgentService}
+ * for the kind {@code teammate} (record key {@code <team>/<name>}, the active teammates of the roster), running the
+ * {@link TeammateProgram}, saved through {@link PgAgentStore} over {@code teammate.agents} (the
  * inbox items a save contains marked injected in its transaction): a virtual thread only while a teammate works,
  * turns capped by {@code cohort.host.max-running-turns}, idle deadlines swept every {@code cohort.host.sweep-interval},
  * hand-over bounded by {@code cohort.host.handover-timeout}. The mechanics are documented on {@link AgentHost}.
@@ -53,22 +57,29 @@ public class TeammateHost implements RunningTurns {
     @Inject
     TeammateRepository teammates;
 
-    private volatile AgentHost host;
+    private volatile AgentService service;
 
-    /** The host, built on first use. */
-    public AgentHost agentHost() {
-        AgentHost h = host;
-        if (h == null) {
+    /** This replica's teammates: the service, built on first use. */
+    public AgentService service() {
+        AgentService s = service;
+        if (s == null) {
             synchronized (this) {
-                h = host;
-                if (h == null) {
-                    h = new AgentHost(engine.engine(), new PgAgentStore(ds, "teammate", ledger()), program,
+                s = service;
+                if (s == null) {
+                    AgentService.Kind kind = new AgentService.Kind("teammate", Topics.TEAMMATE_INBOX,
+                            PartitionOwnership.Directory.of(teammates::activeKeys, AgentKey::id));
+                    s = new AgentService(kind, ds, engine.engine(), program, ledger(),
                             config.toSettings(instance.id()).withClock(clock));
-                    host = h;
+                    service = s;
                 }
             }
         }
-        return h;
+        return s;
+    }
+
+    /** The host the teammates run on. */
+    public AgentHost agentHost() {
+        return service().host();
     }
 
     /**
@@ -88,18 +99,18 @@ public class TeammateHost implements RunningTurns {
     }
 
     void onStart(@Observes StartupEvent ev) {
-        agentHost().start();
+        service().start();
     }
 
     void onStop(@Observes ShutdownEvent ev) {
         // handed over: resumed by the next owner (or by this replica after a restart)
-        agentHost().close();
+        service().close();
     }
 
     /** An inbox item for the teammate was stored: its next drain reads it, and its actor is started or nudged. */
     public void wake(AgentKey key) {
         program.inputStored(key);
-        agentHost().wake(key);
+        service().wake(key);
     }
 
     /** Asks the teammate's actor for its next step without marking an input stored (task_available). */

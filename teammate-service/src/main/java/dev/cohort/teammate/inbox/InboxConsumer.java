@@ -25,13 +25,13 @@ import java.util.Arrays;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * Handles the records of {@code cohort.teammate.inbox} for the partitions this replica owns ({@link InboxPoller}
+ * Handles the records of {@code cohort.teammate.inbox} for the partitions this replica owns ({@link TeammateInboxPoller}
  * polls them). Each record is parsed and checked (its key
  * must be {@code <team>/<to>}); a record without an id gets its Kafka coordinates ({@code kafka:<topic>-<partition>-
  * <offset>}), so a redelivery of the same record is a no-op. {@code spawn} → {@link SpawnHandler}; {@code control} →
  * the host (interrupt, approval answered), never stored; anything else is stored once in the teammate's inbox and
  * wakes it (a shut-down teammate keeps it as received, for its restart). A record that cannot be understood (malformed
- * JSON, a missing field, an unknown type, a wrong key, an unknown teammate) throws: {@link InboxPoller} sends it to
+ * JSON, a missing field, an unknown type, a wrong key, an unknown teammate) throws: {@link TeammateInboxPoller} sends it to
  * {@code cohort.dlq} with the error in the {@code dead-letter-reason} header, and the next record is processed. The
  * method is blocking and the record's offset is committed after it returned, so a record is stored before its offset
  * is.
@@ -60,7 +60,7 @@ public class InboxConsumer {
     @Inject
     Tracing tracing;
 
-    /** Handles one record, on {@link InboxPoller}'s thread; throws for a record to send to the dead-letter topic. */
+    /** Handles one record, on {@link TeammateInboxPoller}'s thread; throws for a record to send to the dead-letter topic. */
     public void onRecord(ConsumerRecord<String, String> record) {
         // the record's trace context: its consumer span is the parent of the turn the message starts
         KafkaTracing.handle(tracing, record, this::handle);

@@ -8,7 +8,7 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * Ready while the consumer of {@code cohort.teammate.inbox} ({@link InboxPoller}) is polling: its thread is alive and
+ * Ready while the consumer of {@code cohort.teammate.inbox} ({@link TeammateInboxPoller}) is polling: its thread is alive and
  * its last poll returned within the last 30 s (a poll returns at least every second). A replica whose consumer died
  * hosts no teammate's next message, so it is taken out of service.
  */
@@ -19,7 +19,7 @@ public class InboxConsumerHealthCheck implements HealthCheck {
     static final Duration WITHIN = Duration.ofSeconds(30);
 
     @Inject
-    InboxPoller poller;
+    TeammateInboxPoller poller;
 
     @Override
     public HealthCheckResponse call() {

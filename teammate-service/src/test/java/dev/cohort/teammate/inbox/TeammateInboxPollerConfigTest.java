@@ -2,7 +2,7 @@ package dev.cohort.teammate.inbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.cohort.teammate.inbox.InboxPoller;
+import dev.cohort.teammate.inbox.TeammateInboxPoller;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import java.util.Map;
@@ -10,7 +10,7 @@ import org.eclipse.microprofile.config.Config;
 import org.junit.jupiter.api.Test;
 
 /** The plain inbox consumer is configured as the SmallRye channel was: {@code kafka.*}, then the channel's properties. */
-class InboxPollerConfigTest {
+class TeammateInboxPollerConfigTest {
 
     private static Config config(Map<String, String> props) {
         return new SmallRyeConfigBuilder().withSources(new PropertiesConfigSource(props, "test", 500)).build();
@@ -20,13 +20,13 @@ class InboxPollerConfigTest {
     void theChannelsConsumerPropertiesApplyOverTheConnectionSettingsAndTheRestIsLeftOut() {
         Map<String, Object> kafka = Map.of("bootstrap.servers", "broker:9092", "security.protocol", "SASL_SSL",
                 "sasl.jaas.config", "secret-jaas", "group.id", "from-kafka", "linger.ms", "5", "topic", "x");
-        Map<String, Object> out = InboxPoller.config(kafka, config(Map.of(
-                InboxPoller.PREFIX + "group.id", "cohort-teammate",
-                InboxPoller.PREFIX + "session.timeout.ms", "10000",
-                InboxPoller.PREFIX + "partition.assignment.strategy",
+        Map<String, Object> out = TeammateInboxPoller.config(kafka, config(Map.of(
+                TeammateInboxPoller.PREFIX + "group.id", "cohort-teammate",
+                TeammateInboxPoller.PREFIX + "session.timeout.ms", "10000",
+                TeammateInboxPoller.PREFIX + "partition.assignment.strategy",
                 "org.apache.kafka.clients.consumer.CooperativeStickyAssignor",
-                InboxPoller.PREFIX + "dead-letter-queue.topic", "cohort.dlq",
-                InboxPoller.PREFIX + "enable.auto.commit", "true")));
+                TeammateInboxPoller.PREFIX + "dead-letter-queue.topic", "cohort.dlq",
+                TeammateInboxPoller.PREFIX + "enable.auto.commit", "true")));
 
         assertThat(out).containsEntry("bootstrap.servers", "broker:9092")
                 .containsEntry("security.protocol", "SASL_SSL")
@@ -41,7 +41,7 @@ class InboxPollerConfigTest {
 
     @Test
     void withoutAGroupTheTeammatesGroupIsUsed() {
-        Map<String, Object> out = InboxPoller.config(Map.of("bootstrap.servers", "b:9092"), config(Map.of()));
+        Map<String, Object> out = TeammateInboxPoller.config(Map.of("bootstrap.servers", "b:9092"), config(Map.of()));
         assertThat(out).containsEntry("group.id", "cohort-teammate");
     }
 }

@@ -1,87 +1,68 @@
-package dev.cohort.teammate.inbox;
+package dev.cohort.host.service;
 
 import dev.cohort.core.protocol.Topics;
+import dev.cohort.host.ownership.PartitionOwnership;
 import dev.cohort.platform.kafka.KafkaClientProperties;
 import dev.cohort.platform.kafka.RecordSender;
-import io.quarkus.logging.Log;
-import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
-import io.smallrye.common.annotation.Identifier;
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.event.Observes;
-import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collection;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.TimeUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.TopicPartition;
 import org.eclipse.microprofile.config.Config;
-import org.eclipse.microprofile.config.ConfigProvider;
+import org.jboss.logging.Logger;
 
 /**
- * The consumer of {@code cohort.teammate.inbox}: one plain Kafka consumer on a thread of its own that polls, hands each
- * record to {@link InboxConsumer} on that same thread, and commits what was handled. A SmallRye channel handed every
- * record from its polling thread to the event loop and then to a worker thread (costing ~1.8 ms of the
- * message gap at p50 and more of its tail, measured against a plain consumer of the same topic).
- *
- * <p>What the channel did is kept:
+ * The consumer of a kind of agent's inbox topic: one plain Kafka consumer on a thread of its own that polls, hands each
+ * record to its {@link Handler} on that same thread, and commits what was handled. (A SmallRye channel handed every
+ * record from its polling thread to the event loop and then to a worker thread, costing ~1.8 ms of a message's gap at
+ * p50, measured against a plain consumer of the same topic.)
  * <ul>
- *   <li><b>Configuration</b>: the consumer's settings are the {@code kafka.*} connection settings (bootstrap servers,
- *       SASL, TLS) with the {@code cohort.teammate-inbox.*} consumer properties over them, as a channel's were (group
- *       {@code cohort-teammate}, cooperative-sticky assignment, session timeout, …); environment overrides are
- *       {@code COHORT_TEAMMATE_INBOX_GROUP_ID} and so on. (They were {@code mp.messaging.incoming.teammate-inbox.*}: SmallRye
- *       refuses a channel's properties without a connector.)</li>
- *   <li><b>Ownership</b>: {@link TeammateOwnership} is told of every assignment and revoke (and a loss, as a revoke), on
- *       the polling thread, as the channel's rebalance listener was. Before a revoke is handed on, the offsets of the
- *       records handled so far are committed, so the new owner starts after them.</li>
+ *   <li><b>Ownership</b>: the kind's {@link PartitionOwnership} is told of every assignment
+ *       and revoke (a loss as a revoke), on the polling thread. Before a revoke is handed on, the offsets of the records
+ *       handled so far are committed, so the new owner starts after them.</li>
  *   <li><b>At least once</b>: a record's offset is committed after it was handled (stored, or sent to the dead-letter
- *       topic); handling is redelivery-safe (ids, insert-if-new).</li>
- *   <li><b>Dead letters</b>: a record {@link InboxConsumer} throws on goes to {@code cohort.dlq} (the
- *       {@code dead-letter-queue.topic} property) with the original key, value and headers and the
- *       {@code dead-letter-reason}, {@code -cause}, {@code -topic}, {@code -partition}, {@code -offset} headers; the
- *       next record is handled. The dead letter is acknowledged by the broker before the record's offset is committed
- *       (a broker that cannot take it is retried: the record is never dropped).</li>
+ *       topic); handling must be redelivery-safe (ids, insert-if-new).</li>
+ *   <li><b>Dead letters</b>: a record the handler throws on goes to the dead-letter topic with its key, value and
+ *       headers and the {@code dead-letter-reason}, {@code -cause}, {@code -topic}, {@code -partition},
+ *       {@code -offset} headers; the next record is handled. The dead letter is acknowledged by the broker before the
+ *       record's offset is committed (a broker that cannot take it is retried: the record is never dropped).</li>
  * </ul>
  */
-@ApplicationScoped
-public class InboxPoller {
+public final class InboxPoller implements AutoCloseable {
 
-    /** The configuration prefix of the consumer: Kafka consumer properties, {@code topic}, {@code dead-letter-queue.topic}. */
-    static final String PREFIX = "cohort.teammate-inbox.";
-
+    private static final Logger LOG = Logger.getLogger(InboxPoller.class);
     private static final Duration POLL = Duration.ofSeconds(1);
 
-    @Inject
-    @Identifier("default-kafka-broker")
-    Map<String, Object> kafkaConfig;
+    /** Handles one record on the polling thread; throws for a record to send to the dead-letter topic. */
+    @FunctionalInterface
+    public interface Handler {
+        void onRecord(ConsumerRecord<String, String> record);
+    }
 
-    @Inject
-    InboxConsumer handler;
-
-    @Inject
-    TeammateOwnership ownership;
-
-    @Inject
-    RecordSender sender;
-
-    @Inject
-    InboxTopic topic; // created (or checked) before the first poll
+    private final String topic;
+    private final String deadLetters;
+    private final Map<String, Object> consumerConfig;
+    private final Handler handler;
+    private final PartitionOwnership ownership;
+    private final RecordSender sender;
 
     private volatile boolean running;
     private volatile Instant lastPoll;
@@ -90,14 +71,62 @@ public class InboxPoller {
     /** The next offset to commit per partition: after the last record handled (the polling thread only). */
     private final Map<TopicPartition, OffsetAndMetadata> handled = new HashMap<>();
 
-    void start(@Observes StartupEvent e) {
-        topic.toString(); // its @PostConstruct created the topic
-        consumer = new KafkaConsumer<>(config(kafkaConfig, ConfigProvider.getConfig()));
-        running = true;
-        thread = Thread.ofPlatform().name("teammate-inbox-consumer").start(this::run);
+    /**
+     * @param consumerConfig the Kafka consumer's settings ({@link #config} makes them from a service's configuration)
+     * @param deadLetters    the dead-letter topic
+     */
+    public InboxPoller(String topic, String deadLetters, Map<String, Object> consumerConfig, Handler handler,
+            PartitionOwnership ownership, RecordSender sender) {
+        this.topic = Objects.requireNonNull(topic, "topic");
+        this.deadLetters = Objects.requireNonNull(deadLetters, "deadLetters");
+        this.consumerConfig = Map.copyOf(consumerConfig);
+        this.handler = Objects.requireNonNull(handler, "handler");
+        this.ownership = Objects.requireNonNull(ownership, "ownership");
+        this.sender = Objects.requireNonNull(sender, "sender");
     }
 
-    void stop(@Observes ShutdownEvent e) {
+    /**
+     * A consumer's settings from a service's configuration: every consumer property under {@code prefix} in
+     * {@code config} over the connection settings of {@code kafka} ({@link #config(Map, Map, String)}).
+     */
+    public static Map<String, Object> config(Map<String, Object> kafka, Config config, String prefix, String group) {
+        Map<String, Object> consumer = new HashMap<>();
+        for (String name : ConsumerConfig.configNames()) {
+            config.getOptionalValue(prefix + name, String.class).ifPresent(v -> consumer.put(name, v));
+        }
+        return config(kafka, consumer, group);
+    }
+
+    /**
+     * A consumer's settings: the connection settings of {@code kafka} that a consumer knows, then {@code consumer}'s,
+     * then what this class relies on (String keys and values, its own commits); the group is {@code group} unless
+     * {@code consumer} names one.
+     */
+    public static Map<String, Object> config(Map<String, Object> kafka, Map<String, Object> consumer, String group) {
+        Map<String, Object> out = KafkaClientProperties.consumer(kafka);
+        out.putAll(consumer);
+        out.putIfAbsent(ConsumerConfig.GROUP_ID_CONFIG, group);
+        out.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, group + "-inbox-" + Long.toHexString(System.nanoTime()));
+        out.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        out.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
+        out.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        return out;
+    }
+
+    /** Starts polling on a thread named {@code threadName}. */
+    public synchronized InboxPoller start(String threadName) {
+        if (thread != null) {
+            return this;
+        }
+        consumer = new KafkaConsumer<>(consumerConfig);
+        running = true;
+        thread = Thread.ofPlatform().name(threadName).start(this::run);
+        return this;
+    }
+
+    /** Stops polling and commits what was handled (waits up to 15 s for the thread). */
+    @Override
+    public void close() {
         running = false;
         KafkaConsumer<String, String> c = consumer;
         if (c != null) {
@@ -115,40 +144,12 @@ public class InboxPoller {
     /** Whether the polling thread is alive and has polled within {@code within}. */
     public boolean polling(Duration within) {
         Instant l = lastPoll;
-        return running && thread != null && thread.isAlive() && l != null
-                && l.isAfter(Instant.now().minus(within));
-    }
-
-    /**
-     * The consumer's settings: the connection settings of {@code kafka.*} that a consumer knows, then every consumer
-     * property under {@link #PREFIX}, then what this class relies on (String keys and values, its own commits).
-     */
-    static Map<String, Object> config(Map<String, Object> kafka, Config config) {
-        Map<String, Object> out = KafkaClientProperties.consumer(kafka);
-        for (String name : ConsumerConfig.configNames()) {
-            config.getOptionalValue(PREFIX + name, String.class).ifPresent(v -> out.put(name, v));
-        }
-        out.putIfAbsent(ConsumerConfig.GROUP_ID_CONFIG, "cohort-teammate");
-        out.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "cohort-teammate-inbox-" + Long.toHexString(System.nanoTime()));
-        out.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        out.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        out.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        return out;
-    }
-
-    private String topicName() {
-        return ConfigProvider.getConfig().getOptionalValue(PREFIX + "topic", String.class).orElse(Topics.TEAMMATE_INBOX);
-    }
-
-    private String deadLetterTopic() {
-        return ConfigProvider.getConfig().getOptionalValue(PREFIX + "dead-letter-queue.topic", String.class)
-                .orElse(Topics.DLQ);
+        return running && thread != null && thread.isAlive() && l != null && l.isAfter(Instant.now().minus(within));
     }
 
     private void run() {
-        String dlq = deadLetterTopic();
         try {
-            consumer.subscribe(List.of(topicName()), new Listener());
+            consumer.subscribe(List.of(topic), new Listener());
             while (running) {
                 ConsumerRecords<String, String> records;
                 try {
@@ -157,7 +158,7 @@ public class InboxPoller {
                     break;
                 } catch (RuntimeException e) {
                     // an error the client does not retry itself (authorisation, a fenced member): polled again
-                    Log.warnf("polling %s failed, polling again in 1 s: %s", topicName(), e.toString());
+                    LOG.warnf("polling %s failed, polling again in 1 s: %s", topic, e.toString());
                     sleep(1000);
                     continue;
                 }
@@ -167,7 +168,7 @@ public class InboxPoller {
                 }
                 Map<TopicPartition, OffsetAndMetadata> batch = new HashMap<>();
                 for (ConsumerRecord<String, String> r : records) {
-                    if (!handle(r, dlq)) {
+                    if (!handle(r)) {
                         break; // shutting down with a dead letter not yet acknowledged: not committed, redelivered
                     }
                     TopicPartition tp = new TopicPartition(r.topic(), r.partition());
@@ -178,21 +179,22 @@ public class InboxPoller {
                 consumer.commitAsync(batch, (offsets, ex) -> {
                     if (ex != null) {
                         // the next commit covers these offsets; a redelivery meanwhile is a no-op
-                        Log.debugf("commit of %s failed: %s", offsets, ex.toString());
+                        LOG.debugf("commit of %s failed: %s", offsets, ex.toString());
                     }
                 });
             }
         } catch (WakeupException e) {
             // shutting down
         } catch (RuntimeException e) {
-            Log.errorf(e, "the consumer of %s stopped", topicName());
+            LOG.errorf(e, "the consumer of %s stopped", topic);
         } finally {
             try {
                 if (!handled.isEmpty()) {
                     consumer.commitSync(handled, Duration.ofSeconds(5));
                 }
             } catch (RuntimeException e) {
-                Log.infof("offsets not committed at shutdown (the records are redelivered, and skipped): %s", e.toString());
+                LOG.infof("offsets not committed at shutdown (the records are redelivered, and skipped): %s",
+                        e.toString());
             }
             consumer.close(Duration.ofSeconds(5));
             running = false;
@@ -200,17 +202,18 @@ public class InboxPoller {
     }
 
     /** Hands a record to the handler; one it throws on goes to the dead-letter topic. False only when shutting down. */
-    private boolean handle(ConsumerRecord<String, String> r, String dlq) {
+    private boolean handle(ConsumerRecord<String, String> r) {
         try {
             handler.onRecord(r);
             return true;
         } catch (RuntimeException e) {
-            Log.warnf("record %s-%d@%d not handled, sent to %s: %s", r.topic(), r.partition(), r.offset(), dlq, e.getMessage());
-            return deadLetter(r, e, dlq);
+            LOG.warnf("record %s-%d@%d not handled, sent to %s: %s", r.topic(), r.partition(), r.offset(), deadLetters,
+                    e.getMessage());
+            return deadLetter(r, e);
         }
     }
 
-    private boolean deadLetter(ConsumerRecord<String, String> r, RuntimeException e, String dlq) {
+    private boolean deadLetter(ConsumerRecord<String, String> r, RuntimeException e) {
         Headers h = new RecordHeaders(r.headers().toArray());
         put(h, Topics.DLQ_HEADER_REASON, e.getMessage() == null ? e.getClass().getName() : e.getMessage());
         if (e.getCause() != null) {
@@ -223,7 +226,7 @@ public class InboxPoller {
         long backoff = 200;
         while (true) {
             try {
-                sender.send(dlq, r.key(), r.value(), h).get(30, TimeUnit.SECONDS);
+                sender.send(deadLetters, r.key(), r.value(), h).get(30, TimeUnit.SECONDS);
                 return true;
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
@@ -232,8 +235,8 @@ public class InboxPoller {
                 if (!running) {
                     return false;
                 }
-                Log.warnf("cannot send record %s-%d@%d to %s yet, trying again: %s", r.topic(), r.partition(), r.offset(),
-                        dlq, ex.toString());
+                LOG.warnf("cannot send record %s-%d@%d to %s yet, trying again: %s", r.topic(), r.partition(),
+                        r.offset(), deadLetters, ex.toString());
                 sleep(backoff);
                 backoff = Math.min(5000, backoff * 2);
             }
@@ -253,7 +256,7 @@ public class InboxPoller {
         }
     }
 
-    /** Tells {@link TeammateOwnership} of the rebalance, after committing what was handled on the partitions leaving. */
+    /** Tells the ownership of the rebalance, after committing what was handled on the partitions leaving. */
     private final class Listener implements ConsumerRebalanceListener {
 
         @Override
@@ -274,7 +277,7 @@ public class InboxPoller {
                 try {
                     consumer.commitSync(leaving, Duration.ofSeconds(5));
                 } catch (RuntimeException e) {
-                    Log.infof("offsets of revoked partitions not committed (their records are redelivered to the new"
+                    LOG.infof("offsets of revoked partitions not committed (their records are redelivered to the new"
                             + " owner, and skipped): %s", e.toString());
                 }
             }
