@@ -113,15 +113,20 @@ public final class Reviewer implements AgentProgram {
     @Override
     public void stopped(AgentKey key, TurnResult result) {
         if (!result.inProgress()) {
-            answered(key).ifPresent(id -> sender.send(VERDICTS, key.id(), Json.write(Map.of("request", id, "team",
-                    key.team(), "reviewer", key.name(), "verdict", String.valueOf(result.text()), "outcome",
-                    result.reason().wire(), "replica", replica)), null).join());
+            reply(key, result.reason().wire(), String.valueOf(result.text()));
         }
     }
 
     @Override
     public void abandoned(AgentKey key, String turnId, String message) {
-        answered(key); // the request is closed unanswered; the log says why
+        reply(key, "abandoned", message);
+    }
+
+    /** Closes the request the agent's turn took and sends its verdict (or why there is none). */
+    private void reply(AgentKey key, String outcome, String verdict) {
+        answered(key).ifPresent(id -> sender.send(VERDICTS, key.id(), Json.write(Map.of("request", id, "team",
+                key.team(), "reviewer", key.name(), "verdict", verdict, "outcome", outcome, "replica", replica)),
+                null).join());
     }
 
     /** The request the agent's last turn took (one at a time, oldest first), now closed. */
