@@ -99,13 +99,17 @@ public final class InboxPoller implements AutoCloseable {
 
     /**
      * A consumer's settings: the connection settings of {@code kafka} that a consumer knows, then {@code consumer}'s,
-     * then what this class relies on (String keys and values, its own commits); the group is {@code group} unless
-     * {@code consumer} names one.
+     * then what this class relies on (String keys and values, its own commits); the group is {@code group} and a
+     * partition without a committed offset is read from its start ({@code earliest}) unless {@code consumer} says
+     * otherwise.
      */
     public static Map<String, Object> config(Map<String, Object> kafka, Map<String, Object> consumer, String group) {
         Map<String, Object> out = KafkaClientProperties.consumer(kafka);
         out.putAll(consumer);
         out.putIfAbsent(ConsumerConfig.GROUP_ID_CONFIG, group);
+        // a partition without a committed offset is read from its start: nothing sent before the group's first
+        // member joined is skipped
+        out.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         out.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, group + "-inbox-" + Long.toHexString(System.nanoTime()));
         out.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         out.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
