@@ -1,5 +1,6 @@
 package dev.cohort.toolrunner;
 
+import dev.cohort.core.http.ServiceClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -63,7 +64,7 @@ class ReplicaFailoverIT {
         try (ServiceProcess a = ServiceProcess.start("tool-runner-a", jar, Ports.free(), with(env, "tool-runner-1"), workspace, START);
                 ServiceProcess b = ServiceProcess.start("tool-runner-b", jar, Ports.free(), with(env, "tool-runner-2"), workspace, START)) {
             ToolRunnerClient client = new ToolRunnerClient(List.of(a.url(), b.url()), TOKEN, Duration.ofSeconds(60),
-                    ToolRunnerClient.Retry.DEFAULT);
+                    ServiceClient.Retry.DEFAULT);
 
             // both replicas serve the team: the client's first goes to A, and B alone sees what A wrote
             assertThat(client.call("bash", bash(team, "c-1", "echo hello > hello.txt; echo written")).output())

@@ -3,7 +3,6 @@ package dev.cohort.host.client;
 import dev.cohort.core.engine.ApprovalGateway;
 import io.quarkus.logging.Log;
 import java.util.Objects;
-import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 
 /**
  * The engine's {@link ApprovalGateway} for agents hosted outside lead-service (teammates): every ask goes to the lead
@@ -32,7 +31,7 @@ public final class RemoteApprovalGateway implements ApprovalGateway {
             Log.warnf("team=%s agent=%s turn=%s call=%s approval ask refused by lead-service: %s", r.team(), r.agent(),
                     r.turnId(), r.callId(), e.getMessage());
             return Decision.deny("the approval could not be asked (" + e.getMessage() + "); the call was not run");
-        } catch (LeadUnavailableException | TimeoutException e) {
+        } catch (LeadUnavailableException e) {
             Log.warnf("team=%s agent=%s turn=%s call=%s approval ask failed, lead-service unavailable: %s", r.team(),
                     r.agent(), r.turnId(), r.callId(), e.getMessage());
             return Decision.deny("the approval could not be asked: lead-service is unavailable (" + e.getMessage()

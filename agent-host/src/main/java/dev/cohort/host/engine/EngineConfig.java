@@ -1,5 +1,6 @@
 package dev.cohort.host.engine;
 
+import dev.cohort.core.http.ServiceClient;
 import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.CompactionSettings;
 import dev.cohort.core.engine.EngineSettings;
@@ -29,8 +30,8 @@ import java.util.OptionalInt;
  *
  * <p>Two groups are the host's rather than the engine's records: {@code memory.extraction-concurrency} /
  * {@code memory.extraction-queue} bound the background memory work ({@link #toMemoryWork}, {@link BoundedExecutor}),
- * and {@code tool-runner-retry.*} is the tool runner client's {@link ToolRunnerClient.Retry} (default
- * {@link ToolRunnerClient.Retry#DEFAULT}). Both services read the same keys, each with its own values.
+ * and {@code tool-runner-retry.*} is the tool runner client's {@link ServiceClient.Retry} (default
+ * {@link ServiceClient.Retry#DEFAULT}). Both services read the same keys, each with its own values.
  */
 @ConfigMapping(prefix = "cohort.engine")
 public interface EngineConfig {
@@ -335,7 +336,7 @@ public interface EngineConfig {
     /**
      * {@code cohort.engine.tool-runner-retry.*}: a call to the tool runner that got a 503 (every slot busy) or no
      * answer (a restart) is retried with capped exponential backoff and jitter, honouring {@code Retry-After}, until
-     * the budget is spent; only then does the turn end. The defaults are {@link ToolRunnerClient.Retry#DEFAULT}, whose
+     * the budget is spent; only then does the turn end. The defaults are {@link ServiceClient.Retry#DEFAULT}, whose
      * Javadoc gives each reason.
      */
     interface ToolRunnerRetryConfig {
@@ -551,7 +552,7 @@ public interface EngineConfig {
      *
      * @throws IllegalArgumentException naming every invalid property and its value
      */
-    static ToolRunnerClient.Retry toToolRunnerRetry(EngineConfig c) {
+    static ServiceClient.Retry toToolRunnerRetry(EngineConfig c) {
         ToolRunnerRetryConfig r = c.toolRunnerRetry();
         String tp = PREFIX + "tool-runner-retry.";
         Errors e = new Errors();
@@ -566,7 +567,7 @@ public interface EngineConfig {
             e.add(tp + "jitter-ratio", r.jitterRatio(), "must be between 0 and 1");
         }
         e.throwIfAny();
-        return new ToolRunnerClient.Retry(r.firstDelay(), r.maxDelay(), r.budget(), r.jitterRatio());
+        return new ServiceClient.Retry(r.firstDelay(), r.maxDelay(), r.budget(), r.jitterRatio());
     }
 
     /** The invalid values found, reported together so one start-up attempt shows them all. */

@@ -1,5 +1,6 @@
 package dev.cohort.host.engine;
 
+import dev.cohort.core.http.ServiceClient;
 import dev.cohort.core.toolrunner.ToolRunnerClient;
 import dev.cohort.core.toolrunner.ToolRunnerException;
 import dev.cohort.core.tools.workspace.WorkspaceCatalogue;
@@ -35,7 +36,7 @@ public record ToolRunnerWorkspace(ToolRunnerClient client, WorkspaceToolExecutor
      * @param retry   how a busy or restarting runner is retried
      */
     public static ToolRunnerWorkspace connect(String url, Optional<String> token, Duration timeout,
-            ToolRunnerClient.Retry retry) {
+            ServiceClient.Retry retry) {
         if (url == null || url.isBlank()) {
             throw new IllegalArgumentException("the tool runner's URL is not set");
         }

@@ -1,5 +1,6 @@
 package dev.cohort.host.engine;
 
+import dev.cohort.core.http.ServiceClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -64,7 +65,7 @@ class EngineConfigTest {
         assertThat(settings(Map.of())).isEqualTo(EngineSettings.defaults());
         assertThat(settings(Map.of(), EngineConfig.DeprecatedAliases.NONE)).isEqualTo(EngineSettings.defaults());
         assertThat(memory(Map.of())).isEqualTo(MemorySettings.defaults());
-        assertThat(EngineConfig.toToolRunnerRetry(engine(Map.of()))).isEqualTo(ToolRunnerClient.Retry.DEFAULT);
+        assertThat(EngineConfig.toToolRunnerRetry(engine(Map.of()))).isEqualTo(ServiceClient.Retry.DEFAULT);
         assertThat(EngineConfig.toMemoryWork(engine(Map.of()))).isEqualTo(new BoundedExecutor.Limits(4, 64,
                 "cohort.engine.memory.extraction-concurrency", "cohort.engine.memory.extraction-queue"));
     }
@@ -73,7 +74,7 @@ class EngineConfigTest {
     void everyToolRunnerRetryPropertyReachesTheClientsRetryPolicy() {
         String t = "cohort.engine.tool-runner-retry.";
         assertThat(EngineConfig.toToolRunnerRetry(engine(Map.of(t + "first-delay", "50ms", t + "max-delay", "2s",
-                t + "budget", "1m", t + "jitter-ratio", "0")))).isEqualTo(new ToolRunnerClient.Retry(Duration.ofMillis(50),
+                t + "budget", "1m", t + "jitter-ratio", "0")))).isEqualTo(new ServiceClient.Retry(Duration.ofMillis(50),
                 Duration.ofSeconds(2), Duration.ofMinutes(1), 0));
         // a budget of 0 is allowed: no retry at all
         assertThat(EngineConfig.toToolRunnerRetry(engine(Map.of(t + "budget", "0s"))).budget()).isZero();

@@ -1,5 +1,6 @@
 package dev.cohort.host.engine;
 
+import dev.cohort.core.http.ServiceClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -44,7 +45,7 @@ class WorkspaceToolsTest {
 
     private static WorkspaceTools tools(int port, Duration wait) {
         return new WorkspaceTools(ToolRunnerWorkspace.connect("http://127.0.0.1:" + port, Optional.of("t0ken"),
-                Duration.ofSeconds(5), ToolRunnerClient.Retry.DEFAULT), wait);
+                Duration.ofSeconds(5), ServiceClient.Retry.DEFAULT), wait);
     }
 
     @Test

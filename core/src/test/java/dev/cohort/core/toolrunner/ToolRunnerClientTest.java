@@ -1,5 +1,6 @@
 package dev.cohort.core.toolrunner;
 
+import dev.cohort.core.http.ServiceClient;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -134,7 +135,7 @@ class ToolRunnerClientTest {
             closed = s.getLocalPort();
         }
         FakeTime time = new FakeTime();
-        ToolRunnerClient c = time.client("http://127.0.0.1:" + closed, ToolRunnerClient.Retry.DEFAULT);
+        ToolRunnerClient c = time.client("http://127.0.0.1:" + closed, ServiceClient.Retry.DEFAULT);
         assertThatThrownBy(() -> c.call("bash", new ToolCallRequest("default", "lead", "c", null, Map.of())))
                 .isInstanceOf(ToolRunnerException.class)
                 .hasMessageContaining("did not answer after 3 attempts in 0.6 s (it has not answered since this client started")
@@ -146,7 +147,7 @@ class ToolRunnerClientTest {
     void aRunnerThatAnsweredAndThenGoesAwayIsRetriedUntilTheBudgetIsSpentThenFailsFastUntilItAnswersAgain() throws Exception {
         Scripted runner = Scripted.start(ok());
         FakeTime time = new FakeTime();
-        ToolRunnerClient c = time.client(runner.url(), new ToolRunnerClient.Retry(Duration.ofMillis(200),
+        ToolRunnerClient c = time.client(runner.url(), new ServiceClient.Retry(Duration.ofMillis(200),
                 Duration.ofSeconds(5), Duration.ofSeconds(1), 0));
         assertThat(c.call("bash", new ToolCallRequest("default", "lead", "c1", null, Map.of())).output()).isEqualTo("built\n");
         runner.stop(); // restarting: refused from now on
@@ -169,7 +170,7 @@ class ToolRunnerClientTest {
         Scripted runner = Scripted.start(busy(null), busy(null), ok());
         try {
             FakeTime time = new FakeTime(0.5);
-            ToolCallResult r = time.client(runner.url(), ToolRunnerClient.Retry.DEFAULT)
+            ToolCallResult r = time.client(runner.url(), ServiceClient.Retry.DEFAULT)
                     .call("bash", new ToolCallRequest("default", "lead", "call_7", null, Map.of("command", "make")));
             assertThat(r).isEqualTo(new ToolCallResult("built\n", null, 0, null, null, 9));
             // base 200 ms doubled, each plus jitter 0.25 × 0.5 of itself
@@ -188,7 +189,7 @@ class ToolRunnerClientTest {
         try {
             FakeTime time = new FakeTime();
             time.now = Instant.parse("2026-12-01T12:00:00Z");
-            ToolCallResult r = time.client(runner.url(), ToolRunnerClient.Retry.DEFAULT)
+            ToolCallResult r = time.client(runner.url(), ServiceClient.Retry.DEFAULT)
                     .call("bash", new ToolCallRequest("default", "lead", "call_8", null, Map.of()));
             assertThat(r.output()).isEqualTo("built\n");
             // 3 s as seconds; then the HTTP date, 12:00:10, seen at 12:00:03
@@ -196,8 +197,8 @@ class ToolRunnerClientTest {
         } finally {
             runner.stop();
         }
-        assertThat(ToolRunnerClient.retryAfter("soon", Instant.EPOCH)).isNull();
-        assertThat(ToolRunnerClient.retryAfter("1.5", Instant.EPOCH)).isEqualTo(Duration.ofMillis(1500));
+        assertThat(ServiceClient.retryAfter("soon", Instant.EPOCH)).isNull();
+        assertThat(ServiceClient.retryAfter("1.5", Instant.EPOCH)).isEqualTo(Duration.ofMillis(1500));
     }
 
     @Test
@@ -205,7 +206,7 @@ class ToolRunnerClientTest {
         Scripted runner = Scripted.start(busy(null));
         try {
             FakeTime time = new FakeTime();
-            ToolRunnerClient c = time.client(runner.url(), new ToolRunnerClient.Retry(Duration.ofMillis(200),
+            ToolRunnerClient c = time.client(runner.url(), new ServiceClient.Retry(Duration.ofMillis(200),
                     Duration.ofSeconds(5), Duration.ofSeconds(1), 0));
             var executor = new ToolRunnerWorkspaceExecutor(c);
             assertThatThrownBy(() -> executor.execute("bash", "call_9", Json.MAPPER.createObjectNode(),
@@ -226,7 +227,7 @@ class ToolRunnerClientTest {
         Scripted runner = Scripted.start(new Answer(500, null, "{\"status\":500,\"detail\":\"disk full\"}"));
         try {
             FakeTime time = new FakeTime();
-            assertThatThrownBy(() -> time.client(runner.url(), ToolRunnerClient.Retry.DEFAULT)
+            assertThatThrownBy(() -> time.client(runner.url(), ServiceClient.Retry.DEFAULT)
                     .call("bash", new ToolCallRequest("default", "lead", "call_10", null, Map.of())))
                     .isInstanceOf(ToolRunnerException.class).hasMessageContaining("500").hasMessageContaining("disk full");
             assertThat(runner.bodies).hasSize(1);
@@ -263,7 +264,7 @@ class ToolRunnerClientTest {
                 }
             });
             FakeTime time = new FakeTime();
-            ToolCallResult r = time.client("http://127.0.0.1:" + s.getLocalPort(), ToolRunnerClient.Retry.DEFAULT)
+            ToolCallResult r = time.client("http://127.0.0.1:" + s.getLocalPort(), ServiceClient.Retry.DEFAULT)
                     .call("bash", new ToolCallRequest("default", "lead", "call_11", null, Map.of()));
             assertThat(r.output()).isEqualTo("built\n");
             assertThat(time.slept).containsExactly(Duration.ofMillis(200));
@@ -273,7 +274,7 @@ class ToolRunnerClientTest {
 
     @Test
     void aNegativeRetryBudgetIsRefused() {
-        assertThatThrownBy(() -> new ToolRunnerClient.Retry(Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(-1), 0))
+        assertThatThrownBy(() -> new ServiceClient.Retry(Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofSeconds(-1), 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not be negative");
     }
 
@@ -286,7 +287,7 @@ class ToolRunnerClientTest {
         Scripted second = Scripted.start(ok());
         try {
             FakeTime time = new FakeTime();
-            ToolRunnerClient c = time.client("http://127.0.0.1:" + closed + ", " + second.url(), ToolRunnerClient.Retry.DEFAULT);
+            ToolRunnerClient c = time.client("http://127.0.0.1:" + closed + ", " + second.url(), ServiceClient.Retry.DEFAULT);
             assertThat(c.call("bash", new ToolCallRequest("default", "lead", "c1", null, Map.of())).output()).isEqualTo("built\n");
             // one backoff, as for one runner, then the next replica
             assertThat(time.slept).containsExactly(Duration.ofMillis(200));
@@ -302,7 +303,7 @@ class ToolRunnerClientTest {
     void aCallWhoseReplicaDiesBeforeAnsweringIsRetriedOnTheNextReplicaWithTheSameCallId() throws Exception {
         try (RawRunner dying = RawRunner.start(false); RawRunner other = RawRunner.start(true)) {
             FakeTime time = new FakeTime();
-            ToolRunnerClient c = time.client(List.of(dying.url(), other.url()), ToolRunnerClient.Retry.DEFAULT);
+            ToolRunnerClient c = time.client(List.of(dying.url(), other.url()), ServiceClient.Retry.DEFAULT);
             ToolCallResult r = c.call("bash", new ToolCallRequest("default", "lead", "call_12", null, Map.of("command", "make")));
             assertThat(r.output()).isEqualTo("built\n");
             assertThat(time.slept).containsExactly(Duration.ofMillis(200));
@@ -321,7 +322,7 @@ class ToolRunnerClientTest {
     void replicasThatAllStopAnsweringAreTriedInTurnUntilTheBudgetIsSpent() throws Exception {
         try (RawRunner first = RawRunner.start(true, false); RawRunner second = RawRunner.start(false)) {
             FakeTime time = new FakeTime();
-            ToolRunnerClient c = time.client(List.of(first.url(), second.url()), new ToolRunnerClient.Retry(Duration.ofMillis(200),
+            ToolRunnerClient c = time.client(List.of(first.url(), second.url()), new ServiceClient.Retry(Duration.ofMillis(200),
                     Duration.ofSeconds(5), Duration.ofSeconds(1), 0));
             assertThat(c.call("bash", new ToolCallRequest("default", "lead", "c1", null, Map.of())).output()).isEqualTo("built\n");
 
@@ -342,7 +343,7 @@ class ToolRunnerClientTest {
                 RawRunner.start(false));
         try {
             FakeTime time = new FakeTime();
-            ToolRunnerClient c = time.client(runners.stream().map(RawRunner::url).toList(), ToolRunnerClient.Retry.DEFAULT);
+            ToolRunnerClient c = time.client(runners.stream().map(RawRunner::url).toList(), ServiceClient.Retry.DEFAULT);
             assertThatThrownBy(() -> c.call("bash", new ToolCallRequest("default", "lead", "c", null, Map.of())))
                     .isInstanceOf(ToolRunnerException.class).hasMessageContaining("did not answer after 4 attempts");
             assertThat(runners).allSatisfy(r -> assertThat(r.bodies).hasSize(1));
@@ -355,8 +356,8 @@ class ToolRunnerClientTest {
 
     @Test
     void aCommaSeparatedListNamesTheReplicasAndAnEmptyOneIsRefused() {
-        assertThat(ToolRunnerClient.baseUrls(" http://a:1 ,http://b:2/, ")).containsExactly("http://a:1", "http://b:2/");
-        assertThat(ToolRunnerClient.baseUrls("http://a:1")).containsExactly("http://a:1");
+        assertThat(ServiceClient.baseUrls(" http://a:1 ,http://b:2/, ")).containsExactly("http://a:1", "http://b:2/");
+        assertThat(ServiceClient.baseUrls("http://a:1")).containsExactly("http://a:1");
         assertThatThrownBy(() -> new ToolRunnerClient(" , ", null, Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("the tool runner's URL is not set");
     }
@@ -492,14 +493,14 @@ class ToolRunnerClientTest {
             this.random = random;
         }
 
-        ToolRunnerClient client(String url, ToolRunnerClient.Retry retry) {
+        ToolRunnerClient client(String url, ServiceClient.Retry retry) {
             return new ToolRunnerClient(url, null, Duration.ofSeconds(10), retry, d -> {
                 slept.add(d);
                 now = now.plus(d);
             }, () -> now, () -> random);
         }
 
-        ToolRunnerClient client(List<String> urls, ToolRunnerClient.Retry retry) {
+        ToolRunnerClient client(List<String> urls, ServiceClient.Retry retry) {
             return new ToolRunnerClient(urls, null, Duration.ofSeconds(10), retry, d -> {
                 slept.add(d);
                 now = now.plus(d);

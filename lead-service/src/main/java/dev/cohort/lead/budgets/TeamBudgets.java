@@ -2,6 +2,7 @@ package dev.cohort.lead.budgets;
 
 import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.Usage;
+import dev.cohort.core.http.ServiceClient;
 import dev.cohort.core.tools.cron.CronLimits;
 import dev.cohort.core.tools.cron.SchedulerClient;
 import dev.cohort.host.engine.EngineAssembly;
@@ -12,6 +13,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.net.URI;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
@@ -120,9 +122,10 @@ public class TeamBudgets {
     public CronJobLimits cronJobLimits(String team) {
         String approval = config.modelCronJobs().name().toLowerCase(Locale.ROOT);
         URI url = schedulerUrl != null ? schedulerUrl : URI.create(config.schedulerUrl());
-        try {
-            CronLimits limits = new SchedulerClient(url, apiToken.filter(t -> !t.isBlank()),
-                    config.schedulerLimitsTimeout()).limits(team);
+        // one attempt: it is shown to a person, for whom "did not answer" is a better answer than a wait
+        try (SchedulerClient scheduler = new SchedulerClient(url, apiToken.filter(t -> !t.isBlank()),
+                config.schedulerLimitsTimeout(), ServiceClient.Retry.within(Duration.ZERO))) {
+            CronLimits limits = scheduler.limits(team);
             return new CronJobLimits(approval, limits, null);
         } catch (SchedulerClient.Refused | SchedulerClient.Unavailable e) {
             Log.debugf("team=%s cron limits not read from the scheduler: %s", team, e.getMessage());

@@ -66,8 +66,21 @@ public class CronsResource {
         return Response.noContent().build();
     }
 
+    private volatile SchedulerClient client;
+
+    /** One client for every request (its connections are kept), built on first use. */
     private SchedulerClient client() {
-        return new SchedulerClient(URI.create(config.schedulerUrl()), apiToken.filter(s -> !s.isBlank()), Duration.ofSeconds(10));
+        SchedulerClient c = client;
+        if (c == null) {
+            synchronized (this) {
+                if (client == null) {
+                    client = new SchedulerClient(URI.create(config.schedulerUrl()), apiToken.filter(s -> !s.isBlank()),
+                            Duration.ofSeconds(10));
+                }
+                c = client;
+            }
+        }
+        return c;
     }
 
     private static <T> T call(Supplier<T> c) {

@@ -1,43 +1,38 @@
 package dev.cohort.scheduler.client;
 
+import dev.cohort.core.http.ServiceClient;
 import dev.cohort.scheduler.jobs.TeamDirectory;
-import java.io.IOException;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Asks lead-service ({@code GET {base}/api/v1/teams/{team}}) whether a team exists: 200 yes, 404 no, anything else
- * is a {@link TeamLookupException}. Positive answers are cached for {@code cacheTtl}; negative ones are not, so a
- * team created a moment later is accepted at once.
+ * Asks lead-service ({@code GET {base}/api/v1/teams/{team}}, a {@link ServiceClient} under the services' retry policy)
+ * whether a team exists: 200 yes, 404 no, anything else (or no answer) is a {@link TeamLookupException}. Positive
+ * answers are cached for {@code cacheTtl}; negative ones are not, so a team created a moment later is accepted at once.
  */
 public class LeadServiceTeamDirectory implements TeamDirectory {
 
+    /** The retries' budget: a lead replica restarting is ridden out, a job create is not held for long. */
+    static final ServiceClient.Retry RETRY = ServiceClient.Retry.within(Duration.ofSeconds(3));
+
     private final URI base;
-    private final Optional<String> token;
-    private final Duration timeout;
     private final Duration cacheTtl;
     private final InstantSource clock;
-    private final HttpClient http;
+    private final ServiceClient http;
     private final Map<String, Instant> known = new ConcurrentHashMap<>();
 
     public LeadServiceTeamDirectory(URI base, Optional<String> token, Duration timeout, Duration cacheTtl, InstantSource clock) {
-        String b = base.toString();
-        this.base = URI.create(b.endsWith("/") ? b.substring(0, b.length() - 1) : b);
-        this.token = token.filter(t -> !t.isBlank());
-        this.timeout = timeout;
+        this.base = base;
         this.cacheTtl = cacheTtl;
         this.clock = clock;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.http = new ServiceClient("lead-service", List.of(base.toString()),
+                token.filter(t -> !t.isBlank()).orElse(null), timeout, RETRY);
     }
 
     @Override
@@ -47,26 +42,20 @@ public class LeadServiceTeamDirectory implements TeamDirectory {
         if (cachedUntil != null && now.isBefore(cachedUntil)) {
             return true;
         }
-        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(base + "/api/v1/teams/"
-                + URLEncoder.encode(team, StandardCharsets.UTF_8))).timeout(timeout).header("Accept", "application/json").GET();
-        token.ifPresent(t -> req.header("Authorization", "Bearer " + t));
-        HttpResponse<String> resp;
+        ServiceClient.Answer a;
         try {
-            resp = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            throw new TeamLookupException("lead-service at " + base + " is unreachable (" + e + ")", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TeamLookupException("interrupted while asking lead-service", e);
+            a = http.send(ServiceClient.Request.get("api/v1/teams/" + ServiceClient.segment(team)));
+        } catch (ServiceClient.NoAnswer e) {
+            throw new TeamLookupException("lead-service at " + base + " is unreachable (" + e.getMessage() + ")", e);
         }
-        if (resp.statusCode() == 200) {
+        if (a.status() == 200) {
             known.put(team, now.plus(cacheTtl));
             return true;
         }
-        if (resp.statusCode() == 404) {
+        if (a.status() == 404) {
             known.remove(team);
             return false;
         }
-        throw new TeamLookupException("lead-service answered HTTP " + resp.statusCode() + " for team '" + team + "'", null);
+        throw new TeamLookupException("lead-service answered HTTP " + a.status() + " for team '" + team + "'", null);
     }
 }
