@@ -132,7 +132,8 @@ public final class LeadInputLedger implements EventLedger {
         List<String> inbox = inboxMessageIds(injectedIds);
         mark(c, "UPDATE lead.prompts SET status = 'injected', turn_id = ? WHERE team = ? AND id = ? AND status = 'received'",
                 turnId, team, prompts);
-        mark(c, "UPDATE lead.inbox SET status = 'injected' WHERE status = 'received' AND ? IS NOT NULL AND team = ? AND id = ?",
+        mark(c, "UPDATE lead.inbox SET status = 'injected' WHERE status = 'received' AND ? IS NOT NULL AND team = ?"
+                + " AND agent = 'lead' AND id = ?",
                 turnId == null ? "-" : turnId, team, inbox);
     }
 

@@ -13,7 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
-/** Messages to a team's lead from {@code cohort.lead.inbox}, in {@code lead.inbox}, deduped on message id. */
+/**
+ * Messages to a team's lead from {@code cohort.lead.inbox}, in {@code lead.inbox} (agent-host's inbox table, every row
+ * the agent {@code lead}'s), deduped on message id.
+ */
 @ApplicationScoped
 public class InboxRepository {
 
@@ -27,8 +30,8 @@ public class InboxRepository {
     /** Stores a message; false when its id was seen before. */
     public boolean insertIfNew(AgentMessage m) {
         return Sql.inTransaction(ds, "store inbox message " + m.id(), c -> {
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.inbox (team, id, sender, type, content, metadata) "
-                    + "VALUES (?, ?, ?, ?, ?, ?::jsonb) ON CONFLICT DO NOTHING")) {
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO lead.inbox (team, agent, id, sender, type, content, "
+                    + "metadata) VALUES (?, 'lead', ?, ?, ?, ?, ?::jsonb) ON CONFLICT DO NOTHING")) {
                 Sql.bind(ps, m.team(), m.id(), m.from() == null ? "unknown" : m.from(), m.type().wire(), m.content(),
                         Json.write(m.metadata()));
                 return ps.executeUpdate() == 1;
@@ -49,7 +52,7 @@ public class InboxRepository {
         return Sql.inTransaction(ds, "read recent inbox of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT id, sender, type, content, status, received_at FROM ("
                     + "SELECT id, sender, type, content, status, received_at, seq FROM lead.inbox WHERE team = ? "
-                    + "ORDER BY seq DESC LIMIT ?) newest ORDER BY seq")) {
+                    + "AND agent = 'lead' ORDER BY seq DESC LIMIT ?) newest ORDER BY seq")) {
                 ps.setString(1, team);
                 ps.setInt(2, limit);
                 try (ResultSet rs = ps.executeQuery()) {
@@ -69,7 +72,7 @@ public class InboxRepository {
     public List<InboxRow> pending(String team, int limit) {
         return Sql.inTransaction(ds, "read inbox of " + team, c -> {
             try (PreparedStatement ps = c.prepareStatement("SELECT id, sender, type, content, metadata::text FROM lead.inbox "
-                    + "WHERE team = ? AND status = 'received' ORDER BY seq LIMIT ?")) {
+                    + "WHERE team = ? AND agent = 'lead' AND status = 'received' ORDER BY seq LIMIT ?")) {
                 ps.setString(1, team);
                 ps.setInt(2, limit);
                 try (ResultSet rs = ps.executeQuery()) {
