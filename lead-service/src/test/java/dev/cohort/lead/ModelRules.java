@@ -15,7 +15,7 @@ public final class ModelRules {
             {"name":"memory-housekeeping","match":{"system":"^You (extract|select|consolidate) memor"},"reply":{"text":"[]"}}""";
 
     /** True for a recorded request made by the memory manager rather than by a turn. */
-    static boolean isMemoryRequest(JsonNode recorded) {
+    public static boolean isMemoryRequest(JsonNode recorded) {
         JsonNode messages = recorded.path("body").path("messages");
         return messages.size() > 0 && messages.get(0).path("content").asText().matches("(?s)^You (extract|select|consolidate) memor.*");
     }

@@ -2,7 +2,6 @@ package dev.cohort.lead.agent;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.cohort.core.engine.AgentState;
 import dev.cohort.core.engine.Message;
 import dev.cohort.core.protocol.AgentMessage;
 import dev.cohort.core.protocol.Ids;
@@ -11,6 +10,8 @@ import dev.cohort.core.protocol.MessageType;
 import dev.cohort.core.protocol.payload.Control;
 import dev.cohort.core.team.TeamMessages;
 import dev.cohort.lead.events.RosterRepository;
+import dev.cohort.lead.events.TeamAgents;
+import dev.cohort.lead.events.TeamAgents.AgentView;
 import dev.cohort.lead.events.RosterRepository.RosterRow;
 import dev.cohort.lead.inbox.AgentInboxPublisher;
 import dev.cohort.lead.teams.AgentRepository;
@@ -27,12 +28,8 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Produces;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Agents of a team: the lead (its saved state) and the teammates of the roster ({@code lead.roster}: status = their
@@ -57,6 +54,9 @@ public class AgentsResource {
     @Inject
     RosterRepository roster;
 
+    @Inject
+    TeamAgents teamAgents;
+
     /** The {@code from} of a message a person sends over HTTP ({@code POST …/agents/{name}/messages}). */
     static final String USER_SENDER = "user";
 
@@ -67,41 +67,17 @@ public class AgentsResource {
     /** The {@code from} of a control message sent for an HTTP caller. */
     static final String CONTROL_SENDER = "api";
 
-    /**
-     * An agent as the API shows it. For a teammate: {@code role} its role, {@code status} its phase ({@code starting},
-     * {@code working}, {@code idle}, {@code waiting_approval}, {@code waiting_reply}, {@code shutdown}),
-     * {@code usage} what it last reported, {@code replica} the teammate-service instance hosting it.
-     */
-    public record AgentView(String name, String role, String status, String turnId, String currentTask, JsonNode usage,
-            JsonNode todos, String replica, Instant updatedAt) {
-    }
-
     @GET
     public List<AgentView> list(@PathParam("team") String team) {
         requireTeam(team);
-        List<AgentRow> rows = agents.list(team);
-        List<AgentView> out = new ArrayList<>();
-        if (rows.stream().noneMatch(r -> r.name().equals(Ids.LEAD))) {
-            out.add(idleLead());
-        }
-        rows.stream().map(AgentsResource::view).forEach(out::add);
-        Set<String> seen = new HashSet<>(rows.stream().map(AgentRow::name).toList());
-        roster.list(team).stream().filter(r -> !seen.contains(r.name())).map(AgentsResource::view).forEach(out::add);
-        return out;
+        return teamAgents.list(team);
     }
 
     @GET
     @Path("/{name}")
     public AgentView get(@PathParam("team") String team, @PathParam("name") String name) {
         requireTeam(team);
-        return agents.find(team, name).map(AgentsResource::view)
-                .or(() -> roster.find(team, name).map(AgentsResource::view))
-                .orElseGet(() -> {
-                    if (Ids.LEAD.equals(name)) {
-                        return idleLead();
-                    }
-                    throw unknownAgent(team, name);
-                });
+        return teamAgents.find(team, name).orElseThrow(() -> unknownAgent(team, name));
     }
 
     /**
@@ -208,21 +184,5 @@ public class AgentsResource {
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("a stored conversation that does not read as messages: " + e.getOriginalMessage(), e);
         }
-    }
-
-    private static AgentView idleLead() {
-        return new AgentView(Ids.LEAD, "lead", "idle", null, null, Json.MAPPER.createObjectNode(), Json.MAPPER.createArrayNode(),
-                null, null);
-    }
-
-    private static AgentView view(AgentRow r) {
-        AgentState s = AgentState.fromJson(r.stateJson());
-        return new AgentView(r.name(), Ids.LEAD.equals(r.name()) ? "lead" : "teammate", r.status(), r.turnId(), null,
-                Json.MAPPER.valueToTree(s.usage()), Json.MAPPER.valueToTree(s.todos()), r.owner(), r.updatedAt());
-    }
-
-    private static AgentView view(RosterRow r) {
-        return new AgentView(r.name(), r.role() == null ? "teammate" : r.role(), r.phase(), r.turnId(), r.currentTask(),
-                r.usage(), Json.MAPPER.createArrayNode(), r.replica(), r.updatedAt());
     }
 }

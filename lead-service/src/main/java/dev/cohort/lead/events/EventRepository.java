@@ -536,6 +536,21 @@ public class EventRepository {
         }
     }
 
+    /** The {@code turn_completed} event of the lead's turn {@code turnId}, if it ended. */
+    public Optional<Event> turnCompleted(String team, String turnId) {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("SELECT id, team, agent, seq, ts, type, prompt_id, data::text"
+                        + " FROM lead.events WHERE team = ? AND type = 'turn_completed' AND data->>'turnId' = ?"
+                        + " ORDER BY seq DESC LIMIT 1")) {
+            Sql.bind(ps, team, turnId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(row(rs)) : Optional.empty();
+            }
+        } catch (SQLException ex) {
+            throw new IllegalStateException("cannot read the end of turn " + turnId + " of team " + team, ex);
+        }
+    }
+
     /** Events of a team with {@code seq > after}, in order, at most {@code limit}. */
     public List<Event> after(String team, long after, int limit) {
         try (Connection c = ds.getConnection();

@@ -21,8 +21,25 @@ public class PromptRepository {
     public record QueuedPrompt(String id, String text, String source) {
     }
 
+    /** Where a prompt is: its status and the turn that answers it ({@code null} until that turn's first save). */
+    public record PromptState(String status, String turnId) {
+    }
+
     @Inject
     AgroalDataSource ds;
+
+    /** A prompt's state; empty while it is not recorded yet (it is on its way through {@code cohort.prompts}). */
+    public Optional<PromptState> state(String team, String id) {
+        return Sql.inTransaction(ds, "read prompt " + id, c -> {
+            try (PreparedStatement ps = c.prepareStatement(
+                    "SELECT status, turn_id FROM lead.prompts WHERE team = ? AND id = ?")) {
+                Sql.bind(ps, team, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? Optional.of(new PromptState(rs.getString(1), rs.getString(2))) : Optional.empty();
+                }
+            }
+        });
+    }
 
     /** Queues a prompt; false when this id was seen before (a redelivered record or a retried POST). */
     public boolean insertIfNew(String team, String id, String text, String source) {

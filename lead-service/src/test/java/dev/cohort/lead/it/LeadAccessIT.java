@@ -61,6 +61,8 @@ class LeadAccessIT {
             new Call("GET", "/api/v1/teams/" + TEAM + "/approvals?status=pending", null),
             new Call("POST", "/api/v1/teams/" + TEAM + "/approvals/appr_unknown", Map.of("approve", true)),
             new Call("GET", "/api/v1/teams/" + TEAM + "/protocols", null),
+            // Cohort as an MCP server takes the API's token
+            new Call("POST", "/mcp", Map.of("jsonrpc", "2.0", "id", 1, "method", "ping")),
             // not in the contract: the refusal must not tell what exists
             new Call("GET", "/api/v1/no-such-resource", null),
             new Call("DELETE", "/api/v1/teams/" + TEAM, null));
