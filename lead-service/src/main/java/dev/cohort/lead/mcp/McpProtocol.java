@@ -7,6 +7,7 @@ import dev.cohort.core.protocol.Json;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jboss.logging.Logger;
 
 /**
  * The Model Context Protocol as Cohort serves it: JSON-RPC 2.0 messages, one per HTTP POST, answered with JSON. Both
@@ -25,6 +26,8 @@ import java.util.Objects;
  * arguments that do not fit its schema are -32602.
  */
 public final class McpProtocol {
+
+    private static final Logger LOG = Logger.getLogger(McpProtocol.class);
 
     /** The newest legacy (initialize) revision, answered to a client asking for one this server does not know. */
     public static final String LEGACY_LATEST = "2025-11-25";
@@ -172,6 +175,11 @@ public final class McpProtocol {
             return new Reply(200, out);
         } catch (InvalidParams e) {
             return new Reply(200, error(id, INVALID_PARAMS, e.getMessage(), null));
+        } catch (RuntimeException e) {
+            // the server's own failure (its database or broker away): the client gets a JSON-RPC error, not a 500 page
+            LOG.errorf(e, "MCP %s failed", name);
+            return new Reply(200, error(id, INTERNAL_ERROR, name + " failed inside the server ("
+                    + e.getClass().getSimpleName() + "); try it again later", null));
         }
     }
 

@@ -23,6 +23,9 @@ class McpProtocolTest {
 
         @Override
         public ObjectNode call(String name, JsonNode arguments) {
+            if (name.equals("broken")) {
+                throw new IllegalStateException("database away: password=hunter2");
+            }
             if (!name.equals("echo")) {
                 throw new McpProtocol.InvalidParams("unknown tool \"" + name + "\"");
             }
@@ -112,6 +115,17 @@ class McpProtocolTest {
         JsonNode unknown = post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/list\"}");
         assertThat(unknown.at("/error/code").asInt()).isEqualTo(-32601);
         assertThat(unknown.at("/error/message").asText()).contains("resources/list");
+    }
+
+    @Test
+    void aFailureInsideTheServerIsAnInternalErrorThatShowsNoDetailOfIt() {
+        McpProtocol.Reply r = mcp.handle("{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":"
+                + "{\"name\":\"broken\"}}", null, null);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.body().at("/error/code").asInt()).isEqualTo(-32603);
+        assertThat(r.body().at("/error/message").asText()).isEqualTo("tools/call failed inside the server"
+                + " (IllegalStateException); try it again later");
+        assertThat(r.body().get("id").asInt()).isEqualTo(9);
     }
 
     @Test
