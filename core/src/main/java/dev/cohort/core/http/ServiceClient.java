@@ -14,8 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.InstantSource;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -295,7 +293,8 @@ public final class ServiceClient implements AutoCloseable {
                 if (!req.retryable() || !RETRIED_STATUSES.contains(r.status())) {
                     return new Answer(uri, r, attempt + 1, Duration.between(start, clock.instant()));
                 }
-                Duration retryAfter = r.header("Retry-After").map(v -> retryAfter(v, clock.instant())).orElse(null);
+                Duration retryAfter = r.header("Retry-After").map(v -> RetryPolicy.retryAfter(v, clock.instant()))
+                        .orElse(null);
                 if (!waitBeforeRetry(start, attempt, retryAfter)) {
                     return new Answer(uri, r, attempt + 1, Duration.between(start, clock.instant()));
                 }
@@ -376,21 +375,6 @@ public final class ServiceClient implements AutoCloseable {
             throw new NoAnswer("interrupted while waiting to retry the " + peer, e);
         }
         return true;
-    }
-
-    /** {@code Retry-After}: seconds or an HTTP date; unreadable → null (the computed backoff applies). */
-    public static Duration retryAfter(String value, Instant now) {
-        try {
-            String v = value.trim();
-            if (v.matches("\\d+(\\.\\d+)?")) {
-                return Duration.ofMillis((long) (Double.parseDouble(v) * 1000));
-            }
-            Instant when = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-            Duration d = Duration.between(now, when);
-            return d.isNegative() ? Duration.ZERO : d;
-        } catch (RuntimeException e) {
-            return null;
-        }
     }
 
     private String spent(Instant start) {

@@ -1,6 +1,9 @@
 package dev.cohort.core.retry;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 
 /**
  * The backoff delay before retry {@code attempt} (0-based), a pure function (CONVENTIONS #7): the server's
@@ -29,5 +32,22 @@ public final class RetryPolicy {
         long exp = attempt >= 30 ? Long.MAX_VALUE : baseMs << attempt;
         long d = exp < 0 || exp > max.toMillis() ? max.toMillis() : exp;
         return Duration.ofMillis(d + (long) (d * jitterRatio * random));
+    }
+
+    /**
+     * A {@code Retry-After} header's value as a delay from {@code now}: seconds (fractions allowed) or an HTTP date (a
+     * past one is zero); {@code null} when it is neither, so the computed backoff applies.
+     */
+    public static Duration retryAfter(String value, Instant now) {
+        try {
+            String v = value.trim();
+            if (v.matches("\\d+(\\.\\d+)?")) {
+                return Duration.ofMillis((long) (Double.parseDouble(v) * 1000));
+            }
+            Duration d = Duration.between(now, ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
+            return d.isNegative() ? Duration.ZERO : d;
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.cohort.core.toolrunner;
 
 import dev.cohort.core.http.ServiceClient;
+import dev.cohort.core.retry.RetryPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -197,8 +198,8 @@ class ToolRunnerClientTest {
         } finally {
             runner.stop();
         }
-        assertThat(ServiceClient.retryAfter("soon", Instant.EPOCH)).isNull();
-        assertThat(ServiceClient.retryAfter("1.5", Instant.EPOCH)).isEqualTo(Duration.ofMillis(1500));
+        assertThat(RetryPolicy.retryAfter("soon", Instant.EPOCH)).isNull();
+        assertThat(RetryPolicy.retryAfter("1.5", Instant.EPOCH)).isEqualTo(Duration.ofMillis(1500));
     }
 
     @Test

@@ -4,13 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.langchain4j.exception.HttpException;
 import dev.langchain4j.exception.TimeoutException;
+import dev.cohort.core.retry.RetryPolicy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
-import java.time.format.DateTimeFormatter;
 import java.time.Instant;
-import java.time.ZonedDateTime;
 import java.util.Locale;
 import java.util.Set;
 
@@ -146,13 +145,7 @@ public record ModelFailure(Kind kind, int status, String code, String message, D
             }
             var s = p.header("retry-after");
             if (s.isPresent()) {
-                String v = s.get().trim();
-                if (v.matches("\\d+(\\.\\d+)?")) {
-                    return Duration.ofMillis((long) (Double.parseDouble(v) * 1000));
-                }
-                var when = ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME);
-                Duration d = Duration.between(Instant.now(), when.toInstant());
-                return d.isNegative() ? Duration.ZERO : d;
+                return RetryPolicy.retryAfter(s.get(), Instant.now());
             }
         } catch (RuntimeException e) {
             // an unreadable header: use the computed backoff
