@@ -23,9 +23,11 @@ public enum OptionalProgram {
     POSTGRESQL("PostgreSQL system binaries", "apt-get install postgresql, or PG_BIN=<its bin directory>"),
     KUBECTL("kubectl", "apt-get install kubectl from the Kubernetes apt repository, or KUBECTL=<path>; see k8s/VALIDATION.md"),
     CHROMIUM("chromium and chromedriver", "apt-get install chromium chromium-driver"),
-    MCP_PEERS("the MCP peers from npm (Node.js 22, @modelcontextprotocol/inspector-cli 1.0.3 and conformance 0.1.16)",
+    MCP_PEERS("the MCP peers from npm (Node.js 22, @modelcontextprotocol/inspector-cli 1.0.3, conformance 0.1.16,"
+            + " server-everything and server-filesystem 2026.8.31)",
             "npm install --prefix ~/.cache/cohort/mcp-peers @modelcontextprotocol/inspector-cli@1.0.3"
-                    + " @modelcontextprotocol/conformance@0.1.16 node@22, or COHORT_MCP_PEERS=<such a directory>");
+                    + " @modelcontextprotocol/conformance@0.1.16 @modelcontextprotocol/server-everything@2026.8.31"
+                    + " @modelcontextprotocol/server-filesystem@2026.8.31 node@22, or COHORT_MCP_PEERS=<such a directory>");
 
     /** Programs whose skip line was printed in this JVM: one line each, not one per skipped test. */
     private static final Set<OptionalProgram> ANNOUNCED = ConcurrentHashMap.newKeySet();

@@ -20,13 +20,23 @@ public class TempWorkspaceResource implements QuarkusTestResourceLifecycleManage
             Path base = Files.createTempDirectory("cohort-tr-test");
             Path root = Files.createDirectories(base.resolve("workspace"));
             Path state = Files.createDirectories(base.resolve("state"));
-            return Map.of("cohort.tool-runner.workspace-root", root.toString(),
+            Map<String, String> props = new java.util.HashMap<>(Map.of(
+                    "cohort.tool-runner.workspace-root", root.toString(),
                     "cohort.tool-runner.state-dir", state.toString(),
                     "cohort.tool-runner.token", TOKEN,
                     "cohort.tool-runner.instance-id", "test-instance",
                     "cohort.tool-runner.sandbox-network-teams", NETWORK_TEAM,
                     // a fork bomb in a test is held at this many processes (the default, 1024, is for real work)
-                    "cohort.tool-runner.limits.processes", "256");
+                    "cohort.tool-runner.limits.processes", "256",
+                    // an MCP server's call waits this long (McpHostTest's slow tool takes longer)
+                    "cohort.mcp.call-timeout", "10s",
+                    "cohort.mcp.start-timeout", "20s"));
+            // the MCP peers from npm live under the user's home, which sandboxes hide: shown again, read-only
+            Path peers = McpPeers.directory();
+            if (Files.isDirectory(peers)) {
+                props.put("cohort.tool-runner.sandbox-read-only-paths", peers.toString());
+            }
+            return props;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -8,7 +8,9 @@ import dev.cohort.core.engine.permission.PermissionRuleSet;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.ToolEffect;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
+import dev.cohort.core.mcp.McpServerConfig;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -47,13 +49,15 @@ import java.util.function.Supplier;
  *                      force; a {@code null} result = not tracked
  * @param permissions   the team's permission rules set through the host (the API), read at the start of every turn
  *                      (a change applies from the next turn); the engine adds those of the workspace settings file
+ * @param mcpServers    the team's own MCP servers (the API's), read at the start of every turn; the engine adds those of
+ *                      the workspace settings file
  */
 public record AgentContext(String team, String agent, AgentRole role, Supplier<String> cwd, String workspaceText,
         Set<String> allowlist, Supplier<PermissionMode> mode, List<PermissionPolicy.Rule> rules,
         Supplier<List<CommandHook>> commandHooks, WorkspaceToolExecutor workspace, StateStore store, InboxSource inbox,
         Supplier<String> teamContext, List<Hook> hooks, Supplier<Usage> teamUsage, Consumer<ToolEffect> effects,
         Supplier<Budgets.Overrides> budgets, Supplier<Usage> teamUsageToday,
-        Supplier<PermissionRuleSet> permissions) {
+        Supplier<PermissionRuleSet> permissions, Supplier<Map<String, McpServerConfig>> mcpServers) {
 
     public AgentContext {
         cwd = cwd == null ? () -> null : cwd;
@@ -72,6 +76,13 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
         budgets = budgets == null ? () -> null : budgets;
         teamUsageToday = teamUsageToday == null ? () -> null : teamUsageToday;
         permissions = permissions == null ? () -> PermissionRuleSet.EMPTY : permissions;
+        mcpServers = mcpServers == null ? Map::of : mcpServers;
+    }
+
+    /** The team's own MCP servers (the API's), read at the start of every turn. */
+    public AgentContext withMcpServers(Supplier<Map<String, McpServerConfig>> m) {
+        return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions, m);
     }
 
     /** An agent without budget overrides (source compatibility). */
@@ -81,13 +92,13 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
             InboxSource inbox, Supplier<String> teamContext, List<Hook> hooks, Supplier<Usage> teamUsage,
             Consumer<ToolEffect> effects) {
         this(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace, store, inbox,
-                teamContext, hooks, teamUsage, effects, null, null, null);
+                teamContext, hooks, teamUsage, effects, null, null, null, null);
     }
 
     /** The team's own budgets, read at every step ({@code null} result: the engine's). */
     public AgentContext withBudgets(Supplier<Budgets.Overrides> b) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, b, teamUsageToday, permissions);
+                store, inbox, teamContext, hooks, teamUsage, effects, b, teamUsageToday, permissions, mcpServers);
     }
 
     /** An agent with the role's default allowlist, default mode, and no store, inbox or team context. */
@@ -98,7 +109,7 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
 
     public AgentContext withStore(StateStore s) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace, s,
-                inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
+                inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions, mcpServers);
     }
 
     public AgentContext withMode(PermissionMode m) {
@@ -108,17 +119,17 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** The team's mode, read at every call. */
     public AgentContext withMode(Supplier<PermissionMode> m) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, m, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions, mcpServers);
     }
 
     public AgentContext withAllowlist(Set<String> a) {
         return new AgentContext(team, agent, role, cwd, workspaceText, a, mode, rules, commandHooks, workspace, store,
-                inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
+                inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions, mcpServers);
     }
 
     public AgentContext withInbox(InboxSource i) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, i, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
+                store, i, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions, mcpServers);
     }
 
     public AgentContext withCommandHooks(List<CommandHook> h) {
@@ -129,12 +140,12 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** Command hooks read at every turn start. */
     public AgentContext withCommandHooks(Supplier<List<CommandHook>> h) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, h, workspace, store, inbox,
-                teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
+                teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions, mcpServers);
     }
 
     public AgentContext withTeamContext(Supplier<String> t) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, t, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
+                store, inbox, t, hooks, teamUsage, effects, budgets, teamUsageToday, permissions, mcpServers);
     }
 
     /** A fixed working directory. */
@@ -145,44 +156,44 @@ public record AgentContext(String team, String agent, AgentRole role, Supplier<S
     /** The working directory, consulted for every tool call. */
     public AgentContext withCwd(Supplier<String> dir) {
         return new AgentContext(team, agent, role, dir, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions, mcpServers);
     }
 
     public AgentContext withWorkspaceText(String text) {
         return new AgentContext(team, agent, role, cwd, text, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions, mcpServers);
     }
 
     public AgentContext withRules(List<PermissionPolicy.Rule> r) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, r, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, permissions, mcpServers);
     }
 
     /** This agent's own Java hooks. */
     public AgentContext withHooks(List<? extends Hook> h) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, List.copyOf(h), teamUsage, effects, budgets, teamUsageToday, permissions);
+                store, inbox, teamContext, List.copyOf(h), teamUsage, effects, budgets, teamUsageToday, permissions, mcpServers);
     }
 
     public AgentContext withTeamUsage(Supplier<Usage> u) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, u, effects, budgets, teamUsageToday, permissions);
+                store, inbox, teamContext, hooks, u, effects, budgets, teamUsageToday, permissions, mcpServers);
     }
 
     /** The team's usage since 00:00 UTC, read at every step while a per-day team budget is in force. */
     public AgentContext withTeamUsageToday(Supplier<Usage> u) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets, u, permissions);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, u, permissions, mcpServers);
     }
 
     /** The team's permission rules (API), read at the start of every turn. */
     public AgentContext withPermissions(Supplier<PermissionRuleSet> p) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, p);
+                store, inbox, teamContext, hooks, teamUsage, effects, budgets, teamUsageToday, p, mcpServers);
     }
 
     public AgentContext withEffects(Consumer<ToolEffect> e) {
         return new AgentContext(team, agent, role, cwd, workspaceText, allowlist, mode, rules, commandHooks, workspace,
-                store, inbox, teamContext, hooks, teamUsage, e, budgets, teamUsageToday, permissions);
+                store, inbox, teamContext, hooks, teamUsage, e, budgets, teamUsageToday, permissions, mcpServers);
     }
 }

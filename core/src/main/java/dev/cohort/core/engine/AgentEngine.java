@@ -4,6 +4,8 @@ import dev.cohort.core.engine.hooks.Hook;
 import dev.cohort.core.engine.hooks.Hooks;
 import dev.cohort.core.engine.permission.PermissionPolicy;
 import dev.cohort.core.engine.permission.WorkspacePermissionSettings;
+import dev.cohort.core.tools.mcp.McpToolbox;
+import dev.cohort.core.mcp.WorkspaceMcpSettings;
 import dev.cohort.core.engine.prompt.MemoryProvider;
 import dev.cohort.core.retry.Sleeper;
 import dev.cohort.core.tools.skills.Skill;
@@ -37,6 +39,10 @@ public final class AgentEngine {
     final EngineMetrics metrics;
     /** The workspace file with command hooks read at every turn start, or {@code null}. */
     final String hookSettingsFile;
+    /** The tools of the teams' MCP servers; {@code null}: none. */
+    final McpToolbox mcp;
+    /** The {@code mcpServers} of the workspace settings files. */
+    final WorkspaceMcpSettings mcpSettings;
     /** The permission rules of that same file, with each team's last good ones; {@code null} without a file. */
     final WorkspacePermissionSettings permissionSettings;
     final Tracing tracing;
@@ -58,6 +64,8 @@ public final class AgentEngine {
         this.metrics = b.metrics;
         this.hookSettingsFile = b.hookSettingsFile;
         this.permissionSettings = b.hookSettingsFile == null ? null : new WorkspacePermissionSettings(b.hookSettingsFile);
+        this.mcp = b.mcp;
+        this.mcpSettings = new WorkspaceMcpSettings();
         this.tracing = b.tracing;
     }
 
@@ -91,6 +99,11 @@ public final class AgentEngine {
         return Optional.ofNullable(permissionSettings);
     }
 
+    /** The reader of the workspace settings files' {@code mcpServers}, with each team's last good servers. */
+    public WorkspaceMcpSettings workspaceMcp() {
+        return mcpSettings;
+    }
+
     /** The transcript store (where compaction keeps full texts). */
     public TranscriptStore transcripts() {
         return transcripts;
@@ -118,6 +131,16 @@ public final class AgentEngine {
         private String hookSettingsFile;
         private EngineMetrics metrics = EngineMetrics.NONE;
         private Tracing tracing = Tracing.NOOP;
+        private McpToolbox mcp;
+
+        /**
+         * Where the tools of the teams' MCP servers come from (the tool runner); {@code null} (the default): no MCP
+         * servers, whatever the teams configure.
+         */
+        public Builder mcp(McpToolbox m) {
+            this.mcp = m;
+            return this;
+        }
 
         public Builder settings(EngineSettings s) {
             this.settings = s;

@@ -5,10 +5,14 @@ import dev.cohort.core.engine.hooks.CommandHook;
 import dev.cohort.core.engine.hooks.Hooks;
 import dev.cohort.core.engine.hooks.PreToolUseHook;
 import dev.cohort.core.engine.hooks.WorkspaceHookSettings;
+import dev.cohort.core.engine.permission.PermissionMode;
 import dev.cohort.core.engine.permission.PermissionPolicy;
 import dev.cohort.core.engine.permission.PermissionRule;
 import dev.cohort.core.engine.permission.WorkspacePermissionSettings;
 import dev.cohort.core.engine.prompt.PromptCache;
+import dev.cohort.core.mcp.McpServerConfig;
+import dev.cohort.core.mcp.McpServers;
+import dev.cohort.core.mcp.WorkspaceMcpSettings;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.Ids;
 import dev.cohort.core.tools.AgentRole;
@@ -65,6 +69,13 @@ public final class AgentSession implements ModelCaller.Signals {
     private PermissionPolicy policy;
     /** The team's rules as last read through the host: kept when a read fails, so a deny is never dropped. */
     private List<PermissionRule> lastTeamRules = List.of();
+    /** The team's MCP servers last read, kept when they cannot be read. */
+    private Map<String, McpServerConfig> lastTeamMcp = Map.of();
+    /** The MCP servers of the turn under way (its subagents get them too). */
+    private List<McpServerConfig> mcpServers = List.of();
+    /** The line numbers read_file puts before each line. */
+    private static final java.util.regex.Pattern NUMBERED_LINE = java.util.regex.Pattern.compile("^ *\\d+\\t",
+            java.util.regex.Pattern.MULTILINE);
     private final SkillLibrary skills;
     private final PromptCache promptCache = new PromptCache();
     private final PromptCache subPromptCache = new PromptCache();
@@ -430,6 +441,7 @@ public final class AgentSession implements ModelCaller.Signals {
                 ? agent.workspace() : new SettingsReadOnce(agent.workspace());
         hooks = turnHooks(events, target, settingsReads);
         policy = turnPolicy(events, target, settingsReads);
+        mcpServers = turnMcpServers(events, target, settingsReads);
         if (allowed.contains(ToolNames.LOAD_SKILL)) {
             try {
                 skills.refresh(agent.workspace(), target);
@@ -439,17 +451,76 @@ public final class AgentSession implements ModelCaller.Signals {
             }
         }
         TurnContext ctx = context(agent.role(), turn.turnId, turn.unattended, LoopPolicy.PERSISTENT,
-                allowed, engine.settings.maxModelCallsPerTurn(), agentId(), this::runSubagent);
+                allowed, engine.settings.maxModelCallsPerTurn(), agentId(), this::runSubagent, mcpTools(events));
         return new TurnLoop(engine, this, ctx, turn, conv, events, hooks, promptCache);
     }
 
     private TurnContext context(AgentRole role, String turnId, boolean unattended, LoopPolicy loop,
-            Set<String> allowlist, int maxCalls, String user, SubagentRunner subagents) {
+            Set<String> allowlist, int maxCalls, String user, SubagentRunner subagents, McpTurnTools mcp) {
         Set<String> offered = new LinkedHashSet<>(allowlist);
         offered.retainAll(engine.tools.names());
         return new TurnContext(agent.team(), agent.agent(), role, turnId, unattended, agent.cwd(), agent.workspace(),
                 todos, skills, subagents, loop, Set.copyOf(allowlist), offered, engine.tools.specs(offered), user,
-                maxCalls, user, agent.mode());
+                maxCalls, user, agent.mode(), mcp);
+    }
+
+    /** The MCP tools of a loop of this agent: its servers' tools, listed at every step. */
+    private McpTurnTools mcpTools(TurnEvents events) {
+        if (engine.mcp == null || mcpServers.isEmpty()) {
+            return McpTurnTools.NONE;
+        }
+        return new McpTurnTools(engine.mcp, agent.team(), agent.agent(), mcpServers,
+                () -> agent.mode().get() == PermissionMode.PLAN, problem -> {
+                    LOG.warnf("%s. team=%s agent=%s", problem, agent.team(), agent.agent());
+                    events.settingsProblem(problem, null);
+                });
+    }
+
+    /**
+     * The MCP servers of this turn: those of the workspace settings file (the same read as its hooks and rules), then
+     * the team's own (the host's, e.g. the API), which replace a file's server of the same name; only those serving
+     * this agent. A file whose {@code mcpServers} are invalid is an {@code error} event and keeps its last good ones.
+     */
+    private List<McpServerConfig> turnMcpServers(TurnEvents events, WorkspaceToolExecutor.Target target,
+            WorkspaceToolExecutor settingsReads) {
+        if (engine.mcp == null) {
+            return List.of();
+        }
+        Map<String, McpServerConfig> team;
+        try {
+            team = agent.mcpServers().get();
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "cannot read the team's MCP servers. team=%s agent=%s", agent.team(), agent.agent());
+            events.settingsProblem("cannot read the team's MCP servers: " + e.getMessage() + "; this turn keeps the"
+                    + " last ones read", null);
+            team = lastTeamMcp;
+        }
+        lastTeamMcp = team;
+        Map<String, McpServerConfig> file = Map.of();
+        if (engine.hookSettingsFile != null) {
+            String path = engine.hookSettingsFile;
+            WorkspaceToolExecutor.Target settingsAt = new WorkspaceToolExecutor.Target(target.team(), target.agent(),
+                    null);
+            ToolOutcome out;
+            try {
+                out = WorkspaceHookSettings.readSettingsFile(settingsReads, settingsAt, path);
+            } catch (RuntimeException e) {
+                out = null; // the hooks' read of the same file reported it
+            }
+            if (out == null || out.isError() && !WorkspaceHookSettings.notFound(out)) {
+                file = engine.mcpSettings.kept(agent.team());
+            } else {
+                String text = out.isError() ? null
+                        : NUMBERED_LINE.matcher(out.output() == null ? "" : out.output()).replaceAll("");
+                WorkspaceMcpSettings.Result r = engine.mcpSettings.read(agent.team(), path, text);
+                if (r.problem() != null) {
+                    LOG.warnf("%s. team=%s agent=%s", r.problem(), agent.team(), agent.agent());
+                    events.settingsProblem(r.problem(), path);
+                }
+                file = r.servers();
+            }
+        }
+        return McpServers.forAgent(file, team, agent.agent());
     }
 
     /**
@@ -586,7 +657,7 @@ public final class AgentSession implements ModelCaller.Signals {
         SubagentRunner refuse = (d, p) -> new SubagentRunner.SubagentResult("a subagent cannot spawn subagents", true, 0);
         int max = engine.settings.subagentMaxModelCalls();
         TurnContext ctx = context(AgentRole.SUBAGENT, parent.turnId(), parent.unattended(), LoopPolicy.EPHEMERAL,
-                allowed, max, agentId() + "/sub", refuse);
+                allowed, max, agentId() + "/sub", refuse, mcpTools(events(parent.turnId(), true)));
         LiveConversation sub = new LiveConversation(List.of(Message.user(description)), null);
         TurnState state = new TurnState(parent.turnId(), "subagent", parent.unattended(), description);
         TurnResult r = new TurnLoop(engine, this, ctx, state, sub, events(parent.turnId(), true), hooks,

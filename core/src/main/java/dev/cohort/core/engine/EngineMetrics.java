@@ -23,6 +23,8 @@ public interface EngineMetrics {
 
     /** The tool label of a call to a tool that is not registered (the model's name would be unbounded). */
     String UNKNOWN_TOOL = "unknown";
+    /** How the metrics name a call of any MCP tool (their names are the servers', unbounded). */
+    String MCP_TOOL = "mcp";
 
     /** One model call attempt ended after {@code took}; {@code outcome} is one of {@link ModelOutcome}'s labels. */
     default void modelCall(String model, ModelOutcome outcome, Duration took) {

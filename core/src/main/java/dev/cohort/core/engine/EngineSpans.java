@@ -31,6 +31,10 @@ final class EngineSpans {
     static final AttributeKey<Long> RETRY_COUNT = AttributeKey.longKey("cohort.retry_count");
     static final AttributeKey<String> TOOL_NAME = AttributeKey.stringKey("gen_ai.tool.name");
     static final AttributeKey<String> TOOL_CALL_ID = AttributeKey.stringKey("gen_ai.tool.call.id");
+    /** The MCP server of an MCP tool's call (no semantic convention names the server yet). */
+    static final AttributeKey<String> MCP_SERVER = AttributeKey.stringKey("cohort.mcp.server");
+    /** OTel GenAI: {@code extension} for a tool that runs outside the agent (an MCP server's). */
+    static final AttributeKey<String> TOOL_TYPE = AttributeKey.stringKey("gen_ai.tool.type");
     static final AttributeKey<String> TOOL_ERROR = AttributeKey.stringKey("cohort.tool.error");
 
     private EngineSpans() {
@@ -81,9 +85,12 @@ final class EngineSpans {
 
     /** {@code execute_tool <name>}: one tool's execution, after the gates. */
     static Span toolCall(Tracing t, TurnContext ctx, ToolCall call) {
-        return ids(t.start("execute_tool " + call.name(), SpanKind.INTERNAL), ctx)
+        Span s = ids(t.start("execute_tool " + call.name(), SpanKind.INTERNAL), ctx)
                 .setAttribute(OPERATION, "execute_tool").setAttribute(TOOL_NAME, call.name())
                 .setAttribute(TOOL_CALL_ID, call.id() == null ? "" : call.id());
+        ctx.mcp().server(call.name()).ifPresent(server -> s.setAttribute(MCP_SERVER, server)
+                .setAttribute(TOOL_TYPE, "extension"));
+        return s;
     }
 
     /** Ends a tool span; a model-visible error is marked by its rule, never its text. */

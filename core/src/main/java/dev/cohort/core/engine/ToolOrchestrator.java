@@ -153,15 +153,15 @@ final class ToolOrchestrator {
 
     /** The gates and the tool, in the order of the class comment: one result, a park, or an infra exception. */
     private Outcome dispatch(ModelToolCall c) {
-        Optional<Tool> found = engine.tools.find(c.name());
+        Optional<Tool> found = ctx.tool(engine.tools, c.name());
         if (found.isEmpty()) {
             return Outcome.of(ToolResult.error("unknown-tool", "unknown tool '" + c.name() + "'; available tools: "
-                    + String.join(", ", ctx.offered())));
+                    + String.join(", ", ctx.offeredNow())));
         }
         Tool tool = found.get();
-        if (!ctx.allowlist().contains(tool.name())) {
+        if (!ctx.allows(tool.name())) {
             return Outcome.of(ToolResult.error("allowlist", "tool '" + tool.name() + "' is not available to this agent ("
-                    + ctx.role().name() + "); available tools: " + String.join(", ", ctx.offered())));
+                    + ctx.role().name() + "); available tools: " + String.join(", ", ctx.offeredNow())));
         }
         ToolArguments.Parsed parsed = ToolArguments.parse(c.arguments(), tool.spec().parameters());
         if (!parsed.ok()) {
@@ -234,7 +234,8 @@ final class ToolOrchestrator {
         conv.add(Message.tool(c.id(), c.name(), result.content(), result.error()));
         long took = System.nanoTime() - t0;
         events.toolFinished(c, result, took / 1_000_000);
-        engine.metrics.toolCall(engine.tools.find(c.name()).isPresent() ? c.name() : EngineMetrics.UNKNOWN_TOOL,
+        engine.metrics.toolCall(engine.tools.find(c.name()).isPresent() ? c.name()
+                : ctx.mcp().find(c.name()).isPresent() ? EngineMetrics.MCP_TOOL : EngineMetrics.UNKNOWN_TOOL,
                 outcome(result), Duration.ofNanos(took));
     }
 

@@ -2,6 +2,8 @@ package dev.cohort.core.engine;
 
 import dev.cohort.core.engine.permission.PermissionMode;
 import dev.cohort.core.tools.AgentRole;
+import dev.cohort.core.tools.Tool;
+import dev.cohort.core.tools.ToolRegistry;
 import dev.cohort.core.tools.ToolContext;
 import dev.cohort.core.tools.skills.SkillCatalog;
 import dev.cohort.core.tools.subagent.SubagentRunner;
@@ -9,6 +11,7 @@ import dev.cohort.core.tools.todo.TodoList;
 import dev.cohort.core.tools.workspace.WorkspaceToolExecutor;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -30,17 +33,41 @@ import java.util.function.Supplier;
  * @param policy     persistent or ephemeral loop
  * @param allowlist  tools this loop may call (enforced at execution)
  * @param offered    the allowed tools that exist, whose specs are sent
- * @param specs      their specs
+ * @param baseSpecs  their specs ({@link #specs()} adds the MCP tools')
  * @param modelUser  the OpenAI {@code user} of every call ({@code <team>/<name>}, {@code /sub} for a subagent)
  * @param maxCalls   the model-call cap of the loop
  * @param storeKey   where transcripts of this loop go
  * @param modeSource the team's permission mode, consulted per call: in {@code plan} the workspace tools run read-only
+ * @param mcp        the tools of the agent's MCP servers, listed again at every step
  */
 record TurnContext(String team, String agent, AgentRole role, String turnId, boolean unattended,
         Supplier<String> cwdSource, WorkspaceToolExecutor workspace, TodoList todos, SkillCatalog skills,
         SubagentRunner subagents, LoopPolicy policy, Set<String> allowlist, Set<String> offered,
-        List<ToolSpecification> specs, String modelUser, int maxCalls, String storeKey,
-        Supplier<PermissionMode> modeSource) implements ToolContext {
+        List<ToolSpecification> baseSpecs, String modelUser, int maxCalls, String storeKey,
+        Supplier<PermissionMode> modeSource, McpTurnTools mcp) implements ToolContext {
+
+    /** The specs sent to the model: the engine's offered tools', then the MCP tools' of this step. */
+    List<ToolSpecification> specs() {
+        return mcp.specs(baseSpecs);
+    }
+
+    /** The tool named {@code name}: the engine's, or an MCP tool offered now. */
+    Optional<Tool> tool(ToolRegistry tools, String name) {
+        Optional<Tool> t = tools.find(name);
+        return t.isPresent() ? t : mcp.find(name);
+    }
+
+    /** {@code true} when this loop may call {@code tool}: in its allowlist, or an MCP tool offered to it. */
+    boolean allows(String tool) {
+        return allowlist.contains(tool) || mcp.find(tool).isPresent();
+    }
+
+    /** The names of the tools offered now, for messages. */
+    List<String> offeredNow() {
+        List<String> all = new java.util.ArrayList<>(offered);
+        all.addAll(mcp.names());
+        return all;
+    }
 
     @Override
     public String cwd() {

@@ -244,6 +244,7 @@ final class TurnLoop {
 
     /** Compaction, repair, one model call with recovery; the reply appended and saved. */
     private ToolOrchestrator.Stop callModel() {
+        ctx.mcp().refresh(); // the MCP servers' tools of this step (a changed list is offered from here on)
         ModelClient.Reply reply = null;
         while (reply == null) {
             try {

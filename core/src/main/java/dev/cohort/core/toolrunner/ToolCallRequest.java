@@ -2,6 +2,7 @@ package dev.cohort.core.toolrunner;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
+import dev.cohort.core.mcp.McpServerConfig;
 import java.util.Map;
 
 /**
@@ -18,10 +19,12 @@ import java.util.Map;
  * @param readOnly set by the host when the agent works read-only (its team's permission mode is {@code plan}): the
  *                 runner then refuses writes and runs commands with the workspace, the worktrees and the team's
  *                 {@code HOME} mounted read-only; {@code null} (absent) = {@code false}
+ * @param mcp      for a tool of an MCP server ({@code mcp__<server>__<tool>}): the server, which the runner starts in
+ *                 the team's sandbox (or reaches under its egress rules) when it is not running; {@code null} else
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record ToolCallRequest(String team, String agent, String callId, String cwd, Map<String, Object> args,
-        Boolean readOnly) {
+        Boolean readOnly, McpServerConfig mcp) {
 
     public ToolCallRequest {
         args = args == null ? Map.of() : args;
@@ -29,7 +32,13 @@ public record ToolCallRequest(String team, String agent, String callId, String c
 
     /** A request of an agent that may write (the usual case). */
     public ToolCallRequest(String team, String agent, String callId, String cwd, Map<String, Object> args) {
-        this(team, agent, callId, cwd, args, null);
+        this(team, agent, callId, cwd, args, null, null);
+    }
+
+    /** A call of a workspace tool. */
+    public ToolCallRequest(String team, String agent, String callId, String cwd, Map<String, Object> args,
+            Boolean readOnly) {
+        this(team, agent, callId, cwd, args, readOnly, null);
     }
 
     /** {@code true} when the runner must not let this call change anything. */

@@ -1,5 +1,7 @@
 package dev.cohort.core.toolrunner;
 
+import dev.cohort.core.mcp.McpListRequest;
+import dev.cohort.core.mcp.McpServerTools;
 import dev.cohort.core.http.ServiceClient;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.retry.Sleeper;
@@ -89,6 +91,22 @@ public final class ToolRunnerClient {
             return List.of(Json.MAPPER.readValue(body, ToolDescriptor[].class));
         } catch (IOException e) {
             throw new ToolRunnerException(0, "the tool runner's catalogue is not a list of tools: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The tools of a team's MCP servers ({@code POST /internal/v1/mcp/tools}), one entry per server in the request's
+     * order; a server that is not running is started in the team's sandbox (a read: retried like one).
+     *
+     * @throws ToolRunnerException when the runner did not answer after the retries, or refused the request
+     */
+    public List<McpServerTools> mcpTools(McpListRequest request) {
+        String body = send(ServiceClient.Request.post("internal/v1/mcp/tools", request, true)).text();
+        try {
+            return List.of(Json.MAPPER.readValue(body, McpServerTools[].class));
+        } catch (IOException e) {
+            throw new ToolRunnerException(0, "the tool runner's MCP tools are not a list of servers: " + e.getMessage(),
+                    e);
         }
     }
 

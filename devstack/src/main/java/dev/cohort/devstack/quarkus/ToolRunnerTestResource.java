@@ -26,6 +26,15 @@ import java.util.Map;
 public class ToolRunnerTestResource implements QuarkusTestResourceLifecycleManager {
 
     private static final String TOKEN = "runner-secret";
+    /** The one team whose sandbox keeps the network in the tests' runner. */
+    public static final String NETWORK_TEAM = "mcp-net";
+
+    /** Where {@code .ci/run} installs the MCP peers from npm ({@code COHORT_MCP_PEERS} names another directory). */
+    public static Path mcpPeers() {
+        String env = System.getenv("COHORT_MCP_PEERS");
+        return env != null && !env.isBlank() ? Path.of(env)
+                : Path.of(System.getProperty("user.home"), ".cache", "cohort", "mcp-peers");
+    }
 
     private static ServiceProcess runner;
     private static Path workspace;
@@ -54,6 +63,14 @@ public class ToolRunnerTestResource implements QuarkusTestResourceLifecycleManag
                     env.put("COHORT_WORKSPACE_ROOT", workspace.toString());
                     env.put("COHORT_STATE_DIR", state.toString());
                     env.put("COHORT_TOOL_RUNNER_TOKEN", TOKEN);
+                    // the MCP peers from npm live under the user's home, which sandboxes hide: shown again, read-only,
+                    // so a team's MCP server can be one of them; the one team whose sandbox has the network reaches
+                    // remote MCP servers (Cohort's own /mcp among them)
+                    Path peers = mcpPeers();
+                    if (Files.isDirectory(peers)) {
+                        env.put("COHORT_TOOL_RUNNER_SANDBOX_READ_ONLY_PATHS", peers.toString());
+                    }
+                    env.put("COHORT_TOOL_RUNNER_SANDBOX_NETWORK_TEAMS", NETWORK_TEAM);
                     runner = ServiceProcess.start("tool-runner", jar, Ports.free(), env, workspace, Duration.ofSeconds(120));
                 } catch (IOException e) {
                     throw new UncheckedIOException(e);

@@ -8,6 +8,7 @@ import dev.cohort.toolrunner.BadRequest;
 import dev.cohort.toolrunner.Busy;
 import dev.cohort.toolrunner.CallPhases;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
+import dev.cohort.toolrunner.mcp.McpHost;
 import dev.cohort.toolrunner.Conflict;
 import dev.cohort.toolrunner.persistence.ToolCallStore;
 import dev.cohort.toolrunner.remote.RemoteSandboxes;
@@ -74,6 +75,8 @@ public class ToolService {
     SandboxBinding binding;
     @Inject
     RemoteSandboxes remote;
+    @Inject
+    McpHost mcp;
 
     private Semaphore slots;
     private CallPhases phases;
@@ -166,6 +169,10 @@ public class ToolService {
         return switch (config.role()) {
             case RUNNER -> runHere(name, req, true);
             case CONTROL -> {
+                if (req.mcp() != null) {
+                    yield ToolCallResult.failure("MCP servers run in a team's sandbox on a tool runner of role runner;"
+                            + " this runner hands calls to team sandbox pods, where they are not run yet", 0);
+                }
                 acquireSlot();
                 try {
                     yield journaled(name, req, null);
@@ -360,6 +367,9 @@ public class ToolService {
     }
 
     private ToolCallResult execute(String name, ToolCallRequest req, Workspaces.Location loc) {
+        if (req.mcp() != null) {
+            return executeMcp(name, req, loc);
+        }
         long t0 = System.nanoTime();
         String outcome = "ok";
         ToolCallResult r;
@@ -402,6 +412,18 @@ public class ToolService {
         Timer.builder("cohort.toolrunner.calls").tag("tool", tool.isPresent() ? name : "unknown").tag("outcome", outcome)
                 .register(meters).record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
         return new ToolCallResult(r.output(), r.error(), r.exitCode(), r.truncated(), r.outputRef(), ms, r.stderr());
+    }
+
+    /** A tool of the call's MCP server ({@code mcp__<server>__<tool>}), run by the team's {@link McpHost}. */
+    private ToolCallResult executeMcp(String name, ToolCallRequest req, Workspaces.Location loc) {
+        String prefix = "mcp__" + req.mcp().name() + "__";
+        if (!name.startsWith(prefix) || name.length() == prefix.length()) {
+            throw new BadRequest("tool '" + name + "' is not a tool of MCP server '" + req.mcp().name() + "' (" + prefix
+                    + "<tool>)");
+        }
+        ToolContext ctx = new ToolContext(req.team(), req.agent(), req.callId(), loc.workspace(), loc.root(),
+                loc.cwd(), loc.worktree(), req.isReadOnly(), loc.others());
+        return mcp.call(ctx, req.mcp(), name.substring(prefix.length()), req.args());
     }
 
     private static void validate(ToolCallRequest req) {

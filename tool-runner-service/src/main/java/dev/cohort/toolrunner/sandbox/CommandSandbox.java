@@ -210,7 +210,7 @@ public class CommandSandbox {
     }
 
     /** The team's policy: network only for the teams listed in {@code sandbox-network-teams}. */
-    boolean networkAllowed(String team) {
+    public boolean networkAllowed(String team) {
         List<String> teams = config.sandboxNetworkTeams().orElse(List.of());
         return teams.contains("*") || teams.contains(team);
     }
