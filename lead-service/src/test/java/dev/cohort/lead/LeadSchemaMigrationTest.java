@@ -72,6 +72,10 @@ class LeadSchemaMigrationTest {
 
     /** Flyway as lead-service runs it at start: its {@code quarkus.flyway.*} settings. */
     private static Flyway leadFlyway(PGSimpleDataSource ds) throws IOException {
+        return leadFlywayConfig(ds).load();
+    }
+
+    private static FluentConfiguration leadFlywayConfig(PGSimpleDataSource ds) throws IOException {
         Properties p = new Properties();
         try (InputStream in = LeadSchemaMigrationTest.class.getResourceAsStream("/application.properties")) {
             p.load(in);
@@ -85,7 +89,7 @@ class LeadSchemaMigrationTest {
                 .baselineOnMigrate(Boolean.parseBoolean(p.getProperty("quarkus.flyway.baseline-on-migrate")))
                 .baselineVersion(p.getProperty("quarkus.flyway.baseline-version"))
                 .baselineDescription(p.getProperty("quarkus.flyway.baseline-description"));
-        return f.load();
+        return f;
     }
 
     private static final Pattern VERSION = Pattern.compile("V(\\d+)__.*\\.sql");
@@ -140,7 +144,8 @@ class LeadSchemaMigrationTest {
         }
         leadFlyway(upgraded).migrate();
 
-        for (String table : List.of("agents", "agent_messages", "inbox", "transcripts")) {
+        // the agent tables, and a table of the lead's own migrations after agent-host's (V101.2)
+        for (String table : List.of("agents", "agent_messages", "inbox", "transcripts", "team_mcp_servers")) {
             assertThat(shape(upgraded, table)).as(table).isEqualTo(shape(fresh, table));
         }
         try (Connection c = upgraded.getConnection(); Statement s = c.createStatement()) {
@@ -153,13 +158,40 @@ class LeadSchemaMigrationTest {
             assertThat(rows(s, "SELECT count(*) FROM pg_tables WHERE schemaname = 'lead'"
                     + " AND tablename = 'flyway_schema_history'")).containsExactly("0");
             assertThat(rows(s, "SELECT version || ' ' || type FROM lead.lead_schema_history ORDER BY installed_rank"))
-                    .containsExactly("101 BASELINE", "101.1 SQL");
+                    .containsExactly("101 BASELINE", "101.1 SQL", "101.2 SQL");
             // another kind of agent's inbox rows can live beside the lead's now: the key has the agent in it
             s.execute("INSERT INTO lead.inbox (team, agent, id, sender, type) VALUES ('default', 'other', 'm1', 'x',"
                     + " 'message')");
         }
         // and a second start finds nothing to do
         assertThat(leadFlyway(upgraded).migrate().migrationsExecuted).isZero();
+    }
+
+    /**
+     * A database made by the release that brought agent-host's migrations (the lead's own up to 23, then 100, 101 and
+     * 101.1) takes every later migration of the lead's: they must be numbered above 101.1 (V101.2, …), since Flyway
+     * refuses to start on a new version below the highest applied (a V24 would fail validation here).
+     */
+    @Test
+    void aDatabaseMadeWithAgentHostsMigrationsTakesTheLeadsLaterOnes() throws Exception {
+        PGSimpleDataSource db = database();
+        Path dir = Files.createTempDirectory("lead-release-with-agent-host");
+        try (Stream<Path> files = Files.list(resource("/db/migration"))) {
+            for (Path f : files.toList()) {
+                Matcher m = VERSION.matcher(f.getFileName().toString());
+                if (m.matches() && Integer.parseInt(m.group(1)) <= 23
+                        || f.getFileName().toString().startsWith("V101_1__")) {
+                    Files.copy(f, dir.resolve(f.getFileName()));
+                }
+            }
+        }
+        leadFlywayConfig(db).locations("filesystem:" + dir, "classpath:db/agent-host").load().migrate();
+
+        assertThat(leadFlyway(db).migrate().migrationsExecuted).isPositive();
+        try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+            assertThat(rows(s, "SELECT count(*) FROM pg_tables WHERE schemaname = 'lead'"
+                    + " AND tablename = 'team_mcp_servers'")).containsExactly("1");
+        }
     }
 
     @Test

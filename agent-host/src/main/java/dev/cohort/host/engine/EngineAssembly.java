@@ -8,8 +8,11 @@ import dev.cohort.core.engine.hooks.Hook;
 import dev.cohort.core.engine.hooks.HookSettings;
 import dev.cohort.core.engine.TranscriptStore;
 import dev.cohort.core.llm.GatewayModelClient;
+import dev.cohort.core.tools.mcp.McpToolbox;
+import dev.cohort.core.tools.mcp.ToolRunnerMcpGateway;
 import dev.cohort.core.memory.MemoryManager;
 import dev.cohort.core.memory.MemoryStore;
+import dev.cohort.core.toolrunner.ToolRunnerClient;
 import dev.cohort.core.tools.AgentRole;
 import dev.cohort.core.tools.Tool;
 import dev.cohort.core.tools.ToolNames;
@@ -45,6 +48,8 @@ import java.util.TreeSet;
  * ({@link #toolsFor});</li>
  * <li>the built-in hooks: every CDI bean implementing {@link Hook}, plus the workspace's
  * {@code .cohort/settings.json} command hooks;</li>
+ * <li>the teams' MCP servers' tools, listed and called through the tool runner that serves the workspace tools
+ * ({@link Builder#workspace(WorkspaceTools)}), unless {@code cohort.engine.mcp.enabled=false};</li>
  * <li>the engine's metrics on the service's registry ({@link MicrometerEngineMetrics});</li>
  * <li>what the service passes: its event sink, approvals, transcripts and, if it keeps memories, its memory stores.
  * Memory extraction runs on one {@link BoundedExecutor} per replica ({@code cohort.engine.memory.extraction-*}).</li>
@@ -174,6 +179,7 @@ public class EngineAssembly {
         private Function<String, MemoryStore> memoryStores;
         private UnaryOperator<EngineSettings> adjust = UnaryOperator.identity();
         private Supplier<WorkspaceCatalogue> workspace;
+        private ToolRunnerClient mcpRunner;
 
         private Builder(AgentRole role) {
             this.role = role;
@@ -196,6 +202,17 @@ public class EngineAssembly {
          */
         public Builder workspace(Supplier<WorkspaceCatalogue> catalogue) {
             this.workspace = Objects.requireNonNull(catalogue, "catalogue");
+            return this;
+        }
+
+        /**
+         * The tool runner's workspace tools ({@link #workspace(Supplier)}), and the same runner for the teams' MCP
+         * servers: it lists their tools at a turn's start and runs their calls (a local server in the team's sandbox),
+         * unless {@code cohort.engine.mcp.enabled=false}.
+         */
+        public Builder workspace(WorkspaceTools tools) {
+            workspace((Supplier<WorkspaceCatalogue>) tools);
+            this.mcpRunner = tools.runner().client();
             return this;
         }
 
@@ -237,6 +254,9 @@ public class EngineAssembly {
                     .tracing(tracing);
             if (transcripts != null) {
                 b.transcripts(transcripts);
+            }
+            if (mcpRunner != null && config.mcp().enabled()) {
+                b.mcp(new McpToolbox(new ToolRunnerMcpGateway(mcpRunner)));
             }
             if (memoryStores != null) {
                 b.memory(MemoryManager.builder().stores(memoryStores).model(model).executor(memoryWork())

@@ -97,6 +97,24 @@ public interface EngineConfig {
     /** How the host's tool runner client retries a busy (503) or restarting runner. */
     ToolRunnerRetryConfig toolRunnerRetry();
 
+    /** The teams' MCP servers. */
+    McpConfig mcp();
+
+    /**
+     * {@code cohort.engine.mcp.*}: the tools of the MCP servers a team configures (the lead's {@code PUT …/mcp}, the
+     * workspace's {@code .cohort/settings.json}), listed and called through the tool runner that runs the workspace
+     * tools, so a local server runs in the team's sandbox.
+     */
+    interface McpConfig {
+        /**
+         * Whether agents get their team's MCP servers' tools (true: a team without servers costs nothing, and one with
+         * servers configured them to be used); false: none, whatever the teams configure, e.g. where the tool runner
+         * does not serve MCP.
+         */
+        @WithDefault("true")
+        boolean enabled();
+    }
+
     /**
      * {@code cohort.engine.budgets.*}: 0 = unlimited, the default of each (a limit is the operator's choice) but the
      * team's tokens per day ({@link Budgets#defaults()}).

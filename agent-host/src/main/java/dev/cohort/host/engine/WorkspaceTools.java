@@ -46,6 +46,11 @@ public final class WorkspaceTools implements Supplier<WorkspaceCatalogue> {
         return c;
     }
 
+    /** The tool runner connection the catalogue comes from (it also serves the teams' MCP servers). */
+    public ToolRunnerWorkspace runner() {
+        return runner;
+    }
+
     /** The catalogue if it was read already; never waits. */
     public Optional<WorkspaceCatalogue> loaded() {
         return Optional.ofNullable(catalogue);

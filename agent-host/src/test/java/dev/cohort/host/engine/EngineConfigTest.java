@@ -80,6 +80,12 @@ class EngineConfigTest {
         assertThat(EngineConfig.toToolRunnerRetry(engine(Map.of(t + "budget", "0s"))).budget()).isZero();
     }
 
+    @Test
+    void theTeamsMcpServersAreOnByDefaultAndOneKeySwitchesThemOff() {
+        assertThat(engine(Map.of()).mcp().enabled()).isTrue();
+        assertThat(engine(Map.of("cohort.engine.mcp.enabled", "false")).mcp().enabled()).isFalse();
+    }
+
     static Stream<Arguments> invalidRetry() {
         String t = "cohort.engine.tool-runner-retry.";
         return Stream.of(

@@ -34,6 +34,7 @@ import dev.cohort.lead.inbox.InboxRepository.InboxRow;
 import dev.cohort.lead.prompts.PromptRepository;
 import dev.cohort.lead.prompts.PromptRepository.QueuedPrompt;
 import dev.cohort.lead.teams.AgentRepository;
+import dev.cohort.lead.teams.McpServerRepository;
 import dev.cohort.lead.teams.PermissionRepository;
 import dev.cohort.lead.teams.TeamRepository;
 import io.quarkus.logging.Log;
@@ -77,6 +78,9 @@ public class LeadProgram implements AgentProgram {
 
     @Inject
     PermissionRepository permissions;
+
+    @Inject
+    McpServerRepository mcpServers;
 
     @Inject
     EventService events;
@@ -146,6 +150,8 @@ public class LeadProgram implements AgentProgram {
                 .withCommandHooks(() -> teamHooks(team))
                 // the team's permission rules (PUT …/permissions), one query at each turn start
                 .withPermissions(() -> permissions.find(team))
+                // the team's MCP servers (PUT …/mcp), one query at each turn start; the engine adds the settings file's
+                .withMcpServers(() -> mcpServers.find(team))
                 .withTeamUsage(() -> agents.teamUsage(team))
                 .withBudgets(() -> budgets.overrides(team))
                 // the per-day team budget: the ledger (lead.usage) of every agent of the team since 00:00 UTC, one

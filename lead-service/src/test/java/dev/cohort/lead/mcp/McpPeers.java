@@ -23,6 +23,16 @@ record McpPeers(Path node, Path inspector, Path conformance) {
     static final List<String> CLAIMED_SCENARIOS = List.of("server-initialize", "ping", "tools-list",
             "dns-rebinding-protection");
 
+    /** The reference filesystem server ({@code @modelcontextprotocol/server-filesystem}). */
+    Path filesystem() {
+        return node.getParent().getParent().resolve("@modelcontextprotocol/server-filesystem/dist/index.js");
+    }
+
+    /** The reference server of every feature ({@code @modelcontextprotocol/server-everything}). */
+    Path everything() {
+        return node.getParent().getParent().resolve("@modelcontextprotocol/server-everything/dist/index.js");
+    }
+
     static McpPeers required() {
         String env = System.getenv("COHORT_MCP_PEERS");
         Path dir = env != null && !env.isBlank() ? Path.of(env)
@@ -40,6 +50,11 @@ record McpPeers(Path node, Path inspector, Path conformance) {
         }
         if (!Files.isRegularFile(peers.conformance())) {
             missing.add(peers.conformance() + " is not there");
+        }
+        for (Path server : List.of(peers.filesystem(), peers.everything())) {
+            if (!Files.isRegularFile(server)) {
+                missing.add(server + " is not there");
+            }
         }
         OptionalProgram.MCP_PEERS.assume(missing.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", missing)));
         return peers;

@@ -144,6 +144,9 @@ public class TeammateProgram implements AgentProgram {
                 // the team's permission rules (PUT /api/v1/teams/{team}/permissions), read at every turn start through
                 // the same short cache; the engine adds the workspace settings file's
                 .withPermissions(() -> modes.permissions(key.team()))
+                // the team's MCP servers (PUT /api/v1/teams/{team}/mcp), read at every turn start through the same
+                // short cache; the engine adds the workspace settings file's, each server only for the agents it names
+                .withMcpServers(() -> modes.mcpServers(key.team()))
                 // the plan gate: mutating calls refused until a plan of the teammate's is approved
                 .withHooks(List.of(protocols.planGate()))
                 .withWorkspaceText(workspaceText(key.team()))

@@ -4,6 +4,7 @@ import dev.cohort.core.engine.Budgets;
 import dev.cohort.core.engine.permission.PermissionMode;
 import dev.cohort.core.engine.permission.PermissionRuleSet;
 import dev.cohort.core.engine.Usage;
+import dev.cohort.core.mcp.McpServerConfig;
 import dev.cohort.host.client.LeadInternalClient;
 import dev.cohort.host.client.LeadTeam;
 import dev.cohort.teammate.config.TeammateConfig;
@@ -12,11 +13,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Set;
 
 /**
- * The permission mode, the permission rules and the own budgets of each team, which its teammates follow
+ * The permission mode, the permission rules, the MCP servers and the own budgets of each team, which its teammates follow
  * (ARCHITECTURE §3.4: a team in {@code plan} mode is read-only, {@code deny-asks} denies every ask, a team's rules
  * apply, … for the lead and the teammates alike). The team is lead-service's
  * data, read over its internal API ({@code GET /internal/v1/teams/{team}}) and trusted for
@@ -35,7 +37,7 @@ import java.util.Set;
 public class TeamModes {
 
     private record Known(PermissionMode mode, Budgets.Overrides budgets, Budgets.DayUsage today,
-            PermissionRuleSet permissions, long readAt) {
+            PermissionRuleSet permissions, Map<String, McpServerConfig> mcpServers, long readAt) {
     }
 
     /** What "today" is (UTC); tests set another. */
@@ -84,6 +86,17 @@ public class TeamModes {
     public PermissionRuleSet permissions(String team) {
         PermissionRuleSet p = known(team).permissions();
         return p == null ? PermissionRuleSet.EMPTY : p;
+    }
+
+    /**
+     * The team's own MCP servers set through the lead's API ({@code PUT /api/v1/teams/{team}/mcp}), whole (the tool
+     * runner resolves their {@code ${VAR}}s), read with the mode and trusted as long (the engine reads them at every
+     * turn start and adds the workspace settings file's); empty when there are none or the lead was never read. When the
+     * lead cannot be read the last servers read are kept.
+     */
+    public Map<String, McpServerConfig> mcpServers(String team) {
+        Map<String, McpServerConfig> m = known(team).mcpServers();
+        return m == null ? Map.of() : m;
     }
 
     /**
@@ -157,16 +170,16 @@ public class TeamModes {
             LeadTeam t = lead.team(team);
             PermissionMode mode = PermissionMode.of(t == null || t.permissionMode() == null ? "default" : t.permissionMode());
             Known fresh = new Known(mode, t == null ? null : t.budgets(), t == null ? null : t.dayUsage(),
-                    t == null ? null : t.permissions(), now);
+                    t == null ? null : t.permissions(), t == null ? null : t.mcpServers(), now);
             known.put(team, fresh);
             return fresh;
         } catch (RuntimeException e) {
             PermissionMode fallback = k != null ? k.mode() : PermissionMode.DEFAULT;
             Known kept = new Known(fallback, k != null ? k.budgets() : null, k != null ? k.today() : null,
-                    k != null ? k.permissions() : null, now);
+                    k != null ? k.permissions() : null, k != null ? k.mcpServers() : null, now);
             known.put(team, kept);
-            Log.warnf("team=%s cannot read the team's permission mode, rules and budgets from lead-service (%s); using %s"
-                    + " and the last rules read", team, e.toString(), fallback.wire());
+            Log.warnf("team=%s cannot read the team's permission mode, rules, MCP servers and budgets from lead-service"
+                    + " (%s); using %s and the last rules and servers read", team, e.toString(), fallback.wire());
             return null;
         }
     }
