@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The tool runner is cut by feature: {@code api} (HTTP), {@code calls} (the journal and dispatch of calls),
  * {@code tools} (one handler per tool), {@code background}, {@code worktrees}, {@code workspace} (paths and files),
- * {@code sandbox} (where a command runs) and {@code process} (running and watching one command). These rules keep
- * the features from growing into each other.
+ * {@code sandbox} (where a command runs), {@code process} (running and watching one command) and {@code mcp} (the
+ * teams' MCP servers). These rules keep the features from growing into each other.
  */
 class ArchitectureTest {
 
@@ -50,6 +50,16 @@ class ArchitectureTest {
                         "dev.cohort.toolrunner.process..", "dev.cohort.toolrunner.worktrees..",
                         "dev.cohort.toolrunner.background..", "dev.cohort.toolrunner.calls..",
                         "dev.cohort.toolrunner.tools..", "dev.cohort.toolrunner.api..")
+                .check(MAIN);
+    }
+
+    @Test
+    void theMcpHostKnowsNothingOfCallsToolsOrJobs() {
+        // it starts servers where a command would run and speaks MCP to them; the journal of calls is the caller's
+        noClasses().that().resideInAPackage("dev.cohort.toolrunner.mcp..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.cohort.toolrunner.calls..",
+                        "dev.cohort.toolrunner.tools..", "dev.cohort.toolrunner.background..",
+                        "dev.cohort.toolrunner.worktrees..", "dev.cohort.toolrunner.api..")
                 .check(MAIN);
     }
 

@@ -78,6 +78,10 @@ public class McpHost {
     Duration callTimeout;
     @ConfigProperty(name = "cohort.mcp.start-timeout", defaultValue = "30s")
     Duration startTimeout;
+    @ConfigProperty(name = "cohort.mcp.idle-timeout", defaultValue = "15m")
+    Duration idleTimeout;
+
+    private java.util.concurrent.ScheduledExecutorService idleCheck;
 
     private final Map<String, Server> servers = new ConcurrentHashMap<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
@@ -95,6 +99,7 @@ public class McpHost {
         volatile List<McpToolInfo> tools;
         volatile McpClientSession session;
         volatile List<String> secrets = List.of();
+        volatile long usedAt = System.nanoTime();
 
         Server(String team, McpServerConfig config, boolean readOnly) {
             this.team = team;
@@ -107,9 +112,46 @@ public class McpHost {
         return team + "/" + c.name() + "/" + c.fingerprint() + (readOnly ? "/ro" : "");
     }
 
+    void onStart(@Observes io.quarkus.runtime.StartupEvent ev) {
+        long every = Math.max(1_000, Math.min(60_000, idleTimeout.toMillis() / 2));
+        idleCheck = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform()
+                .daemon().name("mcp-idle").unstarted(r));
+        idleCheck.scheduleWithFixedDelay(() -> {
+            try {
+                stopIdle(idleTimeout);
+            } catch (RuntimeException e) {
+                Log.warnf("idle MCP servers not stopped: %s", e.toString());
+            }
+        }, every, every, TimeUnit.MILLISECONDS);
+    }
+
     void onStop(@Observes ShutdownEvent ev) {
+        if (idleCheck != null) {
+            idleCheck.shutdownNow();
+        }
         servers.values().forEach(this::stop);
         servers.clear();
+    }
+
+    /**
+     * Stops the servers not used for {@code idle} (their tools stay known, so listing them does not start them; the
+     * next call does); returns how many were stopped.
+     */
+    public int stopIdle(Duration idle) {
+        long now = System.nanoTime();
+        int stopped = 0;
+        for (Server s : servers.values()) {
+            if (s.session != null && now - s.usedAt >= idle.toNanos() && s.calling.get() == 0) {
+                synchronized (s) {
+                    if (s.session != null && s.calling.get() == 0) {
+                        Log.infof("team=%s MCP server '%s' unused for %s: stopped", s.team, s.config.name(), idle);
+                        stop(s);
+                        stopped++;
+                    }
+                }
+            }
+        }
+        return stopped;
     }
 
     /** The server of {@code team} configured as {@code c}; another configuration of the same name is stopped. */
@@ -162,6 +204,7 @@ public class McpHost {
         List<McpServerTools> out = new ArrayList<>();
         for (McpServerConfig c : req.servers() == null ? List.<McpServerConfig>of() : req.servers()) {
             Server s = server(req.team(), c, req.readOnly());
+            s.usedAt = System.nanoTime();
             synchronized (s) {
                 try {
                     McpClientSession session = s.session;
@@ -196,6 +239,7 @@ public class McpHost {
     public ToolCallResult call(ToolContext ctx, McpServerConfig c, String tool, Map<String, Object> args) {
         long t0 = System.nanoTime();
         Server s = server(ctx.team(), c, ctx.readOnly());
+        s.usedAt = System.nanoTime();
         String outcome = "ok";
         try {
             McpClientSession session;
@@ -208,6 +252,7 @@ public class McpHost {
                 r = session.callTool(tool, Json.MAPPER.valueToTree(args), callTimeout);
             } finally {
                 s.calling.decrementAndGet();
+                s.usedAt = System.nanoTime();
             }
             String text = mask(s, text(r));
             if (r.path("isError").asBoolean(false)) {

@@ -98,6 +98,24 @@ class McpHostTest {
     }
 
     @Test
+    void anIdleServerIsStoppedItsToolsStayKnownAndItsNextCallStartsItAgain() throws Exception {
+        McpPeers p = McpPeers.required();
+        String team = newTeam();
+        McpServerConfig s = everything(p, null);
+        assertThat(list(team, false, s).get(0).error()).isNull(); // an agent lists the tools before it calls one
+        assertThat(call(team, id(), s, "echo", Map.of("message", "one")).error()).isNull();
+        assertThat(host.running(team)).isEqualTo(1);
+
+        assertThat(host.stopIdle(java.time.Duration.ZERO)).isGreaterThanOrEqualTo(1);
+        assertThat(host.running(team)).isZero();
+        // listing an idle server's tools answers what it listed last, without starting it
+        assertThat(list(team, false, s).get(0).tools()).extracting(McpToolInfo::name).contains("echo");
+        assertThat(host.running(team)).isZero();
+        assertThat(call(team, id(), s, "echo", Map.of("message", "two")).output()).contains("Echo: two");
+        assertThat(host.running(team)).isEqualTo(1);
+    }
+
+    @Test
     void secretsGivenToTheServerNeverComeBackToTheModel() throws Exception {
         McpPeers p = McpPeers.required();
         String team = newTeam();
