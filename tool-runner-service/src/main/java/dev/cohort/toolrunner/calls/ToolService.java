@@ -8,6 +8,7 @@ import dev.cohort.toolrunner.BadRequest;
 import dev.cohort.toolrunner.Busy;
 import dev.cohort.toolrunner.CallPhases;
 import dev.cohort.toolrunner.config.ToolRunnerConfig;
+import dev.cohort.toolrunner.mcp.McpException;
 import dev.cohort.toolrunner.mcp.McpHost;
 import dev.cohort.toolrunner.Conflict;
 import dev.cohort.toolrunner.persistence.ToolCallStore;
@@ -169,13 +170,19 @@ public class ToolService {
         return switch (config.role()) {
             case RUNNER -> runHere(name, req, true);
             case CONTROL -> {
+                ToolCallRequest sent = req;
                 if (req.mcp() != null) {
-                    yield ToolCallResult.failure("MCP servers run in a team's sandbox on a tool runner of role runner;"
-                            + " this runner hands calls to team sandbox pods, where they are not run yet", 0);
+                    // the pod holds none of this runner's variables: the server goes there with them read here
+                    try {
+                        sent = new ToolCallRequest(req.team(), req.agent(), req.callId(), req.cwd(), req.args(),
+                                req.readOnly(), McpHost.resolved(req.mcp()));
+                    } catch (McpException e) {
+                        yield ToolCallResult.failure(e.getMessage(), 0);
+                    }
                 }
                 acquireSlot();
                 try {
-                    yield journaled(name, req, null);
+                    yield journaled(name, sent, null);
                 } finally {
                     slots.release();
                 }

@@ -50,8 +50,12 @@ import org.eclipse.microprofile.config.inject.ConfigProperty;
  * tools are first listed or called, kept while its configuration stays the same, and started again at the next use
  * after it died. A remote ({@code http}) server is reached only by a team whose sandbox has the network.
  *
+ * <p>In a team's sandbox pod (role {@code sandbox}) a server is a process of the pod, whose egress is the team's
+ * NetworkPolicy; since the pod's commands run unconfined beside it, a server given {@code env} values is not started
+ * there.
+ *
  * <p>Secrets: {@code ${VAR}} in a server's {@code env} and {@code headers} is read from this runner's environment here
- * and nowhere else; the values (read or stored) go to the server only, and are masked ({@code ***}) in everything a
+ * (in the control half, for a pod) and nowhere else; the values (read or stored) go to the server only, and are masked ({@code ***}) in everything a
  * model sees. Nothing of a server's stderr is kept.
  */
 @ApplicationScoped
@@ -322,22 +326,52 @@ public class McpHost {
         return session;
     }
 
+    /**
+     * {@code c} with every {@code ${VAR}} of its {@code env}, {@code headers} and {@code url} read from this runner's
+     * environment: what the control half sends to a team's sandbox pod, which holds none of its variables.
+     *
+     * @throws McpException naming the variable that is not set
+     */
+    public static McpServerConfig resolved(McpServerConfig c) throws McpException {
+        Function<String, String> env = System::getenv;
+        String where = "MCP server '" + c.name() + "'";
+        try {
+            return new McpServerConfig(c.name(), c.type(), c.command(), c.args(),
+                    c.env() == null ? null : McpServers.resolve(c.env(), env, "env of " + where),
+                    McpServers.resolve(c.url(), env, "the url of " + where),
+                    c.headers() == null ? null : McpServers.resolve(c.headers(), env, "headers of " + where),
+                    c.agents(), c.source());
+        } catch (McpServers.UnsetVariable e) {
+            throw new McpException(McpException.NO_ANSWER, e.getMessage());
+        }
+    }
+
     private McpConnection connect(Server s) throws McpException {
         McpServerConfig c = s.config;
-        Function<String, String> env = System::getenv;
+        boolean pod = config.role() == ToolRunnerConfig.Role.SANDBOX;
+        // in a team's sandbox pod the control half resolved the variables already: values are used as they came
+        Function<String, String> env = pod ? name -> null : System::getenv;
         List<String> secrets = new ArrayList<>();
         if (c.remote()) {
-            if (!sandbox.networkAllowed(s.team)) {
+            // a pod's egress is its NetworkPolicy's (the team's); here, the team's sandbox policy
+            if (!pod && !sandbox.networkAllowed(s.team)) {
                 throw new McpException(McpException.NO_ANSWER, "MCP server '" + c.name() + "' is remote, and team "
                         + s.team + "'s sandbox has no network (cohort.tool-runner.sandbox-network-teams)");
             }
-            Map<String, String> headers = resolve(c.headers(), env, "headers of MCP server '" + c.name() + "'");
+            Map<String, String> headers = pod ? (c.headers() == null ? Map.of() : c.headers())
+                    : resolve(c.headers(), env, "headers of MCP server '" + c.name() + "'");
             secrets.addAll(headers.values());
-            String url = McpServers.resolve(c.url(), env, "the url of MCP server '" + c.name() + "'");
+            String url = pod ? c.url() : McpServers.resolve(c.url(), env, "the url of MCP server '" + c.name() + "'");
             s.secrets = secretsOf(secrets);
             return new HttpConnection(c.name(), URI.create(url), headers, http, m -> notified(s, m));
         }
-        Map<String, String> own = resolve(c.env(), env, "env of MCP server '" + c.name() + "'");
+        if (pod && sandbox.level() == CommandSandbox.Level.NONE && c.env() != null && !c.env().isEmpty()) {
+            throw new McpException(McpException.NO_ANSWER, "MCP server '" + c.name() + "' is given env values, and in"
+                    + " a team's sandbox pod the team's commands can read a server's environment; such a server is not"
+                    + " started there (give it no env, or run the tool runner with role runner)");
+        }
+        Map<String, String> own = pod ? (c.env() == null ? Map.of() : c.env())
+                : resolve(c.env(), env, "env of MCP server '" + c.name() + "'");
         secrets.addAll(own.values());
         s.secrets = secretsOf(secrets);
         Workspaces.Location loc = workspaces.locate(s.team, null);

@@ -1,5 +1,8 @@
 package dev.cohort.toolrunner.remote;
 
+import dev.cohort.core.mcp.McpListRequest;
+import dev.cohort.core.mcp.McpServerTools;
+import java.util.List;
 import dev.cohort.core.toolrunner.BackgroundJob;
 import dev.cohort.core.toolrunner.ToolCallRequest;
 import dev.cohort.core.toolrunner.ToolCallResult;
@@ -101,6 +104,14 @@ public class RemoteSandboxes {
             throw new IllegalStateException("team sandbox pods are used only with cohort.tool-runner.role=control");
         }
         return teams.call(name, req);
+    }
+
+    /** Lists the team's MCP servers' tools in its sandbox pod. */
+    public List<McpServerTools> mcpTools(McpListRequest req) {
+        if (teams == null) {
+            throw new IllegalStateException("team sandbox pods are used only with cohort.tool-runner.role=control");
+        }
+        return teams.mcpTools(req);
     }
 
     private void announce() {

@@ -1,5 +1,7 @@
 package dev.cohort.toolrunner.remote;
 
+import dev.cohort.core.mcp.McpListRequest;
+import dev.cohort.core.mcp.McpServerTools;
 import com.fasterxml.jackson.core.type.TypeReference;
 import dev.cohort.core.protocol.Json;
 import dev.cohort.core.toolrunner.BackgroundJob;
@@ -106,7 +108,37 @@ public final class RemoteTeams implements AutoCloseable {
 
     /** Runs tool {@code name} in the team's sandbox; failures of the sandbox come back as the call's error. */
     public ToolCallResult call(String name, ToolCallRequest req) {
-        Team t = teams.computeIfAbsent(req.team(), Team::new);
+        Exchange x = post(req.team(), "internal/v1/tools/" + URLEncoder.encode(name, StandardCharsets.UTF_8),
+                Json.write(req), "call=" + req.callId());
+        return x.failure() != null ? ToolCallResult.failure(x.failure(), 0) : Json.read(x.body(), ToolCallResult.class);
+    }
+
+    /**
+     * The tools of the team's MCP servers, listed in the team's sandbox (which starts a server not running there); a
+     * sandbox that cannot be reached is an entry with the error for each server.
+     */
+    public List<McpServerTools> mcpTools(McpListRequest req) {
+        Exchange x = post(req.team(), "internal/v1/mcp/tools", Json.write(req), "mcp-tools");
+        if (x.failure() != null) {
+            return req.servers().stream().map(s -> new McpServerTools(s.name(), null, 0, "MCP server '" + s.name()
+                    + "': " + x.failure())).toList();
+        }
+        return List.of(Json.read(x.body(), McpServerTools[].class));
+    }
+
+    /** The sandbox's 200 answer, or why there is none (for the caller's error). */
+    private record Exchange(String body, String failure) {
+        static Exchange failed(String why) {
+            return new Exchange(null, why);
+        }
+    }
+
+    /**
+     * {@code POST path} in the team's sandbox, made ready and bound first. Sent again only when the sandbox provably
+     * did not get it (no connection, or 401 from an agent that restarted unbound).
+     */
+    private Exchange post(String team, String path, String body, String what) {
+        Team t = teams.computeIfAbsent(team, Team::new);
         enter(t);
         try {
             for (int attempt = 1; ; attempt++) {
@@ -114,29 +146,27 @@ public final class RemoteTeams implements AutoCloseable {
                 try {
                     ep = ready(t);
                 } catch (SandboxLifecycleException e) {
-                    Log.warnf("team=%s call=%s: no sandbox: %s", req.team(), req.callId(), e.getMessage());
-                    return ToolCallResult.failure("the team's sandbox could not be made ready, so the call did not run: "
-                            + e.getMessage() + " (rule: sandbox-unavailable). Retry in a moment.", 0);
+                    Log.warnf("team=%s %s: no sandbox: %s", team, what, e.getMessage());
+                    return Exchange.failed("the team's sandbox could not be made ready, so the call did not run: "
+                            + e.getMessage() + " (rule: sandbox-unavailable). Retry in a moment.");
                 }
                 HttpResponse<String> r;
                 try {
-                    r = send(t, ep, "POST", "internal/v1/tools/" + URLEncoder.encode(name, StandardCharsets.UTF_8),
-                            Json.write(req), settings.callTimeout());
+                    r = send(t, ep, "POST", path, body, settings.callTimeout());
                 } catch (ConnectException e) {
                     // nothing was sent: no pod answers at that name (it is being replaced); resolve it again
                     forget(t);
                     if (attempt < 3) {
                         continue;
                     }
-                    return ToolCallResult.failure("the team's sandbox did not accept a connection, so the call did"
-                            + " not run (rule: sandbox-unreachable). Retry in a moment.", 0);
+                    return Exchange.failed("the team's sandbox did not accept a connection, so the call did not run"
+                            + " (rule: sandbox-unreachable). Retry in a moment.");
                 } catch (IOException e) {
                     forget(t);
-                    Log.warnf("team=%s call=%s: the sandbox stopped answering mid-call: %s", req.team(), req.callId(),
-                            e.toString());
-                    return ToolCallResult.failure("the team's sandbox stopped answering during the call; its outcome"
-                            + " is unknown and it is not run again (rule: sandbox-stopped). Check the workspace before"
-                            + " retrying with a new call.", 0);
+                    Log.warnf("team=%s %s: the sandbox stopped answering mid-call: %s", team, what, e.toString());
+                    return Exchange.failed("the team's sandbox stopped answering during the call; its outcome is"
+                            + " unknown and it is not run again (rule: sandbox-stopped). Check the workspace before"
+                            + " retrying with a new call.");
                 }
                 if (r.statusCode() == 401 && attempt < 3) {
                     // the agent refused before running anything: it restarted and lost its binding
@@ -146,14 +176,14 @@ public final class RemoteTeams implements AutoCloseable {
                     continue;
                 }
                 if (r.statusCode() == 200) {
-                    return Json.read(r.body(), ToolCallResult.class);
+                    return new Exchange(r.body(), null);
                 }
-                return ToolCallResult.failure("the team's sandbox refused the call (HTTP " + r.statusCode() + "): "
-                        + abbreviate(r.body()) + " (rule: sandbox-refused)", 0);
+                return Exchange.failed("the team's sandbox refused the call (HTTP " + r.statusCode() + "): "
+                        + abbreviate(r.body()) + " (rule: sandbox-refused)");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return ToolCallResult.failure("the call was interrupted (rule: interrupted)", 0);
+            return Exchange.failed("the call was interrupted (rule: interrupted)");
         } finally {
             leave(t);
         }

@@ -1,5 +1,10 @@
 package dev.cohort.toolrunner.remote;
 
+import dev.cohort.core.mcp.McpListRequest;
+import dev.cohort.core.mcp.McpServerConfig;
+import dev.cohort.core.mcp.McpServerTools;
+import dev.cohort.core.mcp.McpToolInfo;
+import dev.cohort.toolrunner.McpPeers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -190,6 +195,29 @@ class TeamSandboxPodIT {
         assertThat(operatingMode()).isEqualTo("Suspended");
         assertThat(call("bash", "acme", "c-2", Map.of("command", "ls -a")).output()).contains(".git");
         assertThat(operatingMode()).isEqualTo("Running");
+    }
+
+    @Test
+    void aTeamsMcpServerRunsInItsSandboxPodAndOneGivenSecretsInItsEnvironmentIsRefusedThere() throws Exception {
+        McpPeers p = McpPeers.required();
+        McpServerConfig everything = new McpServerConfig("everything", "stdio", p.node().toString(),
+                List.of(p.everything().toString(), "stdio"), null, null, null, null, "api");
+        McpServerTools listed = teams.mcpTools(new McpListRequest("acme", "lead", false, List.of(everything))).get(0);
+        assertThat(listed.error()).isNull();
+        assertThat(listed.tools()).extracting(McpToolInfo::name).contains("echo");
+        ToolCallResult r = teams.call("mcp__everything__echo", new ToolCallRequest("acme", "lead", "m-1", null,
+                Map.of("message", "in the pod"), null, everything));
+        assertThat(r.error()).isNull();
+        assertThat(r.output()).contains("Echo: in the pod");
+
+        // the pod's commands run unconfined beside its servers: a server given secrets in its environment is not
+        // started there
+        McpServerConfig withEnv = new McpServerConfig("keyed", "stdio", p.node().toString(),
+                List.of(p.everything().toString(), "stdio"), Map.of("API_KEY", "pod-secret-1234"), null, null, null,
+                "api");
+        McpServerTools refused = teams.mcpTools(new McpListRequest("acme", "lead", false, List.of(withEnv))).get(0);
+        assertThat(refused.error()).contains("MCP server 'keyed' is given env values").contains("sandbox pod")
+                .doesNotContain("pod-secret-1234");
     }
 
     private ToolCallResult call(String tool, String team, String callId, Map<String, Object> args) {
