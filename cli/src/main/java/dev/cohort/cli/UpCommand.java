@@ -392,9 +392,10 @@ public final class UpCommand implements Callable<Integer> {
         System.out.println(maxRestarts == 0 ? "cohort up: a service that exits stays down (--max-restarts 0)"
                 : "cohort up: a service that exits is restarted with backoff (at most " + maxRestarts
                         + (maxRestarts == 1 ? " time" : " times") + " within " + Supervisor.format(Duration.ofSeconds(restartWindow)) + ")");
-        if (!scripted && env("OPENAI_API_KEY") == null) {
+        if (!scripted && env(anthropic() ? "ANTHROPIC_API_KEY" : "OPENAI_API_KEY") == null) {
             System.out.println("cohort up: no model configured - set OPENAI_API_KEY (and OPENAI_BASE_URL / MODEL_ID for another "
-                    + "OpenAI-compatible endpoint) and restart, or run `./cohort up --scripted-model` / `./cohort demo` to try it without a key.");
+                    + "OpenAI-compatible endpoint), or COHORT_LLM_PROVIDER=anthropic with ANTHROPIC_API_KEY and MODEL_ID, and "
+                    + "restart, or run `./cohort up --scripted-model` / `./cohort demo` to try it without a key.");
         }
         if (exitWhenReady) {
             return 0;
@@ -529,10 +530,21 @@ public final class UpCommand implements Callable<Integer> {
     }
 
     private static String modelLine() {
-        String base = env("OPENAI_BASE_URL");
         String model = env("MODEL_ID");
+        if (anthropic()) {
+            String base = env("ANTHROPIC_BASE_URL");
+            return (base == null ? "https://api.anthropic.com/v1" : base) + " (Anthropic) model "
+                    + (model == null ? "gpt-4o-mini" : model)
+                    + (env("ANTHROPIC_API_KEY") == null ? " (ANTHROPIC_API_KEY not set)" : "");
+        }
+        String base = env("OPENAI_BASE_URL");
         return (base == null ? "https://api.openai.com/v1" : base) + " model " + (model == null ? "gpt-4o-mini" : model)
                 + (env("OPENAI_API_KEY") == null ? " (OPENAI_API_KEY not set)" : "");
+    }
+
+    /** The models are on Anthropic's Messages API ({@code COHORT_LLM_PROVIDER=anthropic}). */
+    private static boolean anthropic() {
+        return "anthropic".equalsIgnoreCase(env("COHORT_LLM_PROVIDER"));
     }
 
     /** The tool runner's sandbox in force, from its readiness data ({@code "sandbox":"bubblewrap"}) on its management port. */

@@ -158,7 +158,8 @@ final class ModelCaller {
     private static String fatalMessage(ModelFailure f) {
         return switch (f.kind()) {
             case AUTH -> "The model provider refused the credentials (" + f.describe() + "). Check the API key "
-                    + "(cohort.llm.api-key / OPENAI_API_KEY); not retried.";
+                    + "(cohort.llm.api-key / OPENAI_API_KEY, or cohort.llm.anthropic.api-key / ANTHROPIC_API_KEY for"
+                    + " Anthropic); not retried.";
             case QUOTA -> "The model provider's quota is exhausted (" + f.describe() + "). Add credit or use "
                     + "another key; not retried.";
             default -> "The model call failed (" + f.describe() + "); not retried.";

@@ -49,7 +49,7 @@ public final class ChatCompletionsClient implements ModelClient {
         String base = settings.baseUrl().endsWith("/") ? settings.baseUrl() : settings.baseUrl() + "/";
         this.endpoint = URI.create(base + "chat/completions");
         // a key is required by the format; an unconfigured one is refused by a real provider with a clear 401
-        this.authorization = "Bearer " + (settings.hasApiKey() ? settings.apiKey() : "not-configured");
+        this.authorization = "Bearer " + (settings.apiKey().isBlank() ? "not-configured" : settings.apiKey());
         this.timeout = settings.timeout();
         // HTTP/1.1 keep-alive (h2c upgrade is not spoken by every OpenAI-compatible server); a plain http:// endpoint
         // (a local or in-cluster model server, a gateway) is called on the agent's own thread, https through

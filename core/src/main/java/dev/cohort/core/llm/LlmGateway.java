@@ -10,8 +10,9 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The one way Cohort talks to a model: a {@link ChatCompletionsClient} on any OpenAI-compatible endpoint, <b>one client
- * per configured model</b> (the primary and, if set, the fallback), built once here and shared by every caller of this
+ * The one way Cohort talks to a model: a {@link ChatCompletionsClient} on any OpenAI-compatible endpoint, or an
+ * {@link AnthropicMessagesClient} on Anthropic's Messages API (the model's provider, {@link LlmSettings#providerOf}),
+ * <b>one client per configured model</b> (the primary and, if set, the fallback), built once here and shared by every caller of this
  * gateway (the engine through {@link dev.cohort.core.llm.GatewayModelClient}, memory extraction).
  * <ul>
  * <li>each client makes one attempt per call: retries, backoff and fallback are the engine's (no
@@ -39,7 +40,13 @@ public final class LlmGateway {
     private final Map<String, ModelClient> clients;
 
     public LlmGateway(LlmSettings settings) {
-        this(settings, ChatCompletionsClient::new);
+        this(settings, LlmGateway::client);
+    }
+
+    /** The client of {@code modelName} on its provider's wire ({@link LlmSettings#providerOf}). */
+    static ModelClient client(LlmSettings settings, String modelName) {
+        return LlmSettings.ANTHROPIC.equals(settings.providerOf(modelName))
+                ? new AnthropicMessagesClient(settings, modelName) : new ChatCompletionsClient(settings, modelName);
     }
 
     LlmGateway(LlmSettings settings, ClientFactory factory) {

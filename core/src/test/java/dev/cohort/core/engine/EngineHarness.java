@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.StreamSupport;
 
@@ -28,8 +29,28 @@ final class EngineHarness {
     }
 
     static ModelClient modelClient(ScriptedModelServer server) {
-        return new GatewayModelClient(new LlmGateway(new LlmSettings(server.baseUrl(), "sk-test", "scripted",
-                Optional.empty(), Duration.ofSeconds(20))));
+        return new GatewayModelClient(new LlmGateway(llm(server, Optional.empty())));
+    }
+
+    /**
+     * The settings of a gateway on the scripted server, on the wire {@code -Dcohort.test.llm.provider} names
+     * ({@code openai}, the default, or {@code anthropic}): the build runs the provider-sensitive scenario tests on both
+     * (core's pom, execution {@code anthropic-wire}).
+     */
+    /** {@code true} when this run's scenario tests speak Anthropic's Messages API to the scripted model. */
+    static boolean anthropicWire() {
+        return LlmSettings.ANTHROPIC.equals(System.getProperty("cohort.test.llm.provider"));
+    }
+
+    /** What the wire of this run names a failure or an answer: OpenAI's words, or Anthropic's. */
+    static String onWire(String openai, String anthropic) {
+        return anthropicWire() ? anthropic : openai;
+    }
+
+    static LlmSettings llm(ScriptedModelServer server, Optional<String> fallback) {
+        return new LlmSettings(server.baseUrl(), "sk-test", "scripted", fallback, Duration.ofSeconds(20),
+                System.getProperty("cohort.test.llm.provider", LlmSettings.OPENAI), Map.of(), server.baseUrl(),
+                "sk-ant-test");
     }
 
     static List<Tool> standardTools(Tool... extra) {

@@ -1,6 +1,7 @@
 package dev.cohort.core.engine;
 
 import static dev.cohort.core.engine.EngineHarness.messages;
+import static dev.cohort.core.engine.EngineHarness.onWire;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.cohort.core.llm.GatewayModelClient;
@@ -38,8 +39,7 @@ class RecoveryScenariosTest extends ScriptedModelTestBase {
 
     AgentSession lead(EngineSettings settings) {
         // the gateway has a client for the fallback the fallback scenario switches to
-        ModelClient client = new GatewayModelClient(new LlmGateway(new LlmSettings(model.baseUrl(), "sk-test", "scripted",
-                Optional.of("backup"), Duration.ofSeconds(20))));
+        ModelClient client = new GatewayModelClient(new LlmGateway(EngineHarness.llm(model, Optional.of("backup"))));
         AgentEngine engine = EngineHarness.engine(client, events, List.of()).settings(settings)
                 .sleeper(sleeps::add).random(() -> 0.0).transcripts(transcripts).build();
         return engine.open(AgentContext.of("default", "lead", AgentRole.LEAD, new LocalWorkspace(dir)), null);
@@ -69,7 +69,8 @@ class RecoveryScenariosTest extends ScriptedModelTestBase {
         assertThat(sleeps).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1)); // Retry-After: 1
         assertThat(retries("retry")).extracting(e -> e.data().path("status").asInt() + " "
                 + e.data().path("code").asText() + " " + e.data().path("delayMs").asLong())
-                .containsExactly("429 rate_limit_exceeded 1000", "429 rate_limit_exceeded 1000");
+                .containsExactly("429 " + onWire("rate_limit_exceeded", "rate_limit_error") + " 1000",
+                        "429 " + onWire("rate_limit_exceeded", "rate_limit_error") + " 1000");
     }
 
     @Test
@@ -93,7 +94,8 @@ class RecoveryScenariosTest extends ScriptedModelTestBase {
 
         assertThat(r.reason()).isEqualTo(StopReason.ERROR);
         assertThat(r.text()).isEqualTo("The model is unavailable: 4 attempts failed; the last one with HTTP 500 "
-                + "server_error: The server had an error while processing your request. Sorry about that!");
+                + onWire("server_error", "api_error") + ": The server had an error while processing your request."
+                + " Sorry about that!");
         assertThat(model.requests()).hasSize(4);
         assertThat(sleeps).containsExactly(Duration.ofMillis(500), Duration.ofMillis(1000), Duration.ofMillis(2000));
         assertThat(events.of(EventType.ERROR)).hasSize(1);
@@ -124,7 +126,8 @@ class RecoveryScenariosTest extends ScriptedModelTestBase {
                 .run("hi");
         assertThat(failed.reason()).isEqualTo(StopReason.ERROR);
         assertThat(failed.text()).startsWith("The model is unavailable: 2 attempts failed; the last one with bad_response: "
-                + "the model's answer is not a usable chat completion: a field the answer must have is missing")
+                + "the model's answer is not a usable " + onWire("chat completion", "message")
+                + ": a field the answer must have is missing")
                 .doesNotContain("langchain4j");
     }
 
@@ -158,9 +161,10 @@ class RecoveryScenariosTest extends ScriptedModelTestBase {
         TurnResult r = lead().run("hi");
 
         assertThat(r.reason()).isEqualTo(StopReason.ERROR);
-        assertThat(r.text()).startsWith("The model provider refused the credentials (HTTP 401 invalid_api_key: "
-                + "Incorrect API key provided").endsWith("Check the API key (cohort.llm.api-key / OPENAI_API_KEY); "
-                + "not retried.");
+        assertThat(r.text()).startsWith("The model provider refused the credentials (HTTP 401 "
+                + onWire("invalid_api_key", "authentication_error") + ": Incorrect API key provided")
+                .endsWith("Check the API key (cohort.llm.api-key / OPENAI_API_KEY, or cohort.llm.anthropic.api-key /"
+                        + " ANTHROPIC_API_KEY for Anthropic); not retried.");
         assertThat(model.requests()).hasSize(1);
         assertThat(sleeps).isEmpty();
     }
@@ -173,7 +177,8 @@ class RecoveryScenariosTest extends ScriptedModelTestBase {
         TurnResult r = lead().run("hi");
 
         assertThat(r.reason()).isEqualTo(StopReason.ERROR);
-        assertThat(r.text()).startsWith("The model provider's quota is exhausted (HTTP 429 insufficient_quota:");
+        assertThat(r.text()).startsWith("The model provider's quota is exhausted (HTTP " + onWire("429 insufficient_quota:",
+                "400 invalid_request_error: Your credit balance is too low"));
         assertThat(model.requests()).hasSize(1);
         assertThat(sleeps).isEmpty();
         assertThat(events.of(EventType.MODEL_RETRY)).isEmpty();
@@ -253,7 +258,8 @@ class RecoveryScenariosTest extends ScriptedModelTestBase {
 
         assertThat(r.reason()).isEqualTo(StopReason.ERROR);
         assertThat(r.text()).startsWith("The conversation is still too long for the model's context window after "
-                + "compacting it once in this turn (HTTP 400 context_length_exceeded:");
+                + "compacting it once in this turn (HTTP 400 " + onWire("context_length_exceeded:",
+                "invalid_request_error: prompt is too long:"));
         assertThat(model.requests()).hasSize(3);
     }
 

@@ -166,6 +166,7 @@ public final class ScriptedModelServer implements AutoCloseable {
             callsByAgent.clear();
             sequence = 0;
             toolCallIds.set(0);
+            anthropic.forget();
         }
     }
 
@@ -312,6 +313,9 @@ public final class ScriptedModelServer implements AutoCloseable {
         try {
             if (path.endsWith("/chat/completions")) {
                 return method.equals("POST") ? chatCompletions(request) : methodNotAllowed(request);
+            }
+            if (path.equals("/v1/messages") || path.equals("/messages")) {
+                return method.equals("POST") ? messages(request) : methodNotAllowed(request);
             }
             if (path.equals("/v1/models") || path.equals("/models")) {
                 return method.equals("GET") ? models() : methodNotAllowed(request);
@@ -480,6 +484,45 @@ public final class ScriptedModelServer implements AutoCloseable {
         Map<String, String> headers = new LinkedHashMap<>(JSON_HEADERS);
         headers.put("x-request-id", "req_scripted_" + seq);
         return new Response(200, headers, body, delay, reply.truncateAt() == null ? -1 : reply.truncateAt());
+    }
+
+    // ---------------------------------------------------------------- Anthropic's Messages API
+
+    /** The prompts seen on the Messages API, for its cache figures. */
+    private final AnthropicWire anthropic = new AnthropicWire();
+
+    /** {@code POST /v1/messages}: answered by the same rules as chat completions ({@link AnthropicWire}). */
+    private Response messages(HttpWire.Request request) {
+        JsonNode json;
+        try {
+            json = Json.MAPPER.readTree(request.body());
+        } catch (IOException e) {
+            json = null;
+        }
+        if (json == null || !json.isObject()) {
+            return Response.json(400, AnthropicWire.toError(400, openAiError("the request body is not valid JSON",
+                    "invalid_request_error", null, null)));
+        }
+        ObjectNode translated = AnthropicWire.toChatCompletions(json);
+        Response r = chatCompletions(new HttpWire.Request("POST", "/v1/chat/completions", request.query(),
+                request.headers(), bytes(translated), request.keepAlive()));
+        if (r.status() != 200) {
+            AnthropicWire.Error e = AnthropicWire.error(r.status(), r.body());
+            return new Response(e.status(), r.headers(), e.body(), r.delayMs(), r.cutAt());
+        }
+        JsonNode completion;
+        try {
+            completion = Json.MAPPER.readTree(r.body());
+        } catch (IOException e) {
+            return r; // a rule's raw (malformed) body goes out as written
+        }
+        if (completion == null || !completion.path("choices").path(0).path("message").isObject()) {
+            return r; // an unusable completion stays unusable on this wire too
+        }
+        String id = r.headers().getOrDefault("x-request-id", "req_scripted_0");
+        long seq = Long.parseLong(id.substring(id.lastIndexOf('_') + 1));
+        return new Response(200, r.headers(), bytes(anthropic.toMessage(completion, json, seq)), r.delayMs(),
+                r.cutAt());
     }
 
     // ---------------------------------------------------------------- fault injection

@@ -110,9 +110,14 @@ public record ModelFailure(Kind kind, int status, String code, String message, D
         String ty = type != null ? type.toLowerCase(Locale.ROOT) : null;
         String shown = c != null ? c : ty;
         Kind kind;
-        if (in(CONTEXT_CODES, c) || in(CONTEXT_CODES, ty) || status == 413) {
+        // Anthropic names a too-long prompt only in its message: 400 invalid_request_error "prompt is too long: …"
+        boolean tooLong = status == 400 && message != null
+                && message.toLowerCase(Locale.ROOT).contains("prompt is too long");
+        if (in(CONTEXT_CODES, c) || in(CONTEXT_CODES, ty) || status == 413 || tooLong) {
             kind = Kind.CONTEXT_LENGTH;
-        } else if (in(QUOTA_CODES, c) || in(QUOTA_CODES, ty)) {
+        } else if (in(QUOTA_CODES, c) || in(QUOTA_CODES, ty) || message != null
+                && message.toLowerCase(Locale.ROOT).contains("credit balance is too low")) {
+            // Anthropic names an exhausted balance only in its message (400 invalid_request_error)
             kind = Kind.QUOTA;
         } else if (status == 429) {
             kind = Kind.RATE_LIMIT;
