@@ -4,10 +4,8 @@ import dev.cohort.core.engine.ModelClient;
 import dev.cohort.core.engine.recovery.ProviderHttpException;
 import dev.cohort.core.http.DirectHttp;
 import dev.langchain4j.exception.TimeoutException;
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -47,21 +45,7 @@ public final class AnthropicMessagesClient implements ModelClient {
     public Reply chat(Request request) {
         byte[] body = AnthropicMessagesWire.request(request.model() == null ? modelName : request.model(),
                 request.agentId(), request.system(), request.messages(), request.tools(), request.maxOutputTokens());
-        DirectHttp.Response r;
-        try {
-            r = http.send("POST", endpoint, List.of("x-api-key", apiKey, "anthropic-version",
-                    AnthropicMessagesWire.VERSION, "Content-Type", "application/json"), body, timeout);
-        } catch (HttpTimeoutException e) {
-            throw new TimeoutException(e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while calling the model", e);
-        }
-        if (r.status() < 200 || r.status() >= 300) {
-            throw new ProviderHttpException(r.status(), r.text(), r.headers());
-        }
-        return AnthropicMessagesWire.reply(r.body());
+        return AnthropicMessagesWire.reply(ModelHttp.post(http, endpoint, List.of("x-api-key", apiKey,
+                "anthropic-version", AnthropicMessagesWire.VERSION, "Content-Type", "application/json"), body, timeout));
     }
 }

@@ -4,11 +4,9 @@ import dev.cohort.core.engine.ModelClient;
 import dev.cohort.core.engine.recovery.ProviderHttpException;
 import dev.langchain4j.agent.tool.ToolSpecification;
 import dev.langchain4j.exception.TimeoutException;
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import dev.cohort.core.http.DirectHttp;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -68,22 +66,8 @@ public final class ChatCompletionsClient implements ModelClient {
         byte[] body = ChatCompletionsWire.request(request.model() == null ? modelName : request.model(),
                 request.agentId(), request.system(), request.messages(), toolsJson(request.tools()),
                 request.maxOutputTokens());
-        DirectHttp.Response r;
-        try {
-            r = http.send("POST", endpoint, List.of("Authorization", authorization, "Content-Type", "application/json"),
-                    body, timeout);
-        } catch (HttpTimeoutException e) {
-            throw new TimeoutException(e);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while calling the model", e);
-        }
-        if (r.status() < 200 || r.status() >= 300) {
-            throw new ProviderHttpException(r.status(), r.text(), r.headers());
-        }
-        return ChatCompletionsWire.reply(r.body());
+        return ChatCompletionsWire.reply(ModelHttp.post(http, endpoint, List.of("Authorization", authorization,
+                "Content-Type", "application/json"), body, timeout));
     }
 
     /** The tool set's JSON, serialised once per distinct tool set (it changes only when the tools offered do). */
