@@ -89,6 +89,12 @@ class McpHostTest {
         ToolCallResult sum = call(team, id(), s, "get-structured-content", Map.of("location", "Chicago"));
         assertThat(sum.error()).isNull();
         assertThat(sum.output()).contains("structuredContent: {");
+        // content the model cannot read as text is named with its type and size
+        ToolCallResult image = call(team, id(), s, "get-tiny-image", Map.of());
+        assertThat(image.error()).isNull();
+        assertThat(image.output()).containsPattern("\\[image content, image/png, [0-9]+ bytes]");
+        assertThat(call(team, id(), s, "get-resource-links", Map.of("count", 2)).output())
+                .contains("[resource link: ");
 
         // the server announces a changed list after it started (notifications/tools/list_changed): the next list
         // reads it again under a new version; then the version stays while nothing changes
