@@ -30,7 +30,9 @@ public class TempWorkspaceResource implements QuarkusTestResourceLifecycleManage
                     "cohort.tool-runner.limits.processes", "256",
                     // an MCP server's call waits this long (McpHostTest's slow tool takes longer)
                     "cohort.mcp.call-timeout", "10s",
-                    "cohort.mcp.start-timeout", "20s"));
+                    "cohort.mcp.start-timeout", "20s",
+                    // the one variable of the runner's environment MCP servers may name (McpHostTest)
+                    "cohort.mcp.variables", "PATH"));
             // the MCP peers from npm live under the user's home, which sandboxes hide: shown again, read-only
             Path peers = McpPeers.directory();
             if (Files.isDirectory(peers)) {

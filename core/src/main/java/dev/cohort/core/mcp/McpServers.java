@@ -300,7 +300,7 @@ public final class McpServers {
             }
             if (v == null) {
                 throw new UnsetVariable("the environment variable " + m.group(1) + " named by " + where + " is not set"
-                        + " where the tool runner runs");
+                        + " where the tool runner runs, or not lent to MCP servers (cohort.mcp.variables)");
             }
             m.appendReplacement(out, Matcher.quoteReplacement(v));
         }

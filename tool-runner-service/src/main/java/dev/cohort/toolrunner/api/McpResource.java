@@ -59,7 +59,7 @@ public class McpResource {
         Map<String, String> unset = new HashMap<>();
         for (McpServerConfig s : servers) {
             try {
-                sent.add(McpHost.resolved(s));
+                sent.add(host.resolved(s));
             } catch (McpException e) {
                 unset.put(s.name(), e.getMessage());
             }

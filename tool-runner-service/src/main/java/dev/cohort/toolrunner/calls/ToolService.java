@@ -175,7 +175,7 @@ public class ToolService {
                     // the pod holds none of this runner's variables: the server goes there with them read here
                     try {
                         sent = new ToolCallRequest(req.team(), req.agent(), req.callId(), req.cwd(), req.args(),
-                                req.readOnly(), McpHost.resolved(req.mcp()));
+                                req.readOnly(), mcp.resolved(req.mcp()));
                     } catch (McpException e) {
                         yield ToolCallResult.failure(e.getMessage(), 0);
                     }

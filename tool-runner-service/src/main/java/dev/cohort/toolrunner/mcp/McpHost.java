@@ -84,6 +84,13 @@ public class McpHost {
     Duration startTimeout;
     @ConfigProperty(name = "cohort.mcp.idle-timeout", defaultValue = "15m")
     Duration idleTimeout;
+    /**
+     * The environment variables of this runner a server's {@code ${VAR}} may name: names, or prefixes ending in
+     * {@code *}. None by default: the runner's environment holds its own credentials, and a settings file may come
+     * with a repository nobody here wrote.
+     */
+    @ConfigProperty(name = "cohort.mcp.variables")
+    java.util.Optional<List<String>> variables;
 
     private java.util.concurrent.ScheduledExecutorService idleCheck;
 
@@ -327,13 +334,27 @@ public class McpHost {
     }
 
     /**
+     * The value of this runner's variable {@code name} when {@code cohort.mcp.variables} lends it to MCP servers; else
+     * {@code null}, as for a variable that is not set (a reference's default then applies).
+     */
+    String lent(String name) {
+        for (String v : variables.orElse(List.of())) {
+            String p = v.strip();
+            if (p.equals(name) || p.endsWith("*") && name.startsWith(p.substring(0, p.length() - 1))) {
+                return System.getenv(name);
+            }
+        }
+        return null;
+    }
+
+    /**
      * {@code c} with every {@code ${VAR}} of its {@code env}, {@code headers} and {@code url} read from this runner's
      * environment: what the control half sends to a team's sandbox pod, which holds none of its variables.
      *
      * @throws McpException naming the variable that is not set
      */
-    public static McpServerConfig resolved(McpServerConfig c) throws McpException {
-        Function<String, String> env = System::getenv;
+    public McpServerConfig resolved(McpServerConfig c) throws McpException {
+        Function<String, String> env = this::lent;
         String where = "MCP server '" + c.name() + "'";
         try {
             return new McpServerConfig(c.name(), c.type(), c.command(), c.args(),
@@ -350,7 +371,7 @@ public class McpHost {
         McpServerConfig c = s.config;
         boolean pod = config.role() == ToolRunnerConfig.Role.SANDBOX;
         // in a team's sandbox pod the control half resolved the variables already: values are used as they came
-        Function<String, String> env = pod ? name -> null : System::getenv;
+        Function<String, String> env = pod ? name -> null : this::lent;
         List<String> secrets = new ArrayList<>();
         if (c.remote()) {
             // a pod's egress is its NetworkPolicy's (the team's); here, the team's sandbox policy

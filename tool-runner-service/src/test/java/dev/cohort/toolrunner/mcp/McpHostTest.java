@@ -138,6 +138,15 @@ class McpHostTest {
         McpServerTools t = list(team, false, unset).get(0);
         assertThat(t.error()).contains("'everything'").contains("COHORT_TEST_SURELY_UNSET_VARIABLE")
                 .contains("is not set");
+
+        // only the variables cohort.mcp.variables lends (here PATH) are read from the runner's environment
+        McpServerConfig lent = everything(p, Map.of("FROM_RUNNER", "${PATH}"));
+        ToolCallResult lentEnv = call(newTeam(), id(), lent, "get-env", Map.of());
+        assertThat(lentEnv.error()).isNull();
+        assertThat(lentEnv.output()).contains("FROM_RUNNER").doesNotContain(System.getenv("PATH"));
+        McpServerConfig notLent = everything(p, Map.of("RUNNER_HOME", "${HOME}"));
+        assertThat(list(newTeam(), false, notLent).get(0).error()).contains("HOME")
+                .contains("not lent to MCP servers (cohort.mcp.variables)");
     }
 
     @Test
