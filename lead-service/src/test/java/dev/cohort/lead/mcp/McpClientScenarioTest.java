@@ -1,14 +1,17 @@
 package dev.cohort.lead.mcp;
 
+import static dev.cohort.lead.ScriptedLeadTurns.last;
+import static dev.cohort.lead.ScriptedLeadTurns.newTeam;
+import static dev.cohort.lead.ScriptedLeadTurns.prompt;
 import static io.restassured.RestAssured.given;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.cohort.core.protocol.Json;
 import dev.cohort.devstack.model.ScriptedModelClient;
 import dev.cohort.devstack.quarkus.ToolRunnerTestResource;
 import dev.cohort.lead.ModelRules;
+import dev.cohort.lead.ScriptedLeadTurns;
 import dev.cohort.lead.events.EventRepository;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -50,11 +53,13 @@ class McpClientScenarioTest {
     EventRepository eventStore;
 
     ScriptedModelClient model;
+    ScriptedLeadTurns turns;
 
     @BeforeEach
     void setUp() {
         model = new ScriptedModelClient(modelAdmin);
         model.load("{\"rules\":[" + ModelRules.MEMORY_RULE + "]}");
+        turns = new ScriptedLeadTurns(model, eventStore);
     }
 
     @Test
@@ -169,59 +174,23 @@ class McpClientScenarioTest {
         assertThat(last(toolResults(asker))).contains("\"answer\":\"4\"");
     }
 
-    // --- helpers
-
-    private static String newTeam(String prefix) {
-        String team = prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
-        given().contentType("application/json").body("{\"id\":\"" + team + "\"}").post("/api/v1/teams").then()
-                .statusCode(201);
-        return team;
-    }
-
-    private static String prompt(String team, String text) {
-        return given().contentType("application/json").body(Map.of("text", text))
-                .post("/api/v1/teams/" + team + "/prompts").then().statusCode(202).extract().path("id");
-    }
-
-    /** The team's lead answers the prompt {@code text} with {@code calls} (a JSON array), then says "finished". */
     private void calls(String team, String text, String calls) {
-        model.append("{\"rules\":[{\"name\":\"" + team + "-" + text + "\",\"match\":{\"agent\":\"" + team
-                + "/lead\",\"lastMessage\":\"^" + text + "$\"},\"reply\":{\"toolCalls\":" + calls + "}},"
-                + "{\"name\":\"after-" + team + "-" + text + "\",\"match\":{\"agent\":\"" + team
-                + "/lead\",\"lastRole\":\"tool\"},\"reply\":{\"text\":\"finished\"}}]}");
+        turns.calls(team, text, calls);
     }
 
     private List<JsonNode> events(String team, String type) {
-        return eventStore.after(team, 0, 100_000).stream().map(e -> (JsonNode) Json.MAPPER.valueToTree(e))
-                .filter(e -> e.path("type").asText().equals(type)).toList();
+        return turns.events(team, type);
     }
 
     private void awaitTurnCompleted(String team, String promptId) {
-        JsonNode done = await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(300))
-                .until(() -> events(team, "turn_completed").stream()
-                        .filter(e -> promptId.equals(e.path("promptId").asText())).findFirst()
-                        .orElse(null), e -> e != null);
-        assertThat(done.path("data").path("status").asText()).isEqualTo("completed");
+        turns.awaitTurnCompleted(team, promptId);
     }
 
     private JsonNode lastRequest(String team) {
-        List<JsonNode> reqs = model.requests().stream().filter(r -> (team + "/lead").equals(r.path("agent").asText()))
-                .filter(r -> !ModelRules.isMemoryRequest(r)).toList();
-        return reqs.get(reqs.size() - 1);
+        return turns.lastRequest(team);
     }
 
-    /** The tool results the team's lead sent in its last request, in order. */
     private List<String> toolResults(String team) {
-        List<String> out = new ArrayList<>();
-        for (JsonNode m : lastRequest(team).path("body").path("messages")) {
-            if ("tool".equals(m.path("role").asText())) {
-                out.add(m.path("content").asText());
-            }
-        }
-        return out;
-    }
-
-    private static String last(List<String> l) {
-        return l.get(l.size() - 1);
+        return turns.toolResults(team);
     }
 }
