@@ -6,6 +6,8 @@ public final class PromptSource {
     public static final String CLI = "cli";
     public static final String KAFKA = "kafka";
     public static final String CRON = "cron";
+    /** Another agent's message over A2A ({@code POST /a2a/{team}}). */
+    public static final String A2A = "a2a";
 
     private PromptSource() {
     }
