@@ -9,7 +9,10 @@ import dev.cohort.core.protocol.Json;
 import dev.cohort.core.protocol.PromptRecord;
 import dev.cohort.core.protocol.PromptSource;
 import dev.cohort.lead.a2a.A2aTaskRepository.A2aTaskRow;
-import dev.cohort.lead.agent.AgentsResource;
+import dev.cohort.lead.inbox.AgentInboxPublisher;
+import dev.cohort.lead.teams.AgentRepository;
+import dev.cohort.core.protocol.AgentMessage;
+import dev.cohort.core.protocol.payload.Control;
 import dev.cohort.lead.approvals.ApprovalRepository;
 import dev.cohort.lead.approvals.ApprovalRepository.ApprovalRow;
 import dev.cohort.lead.approvals.ApprovalsResource;
@@ -63,6 +66,8 @@ public class A2aTasks {
     static final Set<String> STATES = Set.of(SUBMITTED, WORKING, INPUT_REQUIRED, COMPLETED, FAILED, CANCELED,
             "TASK_STATE_REJECTED", "TASK_STATE_AUTH_REQUIRED");
 
+    /** The sender of the interrupts a cancel sends to the lead's inbox. */
+    static final String CONTROL_SENDER = "a2a";
     private static final Set<String> PROMPT_ENDED = Set.of("done", "failed", "cancelled");
     private static final Pattern YES = Pattern.compile("(?is)^\\s*(approve[d]?|yes|y|allow|ok)\\b[\\s.,:;!-]*(.*)$");
     private static final Pattern NO = Pattern.compile("(?is)^\\s*(den(y|ied)|no|n|reject(ed)?)\\b[\\s.,:;!-]*(.*)$");
@@ -89,7 +94,10 @@ public class A2aTasks {
     ApprovalsResource approvalAnswers;
 
     @Inject
-    AgentsResource agents;
+    AgentRepository agents;
+
+    @Inject
+    AgentInboxPublisher inbox;
 
     @Inject
     TeamRepository teams;
@@ -424,10 +432,11 @@ public class A2aTasks {
         tasks.markCanceled(team, id);
         JsonNode sent = Json.read(row.messageJson(), JsonNode.class);
         if (!tasks.cancelUnstartedPrompt(team, id, promptText((ArrayNode) sent.get("parts")))) {
-            try {
-                agents.interrupt(team);
-            } catch (ApiException e) {
-                // no turn in progress: it has just ended, and the task's end says how
+            // the replica that owns the team stops the turn; one naming a turn that has ended meanwhile is ignored
+            String turnId = s.turnId() != null ? s.turnId()
+                    : agents.find(team, Ids.LEAD).map(AgentRepository.AgentRow::turnId).orElse(null);
+            if (turnId != null) {
+                inbox.publish(AgentMessage.of(team, CONTROL_SENDER, Ids.LEAD, "", Control.interrupt(turnId)));
             }
         }
         return await(team, id, cancelWait, Status::terminal, st -> { });
