@@ -20,7 +20,8 @@ import java.util.Optional;
  * money or on one turn's work is the operator's choice, and a made-up one would stop real work; but a team whose
  * agents run unattended (cron jobs, a model looping on itself) must not spend without end on a fresh install, so the
  * team's tokens per UTC day default to {@link #DEFAULT_TOKENS_PER_TEAM_PER_DAY}. Cost budgets count only what the
- * configured prices ({@link EngineSettings#prices()}) make of the tokens, so without a price they are never reached.
+ * models' prices ({@link EngineSettings#price}: configured, else the built-in table) make of the tokens: a call whose
+ * model has no price counts nothing toward them, and {@link #unpriced} is the warning that says so.
  *
  * @param tokensPerTurn   input + output tokens of one turn (its subagents included)
  * @param tokensPerAgent  input + output tokens over the agent's life
