@@ -286,8 +286,10 @@ final class TurnLoop {
         }
         turn.modelCalls++;
         Usage u = engine.settings.usageOf(reply);
-        budgets().unpriced(reply.model() != null ? reply.model() : model.model(), turn.usage, u)
-                .ifPresent(warnings::add);
+        if (ctx.policy().countsAgentUsage()) { // own loops only, as the budgets' other warnings
+            budgets().unpriced(reply.model() != null ? reply.model() : model.model(), turn.usage, u)
+                    .ifPresent(warnings::add);
+        }
         count(u);
         if ("length".equals(reply.finishReason())) {
             try {
