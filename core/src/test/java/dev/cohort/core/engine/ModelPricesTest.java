@@ -34,6 +34,7 @@ class ModelPricesTest {
         assertThat(table.find("gpt-4.1")).contains(price(2, 8, 0.5, 2));
         assertThat(table.find("gpt-4o-mini")).contains(price(0.15, 0.6, 0.075, 0.15));
         assertThat(table.find("gpt-5")).contains(price(1.25, 10, 0.125, 1.25));
+        assertThat(table.find("gpt-5-mini-2025-08-07")).contains(price(0.25, 2, 0.025, 0.25));
         for (String m : List.of("claude-opus-4-8", "claude-sonnet-4-6", "claude-sonnet-5", "gpt-4.1-mini", "gpt-4o",
                 "gpt-5.2")) {
             assertThat(table.find(m)).as(m).isPresent();
