@@ -303,8 +303,11 @@ final class EventFormatter {
         if (u.has("inputTokens")) {
             parts.add(u.path("inputTokens").asLong() + " in / " + u.path("outputTokens").asLong() + " out tokens");
         }
-        if (u.path("costUsd").asDouble(0) > 0) {
-            parts.add(String.format(Locale.ROOT, "$%.4f", u.path("costUsd").asDouble()));
+        String usd = String.format(Locale.ROOT, "$%.4f", u.path("costUsd").asDouble());
+        if (u.path("unpricedCalls").asLong(0) > 0) {
+            parts.add(u.path("costUsd").asDouble(0) > 0 ? usd + " + unknown price" : "unknown price");
+        } else if (u.path("costUsd").asDouble(0) > 0) {
+            parts.add(usd);
         }
         return parts.isEmpty() ? "" : " · " + String.join(" · ", parts);
     }

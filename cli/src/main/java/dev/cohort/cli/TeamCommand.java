@@ -74,7 +74,7 @@ public final class TeamCommand implements Runnable {
             for (JsonNode a : agents) {
                 JsonNode usage = a.path("usage");
                 rows.add(List.of(text(a.get("name")), text(a.get("role")), text(a.get("status")), text(a.get("currentTask")),
-                        tokens(usage), cost(usage.get("costUsd")), text(a.get("replica"))));
+                        tokens(usage), cost(usage), text(a.get("replica"))));
             }
             List<String> out = new ArrayList<>(Table.render(HEADERS, rows));
             if (rows.isEmpty()) {
@@ -103,9 +103,21 @@ public final class TeamCommand implements Runnable {
             return Long.toString((hasIn ? in.asLong() : 0) + (hasOut ? out.asLong() : 0));
         }
 
-        /** {@code $0.0123}: four decimals, as {@code cohort chat}'s turn summary shows cost. */
-        private static String cost(JsonNode costUsd) {
-            return costUsd != null && costUsd.isNumber() ? String.format(Locale.ROOT, "$%.4f", costUsd.asDouble()) : UNKNOWN;
+        /**
+         * {@code $0.0123}: four decimals, as {@code cohort chat}'s turn summary shows cost; {@code unknown price} when
+         * the agent's calls had no known price, {@code $0.0123 + unknown} when only some had.
+         */
+        private static String cost(JsonNode usage) {
+            JsonNode costUsd = usage.get("costUsd");
+            if (costUsd == null || !costUsd.isNumber()) {
+                return UNKNOWN;
+            }
+            String usd = String.format(Locale.ROOT, "$%.4f", costUsd.asDouble());
+            long unpriced = usage.path("unpricedCalls").asLong(0);
+            if (unpriced <= 0) {
+                return usd;
+            }
+            return unpriced < usage.path("calls").asLong(0) ? usd + " + unknown" : "unknown price";
         }
     }
 

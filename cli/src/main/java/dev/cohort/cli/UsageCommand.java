@@ -61,7 +61,7 @@ public final class UsageCommand extends ApiCommand {
             case "day" -> headers.add("DAY");
             default -> headers.add("AGENT");
         }
-        headers.addAll(List.of("CALLS", "PROMPT", "COMPLETION", "CACHED", "COST"));
+        headers.addAll(List.of("CALLS", "PROMPT", "COMPLETION", "CACHED", "CACHE-WRITE", "COST"));
         List<List<String>> rows = new ArrayList<>();
         for (JsonNode r : report.path("rows")) {
             List<String> row = new ArrayList<>();
@@ -84,12 +84,36 @@ public final class UsageCommand extends ApiCommand {
         }
         total.addAll(counters(report.path("total")));
         rows.add(total);
-        return Table.render(headers, rows);
+        List<String> out = new ArrayList<>(Table.render(headers, rows));
+        List<String> unpriced = new ArrayList<>();
+        report.path("total").path("unpricedModels").forEach(m -> unpriced.add(m.asText()));
+        if (!priceKnown(report.path("total"))) {
+            out.add("unknown price: " + (unpriced.isEmpty() ? "some calls' models have" : String.join(", ", unpriced)
+                    + (unpriced.size() == 1 ? " has" : " have")) + " no price; set cohort.engine.prices.\"<model>\".*");
+        }
+        return out;
     }
 
     private static List<String> counters(JsonNode n) {
         return List.of(Long.toString(n.path("modelCalls").asLong()), Long.toString(n.path("promptTokens").asLong()),
                 Long.toString(n.path("completionTokens").asLong()), Long.toString(n.path("cachedTokens").asLong()),
-                String.format(Locale.ROOT, "$%.4f", n.path("costUsd").asDouble()));
+                Long.toString(n.path("cacheWriteTokens").asLong()), cost(n));
+    }
+
+    /**
+     * The cost column: dollars when every call had a price; {@code unknown price} when none had; the known part and
+     * {@code + unknown} when only some had (never $0 for calls whose cost is unknown).
+     */
+    static String cost(JsonNode n) {
+        String usd = String.format(Locale.ROOT, "$%.4f", n.path("costUsd").asDouble());
+        if (priceKnown(n)) {
+            return usd;
+        }
+        return n.path("unpricedCalls").asLong() < n.path("modelCalls").asLong() ? usd + " + unknown" : "unknown price";
+    }
+
+    /** Whether the counters' cost is whole: a server from before the field says nothing, which is taken as yes. */
+    private static boolean priceKnown(JsonNode n) {
+        return n.path("priceKnown").asBoolean(true);
     }
 }

@@ -56,6 +56,9 @@ class EventFormatterTest {
         assertThat(lead("turn_completed", "{\"turnId\":\"t\",\"reason\":\"completed\",\"status\":\"completed\",\"modelCalls\":2,"
                 + "\"usage\":{\"inputTokens\":100,\"outputTokens\":20,\"costUsd\":0.0}}"))
                 .containsExactly("── turn completed · 2 model calls · 100 in / 20 out tokens");
+        assertThat(lead("turn_completed", "{\"reason\":\"completed\",\"status\":\"completed\",\"modelCalls\":2,"
+                + "\"usage\":{\"inputTokens\":100,\"outputTokens\":20,\"costUsd\":0.0,\"unpricedCalls\":2}}"))
+                .containsExactly("── turn completed · 2 model calls · 100 in / 20 out tokens · unknown price");
         assertThat(lead("turn_completed", "{\"reason\":\"interrupted\",\"status\":\"failed\",\"text\":\"Interrupted by the user.\",\"modelCalls\":1}"))
                 .containsExactly("── turn ended: interrupted - Interrupted by the user. · 1 model call");
         assertThat(lead("turn_completed", "{\"reason\":\"error\",\"status\":\"failed\",\"message\":\"no model key\"}"))

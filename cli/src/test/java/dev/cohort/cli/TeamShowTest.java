@@ -24,6 +24,19 @@ class TeamShowTest {
     }
 
     @Test
+    void anAgentWhoseCallsHadNoPriceShowsUnknownPriceNotZeroDollars() throws Exception {
+        var agents = Json.MAPPER.readTree("""
+                [{"name":"lead","role":"lead","status":"idle","usage":{"inputTokens":90,"outputTokens":10,"calls":2,
+                  "costUsd":0,"unpricedCalls":2}},
+                 {"name":"alice","role":"coder","status":"idle","usage":{"inputTokens":90,"outputTokens":10,"calls":3,
+                  "costUsd":0.5,"unpricedCalls":1}}]""");
+        assertThat(TeamCommand.Show.table(agents)).containsExactly(
+                "NAME   ROLE   PHASE  CURRENT TASK  TOKENS  COST               REPLICA",
+                "lead   lead   idle   -             100     unknown price      -",
+                "alice  coder  idle   -             100     $0.5000 + unknown  -");
+    }
+
+    @Test
     void missingNullOrEmptyFieldsPrintAsADash() throws Exception {
         // today's lead-service: no currentTask, no replica, an empty usage for an idle lead; an agent that says nothing
         var agents = Json.MAPPER.readTree("""

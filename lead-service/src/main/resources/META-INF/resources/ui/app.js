@@ -288,6 +288,15 @@ async function loadBoard() {
 }
 
 const money = (v) => (typeof v === 'number' ? '$' + v.toFixed(4) : '–');
+// A cost whose calls had no known price is unknown, never $0: a usage row says so with priceKnown (and unpricedCalls of
+// modelCalls), an agent's usage with unpricedCalls of calls.
+const cost = (u) => {
+  if (!u || u.costUsd === undefined) return '–';
+  const unpriced = u.unpricedCalls ?? (u.priceKnown === false ? 1 : 0);
+  if (!unpriced) return money(u.costUsd);
+  const calls = u.modelCalls ?? u.calls ?? 0;
+  return unpriced < calls && u.costUsd > 0 ? money(u.costUsd) + ' + unknown' : 'unknown price';
+};
 
 async function loadAgents() {
   const agents = await api(teamPath('/agents')).catch(() => null);
@@ -299,18 +308,21 @@ async function loadAgents() {
     const tokens = u ? (u.inputTokens ?? u.promptTokens ?? 0) + (u.outputTokens ?? u.completionTokens ?? 0) : null;
     return el('tr', { 'data-agent': a.name }, el('th', { scope: 'row', text: a.name }), el('td', { text: a.role || (a.name === 'lead' ? 'lead' : '') }),
       el('td', { text: a.status || '' }), el('td', { text: a.currentTask || '' }),
-      el('td', { text: tokens === null ? '–' : String(tokens) }), el('td', { text: u && u.costUsd !== undefined ? money(u.costUsd) : '–' }));
+      el('td', { text: tokens === null ? '–' : String(tokens) }), el('td', { text: cost(u) }));
   }));
 }
 
 async function loadUsage() {
   try {
     const u = await api(teamPath('/usage?by=agent'));
-    const head = el('tr', {}, ...['Agent', 'Calls', 'Prompt', 'Completion', 'Cached', 'Cost'].map((h) => el('th', { scope: 'col', text: h })));
+    const head = el('tr', {}, ...['Agent', 'Calls', 'Prompt', 'Completion', 'Cached', 'Cache write', 'Cost'].map((h) => el('th', { scope: 'col', text: h })));
     const rows = (u.rows || []).map((r) => el('tr', {}, el('th', { scope: 'row', text: r.agent || r.key }),
-      ...[r.modelCalls, r.promptTokens, r.completionTokens, r.cachedTokens].map((n) => el('td', { text: String(n ?? 0) })),
-      el('td', { text: money(r.costUsd) })));
-    $('usage').replaceChildren(el('table', {}, el('thead', {}, head), el('tbody', {}, ...rows)));
+      ...[r.modelCalls, r.promptTokens, r.completionTokens, r.cachedTokens, r.cacheWriteTokens].map((n) => el('td', { text: String(n ?? 0) })),
+      el('td', { text: cost(r) })));
+    const unpriced = (u.total && u.total.unpricedModels) || [];
+    const note = unpriced.length ? [el('p', { class: 'muted', text: 'Unknown price: no price for ' + unpriced.join(', ')
+      + ' (set cohort.engine.prices."<model>".*); their calls are not in the cost.' })] : [];
+    $('usage').replaceChildren(el('table', {}, el('thead', {}, head), el('tbody', {}, ...rows)), ...note);
   } catch (e) {
     if (e.message === 'unauthorized') return;
     $('usage').replaceChildren(el('p', { class: 'muted', text: e.status === 404 ? 'Usage is not available on this lead-service.' : 'Usage could not be loaded: ' + e.message }));

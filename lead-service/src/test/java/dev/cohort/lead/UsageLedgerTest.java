@@ -8,6 +8,9 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.cohort.core.engine.EngineSettings;
+import dev.cohort.core.engine.ModelPrices;
 import dev.cohort.core.engine.Usage;
 import dev.cohort.core.protocol.Event;
 import dev.cohort.core.protocol.EventType;
@@ -172,7 +175,14 @@ class UsageLedgerTest {
                 .isEqualTo(2200);
         assertThat(metric("cohort_tokens_total", t, "agent=\"lead\"", "kind=\"completion\"")).isEqualTo(120);
         assertThat(metric("cohort_tokens_total", t, "agent=\"lead\"", "kind=\"cached\"")).isEqualTo(400);
-        assertThat(metric("cohort_cost_total", t, "agent=\"lead\"")).isZero(); // no price configured in tests
+        // no price is configured in tests: the lead's model is priced by the built-in table
+        EngineSettings.ModelPrice price = ModelPrices.builtin().find(modelName).orElseThrow();
+        double cost = price.cost(1000, 100, 400, 0) + price.cost(1200, 20, 0, 0);
+        assertThat(cost).isPositive();
+        assertThat(metric("cohort_cost_total", t, "agent=\"lead\"")).isCloseTo(cost, offset(1e-9));
+        assertThat(lead.path("costUsd").asDouble()).isCloseTo(cost, offset(1e-9));
+        assertThat(lead.path("priceKnown").asBoolean(false)).isTrue();
+        assertThat(msgs.getFirst().at("/data/priceKnown").asBoolean(false)).isTrue();
     }
 
     @Test
@@ -213,6 +223,60 @@ class UsageLedgerTest {
         assertThat(metric("cohort_cost_total", t, "agent=\"alice\"", "model=\"gpt-x\"")).isCloseTo(0.0325, offset(1e-9));
         assertThat(metric("cohort_tokens_total", t, "agent=\"alice\"", "kind=\"prompt\"")).isEqualTo(1200);
         assertThat(metric("cohort_tokens_total", t, "agent=\"alice\"", "kind=\"cached\"")).isEqualTo(100);
+    }
+
+    @Test
+    void cacheWritesAreCountedAndCallsWithoutAPriceAreReportedAsUnknownPriceNotAsFree() {
+        String team = LeadAgentTest.newTeam("usage-price");
+        // alice: a priced call with cache reads and writes; bob: a call whose model has no price; carol: an event from
+        // before priceKnown, with tokens and no cost (taken as unpriced), and one with a cost (priced)
+        eventStore.append(Event.of(team, "alice", new AssistantMessage("turn-a", "stop", 5000, 100, "x", List.of(),
+                null, "claude-sonnet-4-5", 3000, 0.0042, 1500, true)));
+        eventStore.append(Event.of(team, "bob", new AssistantMessage("turn-b", "stop", 900, 30, "x", List.of(), null,
+                "my-local-model", 0, 0, 0, false)));
+        eventStore.append(legacy(team, "carol", new AssistantMessage("turn-c", "stop", 10, 1, "x", List.of(), null,
+                "old-model", 0, 0)));
+        eventStore.append(legacy(team, "carol", new AssistantMessage("turn-c", "stop", 10, 1, "x", List.of(), null,
+                "gpt-4o", 0, 0.001)));
+
+        JsonNode report = usage(team, "?by=agent");
+        JsonNode alice = report.at("/rows/0");
+        assertThat(alice.path("agent").asText()).isEqualTo("alice");
+        assertThat(alice.path("cachedTokens").asLong()).isEqualTo(3000);
+        assertThat(alice.path("cacheWriteTokens").asLong()).isEqualTo(1500);
+        assertThat(alice.path("priceKnown").asBoolean(false)).isTrue();
+        assertThat(alice.path("unpricedCalls").asLong()).isZero();
+        assertThat(alice.path("costUsd").asDouble()).isCloseTo(0.0042, offset(1e-12));
+        JsonNode bob = report.at("/rows/1");
+        assertThat(bob.path("priceKnown").asBoolean(true)).isFalse();
+        assertThat(bob.path("unpricedCalls").asLong()).isEqualTo(1);
+        assertThat(bob.path("unpricedModels")).extracting(JsonNode::asText).containsExactly("my-local-model");
+        JsonNode carol = report.at("/rows/2");
+        assertThat(carol.path("modelCalls").asLong()).isEqualTo(2);
+        assertThat(carol.path("unpricedCalls").asLong()).isEqualTo(1);
+        assertThat(carol.path("unpricedModels")).extracting(JsonNode::asText).containsExactly("old-model");
+
+        JsonNode total = report.path("total");
+        assertThat(total.path("modelCalls").asLong()).isEqualTo(4);
+        assertThat(total.path("cacheWriteTokens").asLong()).isEqualTo(1500);
+        assertThat(total.path("priceKnown").asBoolean(true)).isFalse();
+        assertThat(total.path("unpricedCalls").asLong()).isEqualTo(2);
+        assertThat(total.path("unpricedModels")).extracting(JsonNode::asText)
+                .containsExactly("my-local-model", "old-model");
+        assertThat(total.path("costUsd").asDouble()).isCloseTo(0.0052, offset(1e-12));
+        // a day's usage for the per-day budget carries both, too
+        Usage all = usage.teamUsageSince(team, Instant.EPOCH);
+        assertThat(all.cacheWriteTokens()).isEqualTo(1500);
+        assertThat(all.unpricedCalls()).isEqualTo(2);
+        assertThat(metric("cohort_tokens_total", "team=\"" + team + "\"", "agent=\"alice\"", "kind=\"cache_write\""))
+                .isEqualTo(1500);
+    }
+
+    /** {@code m} as an {@code assistant_message} from before {@code cacheWriteTokens} and {@code priceKnown}. */
+    private static Event legacy(String team, String agent, AssistantMessage m) {
+        ObjectNode data = Json.MAPPER.valueToTree(m);
+        data.remove(List.of("priceKnown", "cacheWriteTokens"));
+        return Event.of(team, agent, EventType.ASSISTANT_MESSAGE, data);
     }
 
     private static Event at(String team, String agent, Instant ts, long in, double cost) {

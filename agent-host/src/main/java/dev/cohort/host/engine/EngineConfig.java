@@ -157,9 +157,12 @@ public interface EngineConfig {
         double costPerTeamPerDayUsd();
     }
 
-    /** The price of one model. */
+    /**
+     * The price of one model; it replaces the built-in table's price of that model
+     * ({@link dev.cohort.core.engine.ModelPrices}) as a whole.
+     */
     interface PriceConfig {
-        /** USD per million prompt tokens. */
+        /** USD per million prompt tokens (neither read from nor written to the provider's cache). */
         @WithDefault("0")
         double inputPerMillion();
 
@@ -167,8 +170,14 @@ public interface EngineConfig {
         @WithDefault("0")
         double outputPerMillion();
 
-        /** USD per million prompt tokens served from the provider's cache; absent = the input price. */
+        /** USD per million prompt tokens read from the provider's cache; absent = the input price. */
         Optional<Double> cachedInputPerMillion();
+
+        /** {@link #cachedInputPerMillion} under a name like {@link #cacheWritePerMillion}'s; set one of the two. */
+        Optional<Double> cacheReadPerMillion();
+
+        /** USD per million prompt tokens written to the provider's cache; absent = the input price. */
+        Optional<Double> cacheWritePerMillion();
     }
 
     /** The size of one model; an absent value is the compaction's default. */
@@ -453,8 +462,16 @@ public interface EngineConfig {
             e.nonNegative(key + "input-per-million", p.inputPerMillion());
             e.nonNegative(key + "output-per-million", p.outputPerMillion());
             p.cachedInputPerMillion().ifPresent(v -> e.nonNegative(key + "cached-input-per-million", v));
-            double cached = p.cachedInputPerMillion().orElse(p.inputPerMillion());
-            prices.put(model, new EngineSettings.ModelPrice(p.inputPerMillion(), p.outputPerMillion(), cached));
+            p.cacheReadPerMillion().ifPresent(v -> e.nonNegative(key + "cache-read-per-million", v));
+            p.cacheWritePerMillion().ifPresent(v -> e.nonNegative(key + "cache-write-per-million", v));
+            if (p.cachedInputPerMillion().isPresent() && p.cacheReadPerMillion().isPresent()
+                    && !p.cachedInputPerMillion().equals(p.cacheReadPerMillion())) {
+                e.add(key + "cache-read-per-million", p.cacheReadPerMillion().get(),
+                        "disagrees with " + key + "cached-input-per-million (one price, two names): set one of them");
+            }
+            double read = p.cacheReadPerMillion().or(p::cachedInputPerMillion).orElse(p.inputPerMillion());
+            double write = p.cacheWritePerMillion().orElse(p.inputPerMillion());
+            prices.put(model, new EngineSettings.ModelPrice(p.inputPerMillion(), p.outputPerMillion(), read, write));
         });
 
         CompactionConfig k = c.compaction();

@@ -140,6 +140,10 @@ class EngineConfigTest {
         p.put("cohort.engine.prices.\"gpt-4.1\".output-per-million", "8");
         p.put("cohort.engine.prices.\"gpt-4.1\".cached-input-per-million", "0.5");
         p.put("cohort.engine.prices.\"gpt-4o-mini\".input-per-million", "0.15");
+        p.put("cohort.engine.prices.\"claude-x\".input-per-million", "3");
+        p.put("cohort.engine.prices.\"claude-x\".output-per-million", "15");
+        p.put("cohort.engine.prices.\"claude-x\".cache-read-per-million", "0.3");
+        p.put("cohort.engine.prices.\"claude-x\".cache-write-per-million", "3.75");
         p.put("cohort.engine.models.\"gpt-4.1\".context-window", "1047576");
         p.put("cohort.engine.models.\"gpt-4.1\".max-output-tokens", "32768");
         p.put("cohort.engine.models.\"small\".context-window", "32000");
@@ -171,7 +175,8 @@ class EngineConfigTest {
 
         EngineSettings expected = new EngineSettings(40, 20, 1, 4, 2, 6, null, null, Duration.ofSeconds(90), 100000,
                 2000000, Map.of("gpt-4.1", new EngineSettings.ModelPrice(2, 8, 0.5), "gpt-4o-mini",
-                        new EngineSettings.ModelPrice(0.15, 0)), 120,
+                        new EngineSettings.ModelPrice(0.15, 0), "claude-x",
+                        new EngineSettings.ModelPrice(3, 15, 0.3, 3.75)), 120,
                 new RecoverySettings(4, Duration.ofMillis(250), Duration.ofSeconds(10), Duration.ofMinutes(1), 0, 2, null,
                         32000, 1, 0),
                 new CompactionSettings(new CompactionSettings.ModelLimits(64000, 4096),
@@ -186,6 +191,13 @@ class EngineConfigTest {
         // cached prompt tokens at the cached price; without one (gpt-4o-mini) at the input price
         assertThat(settings(p).cost("gpt-4.1", 1_000_000, 500_000, 400_000)).isCloseTo(5.4, Offset.offset(1e-12));
         assertThat(settings(p).cost("gpt-4o-mini", 1_000_000, 0, 1_000_000)).isEqualTo(0.15);
+        // cache writes at the cache write price; without one (gpt-4.1) at the input price
+        assertThat(settings(p).cost("claude-x", 1_000_000, 0, 400_000, 100_000))
+                .isCloseTo((500_000 * 3 + 400_000 * 0.3 + 100_000 * 3.75) / 1_000_000, Offset.offset(1e-12));
+        assertThat(settings(p).cost("gpt-4.1", 1_000_000, 0, 0, 1_000_000)).isEqualTo(2.0);
+        // a configured price replaces the built-in table's for its model (gpt-4o-mini's output is 0 here)
+        assertThat(settings(p).cost("gpt-4o-mini", 0, 1_000_000)).isZero();
+        assertThat(settings(p).price("gpt-4o-mini")).isPresent();
         // a model's own thresholds; the others keep the global ones
         assertThat(settings(p).compaction().autoCompactRatioFor("small")).isEqualTo(0.6);
         assertThat(settings(p).compaction().microCompactRatioFor("small")).isEqualTo(0.3);
@@ -255,6 +267,8 @@ class EngineConfigTest {
                         "cohort.engine.prices.\"m\".input-per-million=-1.0 must be 0 (unlimited) or a positive finite number"),
                 Arguments.of("cohort.engine.prices.\"m\".cached-input-per-million", "-2",
                         "cohort.engine.prices.\"m\".cached-input-per-million=-2.0 must be 0 (unlimited) or a positive finite number"),
+                Arguments.of("cohort.engine.prices.\"m\".cache-write-per-million", "-3",
+                        "cohort.engine.prices.\"m\".cache-write-per-million=-3.0 must be 0 (unlimited) or a positive finite number"),
                 Arguments.of("cohort.engine.compaction.auto-compact-ratio", "1.2",
                         "cohort.engine.compaction.auto-compact-ratio=1.2 must be above 0 and at most 1"),
                 Arguments.of("cohort.engine.compaction.micro-compact-ratio", "0",

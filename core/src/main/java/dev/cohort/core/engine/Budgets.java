@@ -20,7 +20,8 @@ import java.util.Optional;
  * money or on one turn's work is the operator's choice, and a made-up one would stop real work; but a team whose
  * agents run unattended (cron jobs, a model looping on itself) must not spend without end on a fresh install, so the
  * team's tokens per UTC day default to {@link #DEFAULT_TOKENS_PER_TEAM_PER_DAY}. Cost budgets count only what the
- * configured prices ({@link EngineSettings#prices()}) make of the tokens, so without a price they are never reached.
+ * models' prices ({@link EngineSettings#price}: configured, else the built-in table) make of the tokens: a call whose
+ * model has no price counts nothing toward them, and {@link #unpriced} is the warning that says so.
  *
  * @param tokensPerTurn   input + output tokens of one turn (its subagents included)
  * @param tokensPerAgent  input + output tokens over the agent's life
@@ -223,6 +224,50 @@ public record Budgets(long tokensPerTurn, long tokensPerAgent, long tokensPerTea
                             + "."));
         }
         return Optional.empty();
+    }
+
+    /**
+     * The warning owed when a call's model has no known price while a USD budget is set: such a call counts 0 USD, so
+     * the USD budgets cannot limit it (its tokens still count toward the token budgets). Given for the turn's first
+     * unpriced call only ({@code turnBefore} has none), naming the first USD budget set (turn, agent, team, team-day)
+     * and the model; empty when no USD budget is set or the call is priced.
+     *
+     * @param model      the model that answered (named in the text; {@code null}: "the model")
+     * @param turnBefore the turn's usage before the call
+     * @param call       the call's usage
+     */
+    public Optional<Breach> unpriced(String model, Usage turnBefore, Usage call) {
+        if (call == null || call.priceKnown() || (turnBefore != null && !turnBefore.priceKnown())) {
+            return Optional.empty();
+        }
+        String budget;
+        String scope;
+        double limit;
+        if (costPerTurnUsd > 0) {
+            budget = "costPerTurnUsd";
+            scope = "turn";
+            limit = costPerTurnUsd;
+        } else if (costPerAgentUsd > 0) {
+            budget = "costPerAgentUsd";
+            scope = "agent";
+            limit = costPerAgentUsd;
+        } else if (costPerTeamUsd > 0) {
+            budget = "costPerTeamUsd";
+            scope = "team";
+            limit = costPerTeamUsd;
+        } else if (costPerTeamPerDayUsd > 0) {
+            budget = "costPerTeamPerDayUsd";
+            scope = TEAM_DAY;
+            limit = costPerTeamPerDayUsd;
+        } else {
+            return Optional.empty();
+        }
+        String name = model == null || model.isBlank() ? "the model" : "model " + model;
+        String key = model == null || model.isBlank() ? "<model>" : model;
+        double used = turnBefore == null ? 0 : turnBefore.costUsd();
+        return Optional.of(new Breach(budget, scope, used, limit, "Unknown price: " + name + " has no price, so its"
+                + " calls count no cost and the USD budgets (" + budget + " " + usd(limit) + ") cannot limit them;"
+                + " set cohort.engine.prices.\"" + key + "\".* to price it."));
     }
 
     /**

@@ -208,8 +208,7 @@ final class ContextManager {
             events.compactionFailed("compaction summary failed: " + why2, transcript);
             return false;
         }
-        count.accept(new Usage(r.inputTokens(), r.outputTokens(), 1, engine.settings.cost(r.model(), r.inputTokens(),
-                r.outputTokens(), r.cachedTokens()), r.cachedTokens()));
+        count.accept(engine.settings.usageOf(r));
         int tail = Summary.tailStart(conv.messages, cs.keepRecentTurns(), (long) (limits.contextWindow()
                 * cs.summaryTailRatio()));
         boolean keep = ctx.policy().keepsSessionMemoryInSummary();

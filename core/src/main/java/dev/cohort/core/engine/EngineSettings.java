@@ -2,6 +2,7 @@ package dev.cohort.core.engine;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The engine's tunables (CONVENTIONS #8: each default carries its reason; hosts override them from
@@ -21,7 +22,8 @@ import java.util.Map;
  * @param maxTokensPerTurn     token budget of one turn, 0 = unlimited; always {@code budgets().tokensPerTurn()}.
  * @param maxTokensPerAgent    token budget over the agent's life, 0 = unlimited; always
  *                             {@code budgets().tokensPerAgent()}.
- * @param prices               price per model name, for cost reporting.
+ * @param prices               configured price per model name, for cost reporting; they override the built-in
+ *                             table ({@link ModelPrices}) per model.
  * @param previewChars         characters of a tool result in {@code tool_call_finished} events (events are for
  *                             watching, not for transcripts; 300 fits a terminal line or two).
  * @param recovery             error recovery: retries, backoff, fallback model, output-limit escalation.
@@ -146,37 +148,93 @@ public record EngineSettings(int maxModelCallsPerTurn, int subagentMaxModelCalls
                 + ") disagree: set one of them");
     }
 
-    /** The cost of one call's tokens on {@code modelName} (0 when no price is configured). */
+    /**
+     * The price of {@code modelName}: a configured price ({@link #prices}) first, then the built-in table
+     * ({@link ModelPrices#builtin()}), each matched by {@link ModelPrices#match}; a model without one falls back to
+     * the price of the configured {@link #model}. Empty when none is known: the cost is then unknown, not 0.
+     */
+    public Optional<ModelPrice> price(String modelName) {
+        Optional<ModelPrice> p = priceOf(modelName);
+        return p.isPresent() || model == null || model.equals(modelName) ? p : priceOf(model);
+    }
+
+    private Optional<ModelPrice> priceOf(String name) {
+        if (name == null || name.isBlank()) {
+            return Optional.empty();
+        }
+        Optional<ModelPrice> configured = ModelPrices.match(prices, name);
+        return configured.isPresent() ? configured : ModelPrices.builtin().find(name);
+    }
+
+    /**
+     * One model call's usage: its tokens, its cost at {@link #price} and, when no price is known, one unpriced call
+     * (cost 0 in the sum, and said so).
+     */
+    public Usage usageOf(ModelClient.Reply r) {
+        Optional<ModelPrice> p = price(r.model());
+        double cost = p.map(x -> x.cost(r.inputTokens(), r.outputTokens(), r.cachedTokens(), r.cacheWriteTokens()))
+                .orElse(0.0);
+        return new Usage(r.inputTokens(), r.outputTokens(), 1, cost, r.cachedTokens(), r.cacheWriteTokens(),
+                p.isPresent() ? 0 : 1);
+    }
+
+    /** The cost of one call's tokens on {@code modelName} (0 when no price is known). */
     public double cost(String modelName, long in, long out) {
         return cost(modelName, in, out, 0);
     }
 
     /**
-     * The cost of one call's tokens on {@code modelName}, {@code cached} of the {@code in} prompt tokens at the cached
-     * price (0 when no price is configured).
+     * The cost of one call's tokens on {@code modelName}, {@code cached} of the {@code in} prompt tokens at the cache
+     * read price (0 when no price is known).
      */
     public double cost(String modelName, long in, long out, long cached) {
-        ModelPrice p = modelName == null ? null : prices.get(modelName);
-        if (p == null && model != null) {
-            p = prices.get(model);
-        }
-        if (p == null) {
-            return 0;
-        }
-        long c = Math.max(0, Math.min(cached, in));
-        return ((in - c) * p.inputPerMillion() + c * p.cachedInputPerMillion() + out * p.outputPerMillion())
-                / 1_000_000.0;
+        return cost(modelName, in, out, cached, 0);
     }
 
     /**
-     * @param inputPerMillion       USD per million prompt tokens
-     * @param outputPerMillion      USD per million completion tokens
-     * @param cachedInputPerMillion USD per million prompt tokens served from the provider's cache
+     * The cost of one call's tokens on {@code modelName}: of the {@code in} prompt tokens, {@code cacheRead} at the
+     * cache read price and {@code cacheWrite} at the cache write price (0 when no price is known).
      */
-    public record ModelPrice(double inputPerMillion, double outputPerMillion, double cachedInputPerMillion) {
+    public double cost(String modelName, long in, long out, long cacheRead, long cacheWrite) {
+        return price(modelName).map(p -> p.cost(in, out, cacheRead, cacheWrite)).orElse(0.0);
+    }
+
+    /**
+     * A model's list prices, USD per million tokens.
+     *
+     * @param inputPerMillion       prompt tokens neither read from nor written to the provider's cache
+     * @param outputPerMillion      completion tokens
+     * @param cachedInputPerMillion prompt tokens read from the provider's cache (the cache read price)
+     * @param cacheWritePerMillion  prompt tokens written to the provider's cache (Anthropic: 1.25 × input for the
+     *                              5-minute cache; OpenAI charges no more than the input price)
+     */
+    public record ModelPrice(double inputPerMillion, double outputPerMillion, double cachedInputPerMillion,
+            double cacheWritePerMillion) {
+        /** A price whose cache writes cost the input price. */
+        public ModelPrice(double inputPerMillion, double outputPerMillion, double cachedInputPerMillion) {
+            this(inputPerMillion, outputPerMillion, cachedInputPerMillion, inputPerMillion);
+        }
+
         /** A price without a cache discount: cached prompt tokens cost what other prompt tokens cost. */
         public ModelPrice(double inputPerMillion, double outputPerMillion) {
             this(inputPerMillion, outputPerMillion, inputPerMillion);
+        }
+
+        /** The cache read price (an alias of {@link #cachedInputPerMillion}). */
+        public double cacheReadPerMillion() {
+            return cachedInputPerMillion;
+        }
+
+        /**
+         * USD of one call. {@code in} includes the cache reads and writes (as the wires report it), so the uncached
+         * rest is {@code in - cacheRead - cacheWrite}; each token is counted at exactly one price.
+         */
+        public double cost(long in, long out, long cacheRead, long cacheWrite) {
+            long read = Math.max(0, Math.min(cacheRead, in));
+            long write = Math.max(0, Math.min(cacheWrite, in - read));
+            long uncached = in - read - write;
+            return (uncached * inputPerMillion + read * cachedInputPerMillion + write * cacheWritePerMillion
+                    + Math.max(0, out) * outputPerMillion) / 1_000_000.0;
         }
     }
 }

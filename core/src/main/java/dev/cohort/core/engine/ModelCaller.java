@@ -250,7 +250,8 @@ final class ModelCaller {
         frags.forEach(joined::append);
         joined.append(reply.text() == null ? "" : reply.text());
         return new ModelClient.Reply(joined.toString(), reply.toolCalls(), reply.finishReason(),
-                reply.inputTokens(), reply.outputTokens(), reply.model(), reply.cachedTokens());
+                reply.inputTokens(), reply.outputTokens(), reply.model(), reply.cachedTokens(),
+                reply.cacheWriteTokens());
     }
 
     /** Gives calls without an id one (some providers omit it), so every result can be paired. */

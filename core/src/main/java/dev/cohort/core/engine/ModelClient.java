@@ -36,17 +36,25 @@ public interface ModelClient {
      * @param model        the model that answered, if known
      * @param cachedTokens prompt tokens the provider served from its cache (part of {@code inputTokens}; 0 if it
      *                     says nothing)
+     * @param cacheWriteTokens prompt tokens the provider wrote to its cache (part of {@code inputTokens}; 0 if it says
+     *                     nothing, as OpenAI's API never does)
      */
     record Reply(String text, List<ModelToolCall> toolCalls, String finishReason, long inputTokens, long outputTokens,
-            String model, long cachedTokens) {
+            String model, long cachedTokens, long cacheWriteTokens) {
         public Reply {
             toolCalls = toolCalls == null ? List.of() : List.copyOf(toolCalls);
+        }
+
+        /** A reply without cache writes. */
+        public Reply(String text, List<ModelToolCall> toolCalls, String finishReason, long inputTokens,
+                long outputTokens, String model, long cachedTokens) {
+            this(text, toolCalls, finishReason, inputTokens, outputTokens, model, cachedTokens, 0);
         }
 
         /** A reply without cache information. */
         public Reply(String text, List<ModelToolCall> toolCalls, String finishReason, long inputTokens,
                 long outputTokens, String model) {
-            this(text, toolCalls, finishReason, inputTokens, outputTokens, model, 0);
+            this(text, toolCalls, finishReason, inputTokens, outputTokens, model, 0, 0);
         }
 
         public static Reply text(String text) {

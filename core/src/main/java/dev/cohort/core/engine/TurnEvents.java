@@ -87,7 +87,7 @@ final class TurnEvents {
         String model = reply.model() != null && !reply.model().isBlank() ? reply.model() : requested;
         emitWithSave(new AssistantMessage(turnId, reply.finishReason(), u.inputTokens(), u.outputTokens(), m.content(),
                 m.toolCalls().stream().map(ModelToolCall::name).toList(), subagent, model, u.cachedTokens(),
-                u.costUsd()));
+                u.costUsd(), u.cacheWriteTokens(), u.priceKnown()));
     }
 
     void toolStarted(ModelToolCall c) {
@@ -166,7 +166,8 @@ final class TurnEvents {
     }
 
     private static TurnCompleted.UsageView view(Usage u) {
-        return new TurnCompleted.UsageView(u.inputTokens(), u.outputTokens(), u.costUsd(), u.cachedTokens());
+        return new TurnCompleted.UsageView(u.inputTokens(), u.outputTokens(), u.costUsd(), u.cachedTokens(),
+                u.cacheWriteTokens(), u.unpricedCalls());
     }
 
     private void emitWithSave(EventPayload p) {

@@ -285,9 +285,11 @@ final class TurnLoop {
             }
         }
         turn.modelCalls++;
-        Usage u = new Usage(reply.inputTokens(), reply.outputTokens(), 1,
-                engine.settings.cost(reply.model(), reply.inputTokens(), reply.outputTokens(), reply.cachedTokens()),
-                reply.cachedTokens());
+        Usage u = engine.settings.usageOf(reply);
+        if (ctx.policy().countsAgentUsage()) { // own loops only, as the budgets' other warnings
+            budgets().unpriced(reply.model() != null ? reply.model() : model.model(), turn.usage, u)
+                    .ifPresent(warnings::add);
+        }
         count(u);
         if ("length".equals(reply.finishReason())) {
             try {

@@ -38,7 +38,8 @@ import java.util.List;
  * {@code tool_calls}, {@code max_tokens} → {@code length}, {@code refusal} → {@code content_filter});</li>
  * <li>the input tokens are the sum of {@code input_tokens}, {@code cache_creation_input_tokens} and
  * {@code cache_read_input_tokens};</li>
- * <li>the cached tokens are {@code cache_read_input_tokens}.</li>
+ * <li>the cached tokens are {@code cache_read_input_tokens}, and the cache-write tokens
+ * {@code cache_creation_input_tokens}.</li>
  * </ul>
  */
 public final class AnthropicMessagesWire {
@@ -187,8 +188,9 @@ public final class AnthropicMessagesWire {
         };
         JsonNode u = root.path("usage");
         long cacheRead = u.path("cache_read_input_tokens").asLong(0);
-        long input = u.path("input_tokens").asLong(0) + u.path("cache_creation_input_tokens").asLong(0) + cacheRead;
+        long cacheWrite = u.path("cache_creation_input_tokens").asLong(0);
+        long input = u.path("input_tokens").asLong(0) + cacheWrite + cacheRead;
         return new ModelClient.Reply(text.isEmpty() ? null : text.toString(), calls, finish, input,
-                u.path("output_tokens").asLong(0), root.path("model").asText(null), cacheRead);
+                u.path("output_tokens").asLong(0), root.path("model").asText(null), cacheRead, cacheWrite);
     }
 }

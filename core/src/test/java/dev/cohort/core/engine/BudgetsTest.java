@@ -263,6 +263,27 @@ class BudgetsTest {
     }
 
     /** A clock the test moves. */
+
+    @Test
+    void aCallWithoutAPriceWarnsOncePerTurnThatTheUsdBudgetsCannotLimitIt() {
+        Usage unpriced = new Usage(1000, 10, 1, 0, 0, 0, 1);
+        Budgets agentCost = new Budgets(0, 0, 0, 0, 2, 0);
+        Optional<Budgets.Breach> w = agentCost.unpriced("my-model", new Usage(10, 10, 1, 0.25), unpriced);
+        assertThat(w).hasValueSatisfying(b -> {
+            assertThat(b.budget()).isEqualTo("costPerAgentUsd");
+            assertThat(b.scope()).isEqualTo("agent");
+            assertThat(b.used()).isEqualTo(0.25);
+            assertThat(b.limit()).isEqualTo(2.0);
+            assertThat(b.text()).startsWith("Unknown price: model my-model has no price")
+                    .contains("cohort.engine.prices.\"my-model\"");
+        });
+        assertThat(agentCost.unpriced("my-model", unpriced, unpriced)).as("the turn already had one").isEmpty();
+        assertThat(agentCost.unpriced("gpt-4o", Usage.ZERO, new Usage(1000, 10, 1, 0.01))).as("priced").isEmpty();
+        assertThat(Budgets.defaults().unpriced("my-model", Usage.ZERO, unpriced)).as("no USD budget").isEmpty();
+        assertThat(new Budgets(0, 0, 0, 0, 0, 0, 0, 5).unpriced(null, null, unpriced))
+                .hasValueSatisfying(b -> assertThat(b.scope()).isEqualTo(Budgets.TEAM_DAY));
+    }
+
     private static final class MutableClock extends Clock {
         Instant now;
         private final ZoneId zone;

@@ -733,11 +733,12 @@ class EngineSeamsTest {
         assertThat(completed.path("status").asText()).isEqualTo("completed");
         // cachedTokens (usage views) and model / cachedTokens / costUsd (assistant_message) were added at the end;
         // the model is absent when neither the reply nor the settings name one
+        // then cacheWriteTokens / unpricedCalls (usage views) and cacheWriteTokens / priceKnown (assistant_message)
         assertThat(fields(completed.path("usage"))).containsExactly("inputTokens", "outputTokens", "costUsd",
-                "cachedTokens");
+                "cachedTokens", "cacheWriteTokens", "unpricedCalls");
         JsonNode assistant = events.dataOf(EventType.ASSISTANT_MESSAGE).get(0);
         assertThat(fields(assistant)).containsExactly("turnId", "finishReason", "inputTokens", "outputTokens",
-                "toolCalls", "cachedTokens", "costUsd");
+                "toolCalls", "cachedTokens", "costUsd", "cacheWriteTokens", "priceKnown");
         assertThat(Json.MAPPER.valueToTree(new ModelRetry.Retry(1, 4, "overloaded",
                 529, null, 500, true, "m", "t1", null)).toString())
                 .isEqualTo("{\"action\":\"retry\",\"attempt\":1,\"maxAttempts\":4,\"kind\":\"overloaded\",\"status\":529,"

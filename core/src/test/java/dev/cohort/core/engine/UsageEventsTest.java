@@ -78,6 +78,50 @@ class UsageEventsTest extends ScriptedModelTestBase {
     }
 
     @Test
+    void cacheWritesTheWireReportsArePricedAtTheCacheWritePriceAndSummedByTheTurn() {
+        EngineSettings settings = EngineSettings.defaults()
+                .withPrices(Map.of("scripted", new EngineSettings.ModelPrice(1.0, 2.0, 0.5, 1.25)));
+        EngineHarness.Events events = run(settings);
+        List<JsonNode> msgs = events.dataOf(EventType.ASSISTANT_MESSAGE);
+        // Anthropic's wire reports the prompt tokens it did not read from the cache as written to it (the scripted
+        // server's prompt caching); OpenAI's reports no cache writes
+        long firstWrite = EngineHarness.anthropicWire() ? 600 : 0;
+        long secondWrite = EngineHarness.anthropicWire() ? 2000 - msgs.get(1).path("cachedTokens").asLong() : 0;
+        assertThat(msgs.get(0).path("cacheWriteTokens").asLong()).isEqualTo(firstWrite);
+        assertThat(msgs.get(1).path("cacheWriteTokens").asLong()).isEqualTo(secondWrite);
+        assertThat(msgs.get(0).path("priceKnown").asBoolean()).isTrue();
+        double firstCost = ((1000 - 400 - firstWrite) * 1.0 + 400 * 0.5 + firstWrite * 1.25 + 100 * 2.0) / 1_000_000;
+        assertThat(msgs.get(0).path("costUsd").asDouble()).isCloseTo(firstCost, offset(1e-12));
+
+        JsonNode done = events.dataOf(EventType.TURN_COMPLETED).getFirst();
+        assertThat(done.path("usage").path("cacheWriteTokens").asLong()).isEqualTo(firstWrite + secondWrite);
+        assertThat(done.path("agentUsage").path("cacheWriteTokens").asLong()).isEqualTo(firstWrite + secondWrite);
+        assertThat(done.path("usage").path("unpricedCalls").asLong()).isZero();
+    }
+
+    @Test
+    void aModelWithoutAnyPriceIsReportedAsUnknownPriceNotAsFree() {
+        EngineHarness.Events events = run(EngineSettings.defaults().withPrices(Map.of()));
+        JsonNode first = events.dataOf(EventType.ASSISTANT_MESSAGE).get(0);
+        assertThat(first.path("priceKnown").asBoolean(true)).isFalse();
+        JsonNode done = events.dataOf(EventType.TURN_COMPLETED).getFirst();
+        assertThat(done.path("usage").path("unpricedCalls").asLong()).isEqualTo(2);
+        assertThat(done.path("agentUsage").path("unpricedCalls").asLong()).isEqualTo(2);
+        assertThat(events.dataOf(EventType.BUDGET_WARNING)).as("no USD budget set: nothing to warn of").isEmpty();
+    }
+
+    @Test
+    void withAUsdBudgetSetAModelWithoutAPriceWarnsOnceThatTheBudgetCannotLimitIt() {
+        EngineHarness.Events events = run(EngineSettings.defaults().withPrices(Map.of())
+                .withBudgets(new Budgets(0, 0, 0, 1.0, 0, 0)));
+        List<JsonNode> warnings = events.dataOf(EventType.BUDGET_WARNING);
+        assertThat(warnings).singleElement().satisfies(w -> {
+            assertThat(w.path("budget").asText()).isEqualTo("costPerTurnUsd");
+            assertThat(w.path("message").asText()).startsWith("Unknown price: model scripted has no price");
+        });
+    }
+
+    @Test
     void aSavedUsageWithoutCachedTokensReadsBackWithZeroAndNewOnesRoundTrip() {
         Usage old = Json.read(
                 "{\"inputTokens\":10,\"outputTokens\":2,\"calls\":1,\"costUsd\":0.5}", Usage.class);
@@ -85,5 +129,7 @@ class UsageEventsTest extends ScriptedModelTestBase {
         Usage now = new Usage(10, 2, 1, 0.5, 4).plus(new Usage(1, 1, 1, 0, 1));
         assertThat(Json.read(Json.write(now), Usage.class))
                 .isEqualTo(new Usage(11, 3, 2, 0.5, 5));
+        Usage full = new Usage(11, 3, 2, 0.5, 5, 7, 1);
+        assertThat(Json.read(Json.write(full), Usage.class)).isEqualTo(full);
     }
 }

@@ -104,6 +104,7 @@ class AnthropicMessagesWireTest {
         assertThat(reply.finishReason()).isEqualTo("tool_calls");
         assertThat(reply.inputTokens()).isEqualTo(4312);
         assertThat(reply.cachedTokens()).isEqualTo(4000);
+        assertThat(reply.cacheWriteTokens()).isEqualTo(300);
         assertThat(reply.outputTokens()).isEqualTo(40);
         assertThat(reply.model()).isEqualTo("claude-x");
 
@@ -162,6 +163,8 @@ class AnthropicMessagesWireTest {
                 null));
         assertThat(first.toolCalls()).singleElement().satisfies(c -> assertThat(c.name()).isEqualTo("glob"));
         assertThat(first.cachedTokens()).isZero();
+        assertThat(first.cacheWriteTokens()).as("a prefix the cache has not seen is written to it")
+                .isEqualTo(first.inputTokens()).isPositive();
 
         List<Message> round2 = List.of(round1.get(0), Message.assistant(null, first.toolCalls()),
                 Message.tool("t1", "glob", "a.txt\nb.txt", false));
@@ -170,6 +173,8 @@ class AnthropicMessagesWireTest {
         assertThat(second.text()).isEqualTo("two files");
         assertThat(second.finishReason()).isEqualTo("stop");
         assertThat(second.cachedTokens()).isGreaterThan(second.inputTokens() / 2); // the first round's prompt
+        assertThat(second.cacheWriteTokens()).as("only what the round added is written")
+                .isEqualTo(second.inputTokens() - second.cachedTokens()).isPositive();
         // the scripted server saw the same request as a chat completion: one scenario format for both wires
         JsonNode seen = server.requests().get(1).body();
         assertThat(seen.path("user").asText()).isEqualTo("t/lead");

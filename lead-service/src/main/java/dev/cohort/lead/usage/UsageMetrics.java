@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
- * {@code cohort_tokens_total{team,agent,model,kind=prompt|completion|cached}} and
+ * {@code cohort_tokens_total{team,agent,model,kind=prompt|completion|cached|cache_write}} and
  * {@code cohort_cost_total{team,agent,model}} (USD), counted once per ledger row this replica inserted, after the
  * transaction that inserted it committed. The labels are bounded: at most {@code cohort.usage.metrics.max-series}
  * (team, agent, model) combinations get their own series; the calls of any further one count under
@@ -55,7 +55,8 @@ public class UsageMetrics {
         tokens(team, agent, model, "prompt").increment(u.promptTokens());
         tokens(team, agent, model, "completion").increment(u.completionTokens());
         tokens(team, agent, model, "cached").increment(u.cachedTokens());
-        Counter.builder("cohort.cost").baseUnit(null).description("Cost of model calls at the configured prices, USD")
+        tokens(team, agent, model, "cache_write").increment(u.cacheWriteTokens());
+        Counter.builder("cohort.cost").baseUnit(null).description("Cost of model calls at the known prices, USD")
                 .tags("team", team, "agent", agent, "model", model).register(registry).increment(u.costUsd());
     }
 

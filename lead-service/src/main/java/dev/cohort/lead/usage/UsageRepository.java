@@ -6,6 +6,7 @@ import dev.cohort.platform.sql.Sql;
 import io.agroal.api.AgroalDataSource;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.sql.Array;
 import java.sql.Connection;
 import java.sql.Date;
 import java.sql.PreparedStatement;
@@ -65,9 +66,10 @@ public class UsageRepository {
     AgroalDataSource ds;
 
     private static final String INSERT = "INSERT INTO lead.usage (event_id, team, agent, turn_id, prompt_id, model, ts,"
-            + " day, prompt_tokens, completion_tokens, cached_tokens, cost_usd) VALUES (?, ?, ?, ?,"
+            + " day, prompt_tokens, completion_tokens, cached_tokens, cost_usd, cache_write_tokens, price_known)"
+            + " VALUES (?, ?, ?, ?,"
             + " (SELECT p.id FROM lead.prompts p WHERE p.team = ? AND p.turn_id = ? ORDER BY p.seq LIMIT 1),"
-            + " ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING";
+            + " ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (event_id) DO NOTHING";
 
     /**
      * The usage row as a data-modifying CTE named {@code g} over the CTE {@code eventCte}, whose {@code RETURNING id}
@@ -76,9 +78,10 @@ public class UsageRepository {
      */
     public static String cte(String eventCte) {
         return "g AS (INSERT INTO lead.usage (event_id, team, agent, turn_id, prompt_id, model, ts, day, prompt_tokens, "
-                + "completion_tokens, cached_tokens, cost_usd) SELECT " + eventCte + ".id, ?, ?, ?, (SELECT p.id FROM "
+                + "completion_tokens, cached_tokens, cost_usd, cache_write_tokens, price_known) SELECT " + eventCte
+                + ".id, ?, ?, ?, (SELECT p.id FROM "
                 + "lead.prompts p WHERE p.team = ? AND p.turn_id = ? ORDER BY p.seq LIMIT 1), ?, ?::timestamptz, "
-                + "?::date, ?, ?, ?, ? FROM " + eventCte + " ON CONFLICT (event_id) DO NOTHING RETURNING 1)";
+                + "?::date, ?, ?, ?, ?, ?, ? FROM " + eventCte + " ON CONFLICT (event_id) DO NOTHING RETURNING 1)";
     }
 
     /** Binds {@link #cte}'s parameters from {@code index}; returns the next free index. */
@@ -96,6 +99,8 @@ public class UsageRepository {
         ps.setLong(i++, u.completionTokens());
         ps.setLong(i++, u.cachedTokens());
         ps.setDouble(i++, u.costUsd());
+        ps.setLong(i++, u.cacheWriteTokens());
+        ps.setBoolean(i++, u.priceKnown());
         return i;
     }
 
@@ -118,12 +123,16 @@ public class UsageRepository {
             ps.setLong(11, u.completionTokens());
             ps.setLong(12, u.cachedTokens());
             ps.setDouble(13, u.costUsd());
+            ps.setLong(14, u.cacheWriteTokens());
+            ps.setBoolean(15, u.priceKnown());
             return ps.executeUpdate() == 1 ? row : Optional.empty();
         }
     }
 
     private static final String SUMS = "count(*), coalesce(sum(prompt_tokens), 0), coalesce(sum(completion_tokens), 0),"
-            + " coalesce(sum(cached_tokens), 0), coalesce(sum(cost_usd), 0)";
+            + " coalesce(sum(cached_tokens), 0), coalesce(sum(cost_usd), 0), coalesce(sum(cache_write_tokens), 0),"
+            + " count(*) FILTER (WHERE NOT price_known),"
+            + " coalesce(array_agg(DISTINCT coalesce(model, 'unknown')) FILTER (WHERE NOT price_known), '{}')";
 
     /**
      * The team's usage grouped {@code by}, from {@code since} (a UTC day, inclusive; null = all) and of one
@@ -191,7 +200,9 @@ public class UsageRepository {
     }
 
     private static UsageTotals totals(ResultSet rs, int first) throws SQLException {
+        Array models = rs.getArray(first + 7);
+        List<String> unpriced = models == null ? List.of() : List.of((String[]) models.getArray());
         return new UsageTotals(rs.getLong(first), rs.getLong(first + 1), rs.getLong(first + 2), rs.getLong(first + 3),
-                rs.getDouble(first + 4));
+                rs.getDouble(first + 4), rs.getLong(first + 5), rs.getLong(first + 6), unpriced);
     }
 }

@@ -33,15 +33,26 @@ public class UsageResource {
     public record Report(String team, String by, List<Row> rows, Totals total) {
     }
 
-    /** One group: {@code agent} for by=agent|turn, {@code turnId} for by=turn, {@code day} for by=day. */
+    /**
+     * One group: {@code agent} for by=agent|turn, {@code turnId} for by=turn, {@code day} for by=day. {@code costUsd}
+     * counts the calls with a known price; {@code priceKnown} is false when any call's model had none
+     * ({@code unpricedCalls} of them, of {@code unpricedModels}): the cost is then unknown, not what {@code costUsd}
+     * says.
+     */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Row(String key, String agent, String turnId, String day, long modelCalls, long promptTokens,
-            long completionTokens, long cachedTokens, double costUsd) {
+            long completionTokens, long cachedTokens, double costUsd, long cacheWriteTokens, boolean priceKnown,
+            long unpricedCalls, List<String> unpricedModels) {
     }
 
-    /** The counters of all rows. */
+    /** The counters of all rows (the same fields as a {@link Row}'s). */
     public record Totals(long modelCalls, long promptTokens, long completionTokens, long cachedTokens,
-            double costUsd) {
+            double costUsd, long cacheWriteTokens, boolean priceKnown, long unpricedCalls,
+            List<String> unpricedModels) {
+        static Totals of(UsageTotals t) {
+            return new Totals(t.modelCalls(), t.promptTokens(), t.completionTokens(), t.cachedTokens(), t.costUsd(),
+                    t.cacheWriteTokens(), t.priceKnown(), t.unpricedCalls(), t.unpricedModels());
+        }
     }
 
     @GET
@@ -63,11 +74,13 @@ public class UsageResource {
         for (UsageRepository.Group g : groups) {
             total = total.plus(g.totals());
         }
-        List<Row> rows = groups.stream().map(g -> new Row(g.key(), g.agent(), g.turnId(),
-                g.day() == null ? null : g.day().toString(), g.totals().modelCalls(), g.totals().promptTokens(),
-                g.totals().completionTokens(), g.totals().cachedTokens(), g.totals().costUsd())).toList();
-        return new Report(team, by.wire(), rows, new Totals(total.modelCalls(), total.promptTokens(),
-                total.completionTokens(), total.cachedTokens(), total.costUsd()));
+        List<Row> rows = groups.stream().map(g -> {
+            UsageTotals t = g.totals();
+            return new Row(g.key(), g.agent(), g.turnId(), g.day() == null ? null : g.day().toString(),
+                    t.modelCalls(), t.promptTokens(), t.completionTokens(), t.cachedTokens(), t.costUsd(),
+                    t.cacheWriteTokens(), t.priceKnown(), t.unpricedCalls(), t.unpricedModels());
+        }).toList();
+        return new Report(team, by.wire(), rows, Totals.of(total));
     }
 
     /** An ISO date ({@code 2026-12-02}) or instant ({@code 2026-12-02T08:00:00Z}, its UTC day); null = no bound. */

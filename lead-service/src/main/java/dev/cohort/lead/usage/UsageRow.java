@@ -18,10 +18,20 @@ import java.util.Optional;
  * @param promptTokens     prompt tokens
  * @param completionTokens completion tokens
  * @param cachedTokens     prompt tokens served from the provider's cache
- * @param costUsd          the call's cost at the configured prices
+ * @param costUsd          the call's cost at its model's price (0 without one)
+ * @param cacheWriteTokens prompt tokens written to the provider's cache
+ * @param priceKnown       whether the call's model had a price; an event that does not say (from before the field)
+ *                         is priced when it states a cost or used no tokens
  */
 public record UsageRow(String eventId, String team, String agent, String turnId, String model, Instant ts,
-        long promptTokens, long completionTokens, long cachedTokens, double costUsd) {
+        long promptTokens, long completionTokens, long cachedTokens, double costUsd, long cacheWriteTokens,
+        boolean priceKnown) {
+
+    /** A row without cache writes, of a priced call. */
+    public UsageRow(String eventId, String team, String agent, String turnId, String model, Instant ts,
+            long promptTokens, long completionTokens, long cachedTokens, double costUsd) {
+        this(eventId, team, agent, turnId, model, ts, promptTokens, completionTokens, cachedTokens, costUsd, 0, true);
+    }
 
     /** The usage an event states: present for an {@code assistant_message} only. */
     public static Optional<UsageRow> of(Event e) {
@@ -29,9 +39,14 @@ public record UsageRow(String eventId, String team, String agent, String turnId,
             return Optional.empty();
         }
         JsonNode d = e.data();
+        long in = nonNegative(d, "inputTokens");
+        long out = nonNegative(d, "outputTokens");
+        double cost = cost(d);
+        JsonNode known = d == null ? null : d.get("priceKnown");
+        boolean priced = known != null && known.isBoolean() ? known.asBoolean() : cost > 0 || in + out == 0;
         return Optional.of(new UsageRow(e.id(), e.team(), e.agent() == null ? "unknown" : e.agent(),
-                text(d, "turnId"), text(d, "model"), e.ts(), nonNegative(d, "inputTokens"),
-                nonNegative(d, "outputTokens"), nonNegative(d, "cachedTokens"), cost(d)));
+                text(d, "turnId"), text(d, "model"), e.ts(), in, out, nonNegative(d, "cachedTokens"), cost,
+                nonNegative(d, "cacheWriteTokens"), priced));
     }
 
     private static String text(JsonNode d, String field) {

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class UsageMetricsTest {
 
     private static UsageRow row(String team, String agent, String model) {
-        return new UsageRow("e-" + team + agent + model, team, agent, "t1", model, Instant.now(), 100, 20, 30, 0.5);
+        return new UsageRow("e-" + team + agent + model, team, agent, "t1", model, Instant.now(), 100, 20, 30, 0.5, 10,
+                true);
     }
 
     private static double tokens(SimpleMeterRegistry r, String team, String agent, String model, String kind) {
@@ -32,6 +33,7 @@ class UsageMetricsTest {
         assertThat(tokens(r, "t", "lead", "gpt", "prompt")).isEqualTo(200);
         assertThat(tokens(r, "t", "lead", "gpt", "completion")).isEqualTo(40);
         assertThat(tokens(r, "t", "lead", "gpt", "cached")).isEqualTo(60);
+        assertThat(tokens(r, "t", "lead", "gpt", "cache_write")).isEqualTo(20);
         assertThat(cost(r, "t", "lead", "gpt")).isEqualTo(1.0);
         assertThat(m.seriesCount()).isEqualTo(1);
     }

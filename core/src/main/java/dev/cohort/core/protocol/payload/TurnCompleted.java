@@ -53,10 +53,19 @@ public record TurnCompleted(String turnId, String reason, int modelCalls, String
      *
      * @param inputTokens  prompt tokens
      * @param outputTokens completion tokens
-     * @param costUsd      cost at the configured prices (0 without prices)
+     * @param costUsd      cost at the known prices (the calls of a model without a price count 0)
      * @param cachedTokens prompt tokens served from the provider's cache (part of {@code inputTokens})
+     * @param cacheWriteTokens prompt tokens written to the provider's cache (part of {@code inputTokens})
+     * @param unpricedCalls model calls whose model had no known price: with any, {@code costUsd} is not the whole
+     *                     cost
      */
-    public record UsageView(long inputTokens, long outputTokens, double costUsd, long cachedTokens) {
+    public record UsageView(long inputTokens, long outputTokens, double costUsd, long cachedTokens,
+            long cacheWriteTokens, long unpricedCalls) {
+        /** A view without cache writes or unpriced calls. */
+        public UsageView(long inputTokens, long outputTokens, double costUsd, long cachedTokens) {
+            this(inputTokens, outputTokens, costUsd, cachedTokens, 0, 0);
+        }
+
         /** A view without cache information. */
         public UsageView(long inputTokens, long outputTokens, double costUsd) {
             this(inputTokens, outputTokens, costUsd, 0);
