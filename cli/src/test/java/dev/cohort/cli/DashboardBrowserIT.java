@@ -219,11 +219,15 @@ class DashboardBrowserIT {
                         HttpResponse.BodyHandlers.ofString()).body());
                 assertThat(carols).anyMatch(p -> p.path("sender").asText().equals("carol") && p.path("status").asText().equals("approved"));
 
-                // usage per agent: the usage endpoint's table, a row for the lead and one for the teammate
+                // usage per agent: the usage endpoint's table, a row for the lead and one for the teammate; the scripted
+                // model has no price, so its cost is "unknown price", never $0
                 await("usage per agent is shown").atMost(PATIENCE).until(() -> {
                     String u = b.text("#usage");
-                    return u.contains("Cached") && u.contains("lead") && u.contains("alice");
+                    return u.contains("Cached") && u.contains("Cache write") && u.contains("lead") && u.contains("alice");
                 });
+                assertThat(b.text("#usage")).contains("unknown price").contains("Unknown price: no price for")
+                        .doesNotContain("$0.0000");
+                assertThat(b.text("#agents tr[data-agent='lead']")).contains("unknown price");
                 b.screenshot(SHOTS.resolve("04b-usage.png"));
 
                 // cron jobs through the lead's proxy to scheduler-service: add, see, remove

@@ -145,7 +145,7 @@ class LeadSchemaMigrationTest {
         leadFlyway(upgraded).migrate();
 
         // the agent tables, and a table of the lead's own migrations after agent-host's (V101.2)
-        for (String table : List.of("agents", "agent_messages", "inbox", "transcripts", "team_mcp_servers")) {
+        for (String table : List.of("agents", "agent_messages", "inbox", "transcripts", "team_mcp_servers", "a2a_tasks", "usage")) {
             assertThat(shape(upgraded, table)).as(table).isEqualTo(shape(fresh, table));
         }
         try (Connection c = upgraded.getConnection(); Statement s = c.createStatement()) {
@@ -158,7 +158,7 @@ class LeadSchemaMigrationTest {
             assertThat(rows(s, "SELECT count(*) FROM pg_tables WHERE schemaname = 'lead'"
                     + " AND tablename = 'flyway_schema_history'")).containsExactly("0");
             assertThat(rows(s, "SELECT version || ' ' || type FROM lead.lead_schema_history ORDER BY installed_rank"))
-                    .containsExactly("101 BASELINE", "101.1 SQL", "101.2 SQL");
+                    .containsExactly("101 BASELINE", "101.1 SQL", "101.2 SQL", "101.3 SQL", "101.4 SQL");
             // another kind of agent's inbox rows can live beside the lead's now: the key has the agent in it
             s.execute("INSERT INTO lead.inbox (team, agent, id, sender, type) VALUES ('default', 'other', 'm1', 'x',"
                     + " 'message')");
