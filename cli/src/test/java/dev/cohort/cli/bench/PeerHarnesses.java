@@ -65,21 +65,25 @@ public final class PeerHarnesses {
 
     /** One tool under test: its npm package, how it is started for one turn, and the environment it needs offline. */
     enum Peer {
-        CLAUDE("claude", "Claude Code " + CLAUDE_VERSION, "@anthropic-ai/claude-code", CLAUDE_VERSION, "claude"),
-        CODEX("codex", "Codex CLI " + CODEX_VERSION, "@openai/codex", CODEX_VERSION, "codex");
+        CLAUDE("claude", "Claude Code " + CLAUDE_VERSION, "@anthropic-ai/claude-code", CLAUDE_VERSION, "claude",
+                "Anthropic Messages"),
+        CODEX("codex", "Codex CLI " + CODEX_VERSION, "@openai/codex", CODEX_VERSION, "codex", "OpenAI Responses");
 
         final String key;
         final String label;
         final String pkg;
         final String version;
         final String bin;
+        /** The model wire it speaks to the endpoint. */
+        final String wire;
 
-        Peer(String key, String label, String pkg, String version, String bin) {
+        Peer(String key, String label, String pkg, String version, String bin, String wire) {
             this.key = key;
             this.label = label;
             this.pkg = pkg;
             this.version = version;
             this.bin = bin;
+            this.wire = wire;
         }
 
         static Peer of(String key) {
@@ -88,11 +92,15 @@ public final class PeerHarnesses {
         }
     }
 
-    /** One harness's figures: its round gaps (ms), the requests that were not model turns, and why it has none. */
-    record Result(String harness, double[] gaps, Map<String, Integer> sideRequests, String failure) {
+    /**
+     * One harness's figures: its round gaps (ms), the requests that were not model turns, why it has none, its
+     * prompt-cache figure ({@link PromptCache}) and the model wire it spoke.
+     */
+    record Result(String harness, double[] gaps, Map<String, Integer> sideRequests, String failure, PromptCache.Tally cache,
+            String wire) {
 
         static Result failed(String harness, String why) {
-            return new Result(harness, new double[0], Map.of(), why);
+            return new Result(harness, new double[0], Map.of(), why, null, null);
         }
     }
 
@@ -242,6 +250,8 @@ public final class PeerHarnesses {
         final Map<String, Integer> side = new TreeMap<>();
         final List<Double> cpu = new ArrayList<>();
         final List<Double> startup = new ArrayList<>();
+        /** The measured turns' prompt-cache figure. */
+        final PromptCache.Tally cache = new PromptCache.Tally();
         String failure;
 
         /** A peer that cannot run (its install failed). */
@@ -277,6 +287,8 @@ public final class PeerHarnesses {
                             JSON.writeValueAsString(turn.rounds().getLast().lastResult()));
                 }
                 if (t > 0) {
+                    // measured between turns, the bodies then dropped: the endpoint holds no turn's bodies after it
+                    cache.addTurn(turn.rounds().stream().map(a -> PromptCache.Request.of(a.wire(), a.body(), null)).toList());
                     measured.add(gaps);
                     cpu.add((double) turn.cpuMs());
                     startup.add(turn.startupMs());
@@ -287,6 +299,7 @@ public final class PeerHarnesses {
                         RoundBenchmark.pct(gaps, 50), RoundBenchmark.pct(gaps, 90), turn.startupMs(), turn.exitMs(), turn.cpuMs(),
                         turn.side().size(), turn.side().isEmpty() ? "" : " " + turn.side().stream().map(PeerModelServer.Arrival::what).toList(),
                         RoundBenchmark.load());
+                model.dropBodies();
             } catch (Exception e) {
                 fail(e);
             }
@@ -307,7 +320,10 @@ public final class PeerHarnesses {
                     peer.label, measured.size(), RoundBenchmark.pct(all, 50), RoundBenchmark.pct(all, 90), RoundBenchmark.pct(all, 99),
                     Arrays.stream(all).average().orElse(0), RoundBenchmark.pct(startup.stream().mapToDouble(d -> d).toArray(), 50),
                     cpu.stream().mapToDouble(d -> d).average().orElse(0));
-            return new Result(peer.label, all, side, null);
+            System.out.printf("[peers] %s PROMPT CACHE (%s): %s%n", peer.label, peer.wire, cache.describe());
+            System.out.printf("[peers] %s: the round whose prompt shared the least with the round before: %s%n", peer.label,
+                    cache.lowestAt());
+            return new Result(peer.label, all, side, null, cache, peer.wire);
         }
     }
 
@@ -490,10 +506,11 @@ public final class PeerHarnesses {
      * The side-by-side table: each harness's round gap p50/p90/p99 and, when Cohort ran in the same invocation,
      * Cohort's p50 divided by that harness's p50 (the target: at most 1/3 of Claude Code's).
      */
-    static void printTable(double[] cohortGaps, List<Result> peers) {
+    static void printTable(Result cohort, List<Result> peers) {
         if (peers.isEmpty()) {
             return;
         }
+        double[] cohortGaps = cohort == null ? null : cohort.gaps();
         System.out.println("[round-bench] side by side, round gap (ms)          p50      p90      p99   rounds   Cohort p50 / this p50");
         if (cohortGaps != null) {
             System.out.printf("    %-44s %7.1f  %7.1f  %7.1f   %6d   %s%n", "Cohort (lead-service, this run)",
@@ -525,6 +542,31 @@ public final class PeerHarnesses {
                         r.sideRequests());
             }
         }
+        printCacheTable(cohort, peers);
+    }
+
+    /**
+     * The prompt-cache table ({@link PromptCache}): per round, the input tokens (the prompt's characters / 4), the share
+     * of them the previous request's prompt began with (all rounds, and the lowest round), the raw bodies'
+     * byte-identical prefix, and the share the model server reported as cache reads.
+     */
+    static void printCacheTable(Result cohort, List<Result> peers) {
+        List<Result> all = new ArrayList<>();
+        if (cohort != null && cohort.cache() != null) {
+            all.add(cohort);
+        }
+        peers.stream().filter(r -> r.failure() == null && r.cache() != null).forEach(all::add);
+        if (all.isEmpty()) {
+            return;
+        }
+        System.out.println("[round-bench] prompt cache per round, tokens = chars/4      wire                     input  cacheable"
+                + "   share  lowest  raw-body prefix  reported cache reads");
+        for (Result r : all) {
+            PromptCache.Tally c = r.cache();
+            System.out.printf("    %-44s %-24s %6.0f  %9.0f  %5.1f %%  %5.1f %%  %8.1f %%       %s%n", r.harness(), r.wire(),
+                    c.inputTokensPerRound(), c.cacheableTokensPerRound(), 100 * c.share(), 100 * c.lowestShare(),
+                    100 * c.bodyShare(), Double.isNaN(c.reportedShare()) ? "-" : String.format("%.1f %%", 100 * c.reportedShare()));
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ the model
@@ -544,7 +586,17 @@ public final class PeerHarnesses {
          * One request as it arrived: nanoTime after its body was read, whether it was a model turn, the number of tool
          * results in its conversation and the last one's text (proof the command ran), what it was.
          */
-        record Arrival(long nanos, boolean round, int results, String lastResult, String what) {
+        record Arrival(long nanos, boolean round, int results, String lastResult, String what, PromptCache.Wire wire, byte[] body) {
+
+            /** A request whose body is not kept (not a model turn). */
+            Arrival(long nanos, boolean round, int results, String lastResult, String what) {
+                this(nanos, round, results, lastResult, what, null, null);
+            }
+
+            /** This arrival without its body, once the turn's prompt-cache figure is taken. */
+            Arrival withoutBody() {
+                return body == null ? this : new Arrival(nanos, round, results, lastResult, what, wire, null);
+            }
         }
 
         /**
@@ -612,6 +664,11 @@ public final class PeerHarnesses {
             return arrivals;
         }
 
+        /** Forgets the bodies of the requests so far (a turn's are measured once it ends). */
+        void dropBodies() {
+            arrivals.replaceAll(Arrival::withoutBody);
+        }
+
         private void handle(HttpExchange ex) throws IOException {
             try (ex) {
                 byte[] raw;
@@ -636,9 +693,9 @@ public final class PeerHarnesses {
                     arrivals.add(new Arrival(arrived, false, -1, null, "count_tokens"));
                     send(ex, 200, "application/json", "{\"input_tokens\":" + raw.length / 4 + "}");
                 } else if (method.equals("POST") && path.endsWith("/v1/messages")) {
-                    messages(ex, body, arrived);
+                    messages(ex, body, raw, arrived);
                 } else if (method.equals("POST") && path.endsWith("/v1/responses")) {
-                    responses(ex, body, arrived);
+                    responses(ex, body, raw, arrived);
                 } else {
                     arrivals.add(new Arrival(arrived, false, -1, null, method + " " + path + " (404)"));
                     send(ex, 404, "application/json", "{\"error\":{\"type\":\"not_found_error\",\"message\":\"not scripted\"}}");
@@ -651,7 +708,7 @@ public final class PeerHarnesses {
 
         // ---------------------------------------------------------------------------- Anthropic Messages (Claude Code)
 
-        private void messages(HttpExchange ex, JsonNode req, long arrived) throws IOException {
+        private void messages(HttpExchange ex, JsonNode req, byte[] raw, long arrived) throws IOException {
             boolean round = hasTool(req.path("tools"), "Bash");
             int results = 0;
             String lastResultId = null;
@@ -680,7 +737,9 @@ public final class PeerHarnesses {
                 content.add(JSON.createObjectNode().put("type", "text").put("text", round ? "DONE" : "Round benchmark"));
                 stop = "end_turn";
             }
-            arrivals.add(new Arrival(arrived, round, results, lastResult, round ? "turn" : describe(req)));
+            // a model turn keeps its body (a reference, no copy) for the prompt-cache figure, measured after the turn
+            arrivals.add(new Arrival(arrived, round, results, lastResult, round ? "turn" : describe(req), PromptCache.Wire.MESSAGES,
+                    round ? raw : null));
             String model = req.path("model").asText("claude");
             if (!req.path("stream").asBoolean(false)) {
                 ObjectNode msg = JSON.createObjectNode().put("id", "msg_bench").put("type", "message").put("role", "assistant")
@@ -726,7 +785,7 @@ public final class PeerHarnesses {
 
         // ---------------------------------------------------------------------------- OpenAI Responses (Codex)
 
-        private void responses(HttpExchange ex, JsonNode req, long arrived) throws IOException {
+        private void responses(HttpExchange ex, JsonNode req, byte[] raw, long arrived) throws IOException {
             boolean round = hasTool(req.path("tools"), "exec_command");
             int results = 0;
             String lastResultId = null;
@@ -752,7 +811,8 @@ public final class PeerHarnesses {
                 item.putArray("content").addObject().put("type", "output_text").put("text", round ? "DONE" : "Round benchmark")
                         .putArray("annotations");
             }
-            arrivals.add(new Arrival(arrived, round, results, lastResult, round ? "turn" : describe(req)));
+            arrivals.add(new Arrival(arrived, round, results, lastResult, round ? "turn" : describe(req), PromptCache.Wire.RESPONSES,
+                    round ? raw : null));
             StringBuilder sse = new StringBuilder();
             ObjectNode created = JSON.createObjectNode().put("type", "response.created");
             created.putObject("response").put("id", "resp_bench").put("status", "in_progress");
