@@ -18,10 +18,10 @@ import java.util.List;
  * on, in the order it renders it: the tools, then the system prompt (Anthropic's {@code system}, OpenAI Responses'
  * {@code instructions}), then the conversation ({@code messages}, {@code input}), each as compact JSON in the
  * harness's own field order and with Anthropic's {@code cache_control} markers left out (they say where a cached
- * prefix ends; they are not prompt). On the Anthropic and chat-completions wires a text given as a string (a
- * message's or a block's {@code content}, Anthropic's {@code system}) is written as the one text block it stands for,
- * since the APIs read both alike: Claude Code sends a message as blocks while it carries the cache marker and as a
- * string once the marker has moved on. Anthropic documents that order (tools, system, messages); OpenAI caches "the
+ * prefix ends; they are not prompt). On the Anthropic and chat-completions wires a {@code content} (or Anthropic's
+ * {@code system}) of exactly one text block is written as the string it is equivalent to, since the APIs read both
+ * alike: Claude Code sends a message as a block while it carries the cache marker and as a string once the marker
+ * has moved on. Anthropic documents that order (tools, system, messages); OpenAI caches "the
  * messages array and the tools" from the prompt's start without publishing its rendering, so the same order is used
  * for its two wires. Everything else in a body (model, max_tokens, stream, metadata, user) is not prompt. Tokens are
  * estimated as characters / 4 for every harness, the scripted model server's own estimate of {@code prompt_tokens}.
@@ -102,15 +102,18 @@ final class PromptCache {
         StringBuilder out = new StringBuilder();
         out.append(normalized(body.path("tools"), textBlocks)).append('\n');
         if (wire.system != null) {
-            JsonNode system = body.path(wire.system);
-            out.append(normalized(textBlocks && system.isTextual() ? textBlock(system) : system, textBlocks)).append('\n');
+            JsonNode system = body.path(wire.system).deepCopy();
+            normalize(system, textBlocks);
+            String oneText = textBlocks ? oneText(system) : null;
+            out.append(oneText != null ? JSON.getNodeFactory().textNode(oneText).toString() : normalized(system, textBlocks))
+                    .append('\n');
         }
         return out.append(normalized(body.path(wire.conversation), textBlocks)).toString();
     }
 
     /**
      * {@code node} as compact JSON, its field order kept, every {@code cache_control} field left out and (with
-     * {@code textBlocks}) every string {@code content} written as one text block; "" when missing.
+     * {@code textBlocks}) every {@code content} of one text block written as its string; "" when missing.
      */
     static String normalized(JsonNode node, boolean textBlocks) {
         if (node.isMissingNode()) {
@@ -124,20 +127,24 @@ final class PromptCache {
     private static void normalize(JsonNode node, boolean textBlocks) {
         if (node instanceof ObjectNode o) {
             o.remove("cache_control");
-            if (textBlocks && o.path("content").isTextual()) {
-                o.set("content", textBlock(o.get("content")));
-            }
             o.forEach(n -> normalize(n, textBlocks));
+            String oneText = textBlocks ? oneText(o.path("content")) : null;
+            if (oneText != null) {
+                o.put("content", oneText);
+            }
         } else if (node instanceof ArrayNode a) {
             a.forEach(n -> normalize(n, textBlocks));
         }
     }
 
-    /** A string as the one text block it stands for: {@code [{"type":"text","text":…}]}. */
-    private static ArrayNode textBlock(JsonNode text) {
-        ArrayNode blocks = JSON.createArrayNode();
-        blocks.addObject().put("type", "text").put("text", text.asText());
-        return blocks;
+    /** The text of {@code [{"type":"text","text":…}]} (markers already left out), else null. */
+    private static String oneText(JsonNode content) {
+        if (!content.isArray() || content.size() != 1) {
+            return null;
+        }
+        JsonNode block = content.get(0);
+        return block.size() == 2 && "text".equals(block.path("type").asText()) && block.path("text").isTextual()
+                ? block.path("text").asText() : null;
     }
 
     /** The length of the longest common prefix of {@code a} and {@code b}, in chars. */

@@ -26,8 +26,7 @@ class PromptCacheTest {
                 + "\"tools\":[{\"name\":\"Bash\",\"cache_control\":{\"type\":\"ephemeral\"}}]}";
 
         assertThat(PromptCache.prompt(Wire.MESSAGES, JSON.readTree(body))).isEqualTo(
-                "[{\"name\":\"Bash\"}]\n[{\"type\":\"text\",\"text\":\"be brief\"}]\n"
-                        + "[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}]");
+                "[{\"name\":\"Bash\"}]\n\"be brief\"\n[{\"role\":\"user\",\"content\":\"hi\"}]");
         assertThat(PromptCache.prompt(Wire.RESPONSES, JSON.readTree("{\"input\":[1],\"instructions\":\"i\",\"tools\":[2]}")))
                 .isEqualTo("[2]\n\"i\"\n[1]");
         assertThat(PromptCache.prompt(Wire.CHAT_COMPLETIONS, JSON.readTree("{\"messages\":[1],\"stream\":false,\"tools\":[2]}")))
@@ -35,17 +34,21 @@ class PromptCacheTest {
     }
 
     @Test
-    void aTextSentAsAStringIsTheTextBlockItStandsForExceptOnTheResponsesWire() throws Exception {
+    void aContentOfOneTextBlockIsTheStringItStandsForExceptOnTheResponsesWire() throws Exception {
         String asString = "{\"system\":\"s\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
         String asBlocks = "{\"system\":[{\"type\":\"text\",\"text\":\"s\"}],\"messages\":[{\"role\":\"user\",\"content\":"
                 + "[{\"type\":\"text\",\"text\":\"hi\",\"cache_control\":{\"type\":\"ephemeral\"}}]}]}";
 
         assertThat(PromptCache.prompt(Wire.MESSAGES, JSON.readTree(asString)))
                 .isEqualTo(PromptCache.prompt(Wire.MESSAGES, JSON.readTree(asBlocks)));
-        assertThat(PromptCache.prompt(Wire.CHAT_COMPLETIONS, JSON.readTree("{\"messages\":[{\"role\":\"tool\",\"content\":\"x\"}]}")))
-                .isEqualTo("\n[{\"role\":\"tool\",\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}]");
-        assertThat(PromptCache.prompt(Wire.RESPONSES, JSON.readTree("{\"input\":[{\"content\":\"x\"}]}")))
-                .isEqualTo("\n\n[{\"content\":\"x\"}]");
+        assertThat(PromptCache.prompt(Wire.MESSAGES, JSON.readTree(asBlocks))).isEqualTo("\n\"s\"\n[{\"role\":\"user\",\"content\":\"hi\"}]");
+        String twoBlocks = "{\"messages\":[{\"role\":\"tool\",\"content\":[{\"type\":\"text\",\"text\":\"x\"},"
+                + "{\"type\":\"text\",\"text\":\"y\"}]}]}";
+        assertThat(PromptCache.prompt(Wire.CHAT_COMPLETIONS, JSON.readTree(twoBlocks)))
+                .isEqualTo("\n" + JSON.readTree(twoBlocks).get("messages"));
+        String responses = "{\"input\":[{\"content\":[{\"type\":\"text\",\"text\":\"x\"}]}]}";
+        assertThat(PromptCache.prompt(Wire.RESPONSES, JSON.readTree(responses)))
+                .isEqualTo("\n\n" + JSON.readTree(responses).get("input"));
     }
 
     @Test
@@ -78,8 +81,8 @@ class PromptCacheTest {
         PromptCache.Tally tally = new PromptCache.Tally();
         tally.addTurn(List.of(first, second, third));
 
-        int round1 = "[\"t\"]\n[{\"role\":\"system\",\"content\":[{\"type\":\"text\",\"text\":\"time 10:0".length();
-        int round2 = third.prompt().length() - ",{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"y\"}]}]".length();
+        int round1 = "[\"t\"]\n[{\"role\":\"system\",\"content\":\"time 10:0".length();
+        int round2 = third.prompt().length() - ",{\"role\":\"user\",\"content\":\"y\"}]".length();
         assertThat(tally.share()).isCloseTo((round1 + round2) / (double) (second.prompt().length() + third.prompt().length()),
                 within(1e-9));
         assertThat(tally.lowestShare()).isCloseTo(round1 / (double) second.prompt().length(), within(1e-9));
