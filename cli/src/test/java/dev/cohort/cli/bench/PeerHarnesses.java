@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -647,6 +648,12 @@ public final class PeerHarnesses {
         private final HttpServer server;
         private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
         private final List<Arrival> arrivals = new CopyOnWriteArrayList<>();
+        /**
+         * Each answer's own id, as the APIs give them: with one id for every answer, Claude Code took a turn's answers
+         * for parts of one message and sent all its calls in one assistant message and all their results in one user
+         * message, so each round inserted its call before the earlier rounds' results.
+         */
+        private final AtomicLong answerIds = new AtomicLong();
 
         PeerModelServer(int rounds) throws IOException {
             this.rounds = rounds;
@@ -741,8 +748,9 @@ public final class PeerHarnesses {
             arrivals.add(new Arrival(arrived, round, results, lastResult, round ? "turn" : describe(req), PromptCache.Wire.MESSAGES,
                     round ? raw : null));
             String model = req.path("model").asText("claude");
+            String id = "msg_bench_" + answerIds.incrementAndGet();
             if (!req.path("stream").asBoolean(false)) {
-                ObjectNode msg = JSON.createObjectNode().put("id", "msg_bench").put("type", "message").put("role", "assistant")
+                ObjectNode msg = JSON.createObjectNode().put("id", id).put("type", "message").put("role", "assistant")
                         .put("model", model).put("stop_reason", stop).putNull("stop_sequence");
                 msg.putArray("content").addAll(content);
                 msg.putObject("usage").put("input_tokens", 10).put("output_tokens", 5);
@@ -751,7 +759,7 @@ public final class PeerHarnesses {
             }
             StringBuilder sse = new StringBuilder();
             ObjectNode start = JSON.createObjectNode().put("type", "message_start");
-            ObjectNode msg = start.putObject("message").put("id", "msg_bench").put("type", "message").put("role", "assistant")
+            ObjectNode msg = start.putObject("message").put("id", id).put("type", "message").put("role", "assistant")
                     .put("model", model).putNull("stop_reason").putNull("stop_sequence");
             msg.putArray("content");
             msg.putObject("usage").put("input_tokens", 10).put("output_tokens", 1);
@@ -806,7 +814,8 @@ public final class PeerHarnesses {
                         .put("call_id", "call_bench_" + (results + 1)).put("name", "exec_command")
                         .put("arguments", "{\"cmd\":\"true " + (results + 1) + "\"}").put("status", "completed");
             } else {
-                item = JSON.createObjectNode().put("type", "message").put("id", "msg_bench").put("role", "assistant")
+                item = JSON.createObjectNode().put("type", "message").put("id", "msg_bench_" + answerIds.incrementAndGet())
+                        .put("role", "assistant")
                         .put("status", "completed");
                 item.putArray("content").addObject().put("type", "output_text").put("text", round ? "DONE" : "Round benchmark")
                         .putArray("annotations");
@@ -814,8 +823,9 @@ public final class PeerHarnesses {
             arrivals.add(new Arrival(arrived, round, results, lastResult, round ? "turn" : describe(req), PromptCache.Wire.RESPONSES,
                     round ? raw : null));
             StringBuilder sse = new StringBuilder();
+            String responseId = "resp_bench_" + answerIds.incrementAndGet();
             ObjectNode created = JSON.createObjectNode().put("type", "response.created");
-            created.putObject("response").put("id", "resp_bench").put("status", "in_progress");
+            created.putObject("response").put("id", responseId).put("status", "in_progress");
             event(sse, "response.created", created);
             ObjectNode added = JSON.createObjectNode().put("type", "response.output_item.added").put("output_index", 0);
             added.set("item", item);
@@ -824,7 +834,7 @@ public final class PeerHarnesses {
             done.set("item", item);
             event(sse, "response.output_item.done", done);
             ObjectNode completed = JSON.createObjectNode().put("type", "response.completed");
-            ObjectNode resp = completed.putObject("response").put("id", "resp_bench").put("status", "completed");
+            ObjectNode resp = completed.putObject("response").put("id", responseId).put("status", "completed");
             resp.putArray("output").add(item);
             resp.putObject("usage").put("input_tokens", 10).put("output_tokens", 5).put("total_tokens", 15)
                     .putNull("input_tokens_details").putNull("output_tokens_details");
