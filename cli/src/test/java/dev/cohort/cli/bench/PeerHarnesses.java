@@ -47,6 +47,8 @@ import java.util.zip.GZIPInputStream;
  * ({@link System#nanoTime()} after the body is read), is the harness's cost of one round; the first request of a turn
  * (process start-up) is not a round. Requests that are not model turns (no
  * shell tool in the request: titles, summaries, token counting) are answered and kept out of the gaps, and counted.
+ * A model turn's body is kept until its turn ends, for the turn's prompt-cache figure ({@link PromptCache}), then
+ * dropped.
  *
  * <p>Options ({@code --name=value}): {@code peers} ({@code claude,codex}), {@code peer-turns} (else {@code turns},
  * 5), {@code peer-warmup} (1), {@code rounds} (20), {@code peer-dir} (the npm prefix,
@@ -548,8 +550,9 @@ public final class PeerHarnesses {
 
     /**
      * The prompt-cache table ({@link PromptCache}): per round, the input tokens (the prompt's characters / 4), the share
-     * of them the previous request's prompt began with (all rounds, and the lowest round), the raw bodies'
-     * byte-identical prefix, and the share the model server reported as cache reads.
+     * of them the previous request's prompt began with (all rounds, and the lowest round), how many rounds did not
+     * extend the round before, the raw bodies' byte-identical prefix, and the share the model server reported as cache
+     * reads.
      */
     static void printCacheTable(Result cohort, List<Result> peers) {
         List<Result> all = new ArrayList<>();
@@ -561,12 +564,13 @@ public final class PeerHarnesses {
             return;
         }
         System.out.println("[round-bench] prompt cache per round, tokens = chars/4      wire                     input  cacheable"
-                + "   share  lowest  raw-body prefix  reported cache reads");
+                + "   share  lowest  not extending  raw-body prefix  reported cache reads");
         for (Result r : all) {
             PromptCache.Tally c = r.cache();
-            System.out.printf("    %-44s %-24s %6.0f  %9.0f  %5.1f %%  %5.1f %%  %8.1f %%       %s%n", r.harness(), r.wire(),
-                    c.inputTokensPerRound(), c.cacheableTokensPerRound(), 100 * c.share(), 100 * c.lowestShare(),
-                    100 * c.bodyShare(), Double.isNaN(c.reportedShare()) ? "-" : String.format("%.1f %%", 100 * c.reportedShare()));
+            System.out.printf("    %-44s %-24s %6.0f  %9.0f  %5.1f %%  %5.1f %%  %5d of %-4d  %8.1f %%       %s%n", r.harness(),
+                    r.wire(), c.inputTokensPerRound(), c.cacheableTokensPerRound(), 100 * c.share(), 100 * c.lowestShare(),
+                    c.broken(), c.rounds(), 100 * c.bodyShare(),
+                    Double.isNaN(c.reportedShare()) ? "-" : String.format("%.1f %%", 100 * c.reportedShare()));
         }
     }
 

@@ -171,6 +171,9 @@ final class PromptCache {
         }
     }
 
+    /** The brackets that close a conversation and its last message and block, where the next round goes on. */
+    static final int CLOSING = 3;
+
     /**
      * The figures over many turns: per round (each request after a turn's first), its input tokens, the tokens of
      * the prompt prefix it shares with the round before, the raw bodies' shared prefix and the server's cache reads.
@@ -186,6 +189,7 @@ final class PromptCache {
         private long reportedRead;
         private double lowestShare = Double.NaN;
         private String lowestAt = "";
+        private long broken;
 
         /** One turn's model requests in their order: every request after the first is a round. */
         void addTurn(List<Request> requests) {
@@ -206,6 +210,9 @@ final class PromptCache {
                 reportedInput += current.reportedInput();
                 reportedRead += current.reportedCacheRead();
             }
+            if (prefix < previous.prompt().length() - CLOSING) {
+                broken++;
+            }
             double share = current.prompt().isEmpty() ? 1 : prefix / (double) current.prompt().length();
             if (Double.isNaN(lowestShare) || share < lowestShare) {
                 lowestShare = share;
@@ -221,6 +228,14 @@ final class PromptCache {
 
         long rounds() {
             return rounds;
+        }
+
+        /**
+         * The rounds whose prompt did not begin with the whole previous prompt (but for the {@link #CLOSING} brackets
+         * that close its conversation, where a round goes on): something before the round's new messages changed.
+         */
+        long broken() {
+            return broken;
         }
 
         /** Mean input tokens per round (the prompt, characters / 4). */
@@ -269,8 +284,9 @@ final class PromptCache {
                 return "no rounds measured";
             }
             return String.format("%d rounds: input %.0f tokens per round (chars/4 of the prompt), cacheable %.0f = %.1f %% "
-                    + "(lowest round %.1f %%); raw body %.0f tokens, byte-identical prefix %.1f %%; reported by the server: %s",
-                    rounds, inputTokensPerRound(), cacheableTokensPerRound(), 100 * share(), 100 * lowestShare,
+                    + "(lowest round %.1f %%; %d rounds did not extend the round before); raw body %.0f tokens, byte-identical "
+                    + "prefix %.1f %%; reported by the server: %s",
+                    rounds, inputTokensPerRound(), cacheableTokensPerRound(), 100 * share(), 100 * lowestShare, broken,
                     bodyTokensPerRound(), 100 * bodyShare(),
                     Double.isNaN(reportedShare()) ? "no cache figure" : String.format("%.1f %% cache reads of %.0f input tokens per round",
                             100 * reportedShare(), reportedInput / (double) reportedRounds));

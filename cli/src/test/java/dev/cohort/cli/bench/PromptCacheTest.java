@@ -67,7 +67,7 @@ class PromptCacheTest {
         assertThat(tally.share()).isCloseTo(shared / (double) second.prompt().length(), within(1e-9));
         assertThat(tally.bodyShare()).isCloseTo(second.body().indexOf("}]}") / (double) second.body().length(), within(1e-9));
         assertThat(tally.bodyShare()).isLessThan(tally.share());
-        assertThat(tally.rounds()).isEqualTo(1);
+        assertThat(List.of(tally.rounds(), tally.broken())).containsExactly(1L, 0L);
     }
 
     @Test
@@ -87,6 +87,7 @@ class PromptCacheTest {
                 within(1e-9));
         assertThat(tally.lowestShare()).isCloseTo(round1 / (double) second.prompt().length(), within(1e-9));
         assertThat(tally.lowestAt()).startsWith("round 1: the prompt differs from the round before at char " + round1 + " of ");
+        assertThat(tally.broken()).as("round 1 changed the system prompt, round 2 only added a message").isEqualTo(1);
         assertThat(tally.inputTokensPerRound()).isEqualTo(
                 PromptCache.tokens(second.prompt().length() + third.prompt().length()) / 2.0);
     }

@@ -89,7 +89,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@code home} (the repository, default the current directory), {@code model-delay-ms} (0: the issue's zero-latency
  * model; N: the model waits N ms before each answer of a round, as a real one takes hundreds, and N is taken out of each
  * gap and of the reply phase, so the gaps are the harness's cost while the cores are not kept busy by back-to-back
- * rounds), {@code sessions} ({@code own}, as {@code cohort up}; {@code shared}), {@code keep-logs} (keep the run directory with the
+ * rounds), {@code sessions} ({@code own}, as {@code cohort up}; {@code shared}), {@code provider} ({@code openai}: the lead
+ * speaks chat completions, the default; {@code anthropic}: the Messages API), {@code keep-logs} (keep the run directory with the
  * service logs), {@code peers} ({@code none}; {@code claude,codex} runs the same bench on Claude Code and Codex CLI,
  * {@link PeerHarnesses}, and prints them side by side with Cohort's p50 as a ratio of each), {@code peers-order}
  * ({@code interleaved}: after each measured turn of Cohort one turn of each peer, while Cohort's services idle, so a
@@ -100,7 +101,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * ({@code cohort.toolrunner.bash.phase}: request-to-service, journal-insert, to-process-start, process-run,
  * after-exit, ...), a direct call of the same bash on the runner, one awaited Kafka send, and the lead's TCP
  * connections to the runner and the model, and how busy the machine's cores were (all processes and the kernel's
- * threads, {@code /proc/stat}).
+ * threads, {@code /proc/stat}), and the input tokens per round with the share of them a provider's prompt cache could
+ * serve ({@link PromptCache}, from the measured turns' bodies as the scripted model's tap handed them over).
  * Everything started is stopped by PID at the end.
  *
  * <p>The model server records a request's arrival after reading and parsing its body (well under a millisecond for
