@@ -23,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,6 +47,8 @@ import java.util.zip.GZIPInputStream;
  * ({@link System#nanoTime()} after the body is read), is the harness's cost of one round; the first request of a turn
  * (process start-up) is not a round. Requests that are not model turns (no
  * shell tool in the request: titles, summaries, token counting) are answered and kept out of the gaps, and counted.
+ * A model turn's body is kept until its turn ends, for the turn's prompt-cache figure ({@link PromptCache}), then
+ * dropped.
  *
  * <p>Options ({@code --name=value}): {@code peers} ({@code claude,codex}), {@code peer-turns} (else {@code turns},
  * 5), {@code peer-warmup} (1), {@code rounds} (20), {@code peer-dir} (the npm prefix,
@@ -65,21 +68,25 @@ public final class PeerHarnesses {
 
     /** One tool under test: its npm package, how it is started for one turn, and the environment it needs offline. */
     enum Peer {
-        CLAUDE("claude", "Claude Code " + CLAUDE_VERSION, "@anthropic-ai/claude-code", CLAUDE_VERSION, "claude"),
-        CODEX("codex", "Codex CLI " + CODEX_VERSION, "@openai/codex", CODEX_VERSION, "codex");
+        CLAUDE("claude", "Claude Code " + CLAUDE_VERSION, "@anthropic-ai/claude-code", CLAUDE_VERSION, "claude",
+                "Anthropic Messages"),
+        CODEX("codex", "Codex CLI " + CODEX_VERSION, "@openai/codex", CODEX_VERSION, "codex", "OpenAI Responses");
 
         final String key;
         final String label;
         final String pkg;
         final String version;
         final String bin;
+        /** The model wire it speaks to the endpoint. */
+        final String wire;
 
-        Peer(String key, String label, String pkg, String version, String bin) {
+        Peer(String key, String label, String pkg, String version, String bin, String wire) {
             this.key = key;
             this.label = label;
             this.pkg = pkg;
             this.version = version;
             this.bin = bin;
+            this.wire = wire;
         }
 
         static Peer of(String key) {
@@ -88,11 +95,15 @@ public final class PeerHarnesses {
         }
     }
 
-    /** One harness's figures: its round gaps (ms), the requests that were not model turns, and why it has none. */
-    record Result(String harness, double[] gaps, Map<String, Integer> sideRequests, String failure) {
+    /**
+     * One harness's figures: its round gaps (ms), the requests that were not model turns, why it has none, its
+     * prompt-cache figure ({@link PromptCache}) and the model wire it spoke.
+     */
+    record Result(String harness, double[] gaps, Map<String, Integer> sideRequests, String failure, PromptCache.Tally cache,
+            String wire) {
 
         static Result failed(String harness, String why) {
-            return new Result(harness, new double[0], Map.of(), why);
+            return new Result(harness, new double[0], Map.of(), why, null, null);
         }
     }
 
@@ -242,6 +253,8 @@ public final class PeerHarnesses {
         final Map<String, Integer> side = new TreeMap<>();
         final List<Double> cpu = new ArrayList<>();
         final List<Double> startup = new ArrayList<>();
+        /** The measured turns' prompt-cache figure. */
+        final PromptCache.Tally cache = new PromptCache.Tally();
         String failure;
 
         /** A peer that cannot run (its install failed). */
@@ -277,6 +290,8 @@ public final class PeerHarnesses {
                             JSON.writeValueAsString(turn.rounds().getLast().lastResult()));
                 }
                 if (t > 0) {
+                    // measured between turns, the bodies then dropped: the endpoint holds no turn's bodies after it
+                    cache.addTurn(turn.rounds().stream().map(a -> PromptCache.Request.of(a.wire(), a.body(), null)).toList());
                     measured.add(gaps);
                     cpu.add((double) turn.cpuMs());
                     startup.add(turn.startupMs());
@@ -287,6 +302,7 @@ public final class PeerHarnesses {
                         RoundBenchmark.pct(gaps, 50), RoundBenchmark.pct(gaps, 90), turn.startupMs(), turn.exitMs(), turn.cpuMs(),
                         turn.side().size(), turn.side().isEmpty() ? "" : " " + turn.side().stream().map(PeerModelServer.Arrival::what).toList(),
                         RoundBenchmark.load());
+                model.dropBodies();
             } catch (Exception e) {
                 fail(e);
             }
@@ -307,7 +323,10 @@ public final class PeerHarnesses {
                     peer.label, measured.size(), RoundBenchmark.pct(all, 50), RoundBenchmark.pct(all, 90), RoundBenchmark.pct(all, 99),
                     Arrays.stream(all).average().orElse(0), RoundBenchmark.pct(startup.stream().mapToDouble(d -> d).toArray(), 50),
                     cpu.stream().mapToDouble(d -> d).average().orElse(0));
-            return new Result(peer.label, all, side, null);
+            System.out.printf("[peers] %s PROMPT CACHE (%s): %s%n", peer.label, peer.wire, cache.describe());
+            System.out.printf("[peers] %s: the round whose prompt shared the least with the round before: %s%n", peer.label,
+                    cache.lowestAt());
+            return new Result(peer.label, all, side, null, cache, peer.wire);
         }
     }
 
@@ -490,10 +509,11 @@ public final class PeerHarnesses {
      * The side-by-side table: each harness's round gap p50/p90/p99 and, when Cohort ran in the same invocation,
      * Cohort's p50 divided by that harness's p50 (the target: at most 1/3 of Claude Code's).
      */
-    static void printTable(double[] cohortGaps, List<Result> peers) {
+    static void printTable(Result cohort, List<Result> peers) {
         if (peers.isEmpty()) {
             return;
         }
+        double[] cohortGaps = cohort == null ? null : cohort.gaps();
         System.out.println("[round-bench] side by side, round gap (ms)          p50      p90      p99   rounds   Cohort p50 / this p50");
         if (cohortGaps != null) {
             System.out.printf("    %-44s %7.1f  %7.1f  %7.1f   %6d   %s%n", "Cohort (lead-service, this run)",
@@ -525,6 +545,33 @@ public final class PeerHarnesses {
                         r.sideRequests());
             }
         }
+        printCacheTable(cohort, peers);
+    }
+
+    /**
+     * The prompt-cache table ({@link PromptCache}): per round, the input tokens (the prompt's characters / 4), the share
+     * of them the previous request's prompt began with (all rounds, and the lowest round), how many rounds did not
+     * extend the round before, the raw bodies' byte-identical prefix, and the share the model server reported as cache
+     * reads.
+     */
+    static void printCacheTable(Result cohort, List<Result> peers) {
+        List<Result> all = new ArrayList<>();
+        if (cohort != null && cohort.cache() != null) {
+            all.add(cohort);
+        }
+        peers.stream().filter(r -> r.failure() == null && r.cache() != null).forEach(all::add);
+        if (all.isEmpty()) {
+            return;
+        }
+        System.out.println("[round-bench] prompt cache per round, tokens = chars/4      wire                     input  cacheable"
+                + "   share  lowest  not extending  raw-body prefix  reported cache reads");
+        for (Result r : all) {
+            PromptCache.Tally c = r.cache();
+            System.out.printf("    %-44s %-24s %6.0f  %9.0f  %5.1f %%  %5.1f %%  %5d of %-4d  %8.1f %%       %s%n", r.harness(),
+                    r.wire(), c.inputTokensPerRound(), c.cacheableTokensPerRound(), 100 * c.share(), 100 * c.lowestShare(),
+                    c.broken(), c.rounds(), 100 * c.bodyShare(),
+                    Double.isNaN(c.reportedShare()) ? "-" : String.format("%.1f %%", 100 * c.reportedShare()));
+        }
     }
 
     // ------------------------------------------------------------------------------------------------ the model
@@ -544,7 +591,17 @@ public final class PeerHarnesses {
          * One request as it arrived: nanoTime after its body was read, whether it was a model turn, the number of tool
          * results in its conversation and the last one's text (proof the command ran), what it was.
          */
-        record Arrival(long nanos, boolean round, int results, String lastResult, String what) {
+        record Arrival(long nanos, boolean round, int results, String lastResult, String what, PromptCache.Wire wire, byte[] body) {
+
+            /** A request whose body is not kept (not a model turn). */
+            Arrival(long nanos, boolean round, int results, String lastResult, String what) {
+                this(nanos, round, results, lastResult, what, null, null);
+            }
+
+            /** This arrival without its body, once the turn's prompt-cache figure is taken. */
+            Arrival withoutBody() {
+                return body == null ? this : new Arrival(nanos, round, results, lastResult, what, wire, null);
+            }
         }
 
         /**
@@ -595,6 +652,12 @@ public final class PeerHarnesses {
         private final HttpServer server;
         private final ExecutorService executor = Executors.newVirtualThreadPerTaskExecutor();
         private final List<Arrival> arrivals = new CopyOnWriteArrayList<>();
+        /**
+         * Each answer's own id, as the APIs give them: with one id for every answer, Claude Code took a turn's answers
+         * for parts of one message and sent all its calls in one assistant message and all their results in one user
+         * message, so each round inserted its call before the earlier rounds' results.
+         */
+        private final AtomicLong answerIds = new AtomicLong();
 
         PeerModelServer(int rounds) throws IOException {
             this.rounds = rounds;
@@ -610,6 +673,11 @@ public final class PeerHarnesses {
 
         List<Arrival> arrivals() {
             return arrivals;
+        }
+
+        /** Forgets the bodies of the requests so far (a turn's are measured once it ends). */
+        void dropBodies() {
+            arrivals.replaceAll(Arrival::withoutBody);
         }
 
         private void handle(HttpExchange ex) throws IOException {
@@ -636,9 +704,9 @@ public final class PeerHarnesses {
                     arrivals.add(new Arrival(arrived, false, -1, null, "count_tokens"));
                     send(ex, 200, "application/json", "{\"input_tokens\":" + raw.length / 4 + "}");
                 } else if (method.equals("POST") && path.endsWith("/v1/messages")) {
-                    messages(ex, body, arrived);
+                    messages(ex, body, raw, arrived);
                 } else if (method.equals("POST") && path.endsWith("/v1/responses")) {
-                    responses(ex, body, arrived);
+                    responses(ex, body, raw, arrived);
                 } else {
                     arrivals.add(new Arrival(arrived, false, -1, null, method + " " + path + " (404)"));
                     send(ex, 404, "application/json", "{\"error\":{\"type\":\"not_found_error\",\"message\":\"not scripted\"}}");
@@ -651,7 +719,7 @@ public final class PeerHarnesses {
 
         // ---------------------------------------------------------------------------- Anthropic Messages (Claude Code)
 
-        private void messages(HttpExchange ex, JsonNode req, long arrived) throws IOException {
+        private void messages(HttpExchange ex, JsonNode req, byte[] raw, long arrived) throws IOException {
             boolean round = hasTool(req.path("tools"), "Bash");
             int results = 0;
             String lastResultId = null;
@@ -680,10 +748,13 @@ public final class PeerHarnesses {
                 content.add(JSON.createObjectNode().put("type", "text").put("text", round ? "DONE" : "Round benchmark"));
                 stop = "end_turn";
             }
-            arrivals.add(new Arrival(arrived, round, results, lastResult, round ? "turn" : describe(req)));
+            // a model turn keeps its body (a reference, no copy) for the prompt-cache figure, measured after the turn
+            arrivals.add(new Arrival(arrived, round, results, lastResult, round ? "turn" : describe(req), PromptCache.Wire.MESSAGES,
+                    round ? raw : null));
             String model = req.path("model").asText("claude");
+            String id = "msg_bench_" + answerIds.incrementAndGet();
             if (!req.path("stream").asBoolean(false)) {
-                ObjectNode msg = JSON.createObjectNode().put("id", "msg_bench").put("type", "message").put("role", "assistant")
+                ObjectNode msg = JSON.createObjectNode().put("id", id).put("type", "message").put("role", "assistant")
                         .put("model", model).put("stop_reason", stop).putNull("stop_sequence");
                 msg.putArray("content").addAll(content);
                 msg.putObject("usage").put("input_tokens", 10).put("output_tokens", 5);
@@ -692,7 +763,7 @@ public final class PeerHarnesses {
             }
             StringBuilder sse = new StringBuilder();
             ObjectNode start = JSON.createObjectNode().put("type", "message_start");
-            ObjectNode msg = start.putObject("message").put("id", "msg_bench").put("type", "message").put("role", "assistant")
+            ObjectNode msg = start.putObject("message").put("id", id).put("type", "message").put("role", "assistant")
                     .put("model", model).putNull("stop_reason").putNull("stop_sequence");
             msg.putArray("content");
             msg.putObject("usage").put("input_tokens", 10).put("output_tokens", 1);
@@ -726,7 +797,7 @@ public final class PeerHarnesses {
 
         // ---------------------------------------------------------------------------- OpenAI Responses (Codex)
 
-        private void responses(HttpExchange ex, JsonNode req, long arrived) throws IOException {
+        private void responses(HttpExchange ex, JsonNode req, byte[] raw, long arrived) throws IOException {
             boolean round = hasTool(req.path("tools"), "exec_command");
             int results = 0;
             String lastResultId = null;
@@ -747,15 +818,18 @@ public final class PeerHarnesses {
                         .put("call_id", "call_bench_" + (results + 1)).put("name", "exec_command")
                         .put("arguments", "{\"cmd\":\"true " + (results + 1) + "\"}").put("status", "completed");
             } else {
-                item = JSON.createObjectNode().put("type", "message").put("id", "msg_bench").put("role", "assistant")
+                item = JSON.createObjectNode().put("type", "message").put("id", "msg_bench_" + answerIds.incrementAndGet())
+                        .put("role", "assistant")
                         .put("status", "completed");
                 item.putArray("content").addObject().put("type", "output_text").put("text", round ? "DONE" : "Round benchmark")
                         .putArray("annotations");
             }
-            arrivals.add(new Arrival(arrived, round, results, lastResult, round ? "turn" : describe(req)));
+            arrivals.add(new Arrival(arrived, round, results, lastResult, round ? "turn" : describe(req), PromptCache.Wire.RESPONSES,
+                    round ? raw : null));
             StringBuilder sse = new StringBuilder();
+            String responseId = "resp_bench_" + answerIds.incrementAndGet();
             ObjectNode created = JSON.createObjectNode().put("type", "response.created");
-            created.putObject("response").put("id", "resp_bench").put("status", "in_progress");
+            created.putObject("response").put("id", responseId).put("status", "in_progress");
             event(sse, "response.created", created);
             ObjectNode added = JSON.createObjectNode().put("type", "response.output_item.added").put("output_index", 0);
             added.set("item", item);
@@ -764,7 +838,7 @@ public final class PeerHarnesses {
             done.set("item", item);
             event(sse, "response.output_item.done", done);
             ObjectNode completed = JSON.createObjectNode().put("type", "response.completed");
-            ObjectNode resp = completed.putObject("response").put("id", "resp_bench").put("status", "completed");
+            ObjectNode resp = completed.putObject("response").put("id", responseId).put("status", "completed");
             resp.putArray("output").add(item);
             resp.putObject("usage").put("input_tokens", 10).put("output_tokens", 5).put("total_tokens", 15)
                     .putNull("input_tokens_details").putNull("output_tokens_details");

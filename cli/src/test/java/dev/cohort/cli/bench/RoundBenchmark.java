@@ -38,6 +38,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.HashMap;
@@ -46,6 +47,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.Set;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -87,7 +89,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@code home} (the repository, default the current directory), {@code model-delay-ms} (0: the issue's zero-latency
  * model; N: the model waits N ms before each answer of a round, as a real one takes hundreds, and N is taken out of each
  * gap and of the reply phase, so the gaps are the harness's cost while the cores are not kept busy by back-to-back
- * rounds), {@code sessions} ({@code own}, as {@code cohort up}; {@code shared}), {@code keep-logs} (keep the run directory with the
+ * rounds), {@code sessions} ({@code own}, as {@code cohort up}; {@code shared}), {@code provider} ({@code openai}: the lead
+ * speaks chat completions, the default; {@code anthropic}: the Messages API), {@code keep-logs} (keep the run directory with the
  * service logs), {@code peers} ({@code none}; {@code claude,codex} runs the same bench on Claude Code and Codex CLI,
  * {@link PeerHarnesses}, and prints them side by side with Cohort's p50 as a ratio of each), {@code peers-order}
  * ({@code interleaved}: after each measured turn of Cohort one turn of each peer, while Cohort's services idle, so a
@@ -98,7 +101,8 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * ({@code cohort.toolrunner.bash.phase}: request-to-service, journal-insert, to-process-start, process-run,
  * after-exit, ...), a direct call of the same bash on the runner, one awaited Kafka send, and the lead's TCP
  * connections to the runner and the model, and how busy the machine's cores were (all processes and the kernel's
- * threads, {@code /proc/stat}).
+ * threads, {@code /proc/stat}), and the input tokens per round with the share of them a provider's prompt cache could
+ * serve ({@link PromptCache}, from the measured turns' bodies as the scripted model's tap handed them over).
  * Everything started is stopped by PID at the end.
  *
  * <p>The model server records a request's arrival after reading and parsing its body (well under a millisecond for
@@ -145,6 +149,14 @@ public final class RoundBenchmark {
     private long callIds;
     /** The measured turns' round gaps (ms), for the side-by-side table with the peers. */
     private double[] cohortGaps;
+    /** The model wire the lead speaks ({@code provider}): {@code openai} (chat completions) or {@code anthropic}. */
+    private final String provider;
+    /** The measured turns' prompt-cache figure ({@link PromptCache}), for the side-by-side table. */
+    private PromptCache.Tally cohortCache;
+    /** The model requests and answers as they crossed the wire, while the measured turns run (the scripted model's tap). */
+    private final ConcurrentLinkedQueue<ScriptedModelServer.Exchange> exchanges = new ConcurrentLinkedQueue<>();
+    /** Whether the tap is on: only the measured turns keep their bodies, so the warm-up and settle turns hold none. */
+    private volatile boolean tapping;
     /** The peers run between Cohort's measured turns ({@code peers-order=interleaved}), and their figures. */
     private PeerHarnesses.Session peers;
     private List<PeerHarnesses.Result> peerResults;
@@ -162,6 +174,10 @@ public final class RoundBenchmark {
         String flags = opts.get("jvm-flags");
         this.jvmFlags = flags == null ? UpCommand.JVM_FLAGS : Arrays.stream(flags.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
         this.modelDelayMs = Long.parseLong(opts.getOrDefault("model-delay-ms", "0"));
+        this.provider = opts.getOrDefault("provider", "openai");
+        if (!List.of("openai", "anthropic").contains(provider)) {
+            throw new IllegalArgumentException("provider is openai (chat completions) or anthropic (Messages)");
+        }
         if (modelDelayMs < 0) {
             throw new IllegalArgumentException("model-delay-ms must be 0 or more");
         }
@@ -201,11 +217,13 @@ public final class RoundBenchmark {
             b.stop();
             Runtime.getRuntime().removeShutdownHook(hook);
         }
+        PeerHarnesses.Result cohort = new PeerHarnesses.Result("Cohort (lead-service, this run)", b.cohortGaps, Map.of(), null,
+                b.cohortCache, b.wireName());
         if (b.peerResults != null) {
-            PeerHarnesses.printTable(b.cohortGaps, b.peerResults);
+            PeerHarnesses.printTable(cohort, b.peerResults);
         } else if (!opts.getOrDefault("peers", "none").equals("none")) {
             // peers-order=after: once Cohort's services are stopped, so they do not compete with the peers' turns
-            PeerHarnesses.printTable(b.cohortGaps, new PeerHarnesses(opts).run());
+            PeerHarnesses.printTable(cohort, new PeerHarnesses(opts).run());
         }
         System.exit(0); // the embedded broker's non-daemon threads
     }
@@ -253,6 +271,12 @@ public final class RoundBenchmark {
         env.put("OPENAI_BASE_URL", stack.model().baseUrl());
         env.put("OPENAI_API_KEY", "sk-scripted");
         env.put("MODEL_ID", ScriptedModelServer.DEFAULT_MODEL);
+        if (provider.equals("anthropic")) {
+            // Anthropic's Messages API, which the scripted model answers on POST /v1/messages with its cache figures
+            env.put("COHORT_LLM_PROVIDER", "anthropic");
+            env.put("ANTHROPIC_BASE_URL", stack.model().baseUrl());
+            env.put("ANTHROPIC_API_KEY", "sk-ant-scripted");
+        }
         // the scripted model's usage adds up over hundreds of turns: no daily token budget stops the benchmark
         env.put("COHORT_ENGINE_BUDGETS_TOKENS_PER_TEAM_PER_DAY", "0");
         Path logs = Files.createDirectories(runDir.resolve("logs"));
@@ -265,8 +289,8 @@ public final class RoundBenchmark {
         awaitReady("tool-runner-service", runner, runnerManagementPort, logs);
         lead = startService("lead-service", leadJar, leadPort, leadManagementPort, env, ws, logs, tmp);
         awaitReady("lead-service", lead, leadManagementPort, logs);
-        System.out.printf("[round-bench] ready: lead pid %d, tool runner pid %d, sandbox %s, logs %s%n", lead.pid(),
-                runner.pid(), sandbox(runnerManagementPort), logs);
+        System.out.printf("[round-bench] ready: lead pid %d, tool runner pid %d, sandbox %s, model wire %s, logs %s%n", lead.pid(),
+                runner.pid(), sandbox(runnerManagementPort), wireName(), logs);
 
         for (int w = 1; w <= warmup; w++) {
             Turn t = turn("warm-up " + w);
@@ -320,6 +344,10 @@ public final class RoundBenchmark {
         long xid0 = dbStats ? currentXid() : 0;
         long t0 = System.nanoTime();
         List<Turn> measured = new ArrayList<>();
+        // the measured turns' request bodies as sent, for the prompt-cache figure: handed over by the model's connection
+        // thread (a reference, no copy) and measured in report(), after the CPU figures were read
+        tapping = true;
+        stack.model().tap(exchanges::add);
         for (int i = 1; i <= turns; i++) {
             Turn t = turn("measured " + i);
             measured.add(t);
@@ -332,6 +360,8 @@ public final class RoundBenchmark {
                 peers.turn(i);
             }
         }
+        stack.model().tap(null);
+        tapping = false;
         if (peers != null) {
             peerResults = peers.results();
         }
@@ -457,6 +487,7 @@ public final class RoundBenchmark {
         // of --settle, GBs of JSON trees), and this JVM's collections of it took CPU from the services and paused the
         // broker and the model (TeamBenchmark found the same, and clears it too)
         model.clearLog();
+        exchanges.clear();
         long seqBefore = model.requests().stream().mapToLong(RecordedRequest::seq).max().orElse(0);
         StringBuilder rules = new StringBuilder("{\"rules\":[");
         // memory extraction after a completed turn (asynchronous) calls the model too: answered, kept out of the gaps
@@ -501,7 +532,22 @@ public final class RoundBenchmark {
             boolean sized = i == 0 || i == calls.size() - 1;
             kept.add(new Call(r.time(), sized ? r.body().toString().length() : -1, sized ? r.body().path("tools").size() : -1));
         }
-        return new Turn(kept, events, rounds, modelDelayMs);
+        List<ScriptedModelServer.Exchange> wire = List.of();
+        if (tapping) {
+            Set<Long> seqs = calls.stream().map(RecordedRequest::seq).collect(Collectors.toSet());
+            wire = exchanges.stream().filter(e -> seqs.contains(e.seq()))
+                    .sorted(Comparator.comparingLong(ScriptedModelServer.Exchange::seq)).toList();
+            if (wire.size() != calls.size()) {
+                throw new IllegalStateException("the model's tap saw " + wire.size() + " of the turn's " + calls.size() + " requests");
+            }
+            exchanges.clear();
+        }
+        return new Turn(kept, events, rounds, modelDelayMs, wire);
+    }
+
+    /** The model wire's name, as the tables print it. */
+    String wireName() {
+        return provider.equals("anthropic") ? "Anthropic Messages" : "OpenAI chat completions";
     }
 
     /** One model request of a turn: when it arrived; the body's size and tool count for a turn's first and last (else -1). */
@@ -553,8 +599,11 @@ public final class RoundBenchmark {
 
     // ------------------------------------------------------------------------------------------------ figures
 
-    /** The model requests of one turn (rounds + 1) and the prompt's events. */
-    record Turn(List<Call> calls, List<JsonNode> events, int rounds, long modelDelayMs) {
+    /**
+     * The model requests of one turn (rounds + 1), the prompt's events, and (measured turns only) the requests and
+     * answers as they crossed the wire.
+     */
+    record Turn(List<Call> calls, List<JsonNode> events, int rounds, long modelDelayMs, List<ScriptedModelServer.Exchange> wire) {
 
         /** Round i's gap: request i+1 arrived − request i arrived, less the model's delay ({@code model-delay-ms}), in ms. */
         double[] gaps() {
@@ -646,6 +695,13 @@ public final class RoundBenchmark {
                     order[r] % rounds + 1, g[order[r]], p[0], p[1], p[2], p[3], p[4], at);
         }
         System.out.printf("[round-bench] turn_started -> first model request: p50 %.1f ms%n", pct(firstCall, 50));
+        cohortCache = new PromptCache.Tally();
+        for (Turn t : measured) {
+            cohortCache.addTurn(t.wire().stream().map(e -> PromptCache.Request.of(PromptCache.Wire.ofPath(e.path()), e.request(),
+                    e.response())).toList());
+        }
+        System.out.printf("[round-bench] PROMPT CACHE (%s): %s%n", wireName(), cohortCache.describe());
+        System.out.printf("[round-bench] the round whose prompt shared the least with the round before: %s%n", cohortCache.lowestAt());
         Turn last = measured.getLast();
         System.out.printf("[round-bench] model request body: first %d bytes, last %d bytes (the whole conversation and the %d tool schemas each round)%n",
                 last.calls().getFirst().bodyChars(), last.calls().getLast().bodyChars(), last.calls().getFirst().tools());

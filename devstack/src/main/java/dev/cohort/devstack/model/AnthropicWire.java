@@ -182,30 +182,38 @@ final class AnthropicWire {
 
     /**
      * The prompt tokens of {@code request} the cache serves: the longest prefix that was an earlier request's whole
-     * prompt, in proportion to its share of the request's characters; the request's own prompt is remembered.
+     * prompt, in proportion to its share of the request's characters; the request's own prompt is remembered. The
+     * digest of each prefix continues the one before (a copy of the running digest), so a conversation is hashed
+     * once: hashing every prefix from its start is quadratic, hundreds of ms per request at a few hundred messages,
+     * which a benchmark on this wire would charge to the client's round.
      */
     private long cacheRead(JsonNode request, long promptTokens) {
         if (!request.toString().contains("\"cache_control\"")) {
             return 0;
         }
-        String head = strip(request.get("system")) + "\u0000" + strip(request.get("tools"));
+        MessageDigest running = sha256();
+        long length = update(running, strip(request.get("system")) + "\u0000" + strip(request.get("tools")));
         JsonNode messages = request.path("messages");
-        StringBuilder prefix = new StringBuilder(head);
         long longest = 0;
         String whole = null;
         for (int i = 0; i < messages.size(); i++) {
-            prefix.append('\u0000').append(strip(messages.get(i)));
-            String d = digest(prefix.toString());
+            length += update(running, "\u0000" + strip(messages.get(i)));
+            String d = digestSoFar(running);
             if (i < messages.size() - 1 && seen.contains(d)) {
-                longest = prefix.length();
+                longest = length;
             }
             whole = d;
         }
         if (whole != null) {
             seen.add(whole);
         }
-        long all = prefix.length();
-        return all == 0 ? 0 : Math.min(promptTokens, promptTokens * longest / all);
+        return length == 0 ? 0 : Math.min(promptTokens, promptTokens * longest / length);
+    }
+
+    /** Feeds {@code s} (UTF-8) to {@code digest}; its length in chars. */
+    private static long update(MessageDigest digest, String s) {
+        digest.update(s.getBytes(StandardCharsets.UTF_8));
+        return s.length();
     }
 
     /** A node without its {@code cache_control} markers (where the breakpoints sit does not change the prefix). */
@@ -213,11 +221,20 @@ final class AnthropicWire {
         return n == null ? "" : n.toString().replace(",\"cache_control\":{\"type\":\"ephemeral\"}", "");
     }
 
-    private static String digest(String s) {
+    private static MessageDigest sha256() {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** The digest of what {@code running} was fed so far, leaving it to be fed on. */
+    private static String digestSoFar(MessageDigest running) {
+        try {
+            return HexFormat.of().formatHex(((MessageDigest) running.clone()).digest());
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("SHA-256 digests can be copied on every JDK", e);
         }
     }
 

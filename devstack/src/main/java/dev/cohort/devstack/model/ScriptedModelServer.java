@@ -29,6 +29,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -63,6 +64,8 @@ public final class ScriptedModelServer implements AutoCloseable {
     private final List<RecordedRequest> log = new ArrayList<>();
     private final Map<String, Integer> callsByAgent = new HashMap<>();
     private long sequence;
+    /** Who sees each model request and its answer as they cross the wire ({@link #tap}); null: nobody (the default). */
+    private volatile Consumer<Exchange> tap;
 
     private ScriptedModelServer(ServerSocket serverSocket) {
         this.serverSocket = serverSocket;
@@ -181,6 +184,25 @@ public final class ScriptedModelServer implements AutoCloseable {
         }
     }
 
+    /**
+     * One model request ({@code POST} on chat completions or messages) and its answer, with the bytes as they crossed
+     * the wire: the request's body as the client sent it (on the messages wire, before its translation), the answer's
+     * body before a rule's delay or truncation. {@code seq} is the request log's number ({@link RecordedRequest#seq}),
+     * 0 when the request was refused before it was numbered.
+     */
+    public record Exchange(long seq, String path, byte[] request, int status, byte[] response) {
+    }
+
+    /**
+     * Hands every model request and its answer to {@code tap} (null stops it): for a caller that measures the bodies
+     * as sent, such as the round benchmark's prompt-cache figure, which the parsed (and, on the messages wire,
+     * translated) body of {@link #requests()} cannot give. Off by default, so the server keeps no body beyond its log's.
+     * Called on the connection thread before the answer is written, so it should only hand the exchange on.
+     */
+    public void tap(Consumer<Exchange> tap) {
+        this.tap = tap;
+    }
+
     /** Every chat-completions request received since the last reset (or {@link #clearLog}), in arrival order. */
     public List<RecordedRequest> requests() {
         synchronized (lock) {
@@ -247,6 +269,12 @@ public final class ScriptedModelServer implements AutoCloseable {
                     return;
                 }
                 Response response = handle(request);
+                Consumer<Exchange> seen = tap;
+                if (seen != null && request.method().equals("POST") && isModelPath(request.path())) {
+                    String id = response.headers().getOrDefault("x-request-id", "req_scripted_0");
+                    seen.accept(new Exchange(Long.parseLong(id.substring(id.lastIndexOf('_') + 1)), request.path(),
+                            request.body(), response.status(), response.body()));
+                }
                 if (response.delayMs > 0) {
                     Thread.sleep(response.delayMs);
                 }
@@ -305,6 +333,11 @@ public final class ScriptedModelServer implements AutoCloseable {
             all.put("x-request-id", "req_scripted_" + seq);
             return new Response(status, all, body, delayMs, cutAt);
         }
+    }
+
+    /** Chat completions or Anthropic's messages: the paths a model request arrives on. */
+    private static boolean isModelPath(String path) {
+        return path.endsWith("/chat/completions") || path.equals("/v1/messages") || path.equals("/messages");
     }
 
     private Response handle(HttpWire.Request request) {
