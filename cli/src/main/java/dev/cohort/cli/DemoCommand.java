@@ -46,6 +46,9 @@ public final class DemoCommand implements Callable<Integer> {
         "Ctrl-C stops the services. The temporary workspace and the services' log are kept (the path is printed)."})
     boolean keep;
 
+    /** Environment for the demo's {@code cohort up} beyond its own (the AOT training's {@code COHORT_AOT=record}). */
+    Map<String, String> extraEnv = Map.of();
+
     private Style style;
     private EventFormatter formatter;
 
@@ -81,6 +84,7 @@ public final class DemoCommand implements Callable<Integer> {
         // a demo runs for a minute: a quicker start beats steady-state speed (unless the caller chose otherwise)
         pb.environment().putIfAbsent("COHORT_FAST_START", "1");
         pb.environment().put("COHORT_MODEL_PORT", Integer.toString(Ports.free()));
+        pb.environment().putAll(extraEnv);
         for (String v : List.of("COHORT_API_TOKEN", "COHORT_URL", "COHORT_SCHEDULER_URL", "COHORT_DB_URL")) {
             pb.environment().remove(v);
         }

@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "cohort", mixinStandardHelpOptions = true, version = "cohort 0.1.0",
         description = "A distributed team of coding agents.",
         subcommands = {UpCommand.class, ChatCommand.class, SendCommand.class, TasksCommand.class, ApproveCommand.class,
-            TeamCommand.class, CronCommand.class, DemoCommand.class, BenchCommand.class, BudgetCommand.class,
+            TeamCommand.class, CronCommand.class, DemoCommand.class, AotTrainCommand.class, BenchCommand.class, BudgetCommand.class,
             UsageCommand.class, DashboardCommand.class})
 public final class Main implements Runnable {
 

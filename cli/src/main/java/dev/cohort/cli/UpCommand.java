@@ -327,8 +327,9 @@ public final class UpCommand implements Callable<Integer> {
             List<String> cmd = new ArrayList<>(sessionPrefix());
             cmd.add(javaBin());
             cmd.addAll(jvmFlags(env("COHORT_FAST_START")));
+            cmd.addAll(aotFlags(env("COHORT_AOT"), jar(home, s)));
             cmd.addAll(List.of("-Dcohort.parent-pid=" + ProcessHandle.current().pid(), "-Djava.io.tmpdir=" + serviceTmp,
-                    "-jar", jar(home, s).toString()));
+                    "-jar", jar(home, s).toAbsolutePath().toString()));
             ProcessBuilder pb = new ProcessBuilder(cmd);
             pb.environment().putAll(common);
             pb.environment().putAll(s.env());
@@ -509,6 +510,19 @@ public final class UpCommand implements Callable<Integer> {
             flags.add(FAST_START_FLAG);
         }
         return flags;
+    }
+
+    /**
+     * The service's AOT cache ({@link AotCache}): by default its cache when one was trained for this build and JVM
+     * ({@code cohort aot-train}); {@code COHORT_AOT=record} records a training run instead (the demo's services);
+     * {@code COHORT_AOT=0} starts without a cache.
+     */
+    static List<String> aotFlags(String mode, Path jar) {
+        String m = mode == null ? "" : mode.strip();
+        if (m.equals("0") || m.equals("off")) {
+            return List.of();
+        }
+        return m.equals("record") ? AotCache.recordFlags(jar) : AotCache.runFlags(jar);
     }
 
     /** {@code ""}, or {@code " (2 lead-service replicas, 3 teammate-service replicas)"} for what runs more than once. */
