@@ -144,11 +144,11 @@ public final class ColdStartBenchmark {
             System.out.printf("    %3d  %-14s %6.0f   %11.0f  %5.0f  %5.0f%n", i + 1, runs.get(i).load(), s.stackMs(), s.runnerMs(),
                     s.leadMs(), s.allMs());
         }
-        System.out.printf("[cold-bench] round gap over the first %d turns (ms): turn_started -> first request of turn 1, first round,"
-                + " p50 / p90 / p99 / max%n", turns);
+        System.out.printf("[cold-bench] round gap over the first %d turns (ms): turn 1's first model request after its turn_started"
+                + " (Cohort) or its process start (the peers), the first round, p50 / p90 / p99 / max%n", turns);
         for (int i = 0; i < runs.size(); i++) {
             ColdRun r = runs.get(i);
-            System.out.printf("    %3d  Cohort              %7.1f  %7.1f   %6.1f / %6.1f / %6.1f / %6.1f%n", i + 1, r.firstRequestMs(),
+            System.out.printf("    %3d  Cohort                     %7.1f  %7.1f   %6.1f / %6.1f / %6.1f / %6.1f%n", i + 1, r.firstRequestMs(),
                     r.firstGap(), RoundBenchmark.pct(r.gaps(), 50), RoundBenchmark.pct(r.gaps(), 90),
                     RoundBenchmark.pct(r.gaps(), 99), RoundBenchmark.pct(r.gaps(), 100));
             for (PeerHarnesses.Result p : r.peers()) {
@@ -156,8 +156,8 @@ public final class ColdStartBenchmark {
                     System.out.printf("         %-44s not run: %s%n", p.harness(), p.failure().lines().findFirst().orElse(""));
                     continue;
                 }
-                System.out.printf("         %-28s      -  %7.1f   %6.1f / %6.1f / %6.1f / %6.1f   Cohort p50 / its p50: %.2f%n",
-                        p.harness(), p.gaps()[0], RoundBenchmark.pct(p.gaps(), 50), RoundBenchmark.pct(p.gaps(), 90),
+                System.out.printf("         %-26s %7s  %7.1f   %6.1f / %6.1f / %6.1f / %6.1f   Cohort p50 / its p50: %.2f%n",
+                        p.harness(), p.startupMs().length == 0 ? "-" : String.format("%.1f", p.startupMs()[0]), p.gaps()[0], RoundBenchmark.pct(p.gaps(), 50), RoundBenchmark.pct(p.gaps(), 90),
                         RoundBenchmark.pct(p.gaps(), 99), RoundBenchmark.pct(p.gaps(), 100),
                         RoundBenchmark.pct(r.gaps(), 50) / RoundBenchmark.pct(p.gaps(), 50));
             }
