@@ -503,8 +503,11 @@ public final class UpCommand implements Callable<Integer> {
     /** The first service of each kind serves health and metrics on its API port + this. */
     static final int MANAGEMENT_PORT_OFFSET = 1000;
 
-    /** {@link #JVM_FLAGS}, plus {@link #FAST_START_FLAG} when {@code COHORT_FAST_START} is {@code 1}. */
-    static List<String> jvmFlags(String fastStart) {
+    /**
+     * {@link #JVM_FLAGS}, plus {@link #FAST_START_FLAG} when {@code COHORT_FAST_START} is {@code 1}: every service
+     * child's flags (public for the round benchmark, which starts the services with the same ones).
+     */
+    public static List<String> jvmFlags(String fastStart) {
         List<String> flags = new ArrayList<>(JVM_FLAGS);
         if ("1".equals(fastStart == null ? null : fastStart.strip())) {
             flags.add(FAST_START_FLAG);

@@ -97,10 +97,16 @@ public final class PeerHarnesses {
 
     /**
      * One harness's figures: its round gaps (ms), the requests that were not model turns, why it has none, its
-     * prompt-cache figure ({@link PromptCache}) and the model wire it spoke.
+     * prompt-cache figure ({@link PromptCache}), the model wire it spoke, and each measured turn's process start → first
+     * model request (ms; none for Cohort, whose services outlive a turn).
      */
     record Result(String harness, double[] gaps, Map<String, Integer> sideRequests, String failure, PromptCache.Tally cache,
-            String wire) {
+            String wire, double[] startupMs) {
+
+        Result(String harness, double[] gaps, Map<String, Integer> sideRequests, String failure, PromptCache.Tally cache,
+                String wire) {
+            this(harness, gaps, sideRequests, failure, cache, wire, new double[0]);
+        }
 
         static Result failed(String harness, String why) {
             return new Result(harness, new double[0], Map.of(), why, null, null);
@@ -326,7 +332,7 @@ public final class PeerHarnesses {
             System.out.printf("[peers] %s PROMPT CACHE (%s): %s%n", peer.label, peer.wire, cache.describe());
             System.out.printf("[peers] %s: the round whose prompt shared the least with the round before: %s%n", peer.label,
                     cache.lowestAt());
-            return new Result(peer.label, all, side, null, cache, peer.wire);
+            return new Result(peer.label, all, side, null, cache, peer.wire, startup.stream().mapToDouble(d -> d).toArray());
         }
     }
 

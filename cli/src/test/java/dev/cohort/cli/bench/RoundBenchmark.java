@@ -62,8 +62,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  *
  * <p>Kafka, PostgreSQL and the scripted model run in this JVM ({@link Devstack}, as {@code cohort up} runs them); the
  * packaged tool-runner-service and lead-service run as child JVMs with {@code cohort up}'s environment and, by
- * default, its JVM flags ({@code -Xmx384m -XX:+UseSerialGC -XX:MaxTenuringThreshold=1}, {@code UpCommand.JVM_FLAGS}; {@code --jvm-flags} replaces
- * them), each in a session of its own as {@code cohort up} starts them ({@code UpCommand.sessionPrefix()}: {@code setsid}
+ * default, its JVM flags ({@code -Xmx384m -XX:+UseSerialGC -XX:MaxTenuringThreshold=1}, {@code UpCommand.jvmFlags}, with
+ * {@code COHORT_FAST_START} as {@code cohort up} reads it; {@code --jvm-flags} replaces them, {@code --jvm-extra} or
+ * {@code COHORT_BENCH_JVM_EXTRA} adds to them), each in a session of its own as {@code cohort up} starts them ({@code UpCommand.sessionPrefix()}: {@code setsid}
  * where it exists; {@code --sessions=shared} starts them in this JVM's session instead, for comparison). Each turn is one prompt; the zero-latency model answers 20 distinct tool calls ({@code bash "true N"}) and
  * then {@code DONE}. The gap between two consecutive model requests, as the model server records their arrival, is
  * the harness's cost of one round. The lead's own events (read from its SSE stream, as {@code cohort send} does) split
@@ -82,7 +83,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * {@code settle} (0: off; N: after the warm-up turns, more warm-up turns until the three JVMs' JIT compiler threads use
  * at most N ms of CPU per second in each of the last two windows of 10 turns, the steady state of a long-running
  * service; at most {@code settle-max}, 1500, more turns),
- * {@code jvm-flags} (space-separated), {@code jfr=DIR} (a JFR recording, {@code settings=profile}, of both service JVMs
+ * {@code jvm-flags} (space-separated), {@code jvm-extra} (space-separated, appended; {@code {service}} in them becomes
+ * the service's name), {@code cold} / {@code cold-runs} (the first turns after a fresh start instead,
+ * {@link ColdStartBenchmark}), {@code jfr=DIR} (a JFR recording, {@code settings=profile}, of both service JVMs
  * over the measured turns only, via {@code jcmd}), {@code db-stats} (true: PostgreSQL transactions and row writes per
  * round, and one more untimed turn with {@code log_statement = all}: every statement per round), {@code statements}
  * (true; false skips that turn), {@code sandbox} (COHORT_SANDBOX, default {@code auto} like {@code cohort up}),
@@ -141,7 +144,19 @@ public final class RoundBenchmark {
     private Process lead;
     private Process runner;
     private Path runnerLog;
+    private Path runnerJar;
+    private Path leadJar;
+    /** The team's workspace, the services' logs and their temporary directory, in the run directory. */
+    private Path ws;
+    private Path logs;
+    private Path tmp;
+    /** What every service gets in its environment; the runner's adds its slow-call log ({@link #prepare}). */
+    private Map<String, String> serviceEnv;
+    private Map<String, String> runnerEnv;
+    private int leadPort;
     private int runnerPort;
+    /** How long {@link Devstack#start} took (the broker, PostgreSQL and the model), ms. */
+    private double stackStartMs;
     /** The tool runner's management port: health and metrics. */
     private int runnerManagementPort;
     /** The lead's management port. */
@@ -164,6 +179,37 @@ public final class RoundBenchmark {
     private final Set<String> runnerClients = new TreeSet<>();
     private final Set<String> modelClients = new TreeSet<>();
 
+    /**
+     * Flags appended to the services' JVM flags when {@code --jvm-extra} is not given (e.g. {@code -XX:AOTCache=…}), so
+     * that runs with and without them differ in the environment only; {@code {service}} in them becomes the service's
+     * name ({@code tool-runner-service}, {@code lead-service}), for a file per service.
+     */
+    static final String JVM_EXTRA_ENV = "COHORT_BENCH_JVM_EXTRA";
+
+    /** The placeholder in the extra JVM flags that {@link #startService} replaces with the service's name. */
+    static final String SERVICE_PLACEHOLDER = "{service}";
+
+    /**
+     * The services' JVM flags: {@code cohort up}'s ({@link UpCommand#jvmFlags}, so {@code COHORT_FAST_START} counts as
+     * there), or {@code --jvm-flags} instead of them; then {@code --jvm-extra}, else {@link #JVM_EXTRA_ENV}.
+     */
+    static List<String> jvmFlags(Map<String, String> opts, Map<String, String> env) {
+        String flags = opts.get("jvm-flags");
+        List<String> out = new ArrayList<>(flags == null ? UpCommand.jvmFlags(env.get("COHORT_FAST_START")) : words(flags));
+        out.addAll(words(opts.getOrDefault("jvm-extra", env.getOrDefault(JVM_EXTRA_ENV, ""))));
+        return List.copyOf(out);
+    }
+
+    /** Service {@code name}'s JVM flags: {@code flags} with {@link #SERVICE_PLACEHOLDER} replaced by the name. */
+    static List<String> serviceFlags(List<String> flags, String name) {
+        return flags.stream().map(f -> f.replace(SERVICE_PLACEHOLDER, name)).toList();
+    }
+
+    /** Space-separated words, none empty. */
+    static List<String> words(String s) {
+        return Arrays.stream(s.trim().split("\\s+")).filter(w -> !w.isEmpty()).toList();
+    }
+
     RoundBenchmark(Map<String, String> opts) {
         this.opts = opts;
         this.turns = Integer.parseInt(opts.getOrDefault("turns", "5"));
@@ -171,8 +217,7 @@ public final class RoundBenchmark {
         this.warmup = Integer.parseInt(opts.getOrDefault("warmup", "1"));
         this.settle = Double.parseDouble(opts.getOrDefault("settle", "0"));
         this.settleMax = Integer.parseInt(opts.getOrDefault("settle-max", "1500"));
-        String flags = opts.get("jvm-flags");
-        this.jvmFlags = flags == null ? UpCommand.JVM_FLAGS : Arrays.stream(flags.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
+        this.jvmFlags = jvmFlags(opts, System.getenv());
         this.modelDelayMs = Long.parseLong(opts.getOrDefault("model-delay-ms", "0"));
         this.provider = opts.getOrDefault("provider", "openai");
         if (!List.of("openai", "anthropic").contains(provider)) {
@@ -208,6 +253,10 @@ public final class RoundBenchmark {
             int eq = a.indexOf('=');
             opts.put(eq < 0 ? a.substring(2) : a.substring(2, eq), eq < 0 ? "true" : a.substring(eq + 1));
         }
+        if (opts.containsKey("cold") || opts.containsKey("cold-runs")) {
+            ColdStartBenchmark.main(args);
+            return;
+        }
         RoundBenchmark b = new RoundBenchmark(opts);
         Thread hook = new Thread(b::stop, "round-bench-stop");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -230,10 +279,15 @@ public final class RoundBenchmark {
 
     // ------------------------------------------------------------------------------------------------ the run
 
-    void run() throws Exception {
+    /**
+     * Everything before the services start: the jars, the run directory and workspace, Kafka, PostgreSQL and the
+     * scripted model in this JVM ({@link Devstack}, as {@code cohort up} runs them), the ports and each service's
+     * environment. {@code slowCallLog} turns on the runner's log of its calls of 10 ms or more (the tail's report).
+     */
+    private void prepare(boolean slowCallLog) throws Exception {
         Path home = Path.of(opts.getOrDefault("home", ".")).toAbsolutePath().normalize();
-        Path runnerJar = home.resolve("tool-runner-service/target/quarkus-app/quarkus-run.jar");
-        Path leadJar = home.resolve("lead-service/target/quarkus-app/quarkus-run.jar");
+        runnerJar = home.resolve("tool-runner-service/target/quarkus-app/quarkus-run.jar");
+        leadJar = home.resolve("lead-service/target/quarkus-app/quarkus-run.jar");
         for (Path jar : List.of(runnerJar, leadJar)) {
             if (!Files.isRegularFile(jar)) {
                 throw new IllegalStateException(jar + " is missing: ./mvnw -B package -DskipTests -pl tool-runner-service,lead-service -am");
@@ -243,14 +297,16 @@ public final class RoundBenchmark {
                 Instant.now(), Runtime.getRuntime().availableProcessors(), load(), String.join(" ", jvmFlags),
                 sessionPrefix.isEmpty() ? "in this JVM's session" : "each in its own session (" + sessionPrefix.getFirst() + ")");
         runDir = Files.createTempDirectory("cohort-round-bench-");
-        Path ws = Files.createDirectories(runDir.resolve("workspace"));
+        ws = Files.createDirectories(runDir.resolve("workspace"));
         new ProcessBuilder("git", "init", "-q", ws.toString()).inheritIO().start().waitFor();
         List<String> topics = new ArrayList<>(Topics.ALL);
         topics.add(PROBE_TOPIC);
+        long stack0 = System.nanoTime();
         stack = Devstack.start(Ports.free(), topics, 4, Ports.free(), 0);
+        stackStartMs = (System.nanoTime() - stack0) / 1e6;
         runnerPort = Ports.free();
         runnerManagementPort = Ports.free();
-        int leadPort = Ports.free();
+        leadPort = Ports.free();
         leadManagementPort = Ports.free();
         leadUrl = "http://127.0.0.1:" + leadPort;
         Map<String, String> env = new LinkedHashMap<>(stack.serviceEnvironment());
@@ -279,15 +335,103 @@ public final class RoundBenchmark {
         }
         // the scripted model's usage adds up over hundreds of turns: no daily token budget stops the benchmark
         env.put("COHORT_ENGINE_BUDGETS_TOKENS_PER_TEAM_PER_DAY", "0");
-        Path logs = Files.createDirectories(runDir.resolve("logs"));
+        serviceEnv = env;
+        logs = Files.createDirectories(runDir.resolve("logs"));
         runnerLog = logs.resolve("tool-runner-service.log");
-        Map<String, String> runnerEnv = new LinkedHashMap<>(env);
-        // the runner's calls of 10 ms or more, each with its phases (CallPhases), for the tail's report
-        runnerEnv.put("QUARKUS_LOG_CATEGORY__DEV_COHORT_TOOLRUNNER_SLOWCALLS__LEVEL", "DEBUG");
-        Path tmp = Files.createDirectories(runDir.resolve("tmp"));
+        runnerEnv = new LinkedHashMap<>(env);
+        if (slowCallLog) {
+            // the runner's calls of 10 ms or more, each with its phases (CallPhases), for the tail's report
+            runnerEnv.put("QUARKUS_LOG_CATEGORY__DEV_COHORT_TOOLRUNNER_SLOWCALLS__LEVEL", "DEBUG");
+        }
+        tmp = Files.createDirectories(runDir.resolve("tmp"));
+    }
+
+    /**
+     * Start-up of a fresh start: the broker, PostgreSQL and the model in this JVM ({@code stackMs}), then the two
+     * services started at once, each one's ms from its process start until it was ready, and until both were.
+     */
+    record Startup(double stackMs, double runnerMs, double leadMs, double allMs) {
+    }
+
+    /**
+     * A fresh start, as {@code cohort up} starts its children: the tool runner and the lead as new JVMs at the same
+     * time (after the broker, PostgreSQL and the model are up), then their {@code /q/health/ready} polled every
+     * {@link #READY_POLL_MS} ms until both answer 200. The runner's slow-call log stays off, as in {@code cohort up}.
+     */
+    Startup startFresh() throws Exception {
+        prepare(false);
+        long t0 = System.nanoTime();
+        runner = startService("tool-runner-service", runnerJar, runnerPort, runnerManagementPort, runnerEnv, ws, logs, tmp);
+        long leadStart = System.nanoTime();
+        lead = startService("lead-service", leadJar, leadPort, leadManagementPort, serviceEnv, ws, logs, tmp);
+        long deadline = t0 + TimeUnit.SECONDS.toNanos(180);
+        long runnerReady = 0;
+        long leadReady = 0;
+        while (runnerReady == 0 || leadReady == 0) {
+            for (var c : List.of(Map.entry("tool-runner-service", runner), Map.entry("lead-service", lead))) {
+                if (!c.getValue().isAlive()) {
+                    throw new IllegalStateException(c.getKey() + " exited (" + c.getValue().exitValue() + "); see "
+                            + logs.resolve(c.getKey() + ".log") + ":\n" + tail(logs.resolve(c.getKey() + ".log")));
+                }
+            }
+            if (runnerReady == 0 && ready(runnerManagementPort)) {
+                runnerReady = System.nanoTime();
+            }
+            if (leadReady == 0 && ready(leadManagementPort)) {
+                leadReady = System.nanoTime();
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("not ready after 180 s:\n" + tail(logs.resolve("lead-service.log")));
+            }
+            Thread.sleep(READY_POLL_MS);
+        }
+        Startup s = new Startup(stackStartMs, (runnerReady - t0) / 1e6, (leadReady - leadStart) / 1e6, (Math.max(runnerReady, leadReady) - t0) / 1e6);
+        System.out.printf("[round-bench] ready: tool runner %.0f ms, lead %.0f ms after their start, both %.0f ms; lead pid %d, "
+                + "tool runner pid %d, sandbox %s, model wire %s%n", s.runnerMs(), s.leadMs(), s.allMs(), lead.pid(), runner.pid(),
+                sandbox(runnerManagementPort), wireName());
+        return s;
+    }
+
+    /** How often {@link #startFresh} asks the services whether they are ready: fine enough for start-ups of seconds. */
+    private static final long READY_POLL_MS = 50;
+
+    /** Whether the service's {@code /q/health/ready} on this management port answers 200 now. */
+    private boolean ready(int managementPort) throws InterruptedException {
+        try {
+            return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready"))
+                    .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.discarding()).statusCode() == 200;
+        } catch (IOException e) {
+            return false; // not listening yet
+        }
+    }
+
+    /** The lead's and the runner's processes, once started. */
+    Process leadProcess() {
+        return lead;
+    }
+
+    Process runnerProcess() {
+        return runner;
+    }
+
+    int leadManagementPort() {
+        return leadManagementPort;
+    }
+
+    int runnerManagementPort() {
+        return runnerManagementPort;
+    }
+
+    /** The JVM flags every service gets ({@code {service}} not yet replaced). */
+    List<String> jvmFlags() {
+        return jvmFlags;
+    }
+
+    void run() throws Exception {
+        prepare(true);
         runner = startService("tool-runner-service", runnerJar, runnerPort, runnerManagementPort, runnerEnv, ws, logs, tmp);
         awaitReady("tool-runner-service", runner, runnerManagementPort, logs);
-        lead = startService("lead-service", leadJar, leadPort, leadManagementPort, env, ws, logs, tmp);
+        lead = startService("lead-service", leadJar, leadPort, leadManagementPort, serviceEnv, ws, logs, tmp);
         awaitReady("lead-service", lead, leadManagementPort, logs);
         System.out.printf("[round-bench] ready: lead pid %d, tool runner pid %d, sandbox %s, model wire %s, logs %s%n", lead.pid(),
                 runner.pid(), sandbox(runnerManagementPort), wireName(), logs);
@@ -431,7 +575,7 @@ public final class RoundBenchmark {
             slowCalls.stream().limit(8).forEach(l -> System.out.println("    " + l));
         }
         kafkaProbe();
-        directToolCalls(env.get("COHORT_TOOL_RUNNER_TOKEN"));
+        directToolCalls(serviceEnv.get("COHORT_TOOL_RUNNER_TOKEN"));
         System.out.printf("[round-bench] TCP connections used by the lead during the measured turns (distinct client ports, "
                 + "sampled after each turn incl. TIME-WAIT): to the tool runner %d, to the model %d%n", runnerClients.size(),
                 modelClients.size());
@@ -480,7 +624,7 @@ public final class RoundBenchmark {
     }
 
     /** One prompt: 20 tool rounds and the final answer; returns the model requests and the lead's events. */
-    private Turn turn(String label) throws Exception {
+    Turn turn(String label) throws Exception {
         ScriptedModelServer model = stack.model();
         // no reset between turns: the previous turn's memory extraction may still be on its way to the model. The log
         // of requests is cleared, though: kept, it held every body of the run (thousands of ~65 KB requests by the end
@@ -1151,7 +1295,7 @@ public final class RoundBenchmark {
         return m;
     }
 
-    private static long ticks(long pid, boolean children) {
+    static long ticks(long pid, boolean children) {
         String[] f = statFields(pid);
         if (f == null) {
             return 0;
@@ -1206,7 +1350,7 @@ public final class RoundBenchmark {
             Path tmp) throws IOException {
         List<String> cmd = new ArrayList<>(sessionPrefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(jvmFlags);
+        cmd.addAll(serviceFlags(jvmFlags, name));
         cmd.add("-Dcohort.parent-pid=" + ProcessHandle.current().pid());
         cmd.add("-Djava.io.tmpdir=" + tmp);
         cmd.add("-jar");
