@@ -520,7 +520,7 @@ public final class UpCommand implements Callable<Integer> {
      * ({@code cohort aot-train}); {@code COHORT_AOT=record} records a training run instead (the demo's services);
      * {@code COHORT_AOT=0} starts without a cache.
      */
-    static List<String> aotFlags(String mode, Path jar) {
+    public static List<String> aotFlags(String mode, Path jar) {
         String m = mode == null ? "" : mode.strip();
         if (m.equals("0") || m.equals("off")) {
             return List.of();

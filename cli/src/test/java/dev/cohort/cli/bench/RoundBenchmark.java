@@ -1351,10 +1351,12 @@ public final class RoundBenchmark {
         List<String> cmd = new ArrayList<>(sessionPrefix);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(serviceFlags(jvmFlags, name));
+        // the service's start-up cache as cohort up offers it (COHORT_AOT=0: none)
+        cmd.addAll(UpCommand.aotFlags(System.getenv("COHORT_AOT"), jar));
         cmd.add("-Dcohort.parent-pid=" + ProcessHandle.current().pid());
         cmd.add("-Djava.io.tmpdir=" + tmp);
         cmd.add("-jar");
-        cmd.add(jar.toString());
+        cmd.add(jar.toAbsolutePath().toString());
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(ws.toFile()).redirectErrorStream(true)
                 .redirectOutput(logs.resolve(name + ".log").toFile());
         pb.environment().putAll(env);
