@@ -120,6 +120,15 @@ class A2aClientIT {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
     }
 
+    /** The team's permission rules ask a person before any {@code touch}. */
+    private void askBeforeTouch(String team) {
+        HttpResponse<String> perms = st.send(HttpRequest.newBuilder(URI.create(st.url(Service.LEAD) + "/api/v1/teams/"
+                + team + "/permissions")).header("Authorization", "Bearer " + RelStack.API_TOKEN)
+                .header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofString("{\"ask\": [\"Bash(touch:*)\"]}")).build());
+        assertThat(perms.statusCode()).as(perms.body()).isEqualTo(200);
+    }
+
     private static String rule(String name, String team, String lastRole, String lastMessage, String reply) {
         return "{\"name\":\"" + name + "\",\"match\":{\"agent\":\"" + team + "/lead\",\"lastRole\":\"" + lastRole + "\""
                 + (lastMessage == null ? "" : ",\"lastMessage\":\"" + lastMessage + "\"") + "},\"reply\":" + reply + "}";
@@ -188,11 +197,7 @@ class A2aClientIT {
         String team = "a2a-ask";
         team(team, rule("a2a-ask-touch", team, "user", "make the marker", bash("a2a-touch", "touch approved-marker"))
                 + "," + rule("a2a-ask-done", team, "tool", null, "{\"text\":\"marker made\"}"));
-        HttpResponse<String> perms = st.send(HttpRequest.newBuilder(URI.create(st.url(Service.LEAD) + "/api/v1/teams/"
-                + team + "/permissions")).header("Authorization", "Bearer " + RelStack.API_TOKEN)
-                .header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString("{\"ask\": [\"Bash(touch:*)\"]}")).build());
-        assertThat(perms.statusCode()).as(perms.body()).isEqualTo(200);
+        askBeforeTouch(team);
         Client c = client(card(st.url(Service.LEAD), team), false, false, (e, x) -> { }, e -> { });
 
         Task t = send(c, user("please make the marker", null));
@@ -217,11 +222,7 @@ class A2aClientIT {
         String team = "a2a-cancel";
         team(team, rule("a2a-cancel-touch", team, "user", "make the marker", bash("a2a-ctouch", "touch never-made"))
                 + "," + rule("a2a-cancel-done", team, "tool", null, "{\"text\":\"should not happen\"}"));
-        HttpResponse<String> perms = st.send(HttpRequest.newBuilder(URI.create(st.url(Service.LEAD) + "/api/v1/teams/"
-                + team + "/permissions")).header("Authorization", "Bearer " + RelStack.API_TOKEN)
-                .header("Content-Type", "application/json")
-                .PUT(HttpRequest.BodyPublishers.ofString("{\"ask\": [\"Bash(touch:*)\"]}")).build());
-        assertThat(perms.statusCode()).as(perms.body()).isEqualTo(200);
+        askBeforeTouch(team);
         Client c = client(card(st.url(Service.LEAD), team), false, true, (e, x) -> { }, e -> { });
 
         Task t = send(c, user("please make the marker", null));
