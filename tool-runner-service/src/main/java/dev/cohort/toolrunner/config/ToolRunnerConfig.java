@@ -210,9 +210,21 @@ public interface ToolRunnerConfig {
         @WithDefault("5")
         int size();
 
-        /** At most this many pools (each a few idle processes); the least recently used one is evicted. */
+        /**
+         * At most this many pools of per-call warm sandboxes (each {@code size} pre-started sandboxes); the least recently
+         * used one is evicted.
+         */
         @WithDefault("8")
         int maxPools();
+
+        /**
+         * At most this many pools of entries into team sandboxes (one per team sandbox in use; each holds at most
+         * {@code size} idle entries, a {@code bash} each, inside a sandbox that exists anyway, and is not refilled
+         * ahead). Beyond it a team's calls start an entry per call, used once. A cap far below the teams at work made
+         * most calls pay that start (the many-teams benchmark, docs/benchmarks/many-teams.md).
+         */
+        @WithDefault("1024")
+        int maxEntryPools();
 
         /** A pool unused this long is evicted (its processes killed); the next call starts one again. */
         @WithDefault("5m")

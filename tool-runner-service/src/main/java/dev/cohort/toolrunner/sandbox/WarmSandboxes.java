@@ -62,7 +62,8 @@ import java.util.Objects;
  * lazily: the first call of a key starts its own (as a cold call would) and a replacement is started off the latency
  * path, on a starter thread, each time one is taken: once the call has been answered ({@link AfterResponse}) when
  * another ready sandbox is left for the next call, else at once. A pool unused for {@code warm-sandbox.idle-timeout} is evicted
- * (its processes killed), and at most {@code warm-sandbox.max-pools} pools are kept (the least recently used goes).
+ * (its processes killed), and at most {@code warm-sandbox.max-pools} pools are kept (the least recently used goes);
+ * pools of entries into team sandboxes have a cap of their own, {@code warm-sandbox.max-entry-pools}.
  * A warm sandbox that died, or whose bound directories were replaced since it started (a different inode at the
  * workspace, home or {@code .git} path), is discarded and the call starts cold, exactly as without warm sandboxes.
  * A call is retried cold only when its warm sandbox provably did not start the command (no acknowledgement before
@@ -498,9 +499,10 @@ public class WarmSandboxes {
     }
 
     /**
-     * As {@link #take(Key)}, but a key without a pool gets one only while fewer than {@code max-pools} exist: no pool
-     * is evicted for it ({@code null}: the caller starts the command itself). Where many keys are in use at once (a
-     * team sandbox per team), evicting and refilling whole pools in turn would cost more than it saves.
+     * As {@link #take(Key)}, but a key without a pool gets one only while fewer than its kind's cap of pools exist
+     * ({@code max-entry-pools} for entries into team sandboxes, else {@code max-pools}): no pool is evicted for it
+     * ({@code null}: the caller starts the command itself). Where many keys are in use at once (a team sandbox per
+     * team), evicting and refilling whole pools in turn would cost more than it saves.
      */
     public Warm takeIfRoom(Key key) {
         return take(key, false);
@@ -514,16 +516,18 @@ public class WarmSandboxes {
         List<Pool> evicted = new ArrayList<>();
         synchronized (this) {
             pool = pools.get(key);
-            if (pool == null && !evict && pools.size() >= Math.max(1, config.warmSandbox().maxPools())) {
+            int cap = cap(key.reusable());
+            if (pool == null && !evict && count(key.reusable()) >= cap) {
                 return null;
             }
             if (pool == null) {
                 pool = new Pool(key);
                 pools.put(key, pool);
-                evicted = over(Math.max(1, config.warmSandbox().maxPools()));
+                evicted = over(cap, key.reusable());
             }
         }
-        evicted.forEach(p -> close(p, "more than " + config.warmSandbox().maxPools() + " pools (least recently used)"));
+        int capped = cap(key.reusable());
+        evicted.forEach(p -> close(p, "more than " + capped + " pools (least recently used)"));
         ensureSweeper();
         // the oldest ready one; when none is ready yet, the first of them to get ready (their starts take from ~5 ms
         // to tens of ms on busy cores, so a younger one is often ready before the oldest); dead, failed or stale ones
@@ -786,22 +790,45 @@ public class WarmSandboxes {
         }
     }
 
-    /** Removes the least recently used pools beyond {@code max} (the caller closes them). Guarded by {@code this}. */
-    private List<Pool> over(int max) {
+    /** The cap of pools of entries into team sandboxes ({@code reusable}) or of per-call warm sandboxes. */
+    private int cap(boolean reusable) {
+        return Math.max(1, reusable ? config.warmSandbox().maxEntryPools() : config.warmSandbox().maxPools());
+    }
+
+    /** How many pools of that kind exist. Guarded by {@code this}. */
+    private int count(boolean reusable) {
+        int n = 0;
+        for (Key k : pools.keySet()) {
+            n += k.reusable() == reusable ? 1 : 0;
+        }
+        return n;
+    }
+
+    /**
+     * Removes the least recently used pools of that kind beyond {@code max} (the caller closes them); the other kind's
+     * pools are left alone. Guarded by {@code this}.
+     */
+    private List<Pool> over(int max, boolean reusable) {
         List<Pool> out = new ArrayList<>();
+        int n = count(reusable);
         Iterator<Pool> lru = pools.values().iterator();
-        while (pools.size() > max && lru.hasNext()) {
-            out.add(lru.next());
-            lru.remove();
+        while (n > max && lru.hasNext()) {
+            Pool p = lru.next();
+            if (p.key.reusable() == reusable) {
+                out.add(p);
+                lru.remove();
+                n--;
+            }
         }
         return out;
     }
 
-    /** Keeps the {@code max} most recently used pools, evicting the others (as a new pool beyond the cap does). */
+    /** Keeps the {@code max} most recently used pools of each kind, evicting the others (as a new pool beyond the cap does). */
     int evictOver(int max) {
         List<Pool> out;
         synchronized (this) {
-            out = over(max);
+            out = new ArrayList<>(over(max, false));
+            out.addAll(over(max, true));
         }
         out.forEach(p -> close(p, "more than " + max + " pools (least recently used)"));
         return out.size();

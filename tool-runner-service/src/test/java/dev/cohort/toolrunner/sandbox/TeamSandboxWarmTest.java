@@ -102,7 +102,9 @@ class TeamSandboxWarmTest {
     void withEveryPoolInUseANewTeamsCallsStartTheirOwnEntryAndEvictNoPool() {
         Assumptions.assumeTrue(teams.enabled() && warm.enabled(), "no team sandboxes or no warm entries in this run");
         warm.evictOver(0);
-        int max = config.warmSandbox().maxPools();
+        // entries into team sandboxes have their own cap, above the per-call warm sandboxes' max-pools
+        int max = config.warmSandbox().maxEntryPools();
+        assertThat(max).as("the test profile's max-entry-pools").isGreaterThan(config.warmSandbox().maxPools());
         for (int i = 0; i < max; i++) {
             assertThat(bash(newTeam(), "true").exitCode()).isZero();
         }
