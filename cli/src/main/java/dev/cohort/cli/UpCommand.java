@@ -219,8 +219,11 @@ public final class UpCommand implements Callable<Integer> {
     boolean exitWhenReady;
 
     private Supervisor supervisor;
-    private Devstack stack;
+    private volatile Devstack stack;
     private Path runDir;
+    private volatile String apiToken;
+    /** Set once every service answered ready (and the supervision is armed). */
+    private final CountDownLatch allReady = new CountDownLatch(1);
 
     @Override
     public Integer call() throws Exception {
@@ -268,6 +271,7 @@ public final class UpCommand implements Callable<Integer> {
         }
         // a token given in the environment is used as is (scripts and other clients know it); else a fresh one
         String token = tokenOrGenerated("COHORT_API_TOKEN");
+        apiToken = token;
         String internalToken = tokenOrGenerated("COHORT_INTERNAL_TOKEN");
         String toolRunnerToken = tokenOrGenerated("COHORT_TOOL_RUNNER_TOKEN");
         Map<String, String> common = new LinkedHashMap<>();
@@ -385,6 +389,7 @@ public final class UpCommand implements Callable<Integer> {
             Thread.sleep(250);
         }
         supervisor.arm();
+        allReady.countDown();
         System.out.println(sandboxLine(http, managementPorts.get(services.get(0).name())));
         dashboardLines("http://127.0.0.1:" + services.get(1).port(), token).forEach(System.out::println);
         double secs = (System.nanoTime() - t0) / 1e9;
@@ -403,6 +408,39 @@ public final class UpCommand implements Callable<Integer> {
         }
         stop.await();
         return 0;
+    }
+
+    // ---- for a benchmark that runs `cohort up` in its own JVM (ManyTeamsBenchmark), as the CLI's JVM runs it
+
+    /** Waits until every service is ready; false when {@code timeout} passed first (or the start failed). */
+    public boolean awaitReady(Duration timeout) throws InterruptedException {
+        return allReady.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The broker, the database and (with {@code --scripted-model}) the model this run started; null before or after. */
+    public Devstack devstack() {
+        return stack;
+    }
+
+    /** The API token the services were given. */
+    public String apiToken() {
+        return apiToken;
+    }
+
+    /** Each service child's name ({@code lead-service}, {@code lead-service-2}, …) and its current PID. */
+    public Map<String, Long> servicePids() {
+        Map<String, Long> pids = new LinkedHashMap<>();
+        if (supervisor != null) {
+            for (Supervisor.Child c : supervisor.children()) {
+                pids.put(c.name, c.process().pid());
+            }
+        }
+        return pids;
+    }
+
+    /** Stops everything this run started, as Ctrl-C does. */
+    public void stop() {
+        shutdown();
     }
 
     /**
