@@ -51,6 +51,7 @@ enum Checks {
     JVM_FITS_ITS_MEMORY_LIMIT(Capacity::jvmFitsItsMemoryLimit),
     ENV_VARS_ARE_READ_BY_THE_SERVICE(ServiceConfig::envVarsAreReadByTheService),
     JVM_SELECTS_ONE_COLLECTOR(RunJava::oneCollector),
+    JVM_USES_THE_IMAGE_AOT_CACHE(RunJava::usesTheImageAotCache),
     SCALER_METRICS_ARE_SCRAPED(RoutineEvents::scalerMetricsAreScraped),
     KAFKA_NODES_SPREAD(RoutineEvents::kafkaNodesSpread),
     DATABASE_RETRIES_WITHIN_STARTUP_PROBE(RoutineEvents::databaseRetriesWithinStartupProbe),

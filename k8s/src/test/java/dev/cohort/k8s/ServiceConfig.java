@@ -26,7 +26,8 @@ final class ServiceConfig {
 
     /** Variables the JVM base image (ubi9 openjdk run-java.sh) reads, not the application. */
     static final Set<String> IMAGE_VARS = Set.of("JAVA_OPTS", "JAVA_OPTS_APPEND", "JAVA_APP_JAR", "JAVA_MAX_MEM_RATIO",
-            "JAVA_INITIAL_MEM_RATIO", "JAVA_DEBUG", "JAVA_CLASSPATH", "JAVA_MAIN_CLASS", "GC_CONTAINER_OPTIONS", "TZ", "HOME");
+            "JAVA_INITIAL_MEM_RATIO", "JAVA_DEBUG", "JAVA_CLASSPATH", "JAVA_MAIN_CLASS", "GC_CONTAINER_OPTIONS", "JAVA_COMPACT_OBJECT_HEADERS",
+            "TZ", "HOME");
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z0-9_]+)");
     private static final Pattern MAPPING = Pattern.compile("@ConfigMapping\\(prefix\\s*=\\s*\"([^\"]+)\"\\)");
     private static final Pattern METHOD = Pattern.compile("(?m)^\\s+(?:@[\\w.]+(?:\\([^)]*\\))?\\s+)*[\\w<>, ?.\\[\\]]+\\s+(\\w+)\\(\\);");
