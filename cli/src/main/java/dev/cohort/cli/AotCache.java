@@ -18,9 +18,10 @@ import java.util.stream.Stream;
  * to its {@code quarkus-run.jar} as {@code cohort.aot}. It is trained on the demo ({@code cohort aot-train}: the
  * services run the demo session recording with {@code -XX:AOTMode=record}, then the cache is created from each
  * recording) and used by every later start ({@code -XX:AOTCache}). A cache belongs to one build and one JVM: the
- * stamp beside it names both ({@link #fingerprint}), and a cache whose stamp does not match is not offered; the JVM
- * itself also refuses a cache made for other jars or another JDK, and then starts without one. Below JDK 25 nothing
- * is offered, recorded or created: the services start as before.
+ * stamp beside it names both ({@link #fingerprint}), and a cache whose stamp does not match is not offered. The stamp
+ * is the guard against other jars: the JVM refuses a cache of another JDK build and starts without it, but it took a
+ * cache of another build of the same service whose jars had the same paths, and that start failed. Below JDK 25
+ * nothing is offered, recorded or created: the services start as before.
  */
 public final class AotCache {
 
