@@ -36,7 +36,17 @@ public final class AotCache {
 
     /** Whether this JVM (the one {@code cohort up} starts the services with) can use an AOT cache. */
     public static boolean supported() {
-        return Runtime.version().feature() >= MIN_JDK;
+        return supported(Runtime.version().feature());
+    }
+
+    /** Whether a JVM of that feature release can use an AOT cache: 25 or later (JEP 483 came in 24, JEP 515 in 25). */
+    static boolean supported(int feature) {
+        return feature >= MIN_JDK;
+    }
+
+    /** The flags that start the service on a JVM of that feature release: the cache's when it can use one. */
+    static List<String> runFlags(Path jar, int feature) {
+        return supported(feature) && fresh(jar) ? List.of("-XX:AOTCache=" + cache(jar)) : List.of();
     }
 
     static Path cache(Path jar) {
@@ -53,7 +63,7 @@ public final class AotCache {
 
     /** The flags that start the service from its cache: one when a cache trained for this build and JVM exists. */
     public static List<String> runFlags(Path jar) {
-        return supported() && fresh(jar) ? List.of("-XX:AOTCache=" + cache(jar)) : List.of();
+        return runFlags(jar, Runtime.version().feature());
     }
 
     /** The flags of a training run: the JVM records what it loads and profiles, and writes it when it exits. */

@@ -64,4 +64,16 @@ class AotCacheTest {
         assertThat(UpCommand.aotFlags("record", jar)).isEqualTo(AotCache.supported()
                 ? List.of("-XX:AOTMode=record", "-XX:AOTConfiguration=" + AotCache.configuration(jar)) : List.of());
     }
+
+    @Test
+    void onAJdkBefore25NothingIsOfferedEvenWithAFreshCache() throws Exception {
+        Path jar = app();
+        Files.writeString(AotCache.cache(jar), "cache");
+        Files.writeString(AotCache.stamp(jar), AotCache.fingerprint(jar));
+        assertThat(AotCache.supported(21)).isFalse();
+        assertThat(AotCache.supported(24)).isFalse();
+        assertThat(AotCache.supported(25)).isTrue();
+        assertThat(AotCache.runFlags(jar, 21)).isEmpty();
+        assertThat(AotCache.runFlags(jar, 25)).containsExactly("-XX:AOTCache=" + AotCache.cache(jar));
+    }
 }

@@ -37,21 +37,28 @@ import picocli.CommandLine;
  *
  * <p>It runs {@link UpCommand} in this JVM, as the CLI's JVM runs it ({@code cohort up --scripted-model}: the broker,
  * PostgreSQL and the model here, the services as child JVMs with {@code cohort up}'s flags, environment and AOT caches),
- * with {@code lead-replicas} (2) lead-service and {@code teammate-replicas} (2) teammate-service replicas and one tool
- * runner whose teams each have their long-lived sandbox. For each T of {@code teams} (1,10,50) it creates T fresh teams
- * over the API and sends each one prompt at the same moment; each lead's first reply spawns two teammates (whose first
- * turn is the bench), then the lead runs the bench itself; each teammate runs it and ends. A warm-up batch of
- * {@code warmup} (10) teams runs first and is not counted.
+ * with 2 lead-service and 2 teammate-service replicas and one tool runner, whose teams each have their long-lived
+ * sandbox. For each T it creates T teams over the API and runs them twice: their first batch (each lead spawns its two
+ * teammates, whose first turn is the bench, then runs the bench itself; the teams' sandboxes start), then the measured
+ * batch (each lead messages its teammates the bench instead). A batch sends every team its prompt at the same moment
+ * and ends when every agent's bench turn is done. Warm-up batches of their own teams run first.
  *
- * <p>Figures per batch: aggregate rounds per second (every agent's rounds / first prompt sent → last agent done), the
- * round gap (the time between two consecutive model requests of one agent's turn, as the model server sees them
- * arrive) p50/p90/p99 over every agent, by role; CPU ms per round of each process and of the tool runner's sandboxes, the
- * kernel's share of the machine's busy time; how busy the two cores were. The machine's bound is the cores ÷ the
- * machine's CPU per round in the one-team batch of the same run; the targets are printed against it.
+ * <p>Figures per measured batch: aggregate rounds per second (every agent's rounds / first prompt sent → last agent
+ * done); the round gap (between two consecutive model requests of one agent's turn, as the model server sees them
+ * arrive) p50/p90/p99 over every agent, and by role; CPU ms per round of each process, of the tool runner's sandboxes
+ * and of the machine (every process and the kernel), and the kernel's share; how busy the cores were. The machine's
+ * bound is the cores ÷ the machine's CPU per round in the one-team batch of the same run; the targets are printed
+ * against it.
  *
- * <p>With {@code idle=N} (0: off) it then creates N more teams that each run one round per agent and go idle, and prints
- * the memory each idle team costs: the services' heap after a full GC ({@code jcmd GC.run}, {@code GC.heap_info}), their
- * RSS, and the proportional set size (PSS) of the sandboxes and of PostgreSQL, before and after, divided by N.
+ * <p>Options ({@code --name=value}): {@code teams} (1,10,50), {@code rounds} (20), {@code warmup} (10 teams; 0: none)
+ * and {@code warmup-batches} (4), {@code repeat} (1: measured batches per T, reported as one), {@code admit} (0; K:
+ * admission at the door, the measured batch's prompts go to at most K teams at a time), {@code idle} (0; N: then N
+ * more teams each run one round per agent and go idle, and the memory each idle team costs is printed: the services'
+ * heap after a full GC, their RSS, the PSS of the sandboxes and of PostgreSQL, before and after, divided by N),
+ * {@code lead-replicas} and {@code teammate-replicas} (2), {@code timeout-min} (20), {@code sample-commands} (the
+ * command lines seen in the sandboxes during each batch), {@code jfr=DIR} (a JFR recording of every service over the
+ * measured batches), {@code home} (the repository, default the current directory). Everything it starts is stopped at
+ * the end, as {@code cohort up} stops it.
  */
 public final class ManyTeamsBenchmark {
 
@@ -112,6 +119,7 @@ public final class ManyTeamsBenchmark {
         System.out.printf("[many-teams] %s, %d cores; services: %s%n", Instant.now(), Runtime.getRuntime().availableProcessors(),
                 up.servicePids().keySet());
         int warmupBatches = Integer.parseInt(opts.getOrDefault("warmup-batches", "4"));
+        int repeat = Integer.parseInt(opts.getOrDefault("repeat", "1"));
         if (warmup > 0 && warmupBatches > 0) {
             List<String> ids = teams("w", warmup);
             for (int i = 1; i <= warmupBatches; i++) {
@@ -128,6 +136,9 @@ public final class ManyTeamsBenchmark {
                     + " round gap p50 %.1f ms, p99 %.1f ms%n", t, f.roundsPerSecond(), pct(f.gaps, 50), pct(f.gaps, 99));
             jfr("start", t);
             Batch b = batch("m" + t, ids, false);
+            for (int r = 2; r <= repeat; r++) {
+                b = b.and(batch("m" + t + "r" + r, ids, false));
+            }
             jfr("stop", t);
             results.add(b);
             b.print();
@@ -314,6 +325,21 @@ public final class ManyTeamsBenchmark {
 
         double roundsPerSecond() {
             return rounds / wallSecs;
+        }
+
+        /** This batch and {@code o} (the same teams again) as one: their rounds, wall time, gaps and CPU together. */
+        Batch and(Batch o) {
+            Map<String, Long> cpu = new LinkedHashMap<>(cpuTicks);
+            o.cpuTicks.forEach((k, v) -> cpu.merge(k, v, Long::sum));
+            return new Batch(teams, agents, rounds + o.rounds, wallSecs + o.wallSecs, concat(gaps, o.gaps),
+                    concat(leadGaps, o.leadGaps), concat(mateGaps, o.mateGaps), cpu, busyTicks + o.busyTicks,
+                    kernelTicks + o.kernelTicks, Math.max(turnP50, o.turnP50), Math.max(turnMax, o.turnMax));
+        }
+
+        private static List<Double> concat(List<Double> a, List<Double> b) {
+            List<Double> out = new ArrayList<>(a);
+            out.addAll(b);
+            return out;
         }
 
         /** The machine's busy CPU ms per round. */
