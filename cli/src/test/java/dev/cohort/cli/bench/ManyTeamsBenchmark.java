@@ -91,14 +91,7 @@ public final class ManyTeamsBenchmark {
     }
 
     public static void main(String[] args) throws Exception {
-        Map<String, String> opts = new LinkedHashMap<>();
-        for (String a : args) {
-            if (!a.startsWith("--")) {
-                throw new IllegalArgumentException("options are --name=value, not " + a);
-            }
-            int eq = a.indexOf('=');
-            opts.put(eq < 0 ? a.substring(2) : a.substring(2, eq), eq < 0 ? "true" : a.substring(eq + 1));
-        }
+        Map<String, String> opts = PeerHarnesses.options(args);
         ManyTeamsBenchmark b = new ManyTeamsBenchmark(opts);
         try {
             b.run();
