@@ -36,22 +36,29 @@ final class ProcTree {
         Map<Long, Proc> all = new HashMap<>();
         try (Stream<Path> dirs = Files.list(Path.of("/proc"))) {
             for (Path d : dirs.filter(p -> p.getFileName().toString().matches("\\d+")).toList()) {
-                try {
-                    String stat = Files.readString(d.resolve("stat"));
-                    int open = stat.indexOf('(');
-                    int close = stat.lastIndexOf(')');
-                    String[] f = stat.substring(close + 2).split(" ");
-                    long pid = Long.parseLong(d.getFileName().toString());
-                    all.put(pid, new Proc(pid, Long.parseLong(f[1]), stat.substring(open + 1, close),
-                            Long.parseLong(f[11]) + Long.parseLong(f[12]), Long.parseLong(f[13]) + Long.parseLong(f[14])));
-                } catch (IOException | RuntimeException gone) {
-                    // the process ended while the directory was read
+                Proc p = read(Long.parseLong(d.getFileName().toString()));
+                if (p != null) {
+                    all.put(p.pid(), p);
                 }
             }
         } catch (IOException e) {
             throw new IllegalStateException("cannot read /proc: " + e, e);
         }
         return all;
+    }
+
+    /** One process from {@code /proc/PID/stat}; null when it is gone. */
+    static Proc read(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            int open = stat.indexOf('(');
+            int close = stat.lastIndexOf(')');
+            String[] f = stat.substring(close + 2).split(" ");
+            return new Proc(pid, Long.parseLong(f[1]), stat.substring(open + 1, close),
+                    Long.parseLong(f[11]) + Long.parseLong(f[12]), Long.parseLong(f[13]) + Long.parseLong(f[14]));
+        } catch (IOException | RuntimeException gone) {
+            return null; // the process ended while it was read
+        }
     }
 
     /**

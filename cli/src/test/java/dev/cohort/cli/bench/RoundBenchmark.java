@@ -1193,12 +1193,9 @@ public final class RoundBenchmark {
             rs.next();
             long postmaster = Long.parseLong(Files.readAllLines(Path.of(rs.getString(1), "postmaster.pid")).getFirst().trim());
             pg = ticks(postmaster, false) + ticks(postmaster, true);
-            try (Stream<Path> procs = Files.list(Path.of("/proc"))) {
-                for (Path p : procs.filter(x -> x.getFileName().toString().matches("\\d+")).toList()) {
-                    String[] f = statFields(Long.parseLong(p.getFileName().toString()));
-                    if (f != null && Long.parseLong(f[1]) == postmaster) {
-                        pg += Long.parseLong(f[11]) + Long.parseLong(f[12]);
-                    }
+            for (ProcTree.Proc p : ProcTree.snapshot().values()) {
+                if (p.ppid() == postmaster) {
+                    pg += p.own();
                 }
             }
         } catch (SQLException | IOException | RuntimeException e) {
@@ -1209,26 +1206,10 @@ public final class RoundBenchmark {
         // its group before reaping it, is reaped by PID 1: its CPU (and any other orphan's on the machine) shows here,
         // not among the runner's children
         m.put(REAPED_BY_INIT, ticks(1, true));
-        m.put(MACHINE, machineTicks());
+        // every CPU's busy ticks: also what the lines above leave out, the kernel's own threads (a network namespace's
+        // teardown after each sandbox, RCU, soft interrupts) and the sandboxes not reaped yet
+        m.put(MACHINE, ProcTree.machine()[0]);
         return m;
-    }
-
-    /**
-     * Every CPU's busy ticks since boot ({@code /proc/stat}: user, nice, system, irq, softirq, steal): what the lines
-     * above leave out shows in it too: the kernel's own threads (a network namespace's teardown after each sandbox,
-     * RCU, soft interrupts) and the sandboxes not reaped yet.
-     */
-    private static long machineTicks() {
-        try {
-            String[] f = Files.readAllLines(Path.of("/proc/stat")).getFirst().trim().split("\\s+");
-            long busy = 0;
-            for (int i : new int[] {1, 2, 3, 6, 7, 8}) {
-                busy += Long.parseLong(f[i]);
-            }
-            return busy;
-        } catch (IOException | RuntimeException e) {
-            return 0;
-        }
     }
 
     /**
@@ -1289,21 +1270,8 @@ public final class RoundBenchmark {
     }
 
     static long ticks(long pid, boolean children) {
-        String[] f = statFields(pid);
-        if (f == null) {
-            return 0;
-        }
-        return children ? Long.parseLong(f[13]) + Long.parseLong(f[14]) : Long.parseLong(f[11]) + Long.parseLong(f[12]);
-    }
-
-    /** /proc/PID/stat after the command name: [0] state, [1] ppid, … [11] utime, [12] stime, [13] cutime, [14] cstime. */
-    private static String[] statFields(long pid) {
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
-            return stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        } catch (IOException | RuntimeException e) {
-            return null;
-        }
+        ProcTree.Proc p = ProcTree.read(pid);
+        return p == null ? 0 : children ? p.children() : p.own();
     }
 
     private static String[] concat(String[] a, String[] b) {
